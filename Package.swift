@@ -1,0 +1,95 @@
+// swift-tools-version:6.0
+// BandKit: a BLE smart band's simulated firmware, its reader, and a HealthKit-like store, on Linux.
+//
+// Layers flow one way (see docs/architecture.md):
+//   BandWire → BandATT → BandGATT / BandProtocol → BandTrace, BandGATTClient, BandFirmware
+//   HealthModel → HealthStore;  BandReader joins the band side to the store.
+// Only BandBlueZ (CBlueZ), HealthStore (CSQLite) and BandCrypto (CCrypto) link C libraries.
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "BandKit",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "bandsim", targets: ["bandsim"]),
+        .executable(name: "band", targets: ["band"]),
+        .executable(name: "health", targets: ["health"]),
+    ],
+    targets: [
+        // C libraries from Debian packages.
+        .systemLibrary(name: "CBlueZ", path: "Sources/CBlueZ", providers: [.apt(["libbluetooth-dev"])]),
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", providers: [.apt(["libssl-dev"])]),
+
+        // Wire layer: bytes, ATT, characteristics, the band's own protocol.
+        .target(name: "BandWire", swiftSettings: strict),
+        .target(name: "BandATT", dependencies: ["BandWire"], swiftSettings: strict),
+        .target(name: "BandGATT", dependencies: ["BandWire", "BandATT"], swiftSettings: strict),
+        .target(name: "BandCrypto", dependencies: ["CCrypto"], swiftSettings: strict),
+        .target(name: "BandProtocol", dependencies: ["BandWire", "BandATT", "BandGATT"], swiftSettings: strict),
+
+        // Traces: btsnoop, HCI, L2CAP reassembly, ATT extraction and decoding.
+        .target(name: "BandTrace", dependencies: ["BandWire", "BandATT", "BandGATT", "BandProtocol"], swiftSettings: strict),
+
+        // Links carrying ATT PDUs, and the GATT client on top of them.
+        .target(name: "BandLink", dependencies: ["BandWire", "BandATT"], swiftSettings: strict),
+        .target(name: "BandBlueZ", dependencies: ["CBlueZ", "BandWire", "BandATT", "BandLink"], swiftSettings: strict),
+        .target(name: "BandGATTClient", dependencies: ["BandWire", "BandATT", "BandGATT", "BandLink"], swiftSettings: strict),
+
+        // The health store.
+        .target(name: "HealthModel", swiftSettings: strict),
+        .target(name: "HealthStore", dependencies: ["CSQLite", "HealthModel"], swiftSettings: strict),
+
+        // The reader: band sessions, minute aggregation, history sync, keys.
+        .target(
+            name: "BandReader",
+            dependencies: ["BandWire", "BandATT", "BandGATT", "BandProtocol", "BandCrypto", "BandLink",
+                           "BandGATTClient", "BandTrace", "HealthModel", "HealthStore"],
+            swiftSettings: strict),
+
+        // The simulated band firmware.
+        .target(
+            name: "BandFirmware",
+            dependencies: ["BandWire", "BandATT", "BandGATT", "BandProtocol", "BandCrypto", "BandLink", "BandTrace"],
+            path: "firmware-sim/Sources/BandFirmware",
+            swiftSettings: strict),
+
+        // Command-line framework and the three commands.
+        .target(name: "CommandKit", swiftSettings: strict),
+        .executableTarget(
+            name: "bandsim",
+            dependencies: ["CommandKit", "BandWire", "BandATT", "BandGATT", "BandProtocol", "BandTrace",
+                           "BandLink", "BandBlueZ", "BandFirmware", "BandReader", "HealthStore"],
+            path: "firmware-sim/Sources/bandsim",
+            swiftSettings: strict),
+        .executableTarget(
+            name: "band",
+            dependencies: ["CommandKit", "BandLink", "BandBlueZ", "BandReader", "HealthStore", "HealthModel"],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "health",
+            dependencies: ["CommandKit", "HealthModel", "HealthStore"],
+            swiftSettings: strict),
+
+        // Tests.
+        .target(name: "BandTestSupport", dependencies: ["BandWire"], path: "Tests/BandTestSupport"),
+        .testTarget(name: "BandWireTests", dependencies: ["BandWire", "BandTestSupport"]),
+        .testTarget(name: "BandATTTests", dependencies: ["BandWire", "BandATT", "BandTestSupport"]),
+        .testTarget(name: "BandGATTTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandTestSupport"]),
+        .testTarget(name: "BandProtocolTests", dependencies: ["BandWire", "BandProtocol", "BandCrypto", "BandTestSupport"]),
+        .testTarget(name: "BandTraceTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandTrace", "BandTestSupport"]),
+        .testTarget(name: "BandLinkTests", dependencies: ["BandWire", "BandATT", "BandLink", "BandBlueZ", "BandTestSupport"]),
+        .testTarget(name: "BandGATTClientTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandLink", "BandGATTClient", "BandTestSupport"]),
+        .testTarget(name: "HealthStoreTests", dependencies: ["HealthModel", "HealthStore"]),
+        .testTarget(name: "BandFirmwareTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandProtocol", "BandLink", "BandFirmware", "BandTestSupport"],
+                    path: "firmware-sim/Tests/BandFirmwareTests"),
+        .testTarget(name: "BandReaderTests", dependencies: ["BandReader", "BandFirmware", "BandLink", "HealthStore", "HealthModel", "BandTestSupport"]),
+        .testTarget(name: "CommandKitTests", dependencies: ["CommandKit"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["BandTestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,1 @@
+// BandATT: placeholder until its first real file lands.

@@ -1,0 +1,1 @@
+// BandBlueZ: placeholder until its first real file lands.

@@ -1,0 +1,1 @@
+// BandCrypto: placeholder until its first real file lands.

@@ -1,0 +1,1 @@
+// BandGATT: placeholder until its first real file lands.

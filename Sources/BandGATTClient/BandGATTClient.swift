@@ -1,0 +1,1 @@
+// BandGATTClient: placeholder until its first real file lands.

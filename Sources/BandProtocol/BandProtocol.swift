@@ -1,0 +1,1 @@
+// BandProtocol: placeholder until its first real file lands.

@@ -1,0 +1,1 @@
+// BandReader: placeholder until its first real file lands.

@@ -1,0 +1,1 @@
+// BandTrace: placeholder until its first real file lands.

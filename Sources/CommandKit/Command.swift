@@ -1,0 +1,138 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How a command presents itself: name, one-line abstract, longer discussion, its options and subcommands.
+public struct CommandConfiguration: Sendable {
+    public var name: String
+    public var abstract: String
+    public var discussion: String
+    public var options: [OptionSpec]
+    public var subcommands: [any Command.Type]
+
+    public init(name: String, abstract: String, discussion: String = "",
+                options: [OptionSpec] = [], subcommands: [any Command.Type] = []) {
+        self.name = name
+        self.abstract = abstract
+        self.discussion = discussion
+        self.options = options
+        self.subcommands = subcommands
+    }
+}
+
+/// A command: validated from its arguments, then run.
+///
+/// `init(arguments:)` does all validation (exit 64 on failure) and `run()` does the work.
+/// A command with subcommands and no work of its own only needs its configuration.
+public protocol Command: SendableMetatype {
+    static var configuration: CommandConfiguration { get }
+    init(arguments: ParsedArguments) throws(UsageError)
+    /// Does the work. Throw a ``CommandFailure`` to choose the exit code; other errors exit 1.
+    mutating func run() throws -> ExitCode
+}
+
+extension Command {
+    public init(arguments: ParsedArguments) throws(UsageError) {
+        throw UsageError("\(arguments.commandPath): a subcommand is required (see '\(arguments.commandPath) --help')")
+    }
+    public mutating func run() throws -> ExitCode { .usage }
+}
+
+/// Runs a command tree against `CommandLine.arguments` and exits.
+public enum CommandRunner {
+    /// Parses and runs, returning the exit code (testable; does not exit).
+    public static func run(_ root: any Command.Type, arguments: [String],
+                           output: (String) -> Void = { print($0) },
+                           errorOutput: (String) -> Void = { CommandRunner.printError($0) }) -> ExitCode {
+        var command: any Command.Type = root
+        var path = root.configuration.name
+        var rest = arguments[...]
+        while let next = rest.first, !next.hasPrefix("-"),
+              let sub = command.configuration.subcommands.first(where: { $0.configuration.name == next }) {
+            command = sub
+            path += " " + next
+            rest = rest.dropFirst()
+        }
+        if rest.contains("--help") || rest.first == "help" && !command.configuration.subcommands.isEmpty {
+            output(help(for: command, path: path))
+            return .success
+        }
+        if !command.configuration.subcommands.isEmpty {
+            if let unknown = rest.first, !unknown.hasPrefix("-") {
+                errorOutput("\(path): unknown subcommand '\(unknown)'\n\n" + help(for: command, path: path))
+                return .usage
+            }
+            if rest.isEmpty {
+                errorOutput(help(for: command, path: path))
+                return .usage
+            }
+        }
+        do {
+            let parsed = try ParsedArguments(commandPath: path, arguments: Array(rest), specs: command.configuration.options)
+            var instance = try command.init(arguments: parsed)
+            return try instance.run()
+        } catch let failure as any CommandFailure {
+            errorOutput("\(failure)")
+            return failure.exitCode
+        } catch let code as ExitCode {
+            return code
+        } catch {
+            errorOutput("\(path): \(error)")
+            return .failure
+        }
+    }
+
+    /// Entry point for `@main`: runs and exits the process.
+    public static func main(_ root: any Command.Type) -> Never {
+        let code = run(root, arguments: Array(CommandLine.arguments.dropFirst()))
+        exit(code.rawValue)
+    }
+
+    public static func printError(_ message: String) {
+        var text = message
+        if !text.hasSuffix("\n") { text += "\n" }
+        _ = text.withCString { write(2, $0, strlen($0)) }
+    }
+
+    /// Help text generated from the configuration.
+    public static func help(for command: any Command.Type, path: String) -> String {
+        let config = command.configuration
+        var lines: [String] = []
+        lines.append("\(path) — \(config.abstract)")
+        lines.append("")
+        if config.subcommands.isEmpty {
+            let synopsis = config.options.filter(\.isPositional).map(\.synopsis)
+                + config.options.filter { !$0.isPositional }.map(\.synopsis)
+            lines.append("Usage: \(path) \(synopsis.joined(separator: " "))")
+        } else {
+            lines.append("Usage: \(path) <subcommand> [options]")
+            lines.append("")
+            lines.append("Subcommands:")
+            let width = config.subcommands.map { $0.configuration.name.count }.max() ?? 0
+            for sub in config.subcommands {
+                let name = sub.configuration.name
+                lines.append("  \(name)\(String(repeating: " ", count: width - name.count))  \(sub.configuration.abstract)")
+            }
+            lines.append("")
+            lines.append("Run '\(path) <subcommand> --help' for details.")
+        }
+        if !config.options.isEmpty {
+            lines.append("")
+            lines.append("Arguments and options:")
+            let width = config.options.map { $0.label.count }.max() ?? 0
+            for spec in config.options {
+                lines.append("  \(spec.label)\(String(repeating: " ", count: width - spec.label.count))  \(spec.help)")
+            }
+            lines.append("  --help\(String(repeating: " ", count: max(0, width - 6)))  Show this help.")
+        }
+        if !config.discussion.isEmpty {
+            lines.append("")
+            lines.append(config.discussion)
+        }
+        lines.append("")
+        lines.append("Exit codes: 0 ok, 1 failure, 64 usage error, 65 bad input data.")
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,1 @@
+// HealthModel: placeholder until its first real file lands.

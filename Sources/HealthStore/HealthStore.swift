@@ -1,0 +1,1 @@
+// HealthStore: placeholder until its first real file lands.

@@ -1,0 +1,1 @@
+// BandFirmware: placeholder until its first real file lands.

@@ -1,0 +1,4 @@
+# Debian packages BandKit needs; sourced by the other scripts.
+BUILD_PACKAGES=(libbluetooth-dev libsqlite3-dev libssl-dev)
+# tshark: the independent decoder the tests cross-check against; sqlite3: the bench baseline.
+TEST_PACKAGES=(tshark sqlite3)
