@@ -43,6 +43,8 @@ final class EventPrinter {
         case .clockSet(let setting):
             let minutes = setting.utcOffsetSeconds / 60
             status("band clock set to \(setting.year)-\(two(setting.month))-\(two(setting.day)) \(two(setting.hours)):\(two(setting.minutes)):\(two(setting.seconds)) UTC\(minutes < 0 ? "-" : "+")\(two(abs(minutes) / 60)):\(two(abs(minutes) % 60))")
+        case .clockChecked(let offset):
+            if let offset { status(offset == 0 ? "band clock is right" : "band clock is \(abs(offset)) s \(offset > 0 ? "ahead of" : "behind") the host; left as is") }
         case .device(let device, let battery):
             let name = [device.name, device.manufacturer, device.model].compactMap { $0 }.joined(separator: ", ")
             status("device: \(name.isEmpty ? "unnamed" : name)\(device.serialNumber.map { ", serial \($0)" } ?? "")\(battery.map { ", battery \($0)%" } ?? "")")
@@ -105,6 +107,8 @@ final class EventPrinter {
         case .clockSet(let setting):
             object = [("event", "clock_set"), ("utc_offset_s", .int(setting.utcOffsetSeconds)),
                       ("time_zone_quarter_hours", .int(Int(setting.timeZoneQuarterHours))), ("dst_code", .int(Int(setting.dstOffsetCode)))]
+        case .clockChecked(let offset):
+            object = [("event", "clock_checked"), ("band_ahead_s", offset.map { .int($0) } ?? .null)]
         case .device(let device, let battery):
             object = [("event", "device"), ("name", .optional(device.name)), ("manufacturer", .optional(device.manufacturer)),
                       ("model", .optional(device.model)), ("serial", .optional(device.serialNumber)),

@@ -13,12 +13,15 @@ struct ReaderOptions {
     ]
     static let storeSpec: OptionSpec =
         .option("store", value: "PATH", help: "Health store (default $BANDKIT_STORE or $XDG_DATA_HOME/bandkit/health.sqlite).")
+    static let keepClockSpec: OptionSpec = .flag(
+        "keep-band-clock", help: "Read the band's clock but do not set it (for a simulator running faster than real time).")
     static let jsonSpec: OptionSpec = .flag("json", help: "Print NDJSON, one event per line, instead of text.")
 
     var address: BandAddress
     var keystore: Keystore
     var storePath: String
     var json: Bool
+    var setsClock: Bool
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         do {
@@ -30,6 +33,7 @@ struct ReaderOptions {
         keystore = Keystore(path: arguments.value("keystore") ?? Keystore.defaultPath())
         storePath = arguments.value("store") ?? HealthStore.defaultPath()
         json = arguments.flag("json")
+        setsClock = !arguments.flag("keep-band-clock")
     }
 }
 

@@ -12,7 +12,7 @@ struct StreamCommand: Command {
             received so far is committed. With --for, stops after that long (e.g. 30s, 5m, 2h) and
             syncs history once more so the band's records replace the provisional live minutes.
             """,
-        options: ReaderOptions.linkSpecs + [ReaderOptions.storeSpec, ReaderOptions.jsonSpec,
+        options: ReaderOptions.linkSpecs + [ReaderOptions.storeSpec, ReaderOptions.jsonSpec, ReaderOptions.keepClockSpec,
                                             .option("for", value: "DURATION", help: "Stop after this long (default: until Ctrl-C).")])
 
     var options: ReaderOptions
@@ -31,6 +31,7 @@ struct StreamCommand: Command {
         let service = BandReaderService(address: options.address, keystore: options.keystore, storePath: options.storePath,
                                         stop: stop, openLink: openLink, report: printer.handle)
         let deadline = duration.map { ContinuousClock.now.advanced(by: $0) }
+        service.setsClock = options.setsClock
         let outcome: BandSession.Outcome
         do { outcome = try service.stream(until: deadline) } catch { throw failure(error) }
         if outcome.stopped { printer.handle(.stopped) }

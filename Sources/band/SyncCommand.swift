@@ -7,7 +7,7 @@ struct SyncCommand: Command {
         name: "sync",
         abstract: "Sync the band's minute history since the stored cursor into the store, then exit.",
         discussion: "Reconnects after a lost link and resumes from the cursor, up to --attempts connections.",
-        options: ReaderOptions.linkSpecs + [ReaderOptions.storeSpec, ReaderOptions.jsonSpec,
+        options: ReaderOptions.linkSpecs + [ReaderOptions.storeSpec, ReaderOptions.jsonSpec, ReaderOptions.keepClockSpec,
                                             .option("attempts", value: "N", help: "Connections to try before giving up (default 10).")])
 
     var options: ReaderOptions
@@ -24,6 +24,7 @@ struct SyncCommand: Command {
         defer { signals.restore() }
         let service = BandReaderService(address: options.address, keystore: options.keystore, storePath: options.storePath,
                                         stop: StopRequest(signals: signals), openLink: openLink, report: printer.handle)
+        service.setsClock = options.setsClock
         let outcome: BandSession.Outcome
         do { outcome = try service.sync(attempts: attempts) } catch { throw failure(error) }
         if outcome.stopped {

@@ -6,10 +6,12 @@ import Foundation
 /// Turns the live notifications of one connection into readings for the screen and provisional
 /// minutes for the store.
 ///
-/// Heart Rate Measurements carry no time, so they are stamped with the band's clock as last
-/// reported by a Live Activity snapshot plus the host time elapsed since (host time for a strap
-/// without the activity service). Closed minutes queue in ``takeClosedMinutes()`` for the session
-/// to write between notifications; nothing here touches the store.
+/// Heart Rate Measurements carry no time, so they are stamped with the band's clock extrapolated
+/// from the last band timestamp seen (a Live Activity snapshot, or the Current Time read at
+/// connect) at the rate the band's clock has been observed to run against the host's — 1 for a
+/// real band, faster for a simulator running accelerated. A strap without the activity service
+/// gets host time. Closed minutes queue in ``takeClosedMinutes()`` for the session to write
+/// between notifications; nothing here touches the store.
 public final class LiveStream {
     public struct Handles: Sendable {
         public var heartRate: UInt16?
@@ -34,6 +36,8 @@ public final class LiveStream {
     public private(set) var anomalies = 0
 
     private var closed: [LiveMinute] = []
+    /// First and latest (band time, host time) pairs of this connection.
+    private var firstSnapshot: (bandTime: UInt32, hostTime: Date)?
     private var lastSnapshot: (bandTime: UInt32, hostTime: Date)?
     private var utcOffsetSeconds: Int?
     private let now: () -> Date
@@ -50,11 +54,26 @@ public final class LiveStream {
         closed.reserveCapacity(4)
     }
 
+    /// Records that the band's clock read `bandTime` at the host time `hostTime`.
+    public func observeBandClock(_ bandTime: UInt32, at hostTime: Date) {
+        if firstSnapshot == nil { firstSnapshot = (bandTime, hostTime) }
+        lastSnapshot = (bandTime, hostTime)
+    }
+
+    /// How many band seconds pass per host second, from the longest baseline available.
+    public var bandClockRate: Double {
+        guard let first = firstSnapshot, let last = lastSnapshot else { return 1 }
+        let host = last.hostTime.timeIntervalSince(first.hostTime)
+        let band = Double(last.bandTime) - Double(first.bandTime)
+        guard host >= 0.2, band > 0 else { return 1 }
+        return min(100_000, max(0.001, band / host))
+    }
+
     /// The band's clock now, as well as the reader knows it.
     public func bandTime() -> UInt32 {
         let host = now()
         guard let snapshot = lastSnapshot else { return UInt32(clamping: Int64(host.timeIntervalSince1970)) }
-        let elapsed = max(0, host.timeIntervalSince(snapshot.hostTime))
+        let elapsed = max(0, host.timeIntervalSince(snapshot.hostTime)) * bandClockRate
         return snapshot.bandTime &+ UInt32(clamping: Int64(elapsed))
     }
 
@@ -100,7 +119,7 @@ public final class LiveStream {
             anomaly("live counters not used: \(why)")
             return
         }
-        lastSnapshot = (snapshot.timestamp, now())
+        observeBandClock(snapshot.timestamp, at: now())
         utcOffsetSeconds = snapshot.utcOffset.seconds
         stepsToday = snapshot.steps
         if let minute = aggregator.add(delta, at: snapshot.timestamp, utcOffsetSeconds: utcOffsetSeconds) { closed.append(minute) }

@@ -18,6 +18,8 @@ public final class BandReaderService {
     /// ATT transaction timeout (30 s per the specification).
     public var transactionTimeout: Duration = .seconds(30)
     public var timeZone: TimeZone = .current
+    /// See ``BandSession/setsClock``.
+    public var setsClock = true
     public var now: () -> Date = Date.init
     private let openLink: LinkOpener
     private let report: (ReaderEvent) -> Void
@@ -82,6 +84,7 @@ public final class BandReaderService {
                 let session = BandSession(connection: connection, address: address.keystoreKey, pairing: pairing,
                                           makeWriter: { [unowned self] device in try writer(for: device) }, report: report)
                 session.timeZone = timeZone
+                session.setsClock = setsClock
                 session.now = now
                 let outcome = try session.run(goal())
                 total.historyMinutes += outcome.historyMinutes

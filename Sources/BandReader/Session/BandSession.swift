@@ -29,6 +29,11 @@ public final class BandSession {
     public let pairing: PairedBand?
     public var timeZone: TimeZone = .current
     public var now: () -> Date = Date.init
+    /// Whether the reader sets the band's clock (false: only read it, for a simulator running
+    /// faster than real time, whose clock the host's cannot match).
+    public var setsClock = true
+    /// A band clock this close to the host's is left alone.
+    public var clockTolerance: Duration = .seconds(2)
     /// How often provisional live minutes are written while streaming.
     public var liveWriteInterval: Duration = .seconds(5)
     private let makeWriter: (BandDeviceInfo) throws -> SampleWriter
@@ -64,7 +69,7 @@ public final class BandSession {
             throw .notABand("the device has no band activity service, so it keeps no history to sync")
         }
 
-        try setClock()
+        let clockObservation = try synchronizeClock()
         let (device, battery) = try readDeviceInformation()
         outcome.device = device
         report(.device(device, batteryPercent: battery))
@@ -82,6 +87,7 @@ public final class BandSession {
         guard case .stream(let deadline) = goal else { return outcome }
 
         let live = try subscribeLive(battery: battery)
+        if let clockObservation { live.observeBandClock(clockObservation.bandTime, at: clockObservation.hostTime) }
         report(.streaming)
         var nextWrite = clock.now.advanced(by: liveWriteInterval)
         var streamError: SessionError?
@@ -131,20 +137,58 @@ public final class BandSession {
         try readDeviceInformation().0
     }
 
-    /// Writes Current Time and Local Time Information when the device lets us.
-    private func setClock() throws(SessionError) {
+    /// Brings the band's clock and zone to the host's: reads Current Time and Local Time
+    /// Information, writes the zone (standard offset and DST separately) when it differs and the
+    /// time when it is off by more than ``clockTolerance``. With ``setsClock`` false (a simulator
+    /// running faster than real time) it only reads. Returns a (band time, host time) pair for
+    /// stamping live readings.
+    private func synchronizeClock() throws(SessionError) -> (bandTime: UInt32, hostTime: Date)? {
         let profile = connection.profile
-        guard let currentTime = profile.currentTime, currentTime.properties.contains(.write) else { return }
+        guard let currentTime = profile.currentTime else { return nil }
+        let hostNow = now()
         let setting: BandClockSetting
-        do { setting = try BandClockSetting(date: now(), timeZone: timeZone) } catch {
+        do { setting = try BandClockSetting(date: hostNow, timeZone: timeZone) } catch {
             report(.anomaly("clock not set: \(error)"))
-            return
+            return nil
         }
-        if let local = profile.localTimeInformation, local.properties.contains(.write) {
+        var bandOffset: Int?
+        var bandZone: LocalTimeInformation?
+        if let local = profile.localTimeInformation, local.properties.contains(.read) {
+            let bytes = try connection.read(local, during: .clock)
+            if let zone = try? LocalTimeInformation(parsingAll: bytes) {
+                bandZone = zone
+                bandOffset = zone.utcOffsetSeconds
+            }
+        }
+        var bandUTC: Int64?
+        if currentTime.properties.contains(.read) {
+            let bytes = try connection.read(currentTime, during: .clock)
+            if let time = try? CurrentTime(parsingAll: bytes), let local = time.secondsSince1970 {
+                bandUTC = local - Int64(bandOffset ?? 0)
+            }
+        }
+        let hostUTC = Int64(hostNow.timeIntervalSince1970.rounded(.down))
+        guard setsClock else {
+            report(.clockChecked(bandOffsetFromHost: bandUTC.map { Int($0 - hostUTC) }))
+            return bandUTC.map { (UInt32(clamping: $0), hostNow) }
+        }
+        var changed = false
+        if let local = profile.localTimeInformation, local.properties.contains(.write), bandZone != setting.localTimeInformation {
             try connection.write(setting.localTimeInformation.encodedBytes(capacity: 2), to: local, during: .clock)
+            changed = true
         }
-        try connection.write(setting.currentTime.encodedBytes(capacity: 10), to: currentTime, during: .clock)
-        report(.clockSet(setting))
+        let drift = bandUTC.map { abs($0 - hostUTC) } ?? .max
+        if changed || drift > Int64(clockTolerance.components.seconds), currentTime.properties.contains(.write) {
+            // Recompute: the reads above took time.
+            let fresh: BandClockSetting
+            let written = now()
+            do { fresh = try BandClockSetting(date: written, timeZone: timeZone) } catch { return nil }
+            try connection.write(fresh.currentTime.encodedBytes(capacity: 10), to: currentTime, during: .clock)
+            report(.clockSet(fresh))
+            return (UInt32(clamping: Int64(written.timeIntervalSince1970)), written)
+        }
+        report(.clockChecked(bandOffsetFromHost: bandUTC.map { Int($0 - hostUTC) }))
+        return bandUTC.map { (UInt32(clamping: $0), hostNow) }
     }
 
     /// Device name, Device Information strings and battery level (each only if present).

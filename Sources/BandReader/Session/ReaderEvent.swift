@@ -8,6 +8,8 @@ public enum ReaderEvent: Sendable {
     case paired(readerID: UInt64)
     case authenticated
     case clockSet(BandClockSetting)
+    /// The band's clock was read and left alone; how far ahead of the host it is, in seconds.
+    case clockChecked(bandOffsetFromHost: Int?)
     case device(BandDeviceInfo, batteryPercent: Int?)
     /// A history transfer was announced: `count` records from `firstSequence`; `gap` records the
     /// reader asked for no longer exist on the band (reported, never silent).

@@ -61,11 +61,13 @@ public final class SampleWriter {
     /// after a crash either both are stored or neither.
     @discardableResult
     public func commitHistory(_ records: [MinuteRecord], cursor: HistoryCursor) throws -> StoreWrite {
-        try store.write(as: Self.app) { transaction in
+        let superseded = try liveHeartRatesWithoutHistory(records)
+        return try store.write(as: Self.app) { transaction in
             var outcome = StoreWrite()
             for record in records {
                 for sample in samples(for: record) { outcome.count(try transaction.save(sample)) }
             }
+            for id in superseded where try transaction.delete(sampleID: id) { outcome.deleted += 1 }
             try transaction.setAppState(HistoryCursor.key(device: deviceIdentifier), cursor.stored)
             outcome.minutes = records.count
             return outcome
@@ -82,6 +84,24 @@ public final class SampleWriter {
             }
             outcome.minutes = minutes.count
             return outcome
+        }
+    }
+
+    /// Provisional live heart-rate samples for minutes whose history record says no heart rate
+    /// was measured. A history record replaces live values type by type through the sync
+    /// identifiers, but "no heart rate" writes no sample that could replace one, so these are
+    /// deleted instead (a reading filed under the neighbouring minute at a worn/unworn edge).
+    func liveHeartRatesWithoutHistory(_ records: [MinuteRecord]) throws -> [UUID] {
+        let unmeasured = Set(records.lazy.filter { $0.heartRate == nil }.map(\.minuteStart))
+        guard let first = unmeasured.min(), let last = unmeasured.max() else { return [] }
+        let range = Date(timeIntervalSince1970: TimeInterval(first))..<Date(timeIntervalSince1970: TimeInterval(last) + 60)
+        let query = HealthQuery(type: .heartRate, range: range, predicate: .strictStart, sources: [Self.app.id])
+        return try store.samples(query, as: Self.app).compactMap { sample -> UUID? in
+            guard let quantity = sample.quantitySample, quantity.syncVersion == Self.liveSyncVersion,
+                  let identifier = quantity.syncIdentifier,
+                  identifier.hasPrefix(deviceIdentifier + "|"),
+                  unmeasured.contains(UInt32(clamping: Int64(quantity.start.timeIntervalSince1970))) else { return nil }
+            return quantity.id
         }
     }
 
@@ -165,6 +185,7 @@ public struct StoreWrite: Equatable, Sendable {
     public var inserted = 0
     public var replaced = 0
     public var unchanged = 0
+    public var deleted = 0
 
     public init() {}
 
