@@ -1,0 +1,1 @@
+// BandReplay: placeholder until its first real file lands.
