@@ -60,7 +60,7 @@ struct QueryCommand: Command {
 enum SampleFormatting {
     static func valueAndUnit(_ sample: Sample) -> (String, String) {
         switch sample {
-        case .quantity(let q): return (formatValue(q.quantity.value), q.quantity.unit.symbol)
+        case .quantity(let q): return (jsonNumber(q.quantity.value), q.quantity.unit.symbol)
         case .category(let c): return (c.type.valueNames[c.value], "")
         }
     }

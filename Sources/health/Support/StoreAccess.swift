@@ -96,7 +96,12 @@ func jsonString(_ text: String) -> String {
     return out + "\""
 }
 
-func jsonNumber(_ value: Double?) -> String { value.map(formatValue) ?? "null" }
+/// A JSON number at full precision (the shortest text that reads back as the same Double).
+func jsonNumber(_ value: Double?) -> String {
+    guard let value else { return "null" }
+    if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+    return value.description
+}
 
 /// A JSON object from ordered key/value pairs whose values are already JSON text.
 func jsonObject(_ pairs: [(String, String)]) -> String {
