@@ -139,6 +139,19 @@ public final class WriteTransaction {
                                   userEntered: sample.userEntered, metadata: sample.metadata), source: source)
     }
 
+    /// Saves a category sample attributed to another source (owner only, as for quantities).
+    @discardableResult
+    public func save(_ sample: CategorySample, attributedTo source: AppIdentity) throws -> SaveOutcome {
+        guard app.isOwner else { throw HealthStoreError.ownerOnly(operation: "saving for another source", app: app.id) }
+        guard sample.type.valueNames.indices.contains(sample.value) else {
+            throw HealthStoreError.invalidSample("\(sample.type) value \(sample.value) is not one of 0..<\(sample.type.valueNames.count)")
+        }
+        return try save(RowValues(id: sample.id, type: .category(sample.type), value: Double(sample.value),
+                                  start: sample.start, end: sample.end, timeZone: sample.timeZone, device: sample.device,
+                                  syncIdentifier: sample.syncIdentifier, syncVersion: sample.syncVersion,
+                                  userEntered: sample.userEntered, metadata: sample.metadata), source: source)
+    }
+
     /// Saves a workout as ``app``.
     public func save(_ workout: Workout) throws {
         try ensureOpen()
