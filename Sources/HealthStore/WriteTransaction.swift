@@ -17,6 +17,9 @@ public final class WriteTransaction {
     private var writableTypes: [SampleType: Bool] = [:]
     private var maxDurations: [Int64: Int64] = [:]
     private var appsRecordingDevices: Set<Int64> = []
+    /// The statements run once per sample, held here so the hot path skips the cache lookup.
+    private var findSyncStatement: Statement?
+    private var insertSampleStatement: Statement?
 
     init(store: HealthStore, connection: Connection, app: AppIdentity, anchor: Int64) {
         self.store = store
@@ -207,38 +210,56 @@ public final class WriteTransaction {
         guard end >= start else { throw .invalidSample("end \(row.end) is before start \(row.start)") }
         let typeID = store.typeID(row.type)
         let appID = try appID(source.id)
-        var outcome = SaveOutcome.inserted
-
-        if let syncID = row.syncIdentifier {
-            let existing = try connection.cached(
-                "SELECT anchor, uuid, sync_version FROM sample WHERE app_id = ? AND type_id = ? AND sync_id = ?").get()
-            existing.bind(1, appID)
-            existing.bind(2, typeID)
-            existing.bind(3, syncID)
-            if try existing.step().get() {
-                let oldAnchor = existing.int64(0)
-                let oldID = existing.uuid(1) ?? UUID()
-                let oldVersion = existing.int64(2)
-                existing.reset()
-                // HealthKit's rule: only a strictly greater version replaces.
-                guard row.syncVersion > oldVersion else { return .unchanged(existing: oldID) }
-                let delete = try connection.cached("DELETE FROM sample WHERE anchor = ?").get()
-                delete.bind(1, oldAnchor)
-                try delete.run().get()
-                if oldID != row.id { try insertTombstone(id: oldID, typeID: typeID, appID: appID) }
-                outcome = .replaced(previous: oldID)
-            } else {
-                existing.reset()
-            }
-        }
-
         let deviceID = try row.device.map { device throws(HealthStoreError) in try self.deviceID(device) }
         if deviceID != nil, !appsRecordingDevices.contains(appID) { appsRecordingDevices.insert(appID) }
-        let insert = try connection.cached("""
+
+        // New samples are the common case: insert first, and look for the sample to replace only
+        // when the (source, type, sync identifier) key is already taken.
+        if try insertRow(row, typeID: typeID, appID: appID, version: source.version, deviceID: deviceID,
+                         start: start, end: end) {
+            recordDuration(typeID: typeID, end - start)
+            return .inserted
+        }
+        let existing = try reuse(&findSyncStatement,
+            "SELECT anchor, uuid, sync_version FROM sample WHERE app_id = ? AND type_id = ? AND sync_id = ?")
+        existing.bind(1, appID)
+        existing.bind(2, typeID)
+        existing.bind(3, row.syncIdentifier)
+        guard try existing.step().get() else {
+            existing.reset()
+            throw .invalidSample("sync identifier \(row.syncIdentifier ?? "") conflicted but no sample holds it")
+        }
+        let oldAnchor = existing.int64(0)
+        let oldID = existing.uuid(1) ?? row.id
+        let oldVersion = existing.int64(2)
+        existing.reset()
+        // HealthKit's rule: only a strictly greater version replaces.
+        guard row.syncVersion > oldVersion else { return .unchanged(existing: oldID) }
+        let delete = try connection.cached("DELETE FROM sample WHERE anchor = ?").get()
+        delete.bind(1, oldAnchor)
+        try delete.run().get()
+        if oldID != row.id { try insertTombstone(id: oldID, typeID: typeID, appID: appID) }
+        guard try insertRow(row, typeID: typeID, appID: appID, version: source.version, deviceID: deviceID,
+                            start: start, end: end) else {
+            throw .invalidSample("sync identifier \(row.syncIdentifier ?? "") still taken after replacing")
+        }
+        recordDuration(typeID: typeID, end - start)
+        return .replaced(previous: oldID)
+    }
+
+    private func recordDuration(typeID: Int64, _ duration: Int64) {
+        if duration > (maxDurations[typeID] ?? 0) { maxDurations[typeID] = duration }
+    }
+
+    /// Inserts one row under the next anchor; false when its sync key is already taken.
+    private func insertRow(_ row: RowValues, typeID: Int64, appID: Int64, version: String, deviceID: Int64?,
+                           start: Int64, end: Int64) throws(HealthStoreError) -> Bool {
+        let insert = try reuse(&insertSampleStatement, """
             INSERT INTO sample (anchor, uuid, type_id, start_us, end_us, value, app_id, app_version, device_id,
                                 zone, sync_id, sync_version, user_entered, metadata)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).get()
+            ON CONFLICT (app_id, type_id, sync_id) WHERE sync_id IS NOT NULL DO NOTHING
+            """)
         insert.bind(1, nextAnchor())
         insert.bind(2, row.id)
         insert.bind(3, typeID)
@@ -246,7 +267,7 @@ public final class WriteTransaction {
         insert.bind(5, end)
         insert.bind(6, row.value)
         insert.bind(7, appID)
-        insert.bind(8, source.version)
+        insert.bind(8, version)
         insert.bind(9, deviceID)
         insert.bind(10, row.timeZone?.identifier)
         insert.bind(11, row.syncIdentifier)
@@ -261,9 +282,18 @@ public final class WriteTransaction {
             }
             throw error
         }
-        let duration = end - start
-        if duration > (maxDurations[typeID] ?? 0) { maxDurations[typeID] = duration }
-        return outcome
+        return connection.changes > 0
+    }
+
+    /// The statement in `slot`, prepared through the connection's cache on first use.
+    private func reuse(_ slot: inout Statement?, _ sql: String) throws(HealthStoreError) -> Statement {
+        if let statement = slot {
+            statement.reset()
+            return statement
+        }
+        let statement = try connection.cached(sql).get()
+        slot = statement
+        return statement
     }
 
     private func insertTombstone(id: UUID, typeID: Int64, appID: Int64) throws(HealthStoreError) {
