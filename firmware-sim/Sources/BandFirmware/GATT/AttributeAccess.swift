@@ -121,9 +121,14 @@ extension SimulatedBand {
             return writeLocalTimeInformation(value)
         case .historyControlPoint:
             guard current.indicating(.historyControlPoint) else { return .refused(.cccdImproperlyConfigured) }
-            guard current.transfer == nil, !current.awaitingConfirmation else { return .refused(.procedureAlreadyInProgress) }
             switch parseControlPoint(value, as: HistoryRequest.self) {
             case .parsed(let request):
+                // Abort is the one request that makes sense while a transfer runs.
+                if case .abort = request {
+                    guard !current.awaitingConfirmation else { return .refused(.procedureAlreadyInProgress) }
+                    return .accepted(.history(request))
+                }
+                guard current.transfer == nil, !current.awaitingConfirmation else { return .refused(.procedureAlreadyInProgress) }
                 if case .fetch = request, !current.notifying(.historyData) { return .refused(.cccdImproperlyConfigured) }
                 return .accepted(.history(request))
             case .refused(let error): return .refused(error)

@@ -124,7 +124,7 @@ public final class SimulatedBand {
         if let pairing = connection?.pairing, pairing.deadline < deadline { deadline = pairing.deadline }
         return deadline
     }
-    /// A history transfer is sending: the event loop should come back without waiting.
+    /// A history transfer is sending: the event loop should come back as soon as the link has room.
     public var hasPendingWork: Bool { connection?.transfer != nil && connection?.awaitingConfirmation == false }
 
     // MARK: Connections
