@@ -76,6 +76,11 @@ let package = Package(
             name: "band",
             dependencies: ["CommandKit", "BandLink", "BandBlueZ", "BandReader", "HealthStore", "HealthModel"],
             swiftSettings: strict),
+        // Radio probe over BlueZ (scan, advertise, ATT on L2CAP, pairing): Tests/radio and docs/real-hardware.md.
+        .executableTarget(
+            name: "bandradio",
+            dependencies: ["CommandKit", "BandWire", "BandLink", "BandBlueZ"],
+            swiftSettings: strict),
         .executableTarget(
             name: "health",
             dependencies: ["CommandKit", "HealthModel", "HealthStore"],
