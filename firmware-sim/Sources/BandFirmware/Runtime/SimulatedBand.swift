@@ -1,5 +1,6 @@
 import BandATT
 import BandCrypto
+import BandGATT
 import BandLink
 import BandProtocol
 import BandWire
@@ -39,7 +40,7 @@ public final class SimulatedBand {
     let transmitBuffer: UnsafeMutableRawBufferPointer
     let valueBuffer: UnsafeMutableRawBufferPointer
     /// The Adjust Reason last applied to the clock (CTS 1.1 §3.1.1).
-    var adjustReason: UInt8 = 0
+    var adjustReason: CurrentTime.AdjustReason = []
     var heartRateNotificationCount = 0
     /// True once a pairing prompt is out and no answer has come yet (for `--confirm ask`).
     public var pairingPromptPending: Bool { connection?.pairing != nil && connection?.pairing?.answer == nil && configuration.confirmation == .ask }
