@@ -30,7 +30,7 @@ let package = Package(
         .target(name: "BandATT", dependencies: ["BandWire"], swiftSettings: strict),
         .target(name: "BandGATT", dependencies: ["BandWire", "BandATT"], swiftSettings: strict),
         .target(name: "BandCrypto", dependencies: ["CCrypto"], swiftSettings: strict),
-        .target(name: "BandProtocol", dependencies: ["BandWire", "BandATT", "BandGATT"], swiftSettings: strict),
+        .target(name: "BandProtocol", dependencies: ["BandWire", "BandATT", "BandGATT", "BandCrypto"], swiftSettings: strict),
 
         // Traces: btsnoop, HCI, L2CAP reassembly, ATT extraction and decoding.
         .target(name: "BandTrace", dependencies: ["BandWire", "BandATT", "BandGATT", "BandProtocol"], swiftSettings: strict),
@@ -75,6 +75,11 @@ let package = Package(
         .executableTarget(
             name: "band",
             dependencies: ["CommandKit", "BandLink", "BandBlueZ", "BandReader", "HealthStore", "HealthModel"],
+            swiftSettings: strict),
+        // Radio probe over BlueZ (scan, advertise, ATT on L2CAP, pairing): Tests/radio and docs/real-hardware.md.
+        .executableTarget(
+            name: "bandradio",
+            dependencies: ["CommandKit", "BandWire", "BandLink", "BandBlueZ"],
             swiftSettings: strict),
         .executableTarget(
             name: "health",

@@ -35,8 +35,11 @@ public enum ATTPDU: Equatable, Sendable, WireDecodable, WireEncodable {
     case handleValueNotification(ATTHandleValueNotification)
     case handleValueIndication(ATTHandleValueIndication)
     case handleValueConfirmation(ATTHandleValueConfirmation)
-    /// An opcode without a model here (e.g. Signed Write Command, Read Multiple Variable), and
-    /// everything after it.
+    case readMultipleVariableRequest(ATTReadMultipleVariableRequest)
+    case readMultipleVariableResponse(ATTReadMultipleVariableResponse)
+    case multipleHandleValueNotification(ATTMultipleHandleValueNotification)
+    case signedWriteCommand(ATTSignedWriteCommand)
+    /// An opcode without a model here (none in Core 5.4 Table 3.37), and everything after it.
     case unknown(ATTOpcode, ATTParameterBytes)
 
     public init(parsing input: inout ByteCursor) throws(ParseError) {
@@ -69,6 +72,10 @@ public enum ATTPDU: Equatable, Sendable, WireDecodable, WireEncodable {
         case .handleValueNotification: self = .handleValueNotification(try ATTHandleValueNotification(parsing: &input))
         case .handleValueIndication: self = .handleValueIndication(try ATTHandleValueIndication(parsing: &input))
         case .handleValueConfirmation: self = .handleValueConfirmation(try ATTHandleValueConfirmation(parsing: &input))
+        case .readMultipleVariableRequest: self = .readMultipleVariableRequest(try ATTReadMultipleVariableRequest(parsing: &input))
+        case .readMultipleVariableResponse: self = .readMultipleVariableResponse(try ATTReadMultipleVariableResponse(parsing: &input))
+        case .multipleHandleValueNotification: self = .multipleHandleValueNotification(try ATTMultipleHandleValueNotification(parsing: &input))
+        case .signedWriteCommand: self = .signedWriteCommand(try ATTSignedWriteCommand(parsing: &input))
         default:
             try input.skip(1, "opcode")
             self = .unknown(opcode, try input.readParameters("parameters"))
@@ -109,6 +116,10 @@ public enum ATTPDU: Equatable, Sendable, WireDecodable, WireEncodable {
         case .handleValueNotification: ATTHandleValueNotification.opcode
         case .handleValueIndication: ATTHandleValueIndication.opcode
         case .handleValueConfirmation: ATTHandleValueConfirmation.opcode
+        case .readMultipleVariableRequest: ATTReadMultipleVariableRequest.opcode
+        case .readMultipleVariableResponse: ATTReadMultipleVariableResponse.opcode
+        case .multipleHandleValueNotification: ATTMultipleHandleValueNotification.opcode
+        case .signedWriteCommand: ATTSignedWriteCommand.opcode
         case .unknown(let opcode, _): opcode
         }
     }
@@ -142,6 +153,10 @@ public enum ATTPDU: Equatable, Sendable, WireDecodable, WireEncodable {
         case .handleValueNotification(let pdu): pdu.encode(into: &output)
         case .handleValueIndication(let pdu): pdu.encode(into: &output)
         case .handleValueConfirmation(let pdu): pdu.encode(into: &output)
+        case .readMultipleVariableRequest(let pdu): pdu.encode(into: &output)
+        case .readMultipleVariableResponse(let pdu): pdu.encode(into: &output)
+        case .multipleHandleValueNotification(let pdu): pdu.encode(into: &output)
+        case .signedWriteCommand(let pdu): pdu.encode(into: &output)
         case .unknown(let opcode, let parameters):
             output.writeUInt8(opcode.rawValue)
             parameters.write(to: &output)

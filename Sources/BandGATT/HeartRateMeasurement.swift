@@ -106,6 +106,14 @@ public struct HeartRateMeasurement: WireCodable, Equatable, Sendable {
         }
     }
 
+    /// Equal when they encode to the same bytes: the format flag and the unmodelled bits are
+    /// compared as ``flags`` writes them (uint16 forced above 255; bit 1 dropped once bit 2 is set).
+    public static func == (lhs: HeartRateMeasurement, rhs: HeartRateMeasurement) -> Bool {
+        lhs.beatsPerMinute == rhs.beatsPerMinute && lhs.sensorContact == rhs.sensorContact
+            && lhs.energyExpended == rhs.energyExpended && lhs.rrIntervals == rhs.rrIntervals
+            && lhs.flags == rhs.flags
+    }
+
     public func encode(into output: inout ByteWriter) {
         let flags = self.flags
         output.writeUInt8(flags)

@@ -115,3 +115,50 @@ import Testing
         #expect(encoded(request) == bytes("0e 03 00 05 00 09 00"))
     }
 }
+
+@Suite struct ATTTupleListTests {
+    @Test func readMultipleVariableResponseCutsTheLastValueAtTheMTU() {
+        var response = ATTReadMultipleVariableResponse()
+        let long = [UInt8](repeating: 0x41, count: 30)
+        do { let appended = bytes("64").withUnsafeBytes { response.append($0, mtu: 23) }; #expect(appended) }
+        do { let appended = long.withUnsafeBytes { response.append($0, mtu: 23) }; #expect(appended) }
+        do { let appended = bytes("01").withUnsafeBytes { response.append($0, mtu: 23) }; #expect(!appended) }
+        #expect(encoded(response).count == 23)
+        var seen: [(Int, Int)] = []
+        response.forEachValue { length, value in seen.append((length, value.count)) }
+        #expect(seen.map(\.0) == [1, 30])
+        #expect(seen.map(\.1) == [1, 17])
+    }
+
+    @Test func readMultipleVariableResponseToleratesAHalfLengthField() throws {
+        guard case .readMultipleVariableResponse(let response) = try decodePDU(bytes("21 01 00 64 04")) else {
+            Issue.record("wrong case"); return
+        }
+        var count = 0
+        response.forEachValue { _, _ in count += 1 }
+        #expect(count == 1)
+    }
+
+    @Test func multipleNotificationTuplesMustBeWhole() {
+        #expect(throws: ParseError(.truncated, at: 5, field: "attribute value")) {
+            _ = try decodePDU(bytes("23 12 00 03 00 06 52"))
+        }
+        #expect(throws: ParseError(.truncated, at: 1, field: "attribute handle")) { _ = try decodePDU(bytes("23")) }
+        #expect(throws: ParseError(.invalidValue, at: 7, field: "attribute handle")) {
+            _ = try decodePDU(bytes("23 12 00 02 00 06 52 00 00 01 00 5a"))
+        }
+    }
+
+    @Test func multipleNotificationIteratesHandlesAndValues() {
+        var seen: [(UInt16, [UInt8])] = []
+        heartRateAndBattery().forEachValue { handle, value in seen.append((handle, Array(value))) }
+        #expect(seen.map(\.0) == [0x12, 0x2E])
+        #expect(seen.map(\.1) == [bytes("06 52"), bytes("5a")])
+    }
+
+    @Test func signedWriteNeedsTheWholeSignature() {
+        #expect(throws: ParseError(.truncated, at: 3, field: "authentication signature")) {
+            _ = try decodePDU(bytes("d2 2e 00 01 02 03"))
+        }
+    }
+}

@@ -14,7 +14,8 @@ import Testing
         ATTReadByGroupTypeResponse.self, ATTWriteRequest.self, ATTWriteResponse.self, ATTWriteCommand.self,
         ATTPrepareWriteRequest.self, ATTPrepareWriteResponse.self, ATTExecuteWriteRequest.self,
         ATTExecuteWriteResponse.self, ATTHandleValueNotification.self, ATTHandleValueIndication.self,
-        ATTHandleValueConfirmation.self,
+        ATTHandleValueConfirmation.self, ATTSignedWriteCommand.self, ATTReadMultipleVariableRequest.self,
+        ATTReadMultipleVariableResponse.self, ATTMultipleHandleValueNotification.self,
     ]
 
     /// The vector for each type, so every type is fed otherwise valid bytes.

@@ -57,6 +57,20 @@ func heartRateServiceRange() -> ATTFindByTypeValueResponse {
     return response
 }
 
+func batteryAndName() -> ATTReadMultipleVariableResponse {
+    var response = ATTReadMultipleVariableResponse()
+    bytes("64").withUnsafeBytes { _ = response.append($0, mtu: 23) }
+    bytes("42 61 6e 64").withUnsafeBytes { _ = response.append($0, mtu: 23) }
+    return response
+}
+
+func heartRateAndBattery() -> ATTMultipleHandleValueNotification {
+    var notification = ATTMultipleHandleValueNotification()
+    bytes("06 52").withUnsafeBytes { _ = notification.append(handle: 0x0012, value: $0, mtu: 23) }
+    bytes("5a").withUnsafeBytes { _ = notification.append(handle: 0x002E, value: $0, mtu: 23) }
+    return notification
+}
+
 /// Spec layouts (Core 5.4 Vol 3 Part F §3.4) filled with the values a heart-rate band exchanges;
 /// the notification is the Cardiosport strap's `16 55 b6 02 94 02` from ble-formats.md §1.
 let pduVectors: [PDUVector] = [
@@ -118,9 +132,16 @@ let pduVectors: [PDUVector] = [
               .handleValueIndication(.init(handle: 0x0003, value: attributeBytes("01 00 ff ff"))),
               validPrefixes: [3, 4, 5, 6]),
     PDUVector("Handle Value Confirmation", "1e", .handleValueConfirmation(.init())),
-    PDUVector("Signed Write Command survives as unknown", "d2 2e 00 01 " + String(repeating: "aa ", count: 12),
-              .unknown(.signedWriteCommand, ATTParameterBytes(bytes("2e 00 01" + String(repeating: " aa", count: 12)))),
-              validPrefixes: Array(1..<16)),
+    PDUVector("Signed Write Command", "d2 2e 00 01 " + String(repeating: "aa ", count: 12),
+              .signedWriteCommand(.init(handle: 0x002E, value: attributeBytes("01"),
+                                        signature: FixedBytes<12>([UInt8](repeating: 0xAA, count: 12)))),
+              validPrefixes: [15]),
+    PDUVector("Read Multiple Variable Request", "20 03 00 05 00",
+              .readMultipleVariableRequest(.init(handles: [0x0003, 0x0005]))),
+    PDUVector("Read Multiple Variable Response: battery and name", "21 01 00 64 04 00 42 61 6e 64",
+              .readMultipleVariableResponse(batteryAndName()), validPrefixes: Array(1..<10)),
+    PDUVector("Multiple Handle Value Notification: heart rate and battery", "23 12 00 02 00 06 52 2e 00 01 00 5a",
+              .multipleHandleValueNotification(heartRateAndBattery()), validPrefixes: [7]),
     PDUVector("Unassigned opcode 0x42 survives", "42 01 02", .unknown(ATTOpcode(rawValue: 0x42), ATTParameterBytes(bytes("01 02"))),
               validPrefixes: [1, 2]),
 ]

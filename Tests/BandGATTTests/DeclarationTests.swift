@@ -1,3 +1,4 @@
+import BandATT
 import BandGATT
 import BandTestSupport
 import BandWire
@@ -100,5 +101,31 @@ import Testing
             (GATTUUID.Characteristic.rscMeasurement, 0x2A53), (GATTUUID.Characteristic.rscFeature, 0x2A54),
         ]
         for (uuid, short) in characteristics { #expect(uuid.shortValue == short) }
+    }
+}
+
+/// Characteristic discovery in the real Mi Band 2 capture (shared/captures/README.md: the
+/// Heart Rate Measurement value is at handle 0x0029, the control point at 0x002C).
+@Suite struct RealCaptureDiscoveryTests {
+    @Test func miBandDeclaresHeartRateMeasurementAt0x0029() throws {
+        guard let file = SharedCaptures.load("miband2_ec521_btsnoop_hci.log") else {
+            print("skipping: \(SharedCaptures.path("miband2_ec521_btsnoop_hci.log")) is absent")
+            return
+        }
+        var declarations: [CharacteristicDeclaration] = []
+        for pdu in try SharedCaptures.singleFragmentATTPDUs(in: file) {
+            guard case .readByTypeResponse(let response) = try parse(pdu, { (c) throws(ParseError) in try ATTPDU(parsing: &c) }) else {
+                continue
+            }
+            try response.forEachEntry { (_, value) throws(ParseError) in
+                declarations.append(try CharacteristicDeclaration(parsingAll: value))
+            }
+        }
+        let heartRate = declarations.first { $0.uuid == GATTUUID.Characteristic.heartRateMeasurement }
+        #expect(heartRate?.valueHandle == 0x0029)
+        #expect(heartRate?.properties.contains(.notify) == true)
+        let controlPoint = declarations.first { $0.uuid == GATTUUID.Characteristic.heartRateControlPoint }
+        #expect(controlPoint?.valueHandle == 0x002C)
+        #expect(declarations.contains { $0.uuid == GATTUUID.Characteristic.currentTime })
     }
 }

@@ -56,6 +56,15 @@ import Testing
         #expect(encoded(measurement) == bytes("e6 50"))
     }
 
+    @Test func equalityIsEqualityOfTheEncodedBytes() {
+        #expect(HeartRateMeasurement(beatsPerMinute: 300) == HeartRateMeasurement(beatsPerMinute: 300, usesUInt16Format: true))
+        #expect(HeartRateMeasurement(beatsPerMinute: 70) != HeartRateMeasurement(beatsPerMinute: 70, usesUInt16Format: true))
+        #expect(HeartRateMeasurement(beatsPerMinute: 70, sensorContact: .detected)
+                == HeartRateMeasurement(beatsPerMinute: 70, sensorContact: .detected, unmodelledFlagBits: 0x02))
+        #expect(HeartRateMeasurement(beatsPerMinute: 70) != HeartRateMeasurement(beatsPerMinute: 70, unmodelledFlagBits: 0x02))
+        #expect(HeartRateMeasurement(beatsPerMinute: 70) != HeartRateMeasurement(beatsPerMinute: 70, rrIntervals: RRIntervals()))
+    }
+
     @Test func rrFlagWithNoIntervalsIsPresentButEmpty() throws {
         let measurement = try decode(HeartRateMeasurement.self, bytes("10 50"))
         #expect(measurement.rrIntervals == RRIntervals())
@@ -117,9 +126,8 @@ import Testing
                             beatsPerMinute: bpm, sensorContact: contact, energyExpended: energy, rrIntervals: rr,
                             usesUInt16Format: uint16, unmodelledFlagBits: extraBits | reserved)
                         let (decoded, wire, reencoded) = try roundTrip(measurement)
-                        var expected = measurement
-                        expected.usesUInt16Format = uint16 || bpm > 255
-                        #expect(decoded == expected)
+                        #expect(decoded == measurement)
+                        #expect(decoded.usesUInt16Format == (uint16 || bpm > 255))
                         #expect(reencoded == wire)
                         #expect(wire.count == measurement.encodedCount)
                         #expect((wire[0] & 0x08 != 0) == (energy != nil))
