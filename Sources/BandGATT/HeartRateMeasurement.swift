@@ -9,8 +9,8 @@ import BandWire
 /// |---|---|---|---|
 /// | 0 | 1 | flags | always |
 /// | 1 | 1 or 2 | heart rate, bpm: uint8, or uint16 when flags bit 0 | always |
-/// | +0 | 2 | energy expended, kJ since the last reset, saturating at 65535 | flags bit 3 |
-/// | +0 | 2·n | RR-intervals, 1/1024 s, oldest first; n = remaining bytes / 2 | flags bit 4 |
+/// | next | 2 | energy expended, kJ since the last reset, saturating at 65535 | flags bit 3 |
+/// | next | 2·n | RR-intervals, 1/1024 s, oldest first; n = remaining bytes / 2 | flags bit 4 |
 ///
 /// Flags: bit 0 value format; bits 1–2 sensor contact (0b0x = not supported, 0b10 = supported,
 /// no contact, 0b11 = contact); bit 3 energy expended present; bit 4 RR-intervals present;

@@ -60,8 +60,12 @@ extension SimulatedBand {
             // No characteristic is longer than one Write Request can carry; queued writes are
             // not offered (§3.4.6).
             sendError(.requestNotSupported, request: opcode, handle: request.handle)
-        case .executeWriteRequest, .readMultipleRequest:
+        case .executeWriteRequest, .readMultipleRequest, .readMultipleVariableRequest:
             sendError(.requestNotSupported, request: opcode, handle: 0)
+        case .signedWriteCommand:
+            // Signed writes need a CSRK from SMP bonding, which the band does not do; a command
+            // gets no answer (§3.4.5.4).
+            break
         case .handleValueConfirmation:
             indicationConfirmed()
         case .unknown(let unknown, _):
@@ -71,7 +75,8 @@ extension SimulatedBand {
         case .errorResponse, .exchangeMTUResponse, .findInformationResponse, .findByTypeValueResponse,
              .readByTypeResponse, .readResponse, .readBlobResponse, .readMultipleResponse,
              .readByGroupTypeResponse, .writeResponse, .prepareWriteResponse, .executeWriteResponse,
-             .handleValueNotification, .handleValueIndication:
+             .handleValueNotification, .handleValueIndication, .readMultipleVariableResponse,
+             .multipleHandleValueNotification:
             // The band is a server only; a client sending server PDUs is ignored.
             break
         }

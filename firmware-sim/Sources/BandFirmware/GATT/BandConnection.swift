@@ -24,9 +24,23 @@ final class BandConnection {
     var lastLiveNotified: LiveActivity?
     var lastBatteryNotified: UInt8?
 
+    /// Notifications dropped because the link had no room (the reader is not reading).
+    var congestionDrops = 0
+    private var writability = Poller()
+
     init(bearer: any ATTBearer, number: Int) {
         self.bearer = bearer
         self.number = number
+        if let descriptor = bearer.pollDescriptor { writability.watch(descriptor, for: .writable) }
+    }
+
+    /// True when a PDU can be sent without blocking. Like a radio's few transmit buffers, a full
+    /// socket means "not now": notifications are dropped and history packets wait, instead of
+    /// stalling the band's one loop behind a reader that stopped reading.
+    var canSendWithoutBlocking: Bool {
+        guard let descriptor = bearer.pollDescriptor else { return true }
+        guard (try? writability.wait(timeout: .zero)) != nil else { return true }
+        return writability.readiness(of: descriptor).contains(.writable)
     }
 
     func configuration(_ characteristic: Characteristic) -> UInt16 { configurations[characteristic.rawValue] }

@@ -44,6 +44,13 @@ extension SimulatedBand {
     func notify(_ characteristic: Characteristic, _ encodeValue: (inout ByteWriter) -> Void) -> Bool {
         guard let current = connection else { return false }
         guard current.notifying(characteristic) else { return true }
+        guard current.canSendWithoutBlocking else {
+            current.congestionDrops += 1
+            if current.congestionDrops == 1 || current.congestionDrops % 1000 == 0 {
+                log("connection \(current.number): link congested, \(current.congestionDrops) notification(s) dropped so far")
+            }
+            return true
+        }
         let capacity = min(current.mtu - 3, ATT.maximumAttributeValueLength)
         var writer = ByteWriter(UnsafeMutableRawBufferPointer(rebasing: transmitBuffer[3..<3 + capacity]))
         encodeValue(&writer)

@@ -46,8 +46,10 @@ struct BandCore {
     mutating func boot(at trueTime: BandInstant) {
         flash.bootEpoch &+= 1
         minute = nil
-        nextMinutePartial = true
-        counters = DailyCounters(localDay: clock.localDay(of: clock.now(at: trueTime)))
+        let now = clock.now(at: trueTime)
+        // Booting exactly on a minute boundary loses nothing of that minute.
+        nextMinutePartial = now.milliseconds.floorModulo(60_000) != 0
+        counters = DailyCounters(localDay: clock.localDay(of: now))
     }
 
     /// One second of sensing and bookkeeping at true time `trueTime`.

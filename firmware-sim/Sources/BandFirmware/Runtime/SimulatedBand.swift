@@ -1,5 +1,6 @@
 import BandATT
 import BandCrypto
+import BandGATT
 import BandLink
 import BandProtocol
 import BandWire
@@ -39,7 +40,7 @@ public final class SimulatedBand {
     let transmitBuffer: UnsafeMutableRawBufferPointer
     let valueBuffer: UnsafeMutableRawBufferPointer
     /// The Adjust Reason last applied to the clock (CTS 1.1 §3.1.1).
-    var adjustReason: UInt8 = 0
+    var adjustReason: CurrentTime.AdjustReason = []
     var heartRateNotificationCount = 0
     /// True once a pairing prompt is out and no answer has come yet (for `--confirm ask`).
     public var pairingPromptPending: Bool { connection?.pairing != nil && connection?.pairing?.answer == nil && configuration.confirmation == .ask }
@@ -124,7 +125,7 @@ public final class SimulatedBand {
         if let pairing = connection?.pairing, pairing.deadline < deadline { deadline = pairing.deadline }
         return deadline
     }
-    /// A history transfer is sending: the event loop should come back without waiting.
+    /// A history transfer is sending: the event loop should come back as soon as the link has room.
     public var hasPendingWork: Bool { connection?.transfer != nil && connection?.awaitingConfirmation == false }
 
     // MARK: Connections

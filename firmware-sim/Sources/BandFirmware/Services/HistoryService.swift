@@ -88,6 +88,8 @@ extension SimulatedBand {
                 }
                 return
             }
+            // A full link means "later", never a lost packet: the event loop waits for room.
+            guard current.canSendWithoutBlocking else { return }
             let perPacket = UInt32(HistoryDataPacket.recordCapacity(mtu: current.mtu))
             let inPacket = min(perPacket, transfer.count - transfer.sent)
             let packetNumber = transfer.packetNumber
