@@ -29,12 +29,15 @@ public final class BandRunner {
 
     public enum Ending: Equatable, CustomStringConvertible {
         case signal(Int32)
+        /// The stop descriptor became readable (``BackgroundBand/stop()``).
+        case stopped
         case connections(Int)
         case duration(Duration)
 
         public var description: String {
             switch self {
             case .signal(let number): "stopped by signal \(number)"
+            case .stopped: "stopped"
             case .connections(let count): "\(count) connection(s) served"
             case .duration(let duration): "simulated \(duration.wholeMilliseconds / 1000) s"
             }
@@ -67,8 +70,8 @@ public final class BandRunner {
         }
     }
 
-    /// Runs until a signal, `exitAfterConnections` or `exitAfterDuration`.
-    public func run(stop: StopSignals?) throws -> Ending {
+    /// Runs until a signal, `stopDescriptor` turns readable, `exitAfterConnections` or `exitAfterDuration`.
+    public func run(stop: StopSignals?, stopDescriptor: Int32? = nil) throws -> Ending {
         let clock = ContinuousClock()
         let realStart = clock.now
         let simulationStart = band.trueTime
@@ -93,6 +96,7 @@ public final class BandRunner {
             // What to wait for.
             for fd in poller.descriptors { poller.unwatch(fd) }
             if let stop { poller.watch(stop.pollDescriptor) }
+            if let stopDescriptor { poller.watch(stopDescriptor) }
             if band.isConnected, let fd = band.connectionDescriptor {
                 poller.watch(fd, for: band.hasPendingWork ? [.readable, .writable] : .readable)
             } else {
@@ -102,6 +106,7 @@ public final class BandRunner {
             var deadline = realInstant(of: band.nextDeadline)
             if flashDirty { deadline = min(deadline, lastSave + .seconds(1)) }
             try poller.wait(until: deadline)
+            if let stopDescriptor, poller.isReady(stopDescriptor) { return .stopped }
 
             // Accept a reader when the band is free (a connected band does not advertise).
             if !band.isConnected, poller.isReady(listener.pollDescriptor), let link = try listener.acceptLink() {
