@@ -1,0 +1,152 @@
+import BandWire
+
+/// One ATT PDU type, decoded and encoded *including* its opcode byte.
+///
+/// Decoders verify the opcode (``ParseError/Kind/invalidValue`` at offset 0 otherwise) and,
+/// where Core 5.4 Vol 3 Part F §3.4 gives the PDU a fixed size, reject trailing bytes.
+/// PDUs that end in a variable-length value take every remaining byte as the value.
+public protocol ATTPDUType: WireDecodable, WireEncodable, Equatable, Sendable {
+    static var opcode: ATTOpcode { get }
+}
+
+/// Everything after the opcode of a PDU the library does not model, or of any PDU up to the
+/// largest ATT_MTU (516 bytes: one more than fits in ``AttributeBytes`` would not be enough
+/// for list responses at ATT_MTU 517).
+public typealias ATTParameterBytes = FixedBytes<516>
+
+extension ByteCursor {
+    /// Reads the opcode byte and checks that it is `expected`.
+    @inlinable
+    mutating func readOpcode(_ expected: ATTOpcode) throws(ParseError) {
+        let start = self
+        let raw = try readUInt8("opcode")
+        guard raw == expected.rawValue else {
+            throw start.error(.invalidValue, "opcode")
+        }
+    }
+
+    /// Reads the rest of the PDU as an attribute value (at most 512 bytes).
+    mutating func readAttributeValue(_ field: StaticString = "attribute value") throws(ParseError) -> AttributeBytes {
+        let start = offset
+        let view = readRemaining()
+        guard view.count <= ATT.maximumAttributeValueLength else {
+            throw ParseError(.invalidValue, at: start + ATT.maximumAttributeValueLength, field: field)
+        }
+        return try AttributeBytes(copying: view, offset: start)
+    }
+
+    /// Reads the rest of the PDU into parameter storage (at most 516 bytes).
+    mutating func readParameters(_ field: StaticString) throws(ParseError) -> ATTParameterBytes {
+        let start = offset
+        let view = readRemaining()
+        guard view.count <= ATT.maximumParameterLength else {
+            throw ParseError(.invalidValue, at: start + ATT.maximumParameterLength, field: field)
+        }
+        return try ATTParameterBytes(copying: view, offset: start)
+    }
+
+    /// Reads a handle that §3.2.2 forbids to be 0x0000 (reserved) in this position.
+    mutating func readNonZeroHandle(_ field: StaticString) throws(ParseError) -> UInt16 {
+        let start = self
+        let handle = try readUInt16LE(field)
+        guard handle != 0 else { throw start.error(.invalidValue, field) }
+        return handle
+    }
+}
+
+extension FixedBytes {
+    /// Bytes that can still be appended.
+    var freeCapacity: Int { capacity - count }
+
+    /// Appends `bytes` whole, or nothing when they do not fit.
+    mutating func append(contentsOf bytes: UnsafeRawBufferPointer) -> Bool {
+        guard bytes.count <= capacity - count else { return false }
+        for byte in bytes { _ = append(byte) }
+        return true
+    }
+
+    /// Appends a little-endian UInt16, or nothing when it does not fit.
+    mutating func appendUInt16LE(_ value: UInt16) -> Bool {
+        guard capacity - count >= 2 else { return false }
+        _ = append(UInt8(truncatingIfNeeded: value))
+        _ = append(UInt8(truncatingIfNeeded: value >> 8))
+        return true
+    }
+
+    /// The little-endian UInt16 at `index`.
+    func uint16LE(at index: Int) -> UInt16 {
+        UInt16(self[index]) | UInt16(self[index + 1]) << 8
+    }
+}
+
+/// A start…end attribute handle range of a discovery request.
+///
+/// Decoders keep whatever the client sent: a server must answer an invalid range with an
+/// Error Response "Invalid Handle" naming the starting handle (Core 5.4 Vol 3 Part F
+/// §3.4.3.1, §3.4.4.1, §3.4.4.9), which it can only do if the request decoded.
+public struct ATTHandleRange: Hashable, Sendable {
+    public var start: UInt16
+    public var end: UInt16
+
+    public init(start: UInt16, end: UInt16) {
+        self.start = start
+        self.end = end
+    }
+
+    /// The whole handle space, 0x0001–0xFFFF, where discovery starts.
+    public static let all = ATTHandleRange(start: 0x0001, end: 0xFFFF)
+
+    /// A range a server may search: starting handle non-zero and not past the ending handle.
+    public var isValid: Bool { start != 0 && start <= end }
+
+    public func contains(_ handle: UInt16) -> Bool { handle >= start && handle <= end }
+
+    init(parsing input: inout ByteCursor) throws(ParseError) {
+        start = try input.readUInt16LE("starting handle")
+        end = try input.readUInt16LE("ending handle")
+    }
+
+    func encode(into output: inout ByteWriter) {
+        output.writeUInt16LE(start)
+        output.writeUInt16LE(end)
+    }
+}
+
+extension ByteCursor {
+    /// Reads the rest of a list response: one or more whole `entryLength`-byte entries, each
+    /// checked by `validate` with a cursor that reports PDU offsets.
+    ///
+    /// An empty list or a partial last entry is a truncated PDU (a server sends an Error
+    /// Response, never an empty list).
+    mutating func readEntryList(
+        entryLength: Int, _ field: StaticString,
+        validate: (inout ByteCursor) throws(ParseError) -> Void
+    ) throws(ParseError) -> ATTParameterBytes {
+        let start = offset
+        let all = readRemaining()
+        guard all.count <= ATT.maximumParameterLength else {
+            throw ParseError(.invalidValue, at: start + ATT.maximumParameterLength, field: field)
+        }
+        var entries = ByteCursor(all, baseOffset: start)
+        repeat {
+            var entry = try entries.readCursor(entryLength, field)
+            try validate(&entry)
+        } while !entries.isAtEnd
+        return try ATTParameterBytes(copying: all, offset: start)
+    }
+
+    /// Reads a 2- or 16-byte UUID that runs to the end of the PDU.
+    mutating func readTrailingUUID(_ field: StaticString) throws(ParseError) -> BluetoothUUID {
+        switch remaining {
+        case 2: return try BluetoothUUID(parsing: &self, width: 2)
+        case 16: return try BluetoothUUID(parsing: &self, width: 16)
+        case 17...:
+            var copy = self
+            try copy.skip(16)
+            throw copy.error(.trailingBytes, field)
+        default:
+            // 0, 1 or 3–15 bytes: a 16-bit or 128-bit UUID cut short.
+            throw error(.truncated, field)
+        }
+    }
+}

@@ -1,1 +1,0 @@
-// BandATT: placeholder until its first real file lands.

@@ -1,1 +1,0 @@
-// BandGATT: placeholder until its first real file lands.

@@ -1,0 +1,49 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where `bandsim serve` listens and `band --socket` connects by default.
+public enum SocketPath {
+    /// `$XDG_RUNTIME_DIR/bandkit/band.sock` (the per-user runtime directory, mode 0700 by
+    /// specification), else `/tmp/bandkit-<uid>/band.sock`.
+    public static func defaultPath(environment: [String: String] = currentEnvironment()) -> String {
+        "\(defaultDirectory(environment: environment))/band.sock"
+    }
+
+    /// The directory holding the default socket (see ``defaultPath(environment:)``).
+    public static func defaultDirectory(environment: [String: String] = currentEnvironment()) -> String {
+        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
+            return "\(runtime)/bandkit"
+        }
+        return "/tmp/bandkit-\(getuid())"
+    }
+
+    /// Creates `directory` (mode 0700) if missing. An existing directory is kept as it is;
+    /// anything else at that path is an error (`ENOTDIR`).
+    public static func prepareDirectory(_ directory: String, system: SystemCalls = .live) throws(LinkError) {
+        switch system.makeDirectory(path: directory, mode: 0o700) {
+        case .success: return
+        case .failure(.fileExists):
+            switch system.fileStatus(path: directory) {
+            case .success(let status) where status.st_mode & S_IFMT == S_IFDIR: return
+            case .success: throw .system("mkdir \(directory)", .notDirectory)
+            case .failure(let error): throw .system("lstat \(directory)", error)
+            }
+        case .failure(let error): throw .system("mkdir \(directory)", error)
+        }
+    }
+
+    /// The process environment as a dictionary.
+    public static func currentEnvironment() -> [String: String] {
+        var result: [String: String] = [:]
+        var entry = environ
+        while let pointer = entry.pointee {
+            let text = String(cString: pointer)
+            if let equals = text.firstIndex(of: "=") {
+                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            entry += 1
+        }
+        return result
+    }
+}

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Builds every libFuzzer harness fuzz/NAME/harness.swift into fuzz/bin/NAME.
+#
+#   fuzz/build.sh            # all harnesses
+#   fuzz/build.sh att        # just fuzz/att
+#
+# The library modules are compiled straight from Sources/ (no SwiftPM), instrumented for
+# libFuzzer and AddressSanitizer, one module at a time in dependency order, then linked
+# with each harness. Preconditions and overflow checks stay on (-O, not -Ounchecked): a
+# trap is a finding.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Modules in dependency order. A harness may import any of them.
+MODULES=(BandWire BandATT BandGATT)
+
+SANITIZE=(-sanitize=fuzzer,address)
+SWIFT_FLAGS=(-O -swift-version 6 -enable-upcoming-feature ExistentialAny -parse-as-library)
+OUT=fuzz/bin
+MOD="$OUT/modules"
+mkdir -p "$MOD"
+
+objects=()
+for module in "${MODULES[@]}"; do
+    sources=(Sources/"$module"/*.swift)
+    object="$MOD/$module.o"
+    # Rebuild when any source is newer than the object.
+    if [[ ! -f "$object" ]] || [[ -n "$(find Sources/"$module" -name '*.swift' -newer "$object" -print -quit)" ]]; then
+        echo "compiling $module" >&2
+        swiftc "${SWIFT_FLAGS[@]}" "${SANITIZE[@]}" -wmo -module-name "$module" -I "$MOD" \
+            -emit-module -emit-module-path "$MOD/$module.swiftmodule" \
+            -c "${sources[@]}" -o "$object"
+    fi
+    objects+=("$object")
+done
+
+if [[ $# -gt 0 ]]; then
+    names=("$@")
+else
+    names=()
+    for harness in fuzz/*/harness.swift; do
+        names+=("$(basename "$(dirname "$harness")")")
+    done
+fi
+
+for name in "${names[@]}"; do
+    harness="fuzz/$name/harness.swift"
+    [[ -f "$harness" ]] || { echo "no harness $harness" >&2; exit 64; }
+    echo "linking $OUT/$name" >&2
+    swiftc "${SWIFT_FLAGS[@]}" "${SANITIZE[@]}" -module-name "Fuzz_$name" -I "$MOD" \
+        -use-ld=lld "$harness" "${objects[@]}" -o "$OUT/$name"
+done
