@@ -10,13 +10,13 @@ final class EventPrinter {
     let showReadings: Bool
     private var lastProgress: ContinuousClock.Instant?
     private var lastPrintedSteps: UInt32?
-    private let timeFormatter: DateFormatter = {
+    private lazy var timeFormatter: DateFormatter = {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
         return formatter
     }()
-    private let isoFormatter = ISO8601DateFormatter()
+    private lazy var isoFormatter = ISO8601DateFormatter()
 
     init(json: Bool, showReadings: Bool) {
         self.json = json

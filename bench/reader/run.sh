@@ -9,8 +9,13 @@
 #      with `health export`) into a fresh store — the store's own bulk-write path, so the ratio
 #      is what the radio protocol, verification and mapping cost on top of storing;
 #   4. `band stream` against the band at --speed 600 for STREAM_SECONDS (default 60 s, i.e. 10
-#      band hours of one-second heart rate, cadence and counters), sampling the reader's RSS
-#      every second: it must stay flat.
+#      band hours of one-second heart rate, cadence and counters), sampling the reader's RSS and
+#      its private dirty memory (heap and stacks: what the process itself allocated, from
+#      /proc/PID/smaps_rollup) every second: the private memory must stay flat.
+#
+# RSS also counts the clean pages of the shared libraries every Swift process maps (Swift
+# runtime, Foundation and its ICU, OpenSSL, SQLite): about 20 MB for `band --help` alone. The
+# table shows both, so the reader's own footprint is visible.
 #
 # Targets (issue 5): a week in ≤ 2 s of reader CPU, peak RSS ≤ 30 MB, memory flat while
 # streaming. Prints a Markdown table for docs/performance.md; exits 1 if a target is missed.
@@ -51,6 +56,8 @@ stop_band() { kill "$sim_pid"; wait "$sim_pid" 2>/dev/null || true; sim_pid=""; 
 # Field from GNU time -v output.
 field() { grep -F "$1" "$2" | sed -E 's/.*: //'; }
 
+help_rss_kb=$( { /usr/bin/time -f "%M" "$bin/band" --help >/dev/null; } 2>&1 | tail -1)
+
 echo "==> simulated band with a week of history" >&2
 start_band 1 --history-days 7 --history-capacity 12000
 "$bin/band" pair "sim:$work/band.sock" >/dev/null 2>&1
@@ -79,19 +86,23 @@ start_band 600
   >"$work/stream.out" 2>"$work/stream.err" &
 stream_pid=$!
 : >"$work/rss.txt"
+: >"$work/private.txt"
 while kill -0 "$stream_pid" 2>/dev/null; do
-  awk '/^VmRSS/ { print $2 }' "/proc/$stream_pid/status" 2>/dev/null >>"$work/rss.txt" || true
+  awk '/^Rss:/ { print $2 }' "/proc/$stream_pid/smaps_rollup" 2>/dev/null >>"$work/rss.txt" || true
+  awk '/^Private_Dirty:/ { print $2 }' "/proc/$stream_pid/smaps_rollup" 2>/dev/null >>"$work/private.txt" || true
   sleep 1
 done
 wait "$stream_pid"
 readings=$(grep -c '"event":"reading"' "$work/stream.out" || true)
-# Flat: RSS in the last third of the run against the end of the first third.
-read -r rss_early rss_late rss_max < <(awk '{ v[NR] = $1; if ($1 > m) m = $1 } END {
+# Flat: the largest value in the last third of the run against the largest in the first third.
+thirds() { awk '{ v[NR] = $1; if ($1 > m) m = $1 } END {
   a = int(NR / 3); if (a < 1) a = 1; b = NR - a + 1; if (b < 1) b = 1
   early = 0; for (i = 1; i <= a; i++) if (v[i] > early) early = v[i]
   late = 0; for (i = b; i <= NR; i++) if (v[i] > late) late = v[i]
-  print early, late, m }' "$work/rss.txt")
-growth_kb=$((rss_late - rss_early))
+  print early, late, m }' "$1"; }
+read -r rss_early rss_late rss_max < <(thirds "$work/rss.txt")
+read -r private_early private_late private_max < <(thirds "$work/private.txt")
+growth_kb=$((private_late - private_early))
 
 mb() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 cat <<TABLE
@@ -105,12 +116,14 @@ cat <<TABLE
 | baseline: health import of the same samples | ${import_cpu} s CPU, $(mb "$import_rss_kb") MB | |
 | sync CPU / import CPU | ${ratio} | |
 | stream | ${stream_seconds} s at 600×, ${readings} readings | |
-| reader RSS while streaming (first third → last third, max) | $(mb "$rss_early") → $(mb "$rss_late") MB, max $(mb "$rss_max") MB | flat, ≤ 30 MB |
+| reader RSS while streaming (first third → last third, max) | $(mb "$rss_early") → $(mb "$rss_late") MB, max $(mb "$rss_max") MB | ≤ 30 MB |
+| reader private dirty memory while streaming (first third → last third) | $(mb "$private_early") → $(mb "$private_late") MB | flat |
+| \`band --help\` RSS (shared libraries, no work) | $(mb "$help_rss_kb") MB | |
 TABLE
 fail=0
 awk -v c="$sync_cpu" 'BEGIN { exit !(c <= 2.0) }' || { echo "MISSED: week sync took ${sync_cpu} s CPU (target ≤ 2 s)" >&2; fail=1; }
 [ "$sync_rss_kb" -le 30720 ] || { echo "MISSED: sync peak RSS $(mb "$sync_rss_kb") MB (target ≤ 30 MB)" >&2; fail=1; }
 [ "$rss_max" -le 30720 ] || { echo "MISSED: stream RSS $(mb "$rss_max") MB (target ≤ 30 MB)" >&2; fail=1; }
-[ "$growth_kb" -le 1024 ] || { echo "MISSED: stream RSS grew $growth_kb kB between the first and last third" >&2; fail=1; }
+[ "$growth_kb" -le 512 ] || { echo "MISSED: private memory grew $growth_kb kB between the first and last third of the stream" >&2; fail=1; }
 [ "$minutes" -ge 10080 ] || { echo "MISSED: only $minutes minutes synced" >&2; fail=1; }
 exit $fail
