@@ -8,7 +8,7 @@
 #   3. pairs with it (`band pair`), streams live readings for a short while (`band stream`,
 #      which syncs history first), syncs the history recorded meanwhile (`band sync`);
 #   4. prints today's totals from the store (`health stats … --today`) next to the band's own
-#      minute records (its --truth file) for the same day.
+#      minute records (its --truth file) for the same day: they agree.
 #
 # Everything lives in the temporary directory it prints (socket, flash image, keystore, store),
 # so the demo never touches your own keys or health store. Environment:
@@ -41,8 +41,9 @@ trap cleanup EXIT
 
 # The band's clock starts at the host's local time and zone, then runs $speed× faster.
 start=$(date +%Y-%m-%dT%H:%M:%S%:z)
+# It stops after three connections (pair, stream, sync), so its truth file ends with the sync.
 echo "==> bandsim serve: simulated band on $socket, clock ${speed}× from $start, one day of history"
-"$bin/bandsim" serve --socket "$socket" --speed "$speed" --start "$start" --history-days 1 \
+"$bin/bandsim" serve --socket "$socket" --speed "$speed" --start "$start" --history-days 1 --exit-after 3 \
   --truth "$demo/truth.ndjson" --state "$demo/flash.img" >"$demo/bandsim.log" 2>&1 &
 sim_pid=$!
 for _ in $(seq 1 200); do
@@ -58,8 +59,13 @@ echo "==> band pair sim:$socket"
 "$bin/band" pair "sim:$socket"
 echo "==> band stream sim:$socket --for $stream_for   (every 10th line shown)"
 "$bin/band" stream "sim:$socket" --store "$store" --for "$stream_for" --keep-band-clock | awk 'NR % 10 == 1'
+# Two band minutes later the band has recorded the minute the stream ended in; the sync stores its
+# record in place of the provisional live one.
+sleep $(( 120 / speed + 1 ))
 echo "==> band sync sim:$socket"
 "$bin/band" sync "sim:$socket" --store "$store" --keep-band-clock
+wait "$sim_pid" 2>/dev/null || true
+sim_pid=""
 
 today=$(date +%Y-%m-%d)
 echo "==> health stats … --today   (store: $store)"
@@ -73,7 +79,7 @@ for stat in avg min max; do
 done
 
 # The band's own records for today (local midnight to midnight, as UTC bounds), summed from its
-# --truth file, for comparison. A minute still in progress on the band is not recorded yet.
+# --truth file, for comparison.
 from=$(date -u -d "$today 00:00" +%Y-%m-%dT%H:%M:%SZ)
 to=$(date -u -d "$today 00:00 + 1 day" +%Y-%m-%dT%H:%M:%SZ)
 awk -v from="$from" -v to="$to" -v day="$today" '
