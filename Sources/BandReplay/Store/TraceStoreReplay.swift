@@ -180,10 +180,7 @@ public final class TraceStoreReplay {
         summary.connections.sort { $0.connection < $1.connection }
         summary.trace = secondOutcome
         summary.trace.records = max(firstOutcome.records, secondOutcome.records)
-        if let damage = secondOutcome.stoppedAt ?? firstOutcome.stoppedAt,
-           !(options.keepGoing && damage.kind == .truncatedTail) {
-            throw Failure.damaged(damage, summary)
-        }
+        if let damage = secondOutcome.stoppedAt ?? firstOutcome.stoppedAt { throw Failure.damaged(damage, summary) }
         if let unidentified = plan.unidentified { throw Failure.unidentifiedDevice(unidentified) }
         return summary
     }

@@ -227,13 +227,7 @@ struct ReplayCommand: Command {
         if outcome.skippedCount > outcome.skipped.count {
             note("skipped \(outcome.skippedCount - outcome.skipped.count) more damaged records")
         }
-        if let damage = outcome.stoppedAt {
-            if damage.kind == .truncatedTail && keepGoing {
-                note("skipped \(damage) (the capture ends inside this record)")
-            } else {
-                throw failure(damage)
-            }
-        }
+        if let damage = outcome.stoppedAt { throw failure(damage) }
         return (recording, outcome)
     }
 
@@ -289,6 +283,7 @@ struct ReplayCommand: Command {
         if total.historyTransfersDiscarded > 0 { errors.append("\(total.historyTransfersDiscarded) history transfers failed their checks") }
         if summary.anomalyCount > 0 { errors.append("\(summary.anomalyCount) readings not used") }
         lines.append("errors: " + (errors.isEmpty ? "none" : errors.joined(separator: ", ")))
+        for damage in trace.skipped.prefix(10) { lines.append("  skipped \(damage)") }
         for anomaly in summary.anomalies.prefix(10) { lines.append("  \(anomaly)") }
         let seconds = Double(elapsed / .milliseconds(1)) / 1000
         let minutes = total.liveMinutes + total.historyMinutes
