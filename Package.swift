@@ -30,7 +30,7 @@ let package = Package(
         .target(name: "BandATT", dependencies: ["BandWire"], swiftSettings: strict),
         .target(name: "BandGATT", dependencies: ["BandWire", "BandATT"], swiftSettings: strict),
         .target(name: "BandCrypto", dependencies: ["CCrypto"], swiftSettings: strict),
-        .target(name: "BandProtocol", dependencies: ["BandWire", "BandATT", "BandGATT"], swiftSettings: strict),
+        .target(name: "BandProtocol", dependencies: ["BandWire", "BandATT", "BandGATT", "BandCrypto"], swiftSettings: strict),
 
         // Traces: btsnoop, HCI, L2CAP reassembly, ATT extraction and decoding.
         .target(name: "BandTrace", dependencies: ["BandWire", "BandATT", "BandGATT", "BandProtocol"], swiftSettings: strict),
@@ -54,7 +54,8 @@ let package = Package(
         // Replay of recorded traces: into the store through the reader's code, or served to a live reader.
         .target(
             name: "BandReplay",
-            dependencies: ["BandWire", "BandATT", "BandGATT", "BandTrace", "BandLink", "BandReader", "HealthStore"],
+            dependencies: ["BandWire", "BandATT", "BandGATT", "BandTrace", "BandLink", "BandGATTClient", "BandReader",
+                           "HealthModel", "HealthStore"],
             swiftSettings: strict),
 
         // The simulated band firmware.
@@ -76,6 +77,11 @@ let package = Package(
             name: "band",
             dependencies: ["CommandKit", "BandLink", "BandBlueZ", "BandReader", "HealthStore", "HealthModel"],
             swiftSettings: strict),
+        // Radio probe over BlueZ (scan, advertise, ATT on L2CAP, pairing): Tests/radio and docs/real-hardware.md.
+        .executableTarget(
+            name: "bandradio",
+            dependencies: ["CommandKit", "BandWire", "BandLink", "BandBlueZ"],
+            swiftSettings: strict),
         .executableTarget(
             name: "health",
             dependencies: ["CommandKit", "HealthModel", "HealthStore"],
@@ -94,7 +100,8 @@ let package = Package(
         .testTarget(name: "BandFirmwareTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandProtocol", "BandLink", "BandFirmware", "BandTestSupport"],
                     path: "firmware-sim/Tests/BandFirmwareTests"),
         .testTarget(name: "BandReaderTests", dependencies: ["BandReader", "BandFirmware", "BandLink", "HealthStore", "HealthModel", "BandTestSupport"]),
-        .testTarget(name: "BandReplayTests", dependencies: ["BandReplay", "BandTrace", "BandLink", "BandATT", "HealthStore", "BandTestSupport"]),
+        .testTarget(name: "BandReplayTests", dependencies: ["BandReplay", "BandTrace", "BandLink", "BandATT", "HealthStore", "BandTestSupport",
+                                                         "BandWire", "BandGATT", "BandProtocol", "BandReader", "BandFirmware", "HealthModel"]),
         .testTarget(name: "CommandKitTests", dependencies: ["CommandKit"]),
         .testTarget(name: "EndToEndTests", dependencies: ["BandTestSupport"]),
     ],

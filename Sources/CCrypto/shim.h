@@ -5,4 +5,6 @@
 #include <openssl/hmac.h>
 #include <openssl/rand.h>
 #include <openssl/crypto.h>
+#include <openssl/params.h>
+#include <openssl/err.h>
 #endif

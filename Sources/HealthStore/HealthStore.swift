@@ -1,1 +1,165 @@
-// HealthStore: placeholder until its first real file lands.
+import Foundation
+import HealthModel
+
+/// A HealthKit-like store of health samples in one SQLite file.
+///
+/// Open one per process (`HealthStore(path:)` creates and migrates); many processes may open the
+/// same file: SQLite's WAL mode gives one writer and any number of concurrent readers, and a
+/// writer waits up to ``busyTimeoutMilliseconds`` for another's lock. Within a process an
+/// instance may be shared between threads: calls are serialized.
+///
+/// Every call names the app it acts for (``AppIdentity``). Writes need a write grant per type;
+/// reads follow HealthKit: an app without a read grant is not told so, it simply sees only the
+/// samples it wrote itself. ``AppIdentity/owner`` (the `health` command) sees and may do everything.
+public final class HealthStore: @unchecked Sendable {
+    public static let busyTimeoutMilliseconds: Int32 = 10_000
+
+    public let path: String
+    let connection: Connection
+    private let lock = NSLock()
+    /// Sample type identifiers ↔ rows of `sample_type`; fixed once the store is open.
+    let typeIDs: [SampleType: Int64]
+    let typesByID: [Int64: SampleType]
+    /// Known rows of `app` and `device`; entries made by a rolled-back transaction are removed.
+    var appIDs: [String: Int64] = [:]
+    var deviceIDs: [DeviceInfo: Int64] = [:]
+
+    /// `BANDKIT_STORE`, else `$XDG_DATA_HOME/bandkit/health.sqlite` (`~/.local/share` when unset).
+    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        StoreFile.defaultPath(environment: environment)
+    }
+
+    /// Opens the store at `path`, creating the file (mode 0600) and applying missing migrations.
+    public init(path: String) throws {
+        self.path = path
+        try StoreFile.createIfMissing(path)
+        connection = try Connection.open(path: path, create: true).get()
+        connection.setBusyTimeout(milliseconds: HealthStore.busyTimeoutMilliseconds)
+        // WAL: readers never block the writer nor each other. synchronous=NORMAL is durable
+        // against application crashes and never corrupts; a power loss may drop the last commits.
+        try connection.execute("""
+            PRAGMA journal_mode = WAL;
+            PRAGMA synchronous = NORMAL;
+            PRAGMA foreign_keys = ON;
+            PRAGMA cache_size = -65536;
+            PRAGMA temp_store = MEMORY;
+            """).get()
+        _ = try Migrator.migrate(connection, now: Date().microsecondsSince1970).get()
+        var ids: [SampleType: Int64] = [:]
+        try HealthStore.registerTypes(connection, into: &ids)
+        typeIDs = ids
+        typesByID = Dictionary(uniqueKeysWithValues: ids.map { ($1, $0) })
+        try ensureMergedHours()
+    }
+
+    private static func registerTypes(_ connection: Connection, into ids: inout [SampleType: Int64]) throws(HealthStoreError) {
+        func load() throws(HealthStoreError) {
+            let select = try connection.cached("SELECT id, identifier FROM sample_type").get()
+            defer { select.reset() }
+            let byName = Dictionary(uniqueKeysWithValues: SampleType.all.map { ($0.identifier, $0) })
+            while try select.step().get() {
+                if let name = select.text(1), let type = byName[name] { ids[type] = select.int64(0) }
+            }
+        }
+        try load()
+        if ids.count == SampleType.all.count { return }
+        try connection.execute("BEGIN IMMEDIATE").get()
+        do {
+            let insert = try connection.cached("INSERT INTO sample_type (identifier) VALUES (?) ON CONFLICT DO NOTHING").get()
+            for type in SampleType.all {
+                insert.bind(1, type.identifier)
+                try insert.run().get()
+            }
+            try connection.execute("COMMIT").get()
+        } catch {
+            _ = connection.execute("ROLLBACK")
+            throw error
+        }
+        try load()
+    }
+
+    /// Runs `body` with exclusive use of the connection.
+    func withConnection<T>(_ body: (Connection) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(connection)
+    }
+
+    /// Runs `body` in one read transaction: every statement sees the same snapshot.
+    func read<T>(_ body: (Connection) throws -> T) throws -> T {
+        try withConnection { connection in
+            try connection.execute("BEGIN").get()
+            do {
+                let result = try body(connection)
+                try connection.execute("COMMIT").get()
+                return result
+            } catch {
+                _ = connection.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    func typeID(_ type: SampleType) -> Int64 {
+        // Every SampleType is registered at open; a miss would be a programming error.
+        typeIDs[type]!
+    }
+
+    /// The row of an app, or nil when it never wrote anything.
+    func existingAppID(_ bundleID: String, _ connection: Connection) throws(HealthStoreError) -> Int64? {
+        if let id = appIDs[bundleID] { return id }
+        let id = try connection.scalar("SELECT id FROM app WHERE bundle_id = ?") { $0.bind(1, bundleID) }.get()
+        if let id { appIDs[bundleID] = id }
+        return id
+    }
+
+    // MARK: Writing
+
+    /// Runs `body` in one write transaction on behalf of `app`: everything it saves, deletes and
+    /// sets is committed together, or nothing is when it throws.
+    ///
+    /// Bulk writes belong in one call: statements are prepared once and reused, and the whole
+    /// batch is one commit.
+    @discardableResult
+    public func write<T>(as app: AppIdentity, _ body: (WriteTransaction) throws -> T) throws -> T {
+        try withConnection { connection in
+            try connection.execute("BEGIN IMMEDIATE").get()
+            let transaction: WriteTransaction
+            do {
+                let anchor = try connection.scalar("SELECT anchor FROM change_counter WHERE id = 1").get() ?? 0
+                transaction = WriteTransaction(store: self, connection: connection, app: app, anchor: anchor)
+            } catch {
+                _ = connection.execute("ROLLBACK")
+                throw error
+            }
+            do {
+                let result = try body(transaction)
+                try transaction.finish()
+                try connection.execute("COMMIT").get()
+                transaction.isOpen = false
+                return result
+            } catch {
+                transaction.isOpen = false
+                if !connection.isAutocommit { _ = connection.execute("ROLLBACK") }
+                for bundleID in transaction.createdApps { appIDs[bundleID] = nil }
+                for device in transaction.createdDevices { deviceIDs[device] = nil }
+                throw error
+            }
+        }
+    }
+
+    // MARK: App state
+
+    /// A value an app stored with ``WriteTransaction/setAppState(_:_:)``, or nil.
+    public func appState(app: String, key: String) throws -> String? {
+        try withConnection { connection in
+            let statement = try connection.cached("""
+                SELECT s.value FROM app_state s JOIN app a ON a.id = s.app_id WHERE a.bundle_id = ? AND s.key = ?
+                """).get()
+            defer { statement.reset() }
+            statement.bind(1, app)
+            statement.bind(2, key)
+            return try statement.step().get() ? statement.text(0) : nil
+        }
+    }
+}

@@ -1,7 +1,17 @@
 import CommandKit
+#if canImport(Glibc)
+import Glibc
+#endif
 
-struct Root: Command {
-    static let configuration = CommandConfiguration(name: "health", abstract: "(under construction)")
+/// `health`: the HealthKit-like store on the command line (docs/architecture.md, "HealthModel / HealthStore").
+struct Health: Command {
+    static let configuration = CommandConfiguration(
+        name: "health", abstract: "A HealthKit-like health store: samples, merged statistics, sources, grants.",
+        discussion: "Global option: --store PATH (or BANDKIT_STORE); default $XDG_DATA_HOME/bandkit/health.sqlite.",
+        subcommands: [AddCommand.self, BMICommand.self, ImportCommand.self, ExportCommand.self, QueryCommand.self,
+                      StatsCommand.self, SourcesCommand.self, PriorityCommand.self, ProfileCommand.self,
+                      GrantCommand.self, RevokeCommand.self, ChangesCommand.self])
 }
 
-CommandRunner.main(Root.self)
+let code = CommandRunner.run(Health.self, arguments: GlobalOptions.movingStoreAfterSubcommand(Array(CommandLine.arguments.dropFirst())))
+exit(code.rawValue)

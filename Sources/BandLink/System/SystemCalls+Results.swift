@@ -153,6 +153,50 @@ extension SystemCalls {
         retryingInterrupts { fcntl(fd, command, argument) }
     }
 
+    package func open(path: String, flags: Int32, mode: mode_t = 0) -> Result<Int32, Errno> {
+        retryingInterrupts { open(path, flags | O_CLOEXEC, mode) }
+    }
+
+    package func synchronize(_ fd: Int32) -> Result<Void, Errno> {
+        retryingInterrupts { fsync(fd) }.map { _ in () }
+    }
+
+    package func rename(from source: String, to destination: String) -> Result<Void, Errno> {
+        retryingInterrupts { rename(source, destination) }.map { _ in () }
+    }
+
+    /// Writes all of `bytes`, continuing after short writes (regular files and pipes).
+    package func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Result<Void, Errno> {
+        var offset = 0
+        while offset < bytes.count {
+            switch write(fd, UnsafeRawBufferPointer(rebasing: bytes[offset...])) {
+            case .success(let count): offset += count
+            case .failure(let error): return .failure(error)
+            }
+        }
+        return .success(())
+    }
+
+    /// Reads a whole (small) file.
+    package func readFile(path: String) -> Result<[UInt8], Errno> {
+        let fd: Int32
+        switch open(path: path, flags: O_RDONLY) {
+        case .success(let opened): fd = opened
+        case .failure(let error): return .failure(error)
+        }
+        defer { _ = close(descriptor: fd) }
+        var contents: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let result = chunk.withUnsafeMutableBytes { read(fd, into: $0) }
+            switch result {
+            case .success(0): return .success(contents)
+            case .success(let count): contents += chunk[0..<count]
+            case .failure(let error): return .failure(error)
+            }
+        }
+    }
+
     /// A pipe whose ends are both close-on-exec and non-blocking (the self-pipe shape).
     package func nonBlockingPipe() -> Result<(read: Int32, write: Int32), Errno> {
         var ends: (Int32, Int32) = (-1, -1)

@@ -38,6 +38,9 @@ public struct SystemCalls: Sendable {
     public var pipe: @Sendable (_ fds: UnsafeMutablePointer<Int32>) -> Int32
     public var read: @Sendable (_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int
     public var write: @Sendable (_ fd: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int
+    public var open: @Sendable (_ path: UnsafePointer<CChar>, _ flags: Int32, _ mode: mode_t) -> Int32
+    public var fsync: @Sendable (_ fd: Int32) -> Int32
+    public var rename: @Sendable (_ from: UnsafePointer<CChar>, _ to: UnsafePointer<CChar>) -> Int32
 
     public init(
         socket: @escaping @Sendable (Int32, Int32, Int32) -> Int32,
@@ -59,7 +62,10 @@ public struct SystemCalls: Sendable {
         fcntl: @escaping @Sendable (Int32, Int32, Int32) -> Int32,
         pipe: @escaping @Sendable (UnsafeMutablePointer<Int32>) -> Int32,
         read: @escaping @Sendable (Int32, UnsafeMutableRawPointer?, Int) -> Int,
-        write: @escaping @Sendable (Int32, UnsafeRawPointer?, Int) -> Int
+        write: @escaping @Sendable (Int32, UnsafeRawPointer?, Int) -> Int,
+        open: @escaping @Sendable (UnsafePointer<CChar>, Int32, mode_t) -> Int32,
+        fsync: @escaping @Sendable (Int32) -> Int32,
+        rename: @escaping @Sendable (UnsafePointer<CChar>, UnsafePointer<CChar>) -> Int32
     ) {
         self.socket = socket
         self.socketpair = socketpair
@@ -81,6 +87,9 @@ public struct SystemCalls: Sendable {
         self.pipe = pipe
         self.read = read
         self.write = write
+        self.open = open
+        self.fsync = fsync
+        self.rename = rename
     }
 
     /// The C library.
@@ -104,7 +113,10 @@ public struct SystemCalls: Sendable {
         fcntl: { Glibc.fcntl($0, $1, $2) },
         pipe: { Glibc.pipe($0) },
         read: { Glibc.read($0, $1, $2) },
-        write: { Glibc.write($0, $1, $2) }
+        write: { Glibc.write($0, $1, $2) },
+        open: { Glibc.open($0, $1, $2) },
+        fsync: { Glibc.fsync($0) },
+        rename: { Glibc.rename($0, $1) }
     )
 }
 

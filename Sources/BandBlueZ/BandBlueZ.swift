@@ -1,1 +1,0 @@
-// BandBlueZ: placeholder until its first real file lands.

@@ -1,0 +1,81 @@
+import BandLink
+
+/// Answers the kernel's pairing questions for one adapter when no bluetoothd agent runs, and
+/// keeps the keys pairing produced.
+///
+/// With `BT_SECURITY` medium or higher the kernel pairs (SMP) on connect, and even for Just
+/// Works it asks user space to confirm (User Confirmation Request, Confirm_Hint 1); nobody
+/// answering means SMP times out after 30 s and `connect` fails with `EACCES`. This agent
+/// confirms Just Works on its adapter only (another process may own the other one), refuses
+/// passkey entry (BandKit declares NoInputNoOutput, so a passkey request means the peer
+/// demands MITM protection BandKit cannot give), and saves every New Long Term Key whose
+/// Store_Hint is set.
+///
+/// Single-threaded: put ``pollDescriptor`` in the caller's `poll()` set (or pass the agent to
+/// ``L2CAPATTLink/connect(to:from:security:timeout:agent:system:)``) and call
+/// ``handlePendingEvents()`` when it is readable.
+public final class PairingAgent {
+    public let adapter: BlueZAdapter
+    public let adapterAddress: BluetoothAddress
+    public let keyStore: LongTermKeyStore?
+    /// Called with one line per thing the agent did, for logs.
+    public var log: (String) -> Void
+
+    public init(adapter: BlueZAdapter, keyStore: LongTermKeyStore?, log: @escaping (String) -> Void = { _ in }) throws(LinkError) {
+        self.adapter = adapter
+        self.adapterAddress = try adapter.address()
+        self.keyStore = keyStore
+        self.log = log
+    }
+
+    public var pollDescriptor: Int32 { adapter.management.pollDescriptor }
+
+    /// Loads this adapter's stored keys into the kernel. Returns how many.
+    @discardableResult
+    public func restoreKeys() throws(LinkError) -> Int {
+        guard let keyStore else { return 0 }
+        let keys: [LongTermKey]
+        do throws(KeyFileError) { keys = try keyStore.keys(forAdapter: adapterAddress) } catch {
+            throw .system("load keys: \(error)", Errno(rawValue: 74))
+        }
+        try adapter.loadLongTermKeys(keys)
+        log("loaded \(keys.count) long-term key(s) for \(adapter.name)")
+        return keys.count
+    }
+
+    /// Handles every event waiting now (never blocks); returns them for callers that follow
+    /// connections (Device Connected/Disconnected).
+    @discardableResult
+    public func handlePendingEvents() throws(LinkError) -> [ManagementEvent] {
+        var events: [ManagementEvent] = []
+        while let event = try adapter.management.nextEvent(timeout: .zero) {
+            try handle(event)
+            events.append(event)
+        }
+        return events
+    }
+
+    /// Acts on one event if it concerns this adapter.
+    public func handle(_ event: ManagementEvent) throws(LinkError) {
+        switch event {
+        case .userConfirmationRequest(adapter.index, let peer, let hint, let value):
+            log("\(adapter.name): confirming pairing with \(peer) (\(hint == 1 ? "Just Works" : "numeric comparison \(value)"))")
+            try adapter.management.send(ManagementPacket(.userConfirmationReply, controllerIndex: adapter.index,
+                                                         parameters: ManagementEvent.addressParameters(peer)))
+        case .userPasskeyRequest(adapter.index, let peer):
+            log("\(adapter.name): refusing passkey entry requested by \(peer) (no input capability)")
+            try adapter.management.send(ManagementPacket(.userPasskeyNegativeReply, controllerIndex: adapter.index,
+                                                         parameters: ManagementEvent.addressParameters(peer)))
+        case .newLongTermKey(adapter.index, let key, let storeHint):
+            log("\(adapter.name): new long-term key for \(key.peer)\(storeHint ? "" : " (not to be stored)")")
+            guard storeHint, let keyStore else { return }
+            do throws(KeyFileError) { try keyStore.save(key, adapter: adapterAddress) } catch {
+                throw .system("save key: \(error)", Errno(rawValue: 5))
+            }
+        case .authenticationFailed(adapter.index, let peer, let status):
+            log("\(adapter.name): pairing with \(peer) failed: \(status)")
+        default:
+            break
+        }
+    }
+}

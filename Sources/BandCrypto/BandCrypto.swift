@@ -1,1 +1,0 @@
-// BandCrypto: placeholder until its first real file lands.

@@ -1,1 +1,0 @@
-// BandGATTClient: placeholder until its first real file lands.

@@ -1,1 +1,0 @@
-// BandProtocol: placeholder until its first real file lands.

@@ -1,0 +1,96 @@
+import BandWire
+
+/// One minute of history, as stored in the band's flash ring and sent in ``HistoryDataPacket``s.
+///
+/// Fixed 16 bytes so a record is addressable by sequence number alone and one fits a default-MTU
+/// notification next to the packet header. The minute is identified by its UTC start plus the
+/// offset that was in force, so a reader never guesses the day from its own time zone (GB's
+/// `sameDay()` uses the host's; itd truncates half-hour zones — peers.md).
+///
+/// | offset | bytes | field | unit |
+/// |---|---|---|---|
+/// | 0 | 4 | minute start | uint32 LE, s since 1970-01-01 UTC, multiple of 60 |
+/// | 4 | 1 | UTC offset in force | ``LocalTimeOffset``, sint8 ×15 min |
+/// | 5 | 1 | flags | ``MinuteRecordFlags`` |
+/// | 6 | 2 | steps | uint16 LE |
+/// | 8 | 2 | distance | uint16 LE, decimetres |
+/// | 10 | 2 | active energy | uint16 LE, 0.1 kcal |
+/// | 12 | 1 | heart rate average | uint8 bpm, 0 when flag bit 1 clear |
+/// | 13 | 1 | heart rate minimum | uint8 bpm, 0 when flag bit 1 clear |
+/// | 14 | 1 | heart rate maximum | uint8 bpm, 0 when flag bit 1 clear |
+/// | 15 | 1 | reserved | 0; readers ignore it |
+///
+/// Errors: a start that is not on a minute boundary, or heart-rate bytes that contradict
+/// flag bit 1 or are not `0 < min ≤ avg ≤ max`, are ``ParseError/Kind/invalidValue``.
+public struct MinuteRecord: Hashable, Sendable, WireCodable {
+    public static let size = 16
+
+    public var minuteStart: UInt32
+    public var utcOffset: LocalTimeOffset
+    /// Flags as sent; ``MinuteRecordFlags/heartRatePresent`` always agrees with ``heartRate``.
+    public var flags: MinuteRecordFlags
+    public var steps: UInt16
+    public var distanceDecimetres: UInt16
+    public var energyDecikilocalories: UInt16
+    public var heartRate: HeartRateSummary?
+
+    public init(minuteStart: UInt32, utcOffset: LocalTimeOffset, flags: MinuteRecordFlags, steps: UInt16,
+                distanceDecimetres: UInt16, energyDecikilocalories: UInt16, heartRate: HeartRateSummary?) {
+        precondition(minuteStart % 60 == 0, "minute start must be on a minute boundary")
+        precondition(heartRate?.isConsistent ?? true, "heart rate summary must satisfy 0 < min <= avg <= max")
+        self.minuteStart = minuteStart
+        self.utcOffset = utcOffset
+        var flags = flags
+        if heartRate == nil { flags.remove(.heartRatePresent) } else { flags.insert(.heartRatePresent) }
+        self.flags = flags
+        self.steps = steps
+        self.distanceDecimetres = distanceDecimetres
+        self.energyDecikilocalories = energyDecikilocalories
+        self.heartRate = heartRate
+    }
+
+    public var worn: Bool { flags.contains(.worn) }
+
+    public init(parsing input: inout ByteCursor) throws(ParseError) {
+        let startOffset = input.offset
+        minuteStart = try input.readUInt32LE("minute start")
+        utcOffset = try LocalTimeOffset(parsing: &input)
+        flags = MinuteRecordFlags(rawValue: try input.readUInt8("minute flags"))
+        steps = try input.readUInt16LE("minute steps")
+        distanceDecimetres = try input.readUInt16LE("minute distance")
+        energyDecikilocalories = try input.readUInt16LE("minute active energy")
+        let hrOffset = input.offset
+        let average = try input.readUInt8("heart rate average")
+        let minimum = try input.readUInt8("heart rate minimum")
+        let maximum = try input.readUInt8("heart rate maximum")
+        _ = try input.readUInt8("reserved")
+        guard minuteStart % 60 == 0 else {
+            throw ParseError(.invalidValue, at: startOffset, field: "minute start (not on a minute boundary)")
+        }
+        if flags.contains(.heartRatePresent) {
+            let summary = HeartRateSummary(average: average, minimum: minimum, maximum: maximum)
+            guard summary.isConsistent else {
+                throw ParseError(.invalidValue, at: hrOffset, field: "heart rate summary (needs 0 < min <= avg <= max)")
+            }
+            heartRate = summary
+        } else {
+            guard average == 0, minimum == 0, maximum == 0 else {
+                throw ParseError(.invalidValue, at: hrOffset, field: "heart rate bytes (must be 0 when not measured)")
+            }
+            heartRate = nil
+        }
+    }
+
+    public func encode(into output: inout ByteWriter) {
+        output.writeUInt32LE(minuteStart)
+        utcOffset.encode(into: &output)
+        output.writeUInt8(flags.rawValue)
+        output.writeUInt16LE(steps)
+        output.writeUInt16LE(distanceDecimetres)
+        output.writeUInt16LE(energyDecikilocalories)
+        output.writeUInt8(heartRate?.average ?? 0)
+        output.writeUInt8(heartRate?.minimum ?? 0)
+        output.writeUInt8(heartRate?.maximum ?? 0)
+        output.writeUInt8(0)
+    }
+}

@@ -1,1 +1,0 @@
-// BandReader: placeholder until its first real file lands.

@@ -1,0 +1,202 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The bands this host has paired with, and the secret each shares with us.
+///
+/// One JSON file, `$XDG_CONFIG_HOME/bandkit/keys.json` (`~/.config/bandkit/keys.json` when the
+/// variable is unset), mode 0600 in a 0700 directory. Written whole to a temporary file in the
+/// same directory (created 0600, fsynced) and renamed over the old one, so a crash leaves either
+/// the old or the new file, never half of one and never a moment where the key is world-readable.
+/// A file readable by group or others is refused, as ssh refuses such a private key.
+public struct Keystore: Sendable {
+    public let path: String
+
+    public init(path: String) { self.path = path }
+
+    /// The default location, from the environment.
+    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
+            return xdg + "/bandkit/keys.json"
+        }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        return home + "/.config/bandkit/keys.json"
+    }
+
+    /// Every paired band, ordered by address.
+    public func load() throws(KeystoreError) -> [PairedBand] {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            if errno == ENOENT { return [] }
+            throw KeystoreError(path: path, reason: "cannot stat: \(String(cString: strerror(errno)))")
+        }
+        guard info.st_mode & 0o077 == 0 else {
+            throw KeystoreError(path: path, reason: "is accessible by group or others (mode \(String(info.st_mode & 0o777, radix: 8))); run chmod 600 on it")
+        }
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw KeystoreError(path: path, reason: "cannot read: \(error.localizedDescription)")
+        }
+        do {
+            let file = try JSONDecoder().decode(KeystoreFile.self, from: data)
+            guard file.version == KeystoreFile.currentVersion else {
+                throw KeystoreError(path: path, reason: "version \(file.version) is not the supported \(KeystoreFile.currentVersion)")
+            }
+            return file.bands.sorted { $0.address < $1.address }
+        } catch let error as KeystoreError {
+            throw error
+        } catch {
+            throw KeystoreError(path: path, reason: "is not a valid keystore: \(error)")
+        }
+    }
+
+    public func band(_ address: String) throws(KeystoreError) -> PairedBand? {
+        try load().first { $0.address == address }
+    }
+
+    /// Adds or replaces the entry for `band.address`.
+    public func save(_ band: PairedBand) throws(KeystoreError) {
+        var bands = try load().filter { $0.address != band.address }
+        bands.append(band)
+        try write(bands)
+    }
+
+    /// Removes a band; returns whether it was there.
+    @discardableResult
+    public func remove(_ address: String) throws(KeystoreError) -> Bool {
+        let bands = try load()
+        let kept = bands.filter { $0.address != address }
+        guard kept.count != bands.count else { return false }
+        try write(kept)
+        return true
+    }
+
+    private func write(_ bands: [PairedBand]) throws(KeystoreError) {
+        let directory = (path as NSString).deletingLastPathComponent
+        try makeDirectory(directory)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let data: Data
+        do {
+            data = try encoder.encode(KeystoreFile(version: KeystoreFile.currentVersion, bands: bands.sorted { $0.address < $1.address }))
+        } catch {
+            throw KeystoreError(path: path, reason: "cannot encode: \(error)")
+        }
+        let temporary = path + ".tmp.\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw KeystoreError(path: temporary, reason: "cannot create: \(String(cString: strerror(errno)))") }
+        // O_CREAT's mode is filtered by the umask and ignored for an existing file: force it.
+        var ok = fchmod(fd, 0o600) == 0
+        ok = ok && data.withUnsafeBytes { raw -> Bool in
+            var offset = 0
+            while offset < raw.count {
+                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 { if errno == EINTR { continue }; return false }
+                offset += n
+            }
+            return true
+        }
+        ok = ok && fsync(fd) == 0
+        let failure = errno
+        close(fd)
+        guard ok, rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(ok ? errno : failure))
+            unlink(temporary)
+            throw KeystoreError(path: path, reason: "cannot write: \(reason)")
+        }
+    }
+
+    private func makeDirectory(_ directory: String) throws(KeystoreError) {
+        var components: [String] = []
+        var current = directory
+        while !current.isEmpty, current != "/", access(current, F_OK) != 0 {
+            components.append(current)
+            current = (current as NSString).deletingLastPathComponent
+        }
+        for component in components.reversed() {
+            if mkdir(component, 0o700) != 0, errno != EEXIST {
+                throw KeystoreError(path: component, reason: "cannot create directory: \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+}
+
+/// One paired band: its address, the shared key, and what it told us about itself.
+public struct PairedBand: Codable, Equatable, Sendable {
+    /// ``BandAddress/keystoreKey``.
+    public var address: String
+    /// The random identity this host gave itself when pairing with this band (the band files
+    /// our key under it).
+    public var readerID: UInt64
+    /// The band's authentication key (hex in the file).
+    public var key: [UInt8]
+    public var device: BandDeviceInfo
+    public var pairedAt: Date
+
+    public init(address: String, readerID: UInt64, key: [UInt8], device: BandDeviceInfo, pairedAt: Date) {
+        self.address = address
+        self.readerID = readerID
+        self.key = key
+        self.device = device
+        self.pairedAt = pairedAt
+    }
+
+    enum CodingKeys: String, CodingKey { case address, readerID = "reader_id", key, device, pairedAt = "paired_at" }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        address = try container.decode(String.self, forKey: .address)
+        let readerText = try container.decode(String.self, forKey: .readerID)
+        guard let readerID = UInt64(readerText, radix: 16) else {
+            throw DecodingError.dataCorruptedError(forKey: .readerID, in: container, debugDescription: "reader ID is not hex")
+        }
+        self.readerID = readerID
+        let hex = try container.decode(String.self, forKey: .key)
+        guard let key = hexBytes(hex), !key.isEmpty else {
+            throw DecodingError.dataCorruptedError(forKey: .key, in: container, debugDescription: "key is not hex")
+        }
+        self.key = key
+        device = try container.decode(BandDeviceInfo.self, forKey: .device)
+        let stamp = try container.decode(String.self, forKey: .pairedAt)
+        guard let date = ISO8601DateFormatter().date(from: stamp) else {
+            throw DecodingError.dataCorruptedError(forKey: .pairedAt, in: container, debugDescription: "not an ISO 8601 time")
+        }
+        pairedAt = date
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(address, forKey: .address)
+        try container.encode(String(readerID, radix: 16), forKey: .readerID)
+        try container.encode(key.map { String(format: "%02x", $0) }.joined(), forKey: .key)
+        try container.encode(device, forKey: .device)
+        try container.encode(ISO8601DateFormatter().string(from: pairedAt), forKey: .pairedAt)
+    }
+}
+
+private func hexBytes(_ text: String) -> [UInt8]? {
+    let utf8 = Array(text.utf8)
+    guard utf8.count % 2 == 0 else { return nil }
+    var out: [UInt8] = []
+    var index = 0
+    while index < utf8.count {
+        guard let byte = UInt8(String(decoding: utf8[index..<index + 2], as: UTF8.self), radix: 16) else { return nil }
+        out.append(byte)
+        index += 2
+    }
+    return out
+}
+
+struct KeystoreFile: Codable {
+    static let currentVersion = 1
+    var version: Int
+    var bands: [PairedBand]
+}
+
+/// The keystore could not be read or written.
+public struct KeystoreError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+    public var description: String { "keystore \(path) \(reason)" }
+}

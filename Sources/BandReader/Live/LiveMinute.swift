@@ -1,0 +1,39 @@
+/// Everything the live stream said about one minute of the band's clock: the provisional
+/// counterpart of the band's own minute history record.
+public struct LiveMinute: Equatable, Sendable {
+    /// The minute's start, seconds since 1970-01-01 UTC, a multiple of 60.
+    public var start: UInt32
+    /// Zone plus DST in force, seconds east of UTC (nil when the band did not say).
+    public var utcOffsetSeconds: Int?
+    public var activity = CounterDelta()
+    public var heartRate = HeartRateAccumulator()
+    /// RR intervals in 1/1024 s, in arrival order (Heart Rate Measurement, HRS 1.0 §3.1.1.5).
+    public var rrIntervals: [UInt16] = []
+
+    public init(start: UInt32, utcOffsetSeconds: Int?) {
+        self.start = start
+        self.utcOffsetSeconds = utcOffsetSeconds
+    }
+
+    public var isEmpty: Bool { activity.isZero && heartRate.count == 0 && rrIntervals.isEmpty }
+}
+
+/// Average, minimum and maximum of heart-rate readings, kept as a running sum (no list).
+public struct HeartRateAccumulator: Equatable, Sendable {
+    public private(set) var count: Int = 0
+    public private(set) var sum: Int = 0
+    public private(set) var minimum: Int = .max
+    public private(set) var maximum: Int = 0
+
+    public init() {}
+
+    public mutating func add(_ bpm: Int) {
+        count += 1
+        sum += bpm
+        minimum = Swift.min(minimum, bpm)
+        maximum = Swift.max(maximum, bpm)
+    }
+
+    /// Rounded half up, as the band rounds its minute averages.
+    public var average: Int? { count == 0 ? nil : (sum * 2 + count) / (count * 2) }
+}

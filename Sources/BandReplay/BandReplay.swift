@@ -1,1 +1,0 @@
-// BandReplay: placeholder until its first real file lands.

@@ -1,1 +1,0 @@
-// BandTrace: placeholder until its first real file lands.

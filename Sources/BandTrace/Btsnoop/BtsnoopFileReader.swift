@@ -1,0 +1,133 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import BandWire
+
+/// Streams a btsnoop file through one fixed buffer: memory stays the same whatever the
+/// file's size, and records are views into the buffer (no copy, no allocation per record).
+///
+/// The buffer (1 MiB by default) is allocated once; it is refilled with `read(2)`, and the
+/// tail of a record cut by the refill boundary is moved to the front first. Any record
+/// fits, because ``BtsnoopRecordParser`` refuses records longer than its limit before
+/// reading them.
+///
+/// ```swift
+/// let reader = try BtsnoopFileReader(path: "btsnoop_hci.log")
+/// while let record = try reader.next() { … record.data … }
+/// ```
+public final class BtsnoopFileReader: BtsnoopRecordSource {
+    public static let defaultBufferSize = 1 << 20
+
+    public let datalink: BtsnoopDatalink
+    private var parser: BtsnoopRecordParser
+    private let calls: FileSystemCalls
+    private let fd: Int32
+    private let ownsDescriptor: Bool
+    private let buffer: UnsafeMutableRawBufferPointer
+    private var start = 0
+    private var end = 0
+    private var reachedEnd = false
+    /// Bytes read from the file so far.
+    public private(set) var bytesRead = 0
+
+    /// Opens `path` and reads its header.
+    public convenience init(path: String, bufferSize: Int = BtsnoopFileReader.defaultBufferSize) throws(BtsnoopError) {
+        try self.init(path: path, bufferSize: bufferSize, calls: .live)
+    }
+
+    /// Reads from an open descriptor (a pipe works too), which is closed on deinit if `ownsDescriptor`.
+    public convenience init(fileDescriptor: Int32, ownsDescriptor: Bool = false,
+                            bufferSize: Int = BtsnoopFileReader.defaultBufferSize) throws(BtsnoopError) {
+        try self.init(fileDescriptor: fileDescriptor, ownsDescriptor: ownsDescriptor, bufferSize: bufferSize, calls: .live)
+    }
+
+    convenience init(path: String, bufferSize: Int, calls: FileSystemCalls) throws(BtsnoopError) {
+        let fd: Int32
+        switch calls.openRetrying(path, flags: O_RDONLY) {
+        case .success(let opened): fd = opened
+        case .failure(let errno): throw BtsnoopError(.system(call: "open", errno: errno.rawValue), recordIndex: nil, offset: 0)
+        }
+        try self.init(fileDescriptor: fd, ownsDescriptor: true, bufferSize: bufferSize, calls: calls)
+    }
+
+    init(fileDescriptor: Int32, ownsDescriptor: Bool, bufferSize: Int, calls: FileSystemCalls) throws(BtsnoopError) {
+        precondition(bufferSize >= BtsnoopRecordHeader.size + BtsnoopRecordParser.maximumRecordLength,
+                     "buffer must hold the largest record")
+        self.calls = calls
+        self.fd = fileDescriptor
+        self.ownsDescriptor = ownsDescriptor
+        self.buffer = .allocate(byteCount: bufferSize, alignment: 16)
+        self.parser = BtsnoopRecordParser()
+        // Placeholder until the header is read; `datalink` is a let so it is set exactly once.
+        var parser = BtsnoopRecordParser()
+        var start = 0, end = 0, reachedEnd = false, bytesRead = 0
+        do {
+            while true {
+                var cursor = ByteCursor(UnsafeRawBufferPointer(rebasing: buffer[start..<end]))
+                if try parser.parseFileHeader(&cursor) {
+                    start += cursor.position
+                    break
+                }
+                if reachedEnd {
+                    try parser.finish(unconsumed: cursor)
+                }
+                let n = try Self.fill(buffer, start: &start, end: &end, fd: fileDescriptor, calls: calls, parser: parser)
+                bytesRead += n
+                reachedEnd = n == 0
+            }
+        } catch {
+            buffer.deallocate()
+            if ownsDescriptor { _ = calls.closeReportingErrors(fileDescriptor) }
+            throw error
+        }
+        self.datalink = parser.datalink!
+        self.parser = parser
+        self.start = start
+        self.end = end
+        self.reachedEnd = reachedEnd
+        self.bytesRead = bytesRead
+    }
+
+    deinit {
+        buffer.deallocate()
+        if ownsDescriptor { _ = calls.closeReportingErrors(fd) }
+    }
+
+    /// The next record; its data is valid until the next call.
+    public func next() throws(BtsnoopError) -> BtsnoopRecord? {
+        while true {
+            var cursor = ByteCursor(UnsafeRawBufferPointer(rebasing: buffer[start..<end]))
+            if let record = try parser.nextRecord(&cursor) {
+                start += cursor.position
+                return record
+            }
+            if reachedEnd {
+                try parser.finish(unconsumed: cursor)
+                return nil
+            }
+            let n = try Self.fill(buffer, start: &start, end: &end, fd: fd, calls: calls, parser: parser)
+            bytesRead += n
+            reachedEnd = n == 0
+        }
+    }
+
+    /// Moves the unconsumed tail to the front and reads as much as fits after it.
+    private static func fill(_ buffer: UnsafeMutableRawBufferPointer, start: inout Int, end: inout Int,
+                             fd: Int32, calls: FileSystemCalls, parser: BtsnoopRecordParser) throws(BtsnoopError) -> Int {
+        if start > 0 {
+            let pending = end - start
+            if pending > 0 {
+                buffer.baseAddress!.copyMemory(from: buffer.baseAddress! + start, byteCount: pending)
+            }
+            start = 0
+            end = pending
+        }
+        switch calls.readRetrying(fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[end...])) {
+        case .success(let n):
+            end += n
+            return n
+        case .failure(let errno):
+            throw BtsnoopError(.system(call: "read", errno: errno.rawValue), recordIndex: parser.recordIndex, offset: parser.offset)
+        }
+    }
+}

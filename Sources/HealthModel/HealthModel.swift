@@ -1,1 +1,0 @@
-// HealthModel: placeholder until its first real file lands.

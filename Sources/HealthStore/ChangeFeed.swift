@@ -1,0 +1,105 @@
+import Foundation
+import HealthModel
+
+/// The change feed (HealthKit `HKAnchoredObjectQuery`).
+///
+/// Every insert, replacement and deletion takes the next anchor from `change_counter` inside its
+/// write transaction; a sample's anchor is its rowid and a deletion's is its tombstone's, so
+/// "what changed after N" is two rowid range scans. Tombstones are kept for good (this store
+/// never expires anchors).
+extension HealthStore {
+    /// The anchor of the latest committed change.
+    public func currentAnchor() throws -> Anchor {
+        try withConnection { connection in
+            Anchor(rawValue: try connection.scalar("SELECT anchor FROM change_counter WHERE id = 1").get() ?? 0)
+        }
+    }
+
+    /// Samples added or replaced and samples deleted after `anchor`, of the types given (all when
+    /// nil), that `app` may see: everything of a type it may read, else only its own samples.
+    /// Apply ``ChangeSet/deleted`` before ``ChangeSet/samples``. With a `limit`, at most that many
+    /// samples come back and ``ChangeSet/newAnchor`` stops where they stop; call again until
+    /// ``ChangeSet/newAnchor`` stops moving.
+    public func changes(since anchor: Anchor, types: Set<SampleType>? = nil, limit: Int? = nil,
+                        as app: AppIdentity) throws -> ChangeSet {
+        try read { connection in
+            var end = try connection.scalar("SELECT anchor FROM change_counter WHERE id = 1").get() ?? 0
+            let wanted = (types.map(Array.init) ?? SampleType.all).filter { $0 != .workout }
+            // Types the app may read in full, and its own row (it always sees what it wrote).
+            var readable: [Int64] = []
+            var ownID: Int64 = -1
+            if app.isOwner {
+                readable = wanted.map(typeID)
+            } else {
+                ownID = try existingAppID(app.id, connection) ?? -1
+                for type in wanted where try visibilityFilter(for: app, type: type, connection) == nil {
+                    readable.append(typeID(type))
+                }
+            }
+            let wantedIDs = MetadataCoding.array(wanted.map { String(typeID($0)) })
+            let readableIDs = MetadataCoding.array(readable.map(String.init))
+            let visibility = """
+                s.type_id IN (SELECT CAST(value AS INTEGER) FROM json_each(?3)) AND \
+                (s.app_id = ?4 OR s.type_id IN (SELECT CAST(value AS INTEGER) FROM json_each(?5)))
+                """
+            let select = try connection.cached("""
+                SELECT \(Self.sampleColumns) WHERE s.anchor > ?1 AND s.anchor <= ?2 AND \(visibility)
+                ORDER BY s.anchor LIMIT ?6
+                """).get()
+            defer { select.reset() }
+            select.bind(1, anchor.rawValue)
+            select.bind(2, end)
+            select.bind(3, wantedIDs)
+            select.bind(4, ownID)
+            select.bind(5, readableIDs)
+            select.bind(6, Int64(limit ?? -1))
+            var samples: [Sample] = []
+            var lastAnchor = anchor.rawValue
+            while try select.step().get() {
+                lastAnchor = select.int64(0)
+                if let sample = decodeSample(select) { samples.append(sample) }
+            }
+            if let limit, samples.count >= limit { end = lastAnchor }
+
+            let tombstones = try connection.cached("""
+                SELECT s.uuid, s.type_id, s.anchor FROM tombstone s WHERE s.anchor > ?1 AND s.anchor <= ?2 AND \(visibility)
+                ORDER BY s.anchor
+                """).get()
+            defer { tombstones.reset() }
+            tombstones.bind(1, anchor.rawValue)
+            tombstones.bind(2, end)
+            tombstones.bind(3, wantedIDs)
+            tombstones.bind(4, ownID)
+            tombstones.bind(5, readableIDs)
+            var deleted: [DeletedSample] = []
+            while try tombstones.step().get() {
+                guard let id = tombstones.uuid(0), let type = typesByID[tombstones.int64(1)] else { continue }
+                deleted.append(DeletedSample(id: id, type: type, anchor: Anchor(rawValue: tombstones.int64(2))))
+            }
+            return ChangeSet(samples: samples, deleted: deleted, newAnchor: Anchor(rawValue: max(end, anchor.rawValue)))
+        }
+    }
+
+    /// Blocks until a change after `anchor` is committed (by any process) or `timeout` passes.
+    /// Returns the new current anchor, or nil on timeout.
+    ///
+    /// Waiting costs no polling of the tables: the thread sleeps in `poll(2)` on an inotify watch
+    /// of the store's directory, which wakes when any process writes the `-wal` file; each wake
+    /// reads the one-row change counter. The watch is a hint, never trusted alone: the counter is
+    /// also re-read at least every `recheckInterval` (filesystems without inotify, missed events).
+    public func waitForChanges(after anchor: Anchor, timeout: Duration,
+                               recheckInterval: Duration = .seconds(1)) throws -> Anchor? {
+        let watch = DirectoryWatch(directory: (path as NSString).deletingLastPathComponent.isEmpty
+                                   ? "." : (path as NSString).deletingLastPathComponent)
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let current = try currentAnchor()
+            if current > anchor { return current }
+            let now = ContinuousClock.now
+            if now >= deadline { return nil }
+            let wait = min(deadline - now, recheckInterval)
+            try watch.wait(milliseconds: Int32(clamping: wait.components.seconds * 1000
+                                                  + wait.components.attoseconds / 1_000_000_000_000_000))
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import HealthModel
+
+/// Why a store operation failed.
+public enum HealthStoreError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// SQLite reported an error; it names the SQL and carries SQLite's message.
+    case sqlite(SQLiteError)
+    /// The store file or its directory could not be created or opened.
+    case file(path: String, reason: String)
+    /// The app has no write grant for the type (reads are never refused: see ``HealthStore``).
+    case notAuthorized(app: String, type: String)
+    /// Only the owner (the `health` command) may do this.
+    case ownerOnly(operation: String, app: String)
+    /// A sample that cannot be stored as given.
+    case invalidSample(String)
+    case unit(UnitError)
+    case statistics(StatisticsError)
+    case model(HealthModelError)
+
+    public var description: String {
+        switch self {
+        case .sqlite(let error): return error.description
+        case .file(let path, let reason): return "\(path): \(reason)"
+        case .notAuthorized(let app, let type): return "\(app) is not authorized to write \(type) (see 'health grant')"
+        case .ownerOnly(let operation, let app): return "\(operation) is reserved to the owner; \(app) may not"
+        case .invalidSample(let reason): return "invalid sample: \(reason)"
+        case .unit(let error): return error.description
+        case .statistics(let error): return error.description
+        case .model(let error): return error.description
+        }
+    }
+}
+
+extension Result where Failure == SQLiteError {
+    /// Unwraps into the public error type (the third layer's throwing API).
+    func get() throws(HealthStoreError) -> Success {
+        switch self {
+        case .success(let value): return value
+        case .failure(let error): throw .sqlite(error)
+        }
+    }
+}

@@ -1,0 +1,145 @@
+/// A named schema change. Migrations are append-only: once one has shipped, it is never edited;
+/// a later migration changes what it made.
+struct Migration: Sendable {
+    let name: String
+    let sql: String
+}
+
+extension Migration {
+    /// Every migration, in the order they are applied.
+    static let all: [Migration] = [.initialSchema, .mergedHours]
+
+    /// Samples, their sources and devices, the change feed, authorization, source priority,
+    /// per-app state and characteristics.
+    static let initialSchema = Migration(name: "2026-11-30-initial-schema", sql: """
+        CREATE TABLE sample_type (
+            id INTEGER PRIMARY KEY,
+            identifier TEXT NOT NULL UNIQUE,
+            -- Longest sample ever stored: bounds the index range scanned for overlapping samples.
+            max_duration_us INTEGER NOT NULL DEFAULT 0
+        ) STRICT;
+
+        CREATE TABLE app (
+            id INTEGER PRIMARY KEY,
+            bundle_id TEXT NOT NULL UNIQUE,
+            -- Change anchor when the app first wrote: newer sources rank higher by default.
+            first_anchor INTEGER NOT NULL,
+            -- Set once the app saves a sample recorded by a device (band, watch, phone sensor).
+            records_device INTEGER NOT NULL DEFAULT 0
+        ) STRICT;
+
+        -- Absent fields are '' rather than NULL so that UNIQUE sees equal devices as equal.
+        CREATE TABLE device (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL,
+            manufacturer TEXT NOT NULL,
+            model TEXT NOT NULL,
+            hardware_id TEXT NOT NULL,
+            firmware TEXT NOT NULL,
+            UNIQUE (name, manufacturer, model, hardware_id, firmware)
+        ) STRICT;
+
+        -- One row per sample. The rowid is the change anchor: a new value on every insert and
+        -- replacement, taken from change_counter, so the change feed is a rowid range scan.
+        CREATE TABLE sample (
+            anchor INTEGER PRIMARY KEY,
+            uuid BLOB NOT NULL,
+            type_id INTEGER NOT NULL REFERENCES sample_type (id),
+            start_us INTEGER NOT NULL,
+            end_us INTEGER NOT NULL,
+            value REAL NOT NULL,
+            app_id INTEGER NOT NULL REFERENCES app (id),
+            app_version TEXT NOT NULL,
+            device_id INTEGER REFERENCES device (id),
+            zone TEXT,
+            sync_id TEXT,
+            sync_version INTEGER NOT NULL DEFAULT 0,
+            user_entered INTEGER NOT NULL DEFAULT 0,
+            metadata TEXT,
+            CHECK (end_us >= start_us)
+        ) STRICT;
+        CREATE UNIQUE INDEX sample_by_uuid ON sample (uuid);
+        -- Covers statistics: the merge reads only these columns (and the rowid).
+        CREATE INDEX sample_by_type_time ON sample (type_id, start_us, end_us, app_id, value);
+        CREATE UNIQUE INDEX sample_by_sync_id ON sample (app_id, type_id, sync_id) WHERE sync_id IS NOT NULL;
+
+        -- Deleted and replaced samples, for the change feed.
+        CREATE TABLE tombstone (
+            anchor INTEGER PRIMARY KEY,
+            uuid BLOB NOT NULL,
+            type_id INTEGER NOT NULL REFERENCES sample_type (id),
+            app_id INTEGER NOT NULL REFERENCES app (id)
+        ) STRICT;
+
+        -- The last anchor handed out. Readers poll this one row to learn that something changed.
+        CREATE TABLE change_counter (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            anchor INTEGER NOT NULL
+        ) STRICT;
+        INSERT INTO change_counter (id, anchor) VALUES (1, 0);
+
+        -- Per app and type (or characteristic): NULL not determined, 0 denied, 1 granted.
+        CREATE TABLE authorization (
+            app_id INTEGER NOT NULL REFERENCES app (id),
+            type TEXT NOT NULL,
+            can_read INTEGER,
+            can_write INTEGER,
+            PRIMARY KEY (app_id, type)
+        ) STRICT, WITHOUT ROWID;
+
+        -- The user's source order per type; lower rank wins. Unlisted sources follow, in default order.
+        CREATE TABLE source_priority (
+            type_id INTEGER NOT NULL REFERENCES sample_type (id),
+            app_id INTEGER NOT NULL REFERENCES app (id),
+            rank INTEGER NOT NULL,
+            PRIMARY KEY (type_id, app_id)
+        ) STRICT, WITHOUT ROWID;
+
+        -- Per-app key/value state (sync cursors), committed atomically with the app's samples.
+        CREATE TABLE app_state (
+            app_id INTEGER NOT NULL REFERENCES app (id),
+            key TEXT NOT NULL,
+            value TEXT NOT NULL,
+            PRIMARY KEY (app_id, key)
+        ) STRICT, WITHOUT ROWID;
+
+        CREATE TABLE characteristic (
+            key TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        ) STRICT, WITHOUT ROWID;
+
+        CREATE TABLE workout (
+            anchor INTEGER PRIMARY KEY,
+            uuid BLOB NOT NULL UNIQUE,
+            activity TEXT NOT NULL,
+            start_us INTEGER NOT NULL,
+            end_us INTEGER NOT NULL,
+            energy_kcal REAL,
+            distance_m REAL,
+            app_id INTEGER NOT NULL REFERENCES app (id),
+            app_version TEXT NOT NULL,
+            device_id INTEGER REFERENCES device (id),
+            metadata TEXT,
+            CHECK (end_us >= start_us)
+        ) STRICT;
+        CREATE INDEX workout_by_time ON workout (start_us);
+        """)
+
+    /// Merged sums of cumulative types per UTC hour, kept current at every commit for the hours
+    /// the commit touched, so that long-range statistics read one row per hour instead of every
+    /// sample. `merged_hour_state.complete = 0` makes the next open rebuild them from the samples.
+    static let mergedHours = Migration(name: "2026-11-30-merged-hours", sql: """
+        CREATE TABLE merged_hour (
+            type_id INTEGER NOT NULL REFERENCES sample_type (id),
+            hour_us INTEGER NOT NULL,
+            value REAL NOT NULL,
+            PRIMARY KEY (type_id, hour_us)
+        ) STRICT, WITHOUT ROWID;
+
+        CREATE TABLE merged_hour_state (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            complete INTEGER NOT NULL
+        ) STRICT;
+        INSERT INTO merged_hour_state (id, complete) VALUES (1, 0);
+        """)
+}

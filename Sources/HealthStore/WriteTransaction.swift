@@ -1,0 +1,399 @@
+import Foundation
+import HealthModel
+
+/// The inside of ``HealthStore/write(as:_:)``: saves, deletes and app state, all committed at once.
+///
+/// Valid only during the closure it is passed to.
+public final class WriteTransaction {
+    unowned let store: HealthStore
+    let connection: Connection
+    /// The app the transaction acts for: the source of every sample it saves.
+    public let app: AppIdentity
+    var isOpen = true
+    private var anchor: Int64
+    private let startAnchor: Int64
+    var createdApps: [String] = []
+    var createdDevices: [DeviceInfo] = []
+    private var writableTypes: [SampleType: Bool] = [:]
+    private var maxDurations: [Int64: Int64] = [:]
+    private var appsRecordingDevices: Set<Int64> = []
+    /// UTC hours touched per cumulative type, whose merged sums are recomputed at commit.
+    private var dirtyHours: [Int64: Set<Int64>] = [:]
+    private var lastDirty: (typeID: Int64, hour: Int64) = (-1, -1)
+    /// Types whose merged sums are recomputed in full at commit (source ranking changed).
+    var typesToRebuild: Set<Int64> = []
+    /// The statements run once per sample, held here so the hot path skips the cache lookup.
+    private var findSyncStatement: Statement?
+    private var insertSampleStatement: Statement?
+
+    init(store: HealthStore, connection: Connection, app: AppIdentity, anchor: Int64) {
+        self.store = store
+        self.connection = connection
+        self.app = app
+        self.anchor = anchor
+        self.startAnchor = anchor
+    }
+
+    private func nextAnchor() -> Int64 {
+        anchor += 1
+        return anchor
+    }
+
+    /// Writes the bookkeeping gathered during the transaction; called just before COMMIT.
+    func finish() throws(HealthStoreError) {
+        for (typeID, duration) in maxDurations {
+            let update = try connection.cached(
+                "UPDATE sample_type SET max_duration_us = max(max_duration_us, ?) WHERE id = ?").get()
+            update.bind(1, duration)
+            update.bind(2, typeID)
+            try update.run().get()
+        }
+        for appID in appsRecordingDevices {
+            let update = try connection.cached("UPDATE app SET records_device = 1 WHERE id = ? AND records_device = 0").get()
+            update.bind(1, appID)
+            try update.run().get()
+            // The source now ranks among devices: merged sums change wherever it has data.
+            if connection.changes > 0 { typesToRebuild.formUnion(store.mergedHourTypeIDs) }
+        }
+        for typeID in typesToRebuild.sorted() { try store.rebuildMergedHours(typeID: typeID, connection) }
+        for (typeID, hours) in dirtyHours where !typesToRebuild.contains(typeID) {
+            var spans: [(Int64, Int64)] = []
+            for hour in hours.sorted() {
+                if let last = spans.last, last.1 == hour {
+                    spans[spans.count - 1].1 = hour + HealthStore.hourMicroseconds
+                } else {
+                    spans.append((hour, hour + HealthStore.hourMicroseconds))
+                }
+            }
+            try store.recomputeMergedHours(typeID: typeID, spans: spans, connection)
+        }
+        if anchor != startAnchor {
+            let update = try connection.cached("UPDATE change_counter SET anchor = ? WHERE id = 1").get()
+            update.bind(1, anchor)
+            try update.run().get()
+        }
+    }
+
+    private func ensureOpen() throws(HealthStoreError) {
+        if !isOpen { throw .invalidSample("the write transaction has ended; use the one passed to write(as:)") }
+    }
+
+    // MARK: Identities
+
+    func appID(_ bundleID: String) throws(HealthStoreError) -> Int64 {
+        if let id = try store.existingAppID(bundleID, connection) { return id }
+        let insert = try connection.cached("INSERT INTO app (bundle_id, first_anchor) VALUES (?, ?)").get()
+        insert.bind(1, bundleID)
+        insert.bind(2, anchor + 1)
+        try insert.run().get()
+        let id = try connection.scalar("SELECT last_insert_rowid()").get() ?? 0
+        store.appIDs[bundleID] = id
+        createdApps.append(bundleID)
+        return id
+    }
+
+    func deviceID(_ device: DeviceInfo) throws(HealthStoreError) -> Int64 {
+        if let id = store.deviceIDs[device] { return id }
+        let fields = [device.name, device.manufacturer, device.model, device.hardwareIdentifier, device.firmwareVersion]
+        let insert = try connection.cached("""
+            INSERT INTO device (name, manufacturer, model, hardware_id, firmware) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT DO NOTHING
+            """).get()
+        for (index, field) in fields.enumerated() { insert.bind(Int32(index + 1), field ?? "") }
+        try insert.run().get()
+        let id = try connection.scalar("""
+            SELECT id FROM device WHERE name = ? AND manufacturer = ? AND model = ? AND hardware_id = ? AND firmware = ?
+            """) { select in
+            for (index, field) in fields.enumerated() { select.bind(Int32(index + 1), field ?? "") }
+        }.get() ?? 0
+        store.deviceIDs[device] = id
+        createdDevices.append(device)
+        return id
+    }
+
+    private func checkWritable(_ type: SampleType) throws(HealthStoreError) {
+        if app.isOwner { return }
+        if let allowed = writableTypes[type] {
+            if allowed { return }
+            throw .notAuthorized(app: app.id, type: type.identifier)
+        }
+        let status = try store.authorization(appID: store.existingAppID(app.id, connection), type: type.identifier,
+                                             connection)
+        writableTypes[type] = status.write == .granted
+        if status.write != .granted { throw .notAuthorized(app: app.id, type: type.identifier) }
+    }
+
+    // MARK: Saving
+
+    /// Saves a quantity sample as ``app``; honours the sync-identifier rule (see ``SaveOutcome``).
+    @discardableResult
+    public func save(_ sample: QuantitySample) throws -> SaveOutcome {
+        let value: Double
+        do { value = try sample.canonicalValue() } catch { throw HealthStoreError.unit(error) }
+        return try save(RowValues(id: sample.id, type: .quantity(sample.type), value: value, start: sample.start,
+                                  end: sample.end, timeZone: sample.timeZone, device: sample.device,
+                                  syncIdentifier: sample.syncIdentifier, syncVersion: sample.syncVersion,
+                                  userEntered: sample.userEntered, metadata: sample.metadata), source: app)
+    }
+
+    /// Saves a category sample as ``app``; the value must be one of the category's values.
+    @discardableResult
+    public func save(_ sample: CategorySample) throws -> SaveOutcome {
+        guard sample.type.valueNames.indices.contains(sample.value) else {
+            throw HealthStoreError.invalidSample("\(sample.type) value \(sample.value) is not one of 0..<\(sample.type.valueNames.count)")
+        }
+        return try save(RowValues(id: sample.id, type: .category(sample.type), value: Double(sample.value),
+                                  start: sample.start, end: sample.end, timeZone: sample.timeZone, device: sample.device,
+                                  syncIdentifier: sample.syncIdentifier, syncVersion: sample.syncVersion,
+                                  userEntered: sample.userEntered, metadata: sample.metadata), source: app)
+    }
+
+    /// Saves a sample attributed to another source: how `health import` keeps each line's source.
+    /// Only the owner may do this; apps always save as themselves.
+    @discardableResult
+    public func save(_ sample: QuantitySample, attributedTo source: AppIdentity) throws -> SaveOutcome {
+        guard app.isOwner else { throw HealthStoreError.ownerOnly(operation: "saving for another source", app: app.id) }
+        let value: Double
+        do { value = try sample.canonicalValue() } catch { throw HealthStoreError.unit(error) }
+        return try save(RowValues(id: sample.id, type: .quantity(sample.type), value: value, start: sample.start,
+                                  end: sample.end, timeZone: sample.timeZone, device: sample.device,
+                                  syncIdentifier: sample.syncIdentifier, syncVersion: sample.syncVersion,
+                                  userEntered: sample.userEntered, metadata: sample.metadata), source: source)
+    }
+
+    /// Saves a category sample attributed to another source (owner only, as for quantities).
+    @discardableResult
+    public func save(_ sample: CategorySample, attributedTo source: AppIdentity) throws -> SaveOutcome {
+        guard app.isOwner else { throw HealthStoreError.ownerOnly(operation: "saving for another source", app: app.id) }
+        guard sample.type.valueNames.indices.contains(sample.value) else {
+            throw HealthStoreError.invalidSample("\(sample.type) value \(sample.value) is not one of 0..<\(sample.type.valueNames.count)")
+        }
+        return try save(RowValues(id: sample.id, type: .category(sample.type), value: Double(sample.value),
+                                  start: sample.start, end: sample.end, timeZone: sample.timeZone, device: sample.device,
+                                  syncIdentifier: sample.syncIdentifier, syncVersion: sample.syncVersion,
+                                  userEntered: sample.userEntered, metadata: sample.metadata), source: source)
+    }
+
+    /// Saves a workout as ``app``.
+    public func save(_ workout: Workout) throws {
+        try ensureOpen()
+        try checkWritable(.workout)
+        guard workout.end >= workout.start else { throw HealthStoreError.invalidSample("workout ends before it starts") }
+        let energy: Double?
+        let distance: Double?
+        do {
+            energy = try workout.totalEnergyBurned?.value(in: .kilocalorie)
+            distance = try workout.totalDistance?.value(in: .meter)
+        } catch { throw HealthStoreError.unit(error) }
+        let appID = try appID(app.id)
+        let deviceID = try workout.device.map { device throws(HealthStoreError) in try self.deviceID(device) }
+        let insert = try connection.cached("""
+            INSERT INTO workout (anchor, uuid, activity, start_us, end_us, energy_kcal, distance_m, app_id,
+                                 app_version, device_id, metadata)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """).get()
+        insert.bind(1, nextAnchor())
+        insert.bind(2, workout.id)
+        insert.bind(3, workout.activity.rawValue)
+        insert.bind(4, workout.start.microsecondsSince1970)
+        insert.bind(5, workout.end.microsecondsSince1970)
+        if let energy { insert.bind(6, energy) } else { insert.bindNull(6) }
+        if let distance { insert.bind(7, distance) } else { insert.bindNull(7) }
+        insert.bind(8, appID)
+        insert.bind(9, app.version)
+        insert.bind(10, deviceID)
+        insert.bind(11, MetadataCoding.encode(workout.metadata))
+        try insert.run().get()
+    }
+
+    struct RowValues {
+        var id: UUID
+        var type: SampleType
+        var value: Double
+        var start: Date
+        var end: Date
+        var timeZone: TimeZone?
+        var device: DeviceInfo?
+        var syncIdentifier: String?
+        var syncVersion: Int64
+        var userEntered: Bool
+        var metadata: [String: String]
+    }
+
+    private func save(_ row: RowValues, source: AppIdentity) throws(HealthStoreError) -> SaveOutcome {
+        try ensureOpen()
+        try checkWritable(row.type)
+        guard row.value.isFinite else { throw .invalidSample("value \(row.value) is not a finite number") }
+        let start = row.start.microsecondsSince1970
+        let end = row.end.microsecondsSince1970
+        guard end >= start else { throw .invalidSample("end \(row.end) is before start \(row.start)") }
+        let typeID = store.typeID(row.type)
+        let appID = try appID(source.id)
+        let deviceID = try row.device.map { device throws(HealthStoreError) in try self.deviceID(device) }
+        if deviceID != nil, !appsRecordingDevices.contains(appID) { appsRecordingDevices.insert(appID) }
+
+        // New samples are the common case: insert first, and look for the sample to replace only
+        // when the (source, type, sync identifier) key is already taken.
+        if try insertRow(row, typeID: typeID, appID: appID, version: source.version, deviceID: deviceID,
+                         start: start, end: end) {
+            recordDuration(typeID: typeID, end - start)
+            markHours(typeID: typeID, start: start, end: end)
+            return .inserted
+        }
+        let existing = try reuse(&findSyncStatement,
+            "SELECT anchor, uuid, sync_version, start_us, end_us FROM sample WHERE app_id = ? AND type_id = ? AND sync_id = ?")
+        existing.bind(1, appID)
+        existing.bind(2, typeID)
+        existing.bind(3, row.syncIdentifier)
+        guard try existing.step().get() else {
+            existing.reset()
+            throw .invalidSample("sync identifier \(row.syncIdentifier ?? "") conflicted but no sample holds it")
+        }
+        let oldAnchor = existing.int64(0)
+        let oldID = existing.uuid(1) ?? row.id
+        let oldVersion = existing.int64(2)
+        let (oldStart, oldEnd) = (existing.int64(3), existing.int64(4))
+        existing.reset()
+        // HealthKit's rule: only a strictly greater version replaces.
+        guard row.syncVersion > oldVersion else { return .unchanged(existing: oldID) }
+        let delete = try connection.cached("DELETE FROM sample WHERE anchor = ?").get()
+        delete.bind(1, oldAnchor)
+        try delete.run().get()
+        if oldID != row.id { try insertTombstone(id: oldID, typeID: typeID, appID: appID) }
+        guard try insertRow(row, typeID: typeID, appID: appID, version: source.version, deviceID: deviceID,
+                            start: start, end: end) else {
+            throw .invalidSample("sync identifier \(row.syncIdentifier ?? "") still taken after replacing")
+        }
+        recordDuration(typeID: typeID, end - start)
+        markHours(typeID: typeID, start: oldStart, end: oldEnd)
+        markHours(typeID: typeID, start: start, end: end)
+        return .replaced(previous: oldID)
+    }
+
+    /// Notes the UTC hours `[start, end]` covers, for cumulative types.
+    private func markHours(typeID: Int64, start: Int64, end: Int64) {
+        guard store.keepsMergedHours(typeID) else { return }
+        let first = HealthStore.hourFloor(start)
+        let last = end > start ? HealthStore.hourFloor(end - 1) : first
+        if first == last, lastDirty == (typeID, first) { return }  // minute after minute: the same hour
+        var hour = first
+        while hour <= last {
+            dirtyHours[typeID, default: []].insert(hour)
+            hour += HealthStore.hourMicroseconds
+        }
+        lastDirty = (typeID, last)
+    }
+
+    private func recordDuration(typeID: Int64, _ duration: Int64) {
+        if duration > (maxDurations[typeID] ?? 0) { maxDurations[typeID] = duration }
+    }
+
+    /// Inserts one row under the next anchor; false when its sync key is already taken.
+    private func insertRow(_ row: RowValues, typeID: Int64, appID: Int64, version: String, deviceID: Int64?,
+                           start: Int64, end: Int64) throws(HealthStoreError) -> Bool {
+        let insert = try reuse(&insertSampleStatement, """
+            INSERT INTO sample (anchor, uuid, type_id, start_us, end_us, value, app_id, app_version, device_id,
+                                zone, sync_id, sync_version, user_entered, metadata)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (app_id, type_id, sync_id) WHERE sync_id IS NOT NULL DO NOTHING
+            """)
+        insert.bind(1, nextAnchor())
+        insert.bind(2, row.id)
+        insert.bind(3, typeID)
+        insert.bind(4, start)
+        insert.bind(5, end)
+        insert.bind(6, row.value)
+        insert.bind(7, appID)
+        insert.bind(8, version)
+        insert.bind(9, deviceID)
+        insert.bind(10, row.timeZone?.identifier)
+        insert.bind(11, row.syncIdentifier)
+        insert.bind(12, row.syncVersion)
+        insert.bind(13, row.userEntered)
+        insert.bind(14, MetadataCoding.encode(row.metadata))
+        do {
+            try insert.run().get()
+        } catch {
+            if case .sqlite(let sqlite) = error, sqlite.isConstraint, sqlite.message.contains("sample.uuid") {
+                throw .invalidSample("a sample with id \(row.id) already exists")
+            }
+            throw error
+        }
+        return connection.changes > 0
+    }
+
+    /// The statement in `slot`, prepared through the connection's cache on first use.
+    private func reuse(_ slot: inout Statement?, _ sql: String) throws(HealthStoreError) -> Statement {
+        if let statement = slot {
+            statement.reset()
+            return statement
+        }
+        let statement = try connection.cached(sql).get()
+        slot = statement
+        return statement
+    }
+
+    private func insertTombstone(id: UUID, typeID: Int64, appID: Int64) throws(HealthStoreError) {
+        let tombstone = try connection.cached("INSERT INTO tombstone (anchor, uuid, type_id, app_id) VALUES (?, ?, ?, ?)").get()
+        tombstone.bind(1, nextAnchor())
+        tombstone.bind(2, id)
+        tombstone.bind(3, typeID)
+        tombstone.bind(4, appID)
+        try tombstone.run().get()
+    }
+
+    /// Deletes a sample. Apps may delete only samples they saved; the owner may delete any.
+    /// Returns false when there is no such sample (or it belongs to another app).
+    @discardableResult
+    public func delete(sampleID id: UUID) throws -> Bool {
+        try ensureOpen()
+        let select = try connection.cached("SELECT anchor, type_id, app_id, start_us, end_us FROM sample WHERE uuid = ?").get()
+        select.bind(1, id)
+        guard try select.step().get() else { select.reset(); return false }
+        let (rowAnchor, typeID, ownerID) = (select.int64(0), select.int64(1), select.int64(2))
+        let (start, end) = (select.int64(3), select.int64(4))
+        select.reset()
+        if !app.isOwner {
+            guard try store.existingAppID(app.id, connection) == ownerID else { return false }
+            if let type = store.typesByID[typeID] { try checkWritable(type) }
+        }
+        let delete = try connection.cached("DELETE FROM sample WHERE anchor = ?").get()
+        delete.bind(1, rowAnchor)
+        try delete.run().get()
+        try insertTombstone(id: id, typeID: typeID, appID: ownerID)
+        markHours(typeID: typeID, start: start, end: end)
+        return true
+    }
+
+    /// Stores `value` under `key` for ``app`` (e.g. a sync cursor), committed with the samples.
+    public func setAppState(_ key: String, _ value: String?) throws {
+        try ensureOpen()
+        let appID = try appID(app.id)
+        if let value {
+            let upsert = try connection.cached("""
+                INSERT INTO app_state (app_id, key, value) VALUES (?, ?, ?)
+                ON CONFLICT (app_id, key) DO UPDATE SET value = excluded.value
+                """).get()
+            upsert.bind(1, appID)
+            upsert.bind(2, key)
+            upsert.bind(3, value)
+            try upsert.run().get()
+        } else {
+            let delete = try connection.cached("DELETE FROM app_state WHERE app_id = ? AND key = ?").get()
+            delete.bind(1, appID)
+            delete.bind(2, key)
+            try delete.run().get()
+        }
+    }
+
+    /// Reads back state of ``app`` inside the transaction (sees its own uncommitted writes).
+    public func appState(_ key: String) throws -> String? {
+        try ensureOpen()
+        guard let appID = try store.existingAppID(app.id, connection) else { return nil }
+        let select = try connection.cached("SELECT value FROM app_state WHERE app_id = ? AND key = ?").get()
+        defer { select.reset() }
+        select.bind(1, appID)
+        select.bind(2, key)
+        return try select.step().get() ? select.text(0) : nil
+    }
+}

@@ -1,0 +1,63 @@
+import CommandKit
+import Foundation
+import HealthModel
+import HealthStore
+
+/// `health changes --since ANCHOR`: the change feed; `--wait` blocks until something changes.
+struct ChangesCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "changes", abstract: "Samples added/replaced and deleted since an anchor, and the new anchor.",
+        discussion: "Start with --since 0; pass the printed anchor next time. --wait SECONDS blocks until a change is committed.",
+        options: [
+            .option("since", value: "ANCHOR", help: "Anchor from the previous call (0 for everything)."),
+            .option("type", value: "T", repeats: true, help: "Only these types."),
+            .option("limit", value: "N", help: "At most N samples (page with the printed anchor)."),
+            .option("wait", value: "SECONDS", help: "Block up to SECONDS for a change after the anchor."),
+            .flag("json", help: "Print JSON."),
+            .option("tz", value: "ZONE", help: "Zone to print times in (default: local)."),
+            storeOption,
+        ])
+
+    var since: Anchor
+    var types: Set<SampleType>?
+    var limit: Int?
+    var wait: Double?
+    var json: Bool
+    var zone: TimeZone
+    var storePath: String
+
+    init(arguments: ParsedArguments) throws(UsageError) {
+        guard let anchor = try arguments.value("since", as: "an anchor (a non-negative integer)", { Int64($0).flatMap { $0 >= 0 ? $0 : nil } }) else {
+            throw arguments.usageError("--since ANCHOR is required (0 for everything)")
+        }
+        since = Anchor(rawValue: anchor)
+        var types: Set<SampleType> = []
+        for name in arguments.values("type") { types.insert(try arguments.sampleType(name)) }
+        self.types = types.isEmpty ? nil : types
+        limit = try arguments.value("limit", as: "a positive count") { Int($0).flatMap { $0 > 0 ? $0 : nil } }
+        wait = try arguments.value("wait", as: "a number of seconds") { Double($0).flatMap { $0 >= 0 && $0.isFinite ? $0 : nil } }
+        json = arguments.flag("json")
+        zone = try arguments.timeZone()
+        storePath = arguments.storePath
+    }
+
+    func run() throws -> ExitCode {
+        let store = try openStore(storePath)
+        if let wait {
+            _ = try store.waitForChanges(after: since, timeout: .milliseconds(Int64(wait * 1000)))
+        }
+        let changes = try store.changes(since: since, types: types, limit: limit, as: .owner)
+        if json {
+            let samples = changes.samples.map { SampleFormatting.json($0, zone: zone) }.joined(separator: ",")
+            let deleted = changes.deleted.map {
+                jsonObject([("id", jsonString($0.id.uuidString.lowercased())), ("type", jsonString($0.type.identifier))])
+            }.joined(separator: ",")
+            print(jsonObject([("anchor", String(changes.newAnchor.rawValue)), ("samples", "[\(samples)]"), ("deleted", "[\(deleted)]")]))
+        } else {
+            for deleted in changes.deleted { print("deleted \(deleted.type) \(deleted.id.uuidString.lowercased())") }
+            for sample in changes.samples { print("\(sample.sampleType)  " + SampleFormatting.line(sample, zone: zone)) }
+            print("anchor \(changes.newAnchor.rawValue)")
+        }
+        return .success
+    }
+}

@@ -1,0 +1,67 @@
+import CommandKit
+import Foundation
+import HealthModel
+import HealthStore
+
+/// `health export`: every sample (or one type, one range) as NDJSON (importable) or CSV.
+struct ExportCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "export", abstract: "Export samples as NDJSON (re-importable with 'health import') or CSV.",
+        options: [
+            .option("format", value: "csv|json", help: "Output format (default: json, one object per line)."),
+            .option("type", value: "T", repeats: true, help: "Only this type (repeatable; default: all)."),
+            .option("from", value: "T", help: "Samples overlapping from this time."),
+            .option("to", value: "T", help: "… up to this time."),
+            .option("tz", value: "ZONE", help: "Zone to print times in (default: UTC)."),
+            storeOption,
+        ])
+
+    var csv: Bool
+    var types: [SampleType]
+    var range: Range<Date>?
+    var zone: TimeZone
+    var storePath: String
+
+    init(arguments: ParsedArguments) throws(UsageError) {
+        switch arguments.value("format") ?? "json" {
+        case "json": csv = false
+        case "csv": csv = true
+        case let other: throw arguments.usageError("--format '\(other)' is not csv or json")
+        }
+        var types: [SampleType] = []
+        for name in arguments.values("type") { types.append(try arguments.sampleType(name)) }
+        self.types = types.isEmpty ? SampleType.all.filter { $0 != .workout } : types
+        zone = arguments.value("tz") == nil ? TimeZone(identifier: "UTC")! : try arguments.timeZone()
+        range = try arguments.timeRange(zone: zone, defaultToday: false)
+        storePath = arguments.storePath
+    }
+
+    func run() throws -> ExitCode {
+        let store = try openStore(storePath)
+        var output = OutputBuffer()
+        if csv { output.append(SampleFormatting.csvHeader) }
+        for type in types {
+            for sample in try store.samples(HealthQuery(type: type, range: range), as: .owner) {
+                output.append(csv ? SampleFormatting.csv(sample, zone: zone) : SampleFormatting.json(sample, zone: zone))
+            }
+        }
+        output.flush()
+        return .success
+    }
+}
+
+/// Lines collected and written to standard output in large blocks.
+struct OutputBuffer {
+    private var text = ""
+
+    mutating func append(_ line: String) {
+        text += line
+        text += "\n"
+        if text.utf8.count > 1 << 16 { flush() }
+    }
+
+    mutating func flush() {
+        FileHandle.standardOutput.write(Data(text.utf8))
+        text = ""
+    }
+}

@@ -1,0 +1,147 @@
+import CommandKit
+import Foundation
+import HealthModel
+import HealthStore
+
+/// `health query TYPE`: raw samples (not merged: summing them double-counts; use stats).
+struct QueryCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "query", abstract: "List raw samples of a type (not merged across sources; see 'health stats').",
+        options: [.argument("TYPE", help: "Sample type.")] + rangeOptions + [
+            .flag("strict-start", help: "Only samples starting inside the range (default: overlapping it)."),
+            .flag("strict-end", help: "Only samples ending inside the range."),
+            .option("source", value: "ID", repeats: true, help: "Only samples from this source (repeatable)."),
+            .flag("latest", help: "Only the most recent sample (latest end)."),
+            .option("limit", value: "N", help: "At most N samples."),
+            .flag("json", help: "Print a JSON array."),
+            storeOption,
+        ])
+
+    var query: HealthQuery
+    var zone: TimeZone
+    var json: Bool
+    var storePath: String
+
+    init(arguments: ParsedArguments) throws(UsageError) {
+        let type = try arguments.sampleType(arguments.required("TYPE"))
+        zone = try arguments.timeZone()
+        let latest = arguments.flag("latest")
+        let range = try arguments.timeRange(zone: zone, defaultToday: false)
+        var limit = try arguments.value("limit", as: "a positive count") { Int($0).flatMap { $0 > 0 ? $0 : nil } }
+        if latest { limit = 1 }
+        let predicate: TimePredicate = switch (arguments.flag("strict-start"), arguments.flag("strict-end")) {
+        case (true, true): .strictStartAndEnd
+        case (true, false): .strictStart
+        case (false, true): .strictEnd
+        case (false, false): .overlaps
+        }
+        let sources = arguments.values("source")
+        query = HealthQuery(type: type, range: range, predicate: predicate, sources: sources.isEmpty ? nil : sources,
+                            limit: limit, sort: latest ? .endDescending : .startAscending)
+        json = arguments.flag("json")
+        storePath = arguments.storePath
+    }
+
+    func run() throws -> ExitCode {
+        let store = try openStore(storePath)
+        let samples = try store.samples(query, as: .owner)
+        if json {
+            print("[" + samples.map { SampleFormatting.json($0, zone: zone) }.joined(separator: ",\n") + "]")
+        } else if samples.isEmpty {
+            print("no \(query.type) samples")
+        } else {
+            for sample in samples { print(SampleFormatting.line(sample, zone: zone)) }
+        }
+        return .success
+    }
+}
+
+/// How samples print as text, JSON (the import format) and CSV.
+enum SampleFormatting {
+    static func valueAndUnit(_ sample: Sample) -> (String, String) {
+        switch sample {
+        case .quantity(let q): return (jsonNumber(q.quantity.value), q.quantity.unit.symbol)
+        case .category(let c): return (c.type.valueNames[c.value], "")
+        }
+    }
+
+    static func line(_ sample: Sample, zone: TimeZone) -> String {
+        let (value, unit) = valueAndUnit(sample)
+        var text = "\(TimeParsing.format(sample.start, in: zone))  \(TimeParsing.format(sample.end, in: zone))  "
+            + "\(value)\(unit.isEmpty ? "" : " " + unit)  \(sample.source?.id ?? "?")"
+        if case .quantity(let q) = sample {
+            if let device = q.device?.name { text += "  device=\(device)" }
+            if q.userEntered { text += "  manual" }
+        }
+        return text
+    }
+
+    static func json(_ sample: Sample, zone: TimeZone) -> String {
+        var pairs: [(String, String)] = [("type", jsonString(sample.sampleType.identifier))]
+        let device: DeviceInfo?, syncID: String?, syncVersion: Int64, userEntered: Bool, metadata: [String: String], recorded: TimeZone?
+        switch sample {
+        case .quantity(let q):
+            pairs.append(("value", jsonNumber(q.quantity.value)))
+            pairs.append(("unit", jsonString(q.quantity.unit.symbol)))
+            (device, syncID, syncVersion, userEntered, metadata, recorded) = (q.device, q.syncIdentifier, q.syncVersion, q.userEntered, q.metadata, q.timeZone)
+        case .category(let c):
+            pairs.append(("value", jsonString(c.type.valueNames[c.value])))
+            (device, syncID, syncVersion, userEntered, metadata, recorded) = (c.device, c.syncIdentifier, c.syncVersion, c.userEntered, c.metadata, c.timeZone)
+        }
+        pairs.append(("start", jsonString(TimeParsing.format(sample.start, in: zone))))
+        pairs.append(("end", jsonString(TimeParsing.format(sample.end, in: zone))))
+        pairs.append(("source", jsonString(sample.source?.id ?? "")))
+        if let version = sample.source?.version, !version.isEmpty { pairs.append(("source_version", jsonString(version))) }
+        if let device {
+            var parts: [(String, String)] = []
+            if let v = device.name { parts.append(("name", jsonString(v))) }
+            if let v = device.manufacturer { parts.append(("manufacturer", jsonString(v))) }
+            if let v = device.model { parts.append(("model", jsonString(v))) }
+            if let v = device.hardwareIdentifier { parts.append(("hardware_id", jsonString(v))) }
+            if let v = device.firmwareVersion { parts.append(("firmware", jsonString(v))) }
+            pairs.append(("device", jsonObject(parts)))
+        }
+        if let syncID {
+            pairs.append(("sync_id", jsonString(syncID)))
+            pairs.append(("sync_version", String(syncVersion)))
+        }
+        if let recorded { pairs.append(("zone", jsonString(recorded.identifier))) }
+        if userEntered { pairs.append(("user_entered", "true")) }
+        if !metadata.isEmpty {
+            pairs.append(("metadata", jsonObject(metadata.keys.sorted().map { ($0, jsonString(metadata[$0]!)) })))
+        }
+        pairs.append(("id", jsonString(sample.id.uuidString.lowercased())))
+        return jsonObject(pairs)
+    }
+
+    static let csvHeader = "type,start,end,value,unit,source,source_version,device,sync_id,sync_version,user_entered,zone,id"
+
+    static func csv(_ sample: Sample, zone: TimeZone) -> String {
+        let (value, unit) = valueAndUnit(sample)
+        var device = "", syncID = "", syncVersion = "", userEntered = false, recorded = ""
+        switch sample {
+        case .quantity(let q):
+            device = q.device?.name ?? q.device?.hardwareIdentifier ?? ""
+            syncID = q.syncIdentifier ?? ""
+            syncVersion = q.syncIdentifier == nil ? "" : String(q.syncVersion)
+            userEntered = q.userEntered
+            recorded = q.timeZone?.identifier ?? ""
+        case .category(let c):
+            device = c.device?.name ?? c.device?.hardwareIdentifier ?? ""
+            syncID = c.syncIdentifier ?? ""
+            syncVersion = c.syncIdentifier == nil ? "" : String(c.syncVersion)
+            userEntered = c.userEntered
+            recorded = c.timeZone?.identifier ?? ""
+        }
+        return [sample.sampleType.identifier, TimeParsing.format(sample.start, in: zone), TimeParsing.format(sample.end, in: zone),
+                value, unit, sample.source?.id ?? "", sample.source?.version ?? "", device, syncID, syncVersion,
+                userEntered ? "true" : "false", recorded, sample.id.uuidString.lowercased()]
+            .map(csvField).joined(separator: ",")
+    }
+
+    /// RFC 4180: quote fields containing a comma, quote or line break; double inner quotes.
+    static func csvField(_ text: String) -> String {
+        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

@@ -1,0 +1,92 @@
+import CommandKit
+import Foundation
+import HealthModel
+import HealthStore
+
+/// `health stats TYPE`: totals merged across sources (no double counting), in calendar buckets.
+struct StatsCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "stats", abstract: "Statistics of a type: sums merged across sources by priority, or avg/min/max.",
+        discussion: """
+            Cumulative types (steps, distance, energy, flights) give the sum, merged by source priority so that
+            overlapping recordings from several devices are counted once. Discrete types (heart rate, body mass, …)
+            give --avg (default), --min, --max or --latest. Default range: today in --tz.
+            JSON: an array of {"start","end","value","unit"} (+ "source" with --by-source); empty buckets have
+            "value": null.
+            """,
+        options: [.argument("TYPE", help: "Quantity type.")] + rangeOptions + [
+            .option("by", value: "minute|hour|day|week|month", help: "Bucket size (default: one bucket for the range)."),
+            .flag("sum", help: "Sum (cumulative types)."),
+            .flag("avg", help: "Average (discrete types)."),
+            .flag("min", help: "Minimum (discrete types)."),
+            .flag("max", help: "Maximum (discrete types)."),
+            .flag("latest", help: "Most recent value (discrete types)."),
+            .flag("by-source", help: "Per-source values too (each source on its own)."),
+            .option("unit", value: "UNIT", help: "Report in this unit (default: the type's canonical unit)."),
+            .flag("json", help: "Print JSON."),
+            storeOption,
+        ])
+
+    var type: QuantityType
+    var range: Range<Date>
+    var bucket: BucketInterval?
+    var option: StatisticsOptions
+    var bySource: Bool
+    var unit: HealthUnit
+    var zone: TimeZone
+    var json: Bool
+    var storePath: String
+
+    init(arguments: ParsedArguments) throws(UsageError) {
+        type = try arguments.quantityType(arguments.required("TYPE"))
+        zone = try arguments.timeZone()
+        range = try arguments.timeRange(zone: zone, defaultToday: true)!
+        bucket = try arguments.value("by", as: "minute, hour, day, week or month") { BucketInterval(rawValue: $0) }
+        let chosen: [(String, StatisticsOptions)] = [("sum", .sum), ("avg", .average), ("min", .minimum), ("max", .maximum),
+                                                     ("latest", .mostRecent)].filter { arguments.flag($0.0) }
+        if chosen.count > 1 { throw arguments.usageError("choose one of --sum, --avg, --min, --max, --latest") }
+        option = chosen.first?.1 ?? StatisticsOptions.defaults(for: type)
+        do { try option.validate(for: type) } catch { throw arguments.usageError(error.description) }
+        unit = type.canonicalUnit
+        if let symbol = arguments.value("unit") {
+            do { unit = try HealthUnit(parsing: symbol) } catch { throw arguments.usageError(error.description) }
+            guard unit.isCompatible(with: type.canonicalUnit) else {
+                throw arguments.usageError(UnitError.incompatible(from: type.canonicalUnit, to: unit).description)
+            }
+        }
+        bySource = arguments.flag("by-source")
+        json = arguments.flag("json")
+        storePath = arguments.storePath
+    }
+
+    func run() throws -> ExitCode {
+        let store = try openStore(storePath)
+        let stats = try store.statistics(type: type, range: range, options: option, bucket: bucket, timeZone: zone,
+                                         bySource: bySource, as: .owner)
+        func converted(_ value: Double?) throws -> Double? {
+            try value.map { try type.canonicalUnit.convert($0, to: unit) }
+        }
+        var objects: [String] = []
+        var lines: [String] = []
+        for bucketStats in stats {
+            let start = TimeParsing.format(bucketStats.start, in: zone)
+            let end = TimeParsing.format(bucketStats.end, in: zone)
+            let value = try converted(bucketStats.values.value(for: option))
+            if bySource {
+                for source in bucketStats.bySource {
+                    let sourceValue = try converted(source.values.value(for: option))
+                    objects.append(jsonObject([("start", jsonString(start)), ("end", jsonString(end)), ("value", jsonNumber(sourceValue)),
+                                               ("unit", jsonString(unit.symbol)), ("source", jsonString(source.source))]))
+                    lines.append("\(start)  \(end)  \(sourceValue.map(formatValue) ?? "—") \(unit.symbol)  \(source.source)")
+                }
+                lines.append("\(start)  \(end)  \(value.map(formatValue) ?? "—") \(unit.symbol)  (merged)")
+            } else {
+                objects.append(jsonObject([("start", jsonString(start)), ("end", jsonString(end)), ("value", jsonNumber(value)),
+                                           ("unit", jsonString(unit.symbol))]))
+                lines.append("\(start)  \(end)  \(value.map(formatValue) ?? "—") \(unit.symbol)")
+            }
+        }
+        print(json ? "[" + objects.joined(separator: ",\n") + "]" : lines.joined(separator: "\n"))
+        return .success
+    }
+}

@@ -1,0 +1,21 @@
+/// `--store PATH` may come before the subcommand (`health --store x.sqlite stats step-count`);
+/// every subcommand declares it, so it is moved after the subcommand name.
+enum GlobalOptions {
+    static func movingStoreAfterSubcommand(_ arguments: [String]) -> [String] {
+        var arguments = arguments
+        var moved: [String] = []
+        while let first = arguments.first, first.hasPrefix("--store") {
+            if first == "--store", arguments.count >= 2 {
+                moved += arguments.prefix(2)
+                arguments.removeFirst(2)
+            } else if first.hasPrefix("--store=") {
+                moved.append(first)
+                arguments.removeFirst()
+            } else {
+                break
+            }
+        }
+        guard !moved.isEmpty, let subcommand = arguments.first else { return moved + arguments }
+        return [subcommand] + moved + arguments.dropFirst()
+    }
+}

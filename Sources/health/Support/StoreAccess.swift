@@ -1,0 +1,109 @@
+import CommandKit
+import Foundation
+import HealthModel
+import HealthStore
+
+/// The `--store PATH` option every subcommand takes (`BANDKIT_STORE` and the XDG default otherwise).
+let storeOption = OptionSpec.option("store", value: "PATH",
+                                    help: "The store file (default: $BANDKIT_STORE, else $XDG_DATA_HOME/bandkit/health.sqlite).")
+
+extension ParsedArguments {
+    var storePath: String { value("store") ?? HealthStore.defaultPath() }
+
+    /// A sample type named on the command line (kebab-case or a HealthKit spelling).
+    func sampleType(_ text: String) throws(UsageError) -> SampleType {
+        do { return try SampleType(named: text) } catch { throw usageError(error.description) }
+    }
+
+    func quantityType(_ text: String) throws(UsageError) -> QuantityType {
+        do { return try QuantityType(named: text) } catch { throw usageError(error.description) }
+    }
+
+    /// `--tz ZONE`, else the local zone.
+    func timeZone() throws(UsageError) -> TimeZone {
+        guard let name = value("tz") else { return .current }
+        guard let zone = TimeZone(identifier: name) else {
+            throw usageError("--tz '\(name)' is not a time zone name (e.g. Europe/Berlin, America/New_York, UTC)")
+        }
+        return zone
+    }
+
+    func instant(_ option: String, zone: TimeZone) throws(UsageError) -> Date? {
+        try value(option, as: "a time (ISO 8601 with offset or [Zone], e.g. 2026-11-30T08:00:00+01:00)") {
+            TimeParsing.instant($0, defaultZone: zone)
+        }
+    }
+
+    /// `--from T --to T`, `--day DATE` or `--today` (the default when `defaultToday`).
+    func timeRange(zone: TimeZone, defaultToday: Bool) throws(UsageError) -> Range<Date>? {
+        let from = try instant("from", zone: zone)
+        let to = try instant("to", zone: zone)
+        let day = value("day")
+        let today = flag("today")
+        let chosen = [from != nil || to != nil, day != nil, today].filter { $0 }.count
+        if chosen > 1 { throw usageError("choose one of --from/--to, --day and --today") }
+        if let day {
+            guard let date = TimeParsing.instant(day, defaultZone: zone) else {
+                throw usageError("--day '\(day)' is not a date (YYYY-MM-DD)")
+            }
+            return TimeParsing.day(containing: date, in: zone)
+        }
+        if today || (chosen == 0 && defaultToday) { return TimeParsing.day(containing: Date(), in: zone) }
+        if from == nil && to == nil { return nil }
+        let lower = from ?? Date(timeIntervalSince1970: 0)
+        let upper = to ?? Date()
+        guard lower < upper else { throw usageError("--from must be before --to") }
+        return lower..<upper
+    }
+}
+
+/// The range options shared by query, stats and export.
+let rangeOptions: [OptionSpec] = [
+    .option("from", value: "T", help: "Start of the range (ISO 8601, e.g. 2026-11-30T00:00:00+01:00)."),
+    .option("to", value: "T", help: "End of the range (exclusive)."),
+    .option("day", value: "DATE", help: "One local day (midnight to midnight in --tz)."),
+    .flag("today", help: "Today in --tz."),
+    .option("tz", value: "ZONE", help: "Time zone for days, buckets and times without offset (default: local)."),
+]
+
+/// Opens the store, turning failures into exit code 1 with the store's message.
+func openStore(_ path: String) throws -> HealthStore {
+    do { return try HealthStore(path: path) } catch { throw RuntimeFailure("health: cannot open store \(path): \(error)") }
+}
+
+/// Formats a value without noise: integers without ".0", others with up to 4 decimals.
+func formatValue(_ value: Double) -> String {
+    if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+    var text = String(format: "%.4f", value)
+    while text.hasSuffix("0") { text.removeLast() }
+    return text
+}
+
+/// JSON text for a string.
+func jsonString(_ text: String) -> String {
+    var out = "\""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+        default: out.unicodeScalars.append(scalar)
+        }
+    }
+    return out + "\""
+}
+
+/// A JSON number at full precision (the shortest text that reads back as the same Double).
+func jsonNumber(_ value: Double?) -> String {
+    guard let value else { return "null" }
+    if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+    return value.description
+}
+
+/// A JSON object from ordered key/value pairs whose values are already JSON text.
+func jsonObject(_ pairs: [(String, String)]) -> String {
+    "{" + pairs.map { "\(jsonString($0.0)):\($0.1)" }.joined(separator: ",") + "}"
+}

@@ -1,0 +1,145 @@
+import Foundation
+
+/// Instants on the command line and in import files.
+///
+/// Accepted forms (ISO 8601 / RFC 3339, with RFC 9557's bracketed zone):
+/// - `2026-11-30T08:15:00Z`, `2026-11-30T08:15:00.250+01:00`, `2026-11-30T08:15+0100`: exact instants;
+/// - `2026-11-30T08:15:00[Europe/Berlin]`: local time in a named zone;
+/// - `2026-11-30T08:15` and `2026-11-30`: local time (a date alone is midnight) in the default zone;
+/// - `now`.
+enum TimeParsing {
+    static func instant(_ text: String, defaultZone: TimeZone) -> Date? {
+        if text == "now" { return Date() }
+        var bytes = Array(text.utf8)
+        var zone: TimeZone? = nil
+        if bytes.last == UInt8(ascii: "]"), let open = bytes.firstIndex(of: UInt8(ascii: "[")) {
+            guard let named = TimeZone(identifier: String(decoding: bytes[(open + 1)..<(bytes.count - 1)], as: UTF8.self)) else {
+                return nil
+            }
+            zone = named
+            bytes.removeSubrange(open...)
+        }
+        var hasOffset = false
+        return bytes.withUnsafeBufferPointer { instant($0, zone: zone ?? defaultZone, explicitZone: zone != nil, hasOffset: &hasOffset) }
+    }
+
+    /// Fast path for import: parses UTF-8 bytes without building a String.
+    /// `hasOffset` tells whether the text carried `Z` or a numeric offset (else it was read in `zone`).
+    static func instant(_ bytes: UnsafeBufferPointer<UInt8>, zone: TimeZone, explicitZone: Bool = false,
+                        hasOffset: inout Bool) -> Date? {
+        var index = 0
+        func digits(_ count: Int) -> Int? {
+            guard index + count <= bytes.count else { return nil }
+            var value = 0
+            for _ in 0..<count {
+                let byte = bytes[index]
+                guard byte >= 48, byte <= 57 else { return nil }
+                value = value * 10 + Int(byte - 48)
+                index += 1
+            }
+            return value
+        }
+        func expect(_ character: Character) -> Bool {
+            guard index < bytes.count, bytes[index] == character.asciiValue! else { return false }
+            index += 1
+            return true
+        }
+        guard let year = digits(4), expect("-"), let month = digits(2), expect("-"), let day = digits(2),
+              (1...12).contains(month), day >= 1, day <= daysInMonth(year: year, month: month) else { return nil }
+        var hour = 0, minute = 0, second = 0
+        var fraction = 0.0
+        if index < bytes.count, bytes[index] == UInt8(ascii: "T") || bytes[index] == UInt8(ascii: " ") {
+            index += 1
+            guard let h = digits(2), expect(":"), let m = digits(2), h < 24, m < 60 else { return nil }
+            hour = h
+            minute = m
+            if expect(":") {
+                guard let s = digits(2), s < 61 else { return nil }
+                second = s
+                if index < bytes.count, bytes[index] == UInt8(ascii: ".") || bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                    var scale = 0.1
+                    let first = index
+                    while index < bytes.count, bytes[index] >= 48, bytes[index] <= 57 {
+                        fraction += Double(bytes[index] - 48) * scale
+                        scale /= 10
+                        index += 1
+                    }
+                    if index == first { return nil }
+                }
+            }
+        }
+        // Offset: Z, ±HH:MM, ±HHMM, ±HH.
+        var offset: Int? = nil
+        if index < bytes.count {
+            if bytes[index] == UInt8(ascii: "Z") || bytes[index] == UInt8(ascii: "z") {
+                offset = 0
+                index += 1
+            } else if bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                let sign = bytes[index] == UInt8(ascii: "-") ? -1 : 1
+                index += 1
+                guard let h = digits(2), h <= 23 else { return nil }
+                var m = 0
+                if expect(":") {
+                    guard let value = digits(2) else { return nil }
+                    m = value
+                } else if index < bytes.count {
+                    guard let value = digits(2) else { return nil }
+                    m = value
+                }
+                guard m < 60 else { return nil }
+                offset = sign * (h * 3600 + m * 60)
+            }
+        }
+        guard index == bytes.count else { return nil }
+        hasOffset = offset != nil
+        if explicitZone, offset != nil { return nil }  // "+01:00[Europe/Berlin]" is ambiguous; refuse it
+        if let offset {
+            let days = daysFromCivil(year: year, month: month, day: day)
+            let seconds = Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset)
+            return Date(timeIntervalSince1970: seconds + fraction)
+        }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let components = DateComponents(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+        return calendar.date(from: components)?.addingTimeInterval(fraction)
+    }
+
+    static func daysInMonth(year: Int, month: Int) -> Int {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
+    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The local day `[midnight, next midnight)` in `zone` containing `date`: 23, 24 or 25 hours.
+    static func day(containing date: Date, in zone: TimeZone) -> Range<Date> {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let start = calendar.startOfDay(for: date)
+        let end = calendar.date(byAdding: .day, value: 1, to: start) ?? start.addingTimeInterval(86_400)
+        return start..<end
+    }
+
+    /// RFC 3339 in `zone`, with the zone's offset: `2026-11-30T08:15:00+01:00`.
+    static func format(_ date: Date, in zone: TimeZone) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = zone
+        formatter.formatOptions = [.withInternetDateTime]
+        if date.timeIntervalSince1970.truncatingRemainder(dividingBy: 1) != 0 {
+            formatter.formatOptions.insert(.withFractionalSeconds)
+        }
+        return formatter.string(from: date)
+    }
+}

@@ -1,0 +1,217 @@
+import BandBlueZ
+import BandLink
+import BandTestSupport
+import BandWire
+import Glibc
+import Testing
+
+@Suite("Management socket, adapter and pairing agent")
+struct ManagementTests {
+    static let peer = LEAddress(try! BluetoothAddress("00:AA:01:00:00:24"), type: .lePublic)
+    static let adapterAddress = try! BluetoothAddress("00:AA:01:01:00:23")
+
+    /// Command Complete for `opcode` on `index` with `returned` parameters.
+    static func complete(_ opcode: ManagementOpcode, index: UInt16, status: UInt8 = 0, _ returned: [UInt8] = []) -> [UInt8] {
+        ManagementPacket(code: 0x0001, controllerIndex: index,
+                         parameters: [UInt8(opcode.rawValue & 0xFF), UInt8(opcode.rawValue >> 8), status] + returned).bytes
+    }
+
+    static func settings(_ value: AdapterSettings) -> [UInt8] {
+        (0..<4).map { UInt8(truncatingIfNeeded: value.rawValue >> (8 * UInt32($0))) }
+    }
+
+    static func controllerInformation(address: BluetoothAddress, current: AdapterSettings) -> [UInt8] {
+        var reply = Array(address.textOrder.reversed()) + [0x09, 0x02, 0x00]
+        reply += settings([.powered, .lowEnergy, .bondable, .connectable, .advertising])
+        reply += settings(current)
+        reply += [0, 0, 0]
+        reply += Array("BlueZ 5.66".utf8) + [UInt8](repeating: 0, count: 249 - 10)
+        reply += [UInt8](repeating: 0, count: 11)
+        return reply
+    }
+
+    @Test func theSocketIsAControlChannelSocketWithNoDevice() throws {
+        let kernel = FakeBluetoothKernel()
+        _ = try ManagementSocket(system: kernel.system)
+        let call = try #require(kernel.state.withLock { $0.socketCalls.first })
+        #expect(call.type & 0xF == Int32(SOCK_RAW.rawValue))
+        #expect(call.proto == 1)  // BTPROTO_HCI
+        #expect(kernel.state.withLock { $0.boundAddresses } == [bytes("1f 00 ff ff 03 00")])
+    }
+
+    @Test func performSendsTheCommandAndReturnsItsReply() throws {
+        let kernel = FakeBluetoothKernel()
+        let socket = try ManagementSocket(system: kernel.system)
+        kernel.deliver(Self.complete(.setPowered, index: 1, Self.settings([.powered, .lowEnergy])))
+        let reply = try socket.perform(.setPowered, controllerIndex: 1, parameters: [1])
+        #expect(reply == Self.settings([.powered, .lowEnergy]))
+        #expect(kernel.sent() == [bytes("05 00 01 00 01 00 01")])
+    }
+
+    @Test func eventsArrivingBeforeTheReplyAreKeptForLater() throws {
+        let kernel = FakeBluetoothKernel()
+        let socket = try ManagementSocket(system: kernel.system)
+        kernel.deliver(bytes("0f 00 01 00 0c 00 24 00 00 01 aa 00 01 01 00 00 00 00"))
+        kernel.deliver(Self.complete(.setBondable, index: 1, Self.settings([.bondable])))
+        try socket.perform(.setBondable, controllerIndex: 1, parameters: [1])
+        #expect(socket.hasQueuedEvents)
+        #expect(try socket.nextEvent(timeout: .zero) == .userConfirmationRequest(controllerIndex: 1, Self.peer, confirmHint: 1, value: 0))
+        #expect(try socket.nextEvent(timeout: .zero) == nil)
+    }
+
+    @Test func aFailedCommandNamesTheCommandTheAdapterAndTheStatus() throws {
+        let kernel = FakeBluetoothKernel()
+        let socket = try ManagementSocket(system: kernel.system)
+        kernel.deliver(Self.complete(.addAdvertising, index: 0, status: 0x0D))
+        #expect(throws: LinkError.system(call: "mgmt Add Advertising on hci0: Invalid Parameters (0xd)", errno: EINVAL)) {
+            try socket.perform(.addAdvertising, controllerIndex: 0, parameters: [1])
+        }
+        kernel.deliver(ManagementPacket(code: 0x0002, controllerIndex: 0, parameters: [0x05, 0x00, 0x0F]).bytes)
+        #expect(throws: LinkError.system(call: "mgmt Set Powered on hci0: Not Powered (0xf)", errno: ENETDOWN)) {
+            try socket.perform(.setPowered, controllerIndex: 0, parameters: [1])
+        }
+    }
+
+    @Test func aReplyThatNeverComesIsATimeoutNotAHang() throws {
+        let kernel = FakeBluetoothKernel()
+        let socket = try ManagementSocket(system: kernel.system)
+        #expect(throws: LinkError.system(call: "mgmt Set Low Energy on hci0 (no reply)", errno: ETIMEDOUT)) {
+            try socket.perform(.setLowEnergy, controllerIndex: 0, parameters: [1], timeout: .milliseconds(20))
+        }
+    }
+
+    @Test func malformedEventsAreErrorsWithTheirOffset() throws {
+        let kernel = FakeBluetoothKernel()
+        let socket = try ManagementSocket(system: kernel.system)
+        kernel.deliver(bytes("0f 00 01 00 05 00 24 00 00 01 aa"))  // confirmation request cut short
+        #expect(throws: LinkError.system(call: "mgmt event: truncated in BD_ADDR at byte offset 6", errno: 74)) {
+            _ = try socket.nextEvent(timeout: .seconds(1))
+        }
+    }
+
+    @Test func newLongTermKeyEventDecodes() throws {
+        let packet = try ManagementPacket(parsingAll: bytes("""
+            0a 00 01 00 25 00 01 24 00 00 01 aa 00 01 02 00 10 00 00 00 00 00 00 00 00 00 00 \
+            00 11 22 33 44 55 66 77 88 99 aa bb cc dd ee ff
+            """))
+        let event = try ManagementEvent(packet)
+        let key = LongTermKey(peer: Self.peer, keyType: 2, central: false, encryptionSize: 16, ediv: 0, rand: 0,
+                              value: bytes("00 11 22 33 44 55 66 77 88 99 aa bb cc dd ee ff"))
+        #expect(event == .newLongTermKey(controllerIndex: 1, key, storeHint: true))
+    }
+
+    @Test func aLongTermKeyWithAnUndefinedRoleIsRefused() {
+        // Found by fuzz/bluez: Central 0x06 decoded as true and re-encoded as 0x01.
+        #expect(throws: ParseError(.invalidValue, at: 8, field: "Central")) {
+            try LongTermKey(parsingAll: bytes("24 00 00 01 aa 00 01 02 06 10 34 12 08 07 06 05 04 03 02 01 00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f"))
+        }
+    }
+
+    @Test func everyTruncationOfAManagementPacketIsTruncated() {
+        #expect(prefixesThatDidNotTruncate(bytes("0f 00 01 00 0c 00 24 00 00 01 aa 00 01 01 00 00 00 00"), ManagementPacket.init(parsing:)) == [])
+    }
+
+    @Test func prepareForLowEnergyDoesWhatBtmgmtDoes() throws {
+        let kernel = FakeBluetoothKernel()
+        let adapter = try BlueZAdapter("hci1", system: kernel.system)
+        kernel.deliver(Self.complete(.readControllerInformation, index: 1, Self.controllerInformation(address: Self.adapterAddress, current: [.powered])))
+        kernel.deliver(Self.complete(.setPowered, index: 1, Self.settings([])))
+        kernel.deliver(Self.complete(.setLowEnergy, index: 1, Self.settings([.lowEnergy])))
+        kernel.deliver(Self.complete(.setBondable, index: 1, Self.settings([.lowEnergy, .bondable])))
+        kernel.deliver(Self.complete(.setConnectable, index: 1, Self.settings([.lowEnergy, .bondable, .connectable])))
+        kernel.deliver(Self.complete(.setIOCapability, index: 1))
+        kernel.deliver(Self.complete(.setPowered, index: 1, Self.settings([.powered, .lowEnergy, .bondable, .connectable])))
+        let settings = try adapter.prepareForLowEnergy()
+        #expect(settings == [.powered, .lowEnergy, .bondable, .connectable])
+        #expect(kernel.sent() == [
+            bytes("04 00 01 00 00 00"),     // Read Controller Information
+            bytes("05 00 01 00 01 00 00"),  // Set Powered off
+            bytes("0d 00 01 00 01 00 01"),  // Set LE on
+            bytes("09 00 01 00 01 00 01"),  // Set Bondable on
+            bytes("07 00 01 00 01 00 01"),  // Set Connectable on
+            bytes("18 00 01 00 01 00 03"),  // Set IO Capability NoInputNoOutput
+            bytes("05 00 01 00 01 00 01"),  // Set Powered on
+        ])
+    }
+
+    @Test func anAdapterAlreadySetUpIsLeftAlone() throws {
+        let kernel = FakeBluetoothKernel()
+        let adapter = try BlueZAdapter("hci0", system: kernel.system)
+        let ready: AdapterSettings = [.powered, .lowEnergy, .bondable, .connectable]
+        kernel.deliver(Self.complete(.readControllerInformation, index: 0, Self.controllerInformation(address: Self.adapterAddress, current: ready)))
+        #expect(try adapter.prepareForLowEnergy() == ready)
+        #expect(kernel.sent().count == 1)
+    }
+
+    @Test func controllerInformationGivesTheAddressAndSettings() throws {
+        let kernel = FakeBluetoothKernel()
+        let adapter = try BlueZAdapter("hci0", system: kernel.system)
+        kernel.deliver(Self.complete(.readControllerInformation, index: 0, Self.controllerInformation(address: Self.adapterAddress, current: [.powered, .lowEnergy])))
+        let info = try adapter.information()
+        #expect(info.address == Self.adapterAddress)
+        #expect(info.currentSettings == [.powered, .lowEnergy])
+        #expect(info.name == "BlueZ 5.66")
+        #expect(info.currentSettings.description == "powered le")
+    }
+
+    @Test func advertisingIsAddedAsInstanceOneAfterRemovingAnOldOne() throws {
+        let kernel = FakeBluetoothKernel()
+        let adapter = try BlueZAdapter("hci0", system: kernel.system)
+        kernel.deliver(Self.complete(.removeAdvertising, index: 0, status: 0x0D))  // nothing to remove: fine
+        kernel.deliver(Self.complete(.addAdvertising, index: 0, [0x01]))
+        let advertisement = Advertisement(name: "Band", serviceUUIDs: [BluetoothUUID(0x180D)])
+        try adapter.startAdvertising(advertisement)
+        let sent = kernel.sent()
+        #expect(sent.count == 2)
+        #expect(sent[0] == bytes("3f 00 00 00 01 00 01"))
+        #expect(Array(sent[1][0..<6]) == bytes("3e 00 00 00 18 00"))
+        let parameters = try advertisement.addAdvertisingParameters()
+        #expect(Array(sent[1][6...]) == parameters)
+    }
+
+    @Test func loadLongTermKeysSendsCountThenKeys() throws {
+        let kernel = FakeBluetoothKernel()
+        let adapter = try BlueZAdapter("hci1", system: kernel.system)
+        let key = LongTermKey(peer: Self.peer, keyType: 2, central: false, encryptionSize: 16, ediv: 0x1234, rand: 0x0102030405060708,
+                              value: [UInt8](0..<16))
+        kernel.deliver(Self.complete(.loadLongTermKeys, index: 1))
+        try adapter.loadLongTermKeys([key])
+        let sent = try #require(kernel.sent().first)
+        #expect(Array(sent[0..<8]) == bytes("13 00 01 00 26 00 01 00"))
+        #expect(Array(sent[8...]) == bytes("24 00 00 01 aa 00 01 02 00 10 34 12 08 07 06 05 04 03 02 01") + [UInt8](0..<16))
+    }
+
+    @Test func theAgentConfirmsJustWorksOnItsAdapterOnlyAndStoresKeys() throws {
+        let directory = TemporaryDirectory()
+        let kernel = FakeBluetoothKernel()
+        let adapter = try BlueZAdapter("hci1", system: kernel.system)
+        kernel.deliver(Self.complete(.readControllerInformation, index: 1, Self.controllerInformation(address: Self.adapterAddress, current: [.powered])))
+        var lines: [String] = []
+        let store = LongTermKeyStore(path: "\(directory.path)/keys")
+        let agent = try PairingAgent(adapter: adapter, keyStore: store, log: { lines.append($0) })
+        _ = kernel.sent()
+        kernel.deliver(bytes("0f 00 00 00 0c 00 24 00 00 01 aa 00 01 01 00 00 00 00"))  // for hci0: not ours
+        kernel.deliver(bytes("0f 00 01 00 0c 00 24 00 00 01 aa 00 01 01 00 00 00 00"))  // for hci1
+        kernel.deliver(bytes("""
+            0a 00 01 00 25 00 01 24 00 00 01 aa 00 01 02 00 10 00 00 00 00 00 00 00 00 00 00 \
+            00 11 22 33 44 55 66 77 88 99 aa bb cc dd ee ff
+            """))
+        let events = try agent.handlePendingEvents()
+        #expect(events.count == 3)
+        #expect(kernel.sent() == [bytes("1c 00 01 00 07 00 24 00 00 01 aa 00 01")])
+        let stored = try store.keys(forAdapter: Self.adapterAddress)
+        #expect(stored.map(\.peer) == [Self.peer])
+        #expect(lines.contains { $0.contains("confirming pairing with 00:AA:01:00:00:24 (Just Works)") })
+    }
+
+    @Test func theAgentRefusesPasskeyEntry() throws {
+        let kernel = FakeBluetoothKernel()
+        let adapter = try BlueZAdapter("hci0", system: kernel.system)
+        kernel.deliver(Self.complete(.readControllerInformation, index: 0, Self.controllerInformation(address: Self.adapterAddress, current: [.powered])))
+        let agent = try PairingAgent(adapter: adapter, keyStore: nil)
+        _ = kernel.sent()
+        kernel.deliver(bytes("10 00 00 00 07 00 24 00 00 01 aa 00 01"))
+        try agent.handlePendingEvents()
+        #expect(kernel.sent() == [bytes("1f 00 00 00 07 00 24 00 00 01 aa 00 01")])
+    }
+}

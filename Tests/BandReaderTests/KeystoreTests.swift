@@ -1,0 +1,82 @@
+import BandReader
+import Foundation
+import Testing
+
+@Suite struct KeystoreTests {
+    func temporaryDirectory() -> String {
+        let path = NSTemporaryDirectory() + "bandkit-keystore-\(UUID().uuidString)"
+        return path
+    }
+
+    func band(_ address: String, key: UInt8 = 0xA5) -> PairedBand {
+        PairedBand(address: address, readerID: 0x0102_0304_0506_0708, key: [UInt8](repeating: key, count: 16),
+                   device: BandDeviceInfo(name: "Band", manufacturer: "BandKit", model: "B1", serialNumber: "SN1"),
+                   pairedAt: Date(timeIntervalSince1970: 1_796_032_800))
+    }
+
+    @Test func defaultPathFollowsXDGConfigHome() {
+        #expect(Keystore.defaultPath(environment: ["XDG_CONFIG_HOME": "/x/cfg", "HOME": "/home/u"]) == "/x/cfg/bandkit/keys.json")
+        #expect(Keystore.defaultPath(environment: ["HOME": "/home/u"]) == "/home/u/.config/bandkit/keys.json")
+        #expect(Keystore.defaultPath(environment: ["XDG_CONFIG_HOME": "relative", "HOME": "/home/u"]) == "/home/u/.config/bandkit/keys.json")
+    }
+
+    @Test func savedBandRoundTripsAndTheFileIsMode0600() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = Keystore(path: directory + "/bandkit/keys.json")
+        try store.save(band("AA:BB:CC:DD:EE:FF"))
+        #expect(try store.load() == [band("AA:BB:CC:DD:EE:FF")])
+        let attributes = try FileManager.default.attributesOfItem(atPath: store.path)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        let directoryAttributes = try FileManager.default.attributesOfItem(atPath: directory + "/bandkit")
+        #expect((directoryAttributes[.posixPermissions] as? Int) == 0o700)
+    }
+
+    @Test func savingAgainReplacesTheEntryForThatAddress() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = Keystore(path: directory + "/keys.json")
+        try store.save(band("AA:BB:CC:DD:EE:FF", key: 1))
+        try store.save(band("sim:/tmp/b.sock", key: 2))
+        try store.save(band("AA:BB:CC:DD:EE:FF", key: 3))
+        let bands = try store.load()
+        #expect(bands.map(\.address) == ["AA:BB:CC:DD:EE:FF", "sim:/tmp/b.sock"])
+        #expect(bands.first?.key.first == 3)
+    }
+
+    @Test func forgetRemovesOnlyThatBand() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = Keystore(path: directory + "/keys.json")
+        try store.save(band("AA:BB:CC:DD:EE:FF"))
+        try store.save(band("sim:/tmp/b.sock"))
+        #expect(try store.remove("AA:BB:CC:DD:EE:FF"))
+        #expect(try store.remove("AA:BB:CC:DD:EE:FF") == false)
+        #expect(try store.load().map(\.address) == ["sim:/tmp/b.sock"])
+    }
+
+    @Test func missingFileIsAnEmptyKeystore() throws {
+        #expect(try Keystore(path: temporaryDirectory() + "/keys.json").load() == [])
+    }
+
+    @Test func worldReadableKeystoreIsRefused() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = Keystore(path: directory + "/keys.json")
+        try store.save(band("AA:BB:CC:DD:EE:FF"))
+        chmod(store.path, 0o644)
+        #expect(throws: KeystoreError.self) { try store.load() }
+    }
+
+    @Test func corruptKeystoreIsReportedNotOverwritten() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/keys.json"
+        FileManager.default.createFile(atPath: path, contents: Data("{not json".utf8), attributes: [.posixPermissions: 0o600])
+        let store = Keystore(path: path)
+        #expect(throws: KeystoreError.self) { try store.load() }
+        #expect(throws: KeystoreError.self) { try store.save(band("AA:BB:CC:DD:EE:FF")) }
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "{not json")
+    }
+}

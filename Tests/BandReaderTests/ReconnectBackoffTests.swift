@@ -1,0 +1,53 @@
+import BandReader
+import Testing
+
+@Suite struct ReconnectBackoffTests {
+    /// A deterministic generator (SplitMix64) so the jitter is reproducible.
+    struct SplitMix: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    @Test func ceilingDoublesUpToTheMaximum() {
+        let backoff = ReconnectBackoff(initial: .milliseconds(500), maximum: .seconds(10), jitter: 0.5)
+        #expect((0..<7).map { backoff.ceilingDelay(forAttempt: $0) } ==
+                [.milliseconds(500), .seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(10), .seconds(10)])
+        #expect(backoff.ceilingDelay(forAttempt: 10_000) == .seconds(10))
+    }
+
+    @Test func everyDelayLiesWithinTheJitterBand() {
+        var backoff = ReconnectBackoff(initial: .milliseconds(100), maximum: .seconds(5), jitter: 0.5)
+        var generator = SplitMix(state: 42)
+        for attempt in 0..<20 {
+            let ceiling = backoff.ceilingDelay(forAttempt: attempt)
+            let delay = backoff.nextDelay(using: &generator)
+            #expect(delay <= ceiling && delay >= ceiling * 0.5, "attempt \(attempt): \(delay) outside \(ceiling * 0.5)…\(ceiling)")
+        }
+    }
+
+    @Test func delaysAreJitteredNotLockStep() {
+        var generator = SplitMix(state: 7)
+        var delays = Set<Duration>()
+        for _ in 0..<10 {
+            var backoff = ReconnectBackoff(initial: .seconds(1), maximum: .seconds(60), jitter: 0.5)
+            delays.insert(backoff.nextDelay(using: &generator))
+        }
+        #expect(delays.count > 5)
+    }
+
+    @Test func successStartsTheSequenceAgain() {
+        var backoff = ReconnectBackoff(initial: .seconds(1), maximum: .seconds(60), jitter: 0)
+        var generator = SplitMix(state: 1)
+        _ = backoff.nextDelay(using: &generator)
+        _ = backoff.nextDelay(using: &generator)
+        #expect(backoff.nextDelay(using: &generator) == .seconds(4))
+        backoff.succeeded()
+        #expect(backoff.nextDelay(using: &generator) == .seconds(1))
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import HealthModel
+import HealthStore
+import Testing
+
+@Suite struct CommandLineTests {
+    let temp: TemporaryStore
+    let health: HealthCommand
+
+    init() throws {
+        temp = try TemporaryStore()
+        health = HealthCommand(store: temp.path)
+    }
+
+    @Test func anUnknownTypeIsAUsageErrorNamingIt() throws {
+        let result = try health.run("add", "stepz", "5")
+        #expect(result.code == 64)
+        #expect(result.error.contains("unknown type 'stepz'"))
+    }
+
+    @Test func anIncompatibleUnitIsAUsageError() throws {
+        let result = try health.run("add", "step-count", "5", "kg")
+        #expect(result.code == 64)
+        #expect(result.error.contains("cannot convert mass unit 'kg'"))
+    }
+
+    @Test func aBadTimeIsAUsageError() throws {
+        let result = try health.run("query", "step-count", "--from", "2026-02-30T00:00:00Z", "--to", "2026-03-01T00:00:00Z")
+        #expect(result.code == 64)
+        #expect(result.error.contains("--from '2026-02-30T00:00:00Z'"))
+    }
+
+    @Test func aMalformedImportLineImportsNothingAndNamesTheLineAndField() throws {
+        let input = minuteSteps(count: 2, source: "com.example.app")
+            + #"{"type":"step-count","value":5,"start":"2026-11-30T09:00:00+01:00","end":"yesterday","source":"x"}"# + "\n"
+            + minuteSteps(count: 2, source: "com.example.other")
+        let result = try health.run("import", "-", input: input)
+        #expect(result.code == 65)
+        #expect(result.error.contains("line 3: field 'end'"))
+        #expect(result.error.contains("nothing was imported"))
+        #expect(try temp.store.samples(HealthQuery(type: .stepCount), as: .owner).isEmpty)
+    }
+
+    @Test func anImportWithAnUnknownFieldIsRefused() throws {
+        let result = try health.run("import", "-", input: #"{"type":"step-count","valeu":5,"start":"2026-11-30T09:00:00Z","source":"x"}"#)
+        #expect(result.code == 65)
+        #expect(result.error.contains("line 1: field 'valeu': unknown field"))
+    }
+
+    @Test func exportedSamplesImportBackUnchanged() throws {
+        #expect(try health.run("import", "-", input: minuteSteps(count: 3, source: "bandkit.band")).code == 0)
+        #expect(try health.run("add", "body-mass", "160", "lb", "--start", "2026-11-30T07:00:00Z").code == 0)
+        let exported = try health.run("export")
+        #expect(exported.code == 0)
+        let copy = try TemporaryStore()
+        let imported = try HealthCommand(store: copy.path).run("import", "-", input: exported.output)
+        #expect(imported.code == 0, "\(imported.error)")
+        #expect(try HealthCommand(store: copy.path).run("export").output == exported.output)
+        let mass = try copy.store.mostRecentSample(of: .bodyMass, as: .owner)
+        #expect(mass?.quantity.value == 160 * 0.45359237)  // exported at full precision
+        #expect(mass?.userEntered == true)
+    }
+
+    @Test func statsJSONHasOneObjectPerBucketAndPerSourceWithBySource() throws {
+        #expect(try health.run("import", "-", input: minuteSteps(count: 90, source: "bandkit.band")).code == 0)
+        #expect(try health.run("import", "-", input: minuteSteps(count: 30, source: "com.example.phone", steps: 50)).code == 0)
+        let merged = try health.run("stats", "step-count", "--from", "2026-11-30T00:00:00Z", "--to", "2026-11-30T03:00:00Z",
+                                    "--by", "hour", "--tz", "UTC", "--json")
+        #expect(merged.code == 0)
+        let buckets = try #require(try JSONSerialization.jsonObject(with: Data(merged.output.utf8)) as? [[String: Any]])
+        #expect(buckets.count == 3)
+        // Neither source records with a device, so the newer one (the phone) ranks first: its 30
+        // minutes (1500) replace the band's, which fills the rest of the hour (30 × 10).
+        #expect(buckets.map { $0["value"] as? Double } == [1800, 300, nil])
+        #expect(buckets.allSatisfy { $0["unit"] as? String == "count" })
+
+        let bySource = try health.run("stats", "step-count", "--from", "2026-11-30T00:00:00Z", "--to", "2026-11-30T01:00:00Z",
+                                      "--tz", "UTC", "--by-source", "--json")
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(bySource.output.utf8)) as? [[String: Any]])
+        #expect(Set(rows.compactMap { $0["source"] as? String }) == ["bandkit.band", "com.example.phone"])
+    }
+
+    @Test func theStoreCanBeNamedByEnvironment() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: HealthCommand.binary)
+        process.arguments = ["add", "height", "1.8", "m"]
+        process.environment = ["BANDKIT_STORE": temp.path, "PATH": "/usr/bin:/bin"]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(try temp.store.mostRecentSample(of: .height, as: .owner)?.quantity.value == 1.8)
+    }
+
+    @Test func grantsFromTheCommandLineGovernApps() throws {
+        let band = AppIdentity(id: "bandkit.band", version: "0.1")
+        #expect(try health.run("grant", "bandkit.band", "heart-rate", "--write").code == 0)
+        try temp.store.write(as: band) {
+            try $0.save(QuantitySample(type: .heartRate, quantity: Quantity(60, .countPerMinute), start: Date(), end: Date()))
+        }
+        #expect(try health.run("revoke", "bandkit.band", "heart-rate", "--write").code == 0)
+        #expect(throws: HealthStoreError.self) {
+            try temp.store.write(as: band) {
+                try $0.save(QuantitySample(type: .heartRate, quantity: Quantity(61, .countPerMinute), start: Date(), end: Date()))
+            }
+        }
+        #expect(try health.run("grant", "bandkit.band", "blood-type", "--write").code == 64)
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import HealthModel
+@testable import HealthStore
+import Testing
+
+@Suite struct MigrationTests {
+    @Test func openingTwiceAppliesEachMigrationOnce() throws {
+        let temp = try TemporaryStore()
+        try temp.store.write(as: .owner) { try $0.save(steps(5, "2026-11-30T08:00:00Z", "2026-11-30T08:01:00Z")) }
+        let again = try HealthStore(path: temp.path)
+        let applied = try again.withConnection { connection in
+            try Migrator.migrate(connection, now: 0).get()
+        }
+        #expect(applied.isEmpty)
+        let names = try again.withConnection { connection in
+            try connection.scalar("SELECT count(*) FROM schema_migration").get()
+        }
+        #expect(names == Int64(Migration.all.count))
+        #expect(try again.samples(HealthQuery(type: .stepCount), as: .owner).count == 1)
+    }
+
+    @Test func aFailingMigrationLeavesNothingBehind() throws {
+        let temp = try TemporaryStore()
+        let broken = Migration(name: "broken", sql: "CREATE TABLE half_done (x); INSERT INTO no_such_table VALUES (1);")
+        let result = temp.store.withConnection { Migrator.migrate($0, migrations: [broken], now: 0) }
+        guard case .failure(let error) = result else {
+            Issue.record("a broken migration succeeded")
+            return
+        }
+        #expect(error.message.contains("no_such_table"))
+        #expect(error.sql.contains("INSERT INTO no_such_table"))
+        let leftover = try temp.store.withConnection {
+            try $0.scalar("SELECT count(*) FROM sqlite_schema WHERE name = 'half_done'").get()
+        }
+        #expect(leftover == 0)
+    }
+
+    @Test func errorsNameTheStatementAndSQLitesMessage() throws {
+        let temp = try TemporaryStore()
+        let result = temp.store.withConnection { $0.prepare("SELECT nope FROM sample") }
+        guard case .failure(let error) = result else {
+            Issue.record("bad SQL prepared")
+            return
+        }
+        #expect(error.description.contains("no such column: nope"))
+        #expect(error.description.contains("SELECT nope FROM sample"))
+    }
+
+    @Test func theStoreFileIsPrivateToItsOwner() throws {
+        let temp = try TemporaryStore()
+        let attributes = try FileManager.default.attributesOfItem(atPath: temp.path)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        let wal = try FileManager.default.attributesOfItem(atPath: temp.path + "-wal")
+        #expect((wal[.posixPermissions] as? Int) == 0o600)
+    }
+
+    @Test func theDefaultPathFollowsXDGAndTheEnvironmentOverride() {
+        #expect(HealthStore.defaultPath(environment: ["XDG_DATA_HOME": "/data", "HOME": "/home/u"]) == "/data/bandkit/health.sqlite")
+        #expect(HealthStore.defaultPath(environment: ["HOME": "/home/u"]) == "/home/u/.local/share/bandkit/health.sqlite")
+        #expect(HealthStore.defaultPath(environment: ["BANDKIT_STORE": "/tmp/x.sqlite", "HOME": "/home/u"]) == "/tmp/x.sqlite")
+    }
+}

@@ -1,0 +1,98 @@
+import BandTrace
+import BandWire
+import CommandKit
+
+/// `bandsim decode TRACE [--json] [--map HANDLE=UUID]...`: every ATT PDU in a btsnoop trace,
+/// with the characteristic it concerns and its decoded value.
+struct DecodeCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "decode",
+        abstract: "Decode the ATT traffic in a btsnoop trace (datalinks 1001, 1002, 2001).",
+        discussion: """
+            One line per ATT PDU. Handles are matched to characteristics from the GATT discovery in the
+            trace (as Wireshark does) or from --map; Heart Rate, RSC and Battery values are decoded.
+            --json prints one object per PDU: t_us (Unix µs), dir ("tx" = sent by the recording host,
+            "rx"), adapter, conn, opcode, handle (or null), uuid ("2a37", dashed 128-bit, or null), pdu
+            (hex), plus a key per decoded characteristic or "error": {"kind","offset","field"} for a
+            malformed PDU or value (offset in the PDU). Problems below ATT (orphan ACL fragments,
+            malformed HCI packets) are reported on stderr and decoding continues. A damaged file ends
+            with exit 65 and a message naming the record and byte offset, after everything before it.
+            """,
+        options: [
+            .argument("TRACE", help: "The btsnoop file."),
+            .flag("json", help: "One JSON object per ATT PDU per line."),
+            .option("map", value: "HANDLE=UUID", repeats: true,
+                    help: "Treat HANDLE (decimal or 0x-hex) as characteristic UUID (e.g. 0x0012=2a37)."),
+        ])
+
+    var path: String
+    var json: Bool
+    var overrides: [UInt16: BluetoothUUID] = [:]
+
+    init(arguments: ParsedArguments) throws(UsageError) {
+        path = arguments.required("TRACE")
+        json = arguments.flag("json")
+        for mapping in arguments.values("map") {
+            guard let (handle, uuid) = Self.parseMapping(mapping) else {
+                throw arguments.usageError("--map '\(mapping)' is not HANDLE=UUID (e.g. 0x0012=2a37 or 18=2a37)")
+            }
+            overrides[handle] = uuid
+        }
+    }
+
+    static func parseMapping(_ text: String) -> (UInt16, BluetoothUUID)? {
+        let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return nil }
+        let handleText = parts[0].lowercased()
+        let handle = handleText.hasPrefix("0x") ? UInt16(handleText.dropFirst(2), radix: 16) : UInt16(handleText)
+        guard let handle, handle != 0, let uuid = BluetoothUUID(string: String(parts[1])) else { return nil }
+        return (handle, uuid)
+    }
+
+    func run() throws -> ExitCode {
+        let decoder: TraceDecoder<BtsnoopFileReader>
+        do throws(BtsnoopError) {
+            decoder = try TraceDecoder(path: path, overrides: overrides)
+        } catch {
+            throw Self.failure(error, path: path)
+        }
+        let output = BufferedOutput(fileDescriptor: 1)
+        let sink: any DecodedEventSink = json ? JSONDecodeFormat(output: output) : TextDecodeFormat(output: output)
+        var damage: BtsnoopError?
+        while true {
+            let event: TraceDecoderEvent?
+            do throws(BtsnoopError) {
+                event = try decoder.next()
+            } catch {
+                damage = error
+                break
+            }
+            guard let event else { break }
+            switch event {
+            case .att(let att):
+                try sink.write(att)
+            case .connection(let change):
+                try sink.write(change)
+            case .anomaly(let anomaly):
+                CommandRunner.printError("bandsim decode: \(path): \(anomaly)")
+            }
+        }
+        try sink.finish(decoder.statistics)
+        try output.flush()
+        if let damage { throw Self.failure(damage, path: path) }
+        return .success
+    }
+
+    /// A file that cannot be read is exit 1; one that is damaged is bad data, exit 65.
+    static func failure(_ error: BtsnoopError, path: String) -> any CommandFailure {
+        if case .system = error.kind { return RuntimeFailure("bandsim decode: \(path): \(error)") }
+        return DataError("bandsim decode: \(path): \(error)")
+    }
+}
+
+/// Where decoded events go: one implementation per output format.
+protocol DecodedEventSink {
+    func write(_ event: DecodedATTEvent) throws(OutputError)
+    func write(_ event: ConnectionTraceEvent) throws(OutputError)
+    func finish(_ statistics: TraceDecoder<BtsnoopFileReader>.Statistics) throws(OutputError)
+}
