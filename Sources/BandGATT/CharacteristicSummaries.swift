@@ -1,9 +1,10 @@
-// One-line human descriptions of decoded values, for logs and `--text` output. Units are the
-// SIG's, converted as in docs/protocol.md.
+// One-line human summaries of decoded values, for logs and text output. Units are the SIG's,
+// converted as in docs/protocol.md. A `summary` property rather than `CustomStringConvertible`,
+// so `String(describing:)` keeps showing every stored field.
 
-extension HeartRateMeasurement: CustomStringConvertible {
+extension HeartRateMeasurement {
     /// `85 bpm, contact detected, energy 12 kJ, RR 694 660 (1/1024 s)`.
-    public var description: String {
+    public var summary: String {
         var parts = ["\(beatsPerMinute) bpm"]
         switch sensorContact {
         case .notSupported: break
@@ -12,15 +13,15 @@ extension HeartRateMeasurement: CustomStringConvertible {
         }
         if let energyExpended { parts.append("energy \(energyExpended) kJ") }
         if let rrIntervals {
-            parts.append("RR" + rrIntervals.map { " \($0.rawValue)" }.joined() + " (1/1024 s)")
+            parts.append(rrIntervals.isEmpty ? "RR none" : "RR" + rrIntervals.map { " \($0.rawValue)" }.joined() + " (1/1024 s)")
         }
         return parts.joined(separator: ", ")
     }
 }
 
-extension RSCMeasurement: CustomStringConvertible {
+extension RSCMeasurement {
     /// `running 3.5 m/s, 172 /min, stride 1.25 m, total 4321.7 m`.
-    public var description: String {
+    public var summary: String {
         var parts = ["\(isRunning ? "running" : "walking") \(speedMetersPerSecond) m/s", "\(instantaneousCadence) /min"]
         if let strideLengthMeters { parts.append("stride \(strideLengthMeters) m") }
         if let totalDistanceMeters { parts.append("total \(totalDistanceMeters) m") }
@@ -28,16 +29,16 @@ extension RSCMeasurement: CustomStringConvertible {
     }
 }
 
-extension CurrentTime: CustomStringConvertible {
+extension CurrentTime {
     /// `2026-11-30 09:05:07 +128/256 s, day 1, adjust 0x01`.
-    public var description: String {
+    public var summary: String {
         "\(dateTime) +\(fractions256)/256 s, day \(dayOfWeek.rawValue), adjust 0x\(String(adjustReason.rawValue, radix: 16))"
     }
 }
 
-extension LocalTimeInformation: CustomStringConvertible {
+extension LocalTimeInformation {
     /// `UTC+01:00, DST +60 min`; `unknown` for either part the band does not know.
-    public var description: String {
+    public var summary: String {
         let zone: String
         if let seconds = timeZoneSeconds {
             let minutes = abs(seconds) / 60
@@ -51,18 +52,18 @@ extension LocalTimeInformation: CustomStringConvertible {
     }
 }
 
-extension CharacteristicValue: CustomStringConvertible {
-    public var description: String {
+extension CharacteristicValue {
+    public var summary: String {
         switch self {
-        case .heartRateMeasurement(let value): "heart rate \(value)"
+        case .heartRateMeasurement(let value): "heart rate \(value.summary)"
         case .bodySensorLocation(let value): "body sensor location \(value)"
         case .heartRateControlPoint(let value): "heart rate control point 0x\(String(value.rawValue, radix: 16))"
-        case .rscMeasurement(let value): "RSC \(value)"
+        case .rscMeasurement(let value): "RSC \(value.summary)"
         case .rscFeature(let value): "RSC feature 0x\(String(value.rawValue, radix: 16))"
         case .batteryLevel(let value): "battery \(value)"
-        case .currentTime(let value): "current time \(value)"
+        case .currentTime(let value): "current time \(value.summary)"
         case .dateTime(let value): "date time \(value)"
-        case .localTimeInformation(let value): "local time \(value)"
+        case .localTimeInformation(let value): "local time \(value.summary)"
         case .deviceName(let value): "device name \"\(value)\""
         case .appearance(let value): "appearance 0x\(String(value.rawValue, radix: 16))"
         case .serviceChanged(let value): "service changed 0x\(String(value.affectedRange.start, radix: 16))–0x\(String(value.affectedRange.end, radix: 16))"
