@@ -9,14 +9,13 @@ public protocol ATTPDUType: WireDecodable, WireEncodable, Equatable, Sendable {
     static var opcode: ATTOpcode { get }
 }
 
-/// Everything after the opcode of a PDU the library does not model, or of any PDU up to the
-/// largest ATT_MTU (516 bytes: one more than fits in ``AttributeBytes`` would not be enough
-/// for list responses at ATT_MTU 517).
+/// The parameters of a PDU (everything after its opcode), inline: up to 516 bytes, the most an
+/// ATT_MTU of 517 leaves. Lists and unmodelled PDUs use it; an attribute value alone never
+/// exceeds 512 bytes (``AttributeBytes``), but a list of entries at the largest MTU does.
 public typealias ATTParameterBytes = FixedBytes<516>
 
 extension ByteCursor {
     /// Reads the opcode byte and checks that it is `expected`.
-    @inlinable
     mutating func readOpcode(_ expected: ATTOpcode) throws(ParseError) {
         let start = self
         let raw = try readUInt8("opcode")
