@@ -215,3 +215,34 @@ struct ManagementTests {
         #expect(kernel.sent() == [bytes("1f 00 00 00 07 00 24 00 00 01 aa 00 01")])
     }
 }
+
+@Suite("Pairing keys arrive after the link is up")
+struct PairingKeyDrainTests {
+    @Test func aLinkKeepsReadingItsAgentUntilTheNewKeyIsStored() throws {
+        let directory = TemporaryDirectory()
+        let kernel = FakeBluetoothKernel()
+        let adapter = try BlueZAdapter("hci1", system: kernel.system)
+        let management = kernel.kernelEnd
+        kernel.deliver(ManagementTests.complete(.readControllerInformation, index: 1,
+                                                ManagementTests.controllerInformation(address: ManagementTests.adapterAddress, current: [.powered])))
+        let store = LongTermKeyStore(path: "\(directory.path)/keys")
+        let agent = try PairingAgent(adapter: adapter, keyStore: store)
+        // The kernel asks to confirm while connect waits; the key comes only after encryption.
+        kernel.deliver(bytes("0f 00 01 00 0c 00 24 00 00 01 aa 00 01 01 00 00 00 00"), on: management)
+        let link = try L2CAPATTLink.connect(to: ManagementTests.peer, from: ManagementTests.adapterAddress, agent: agent, system: kernel.system)
+        #expect(agent.confirmedPairings == 1)
+        #expect(agent.isAwaitingKeys)
+        kernel.deliver(bytes("""
+            0a 00 01 00 25 00 01 24 00 00 01 aa 00 01 02 00 10 00 00 00 00 00 00 00 00 00 00 \
+            00 11 22 33 44 55 66 77 88 99 aa bb cc dd ee ff
+            """), on: management)
+        #expect(try link.receive(timeout: .milliseconds(10)) == nil)
+        #expect(!agent.isAwaitingKeys)
+        #expect(try store.keys(forAdapter: ManagementTests.adapterAddress).map(\.peer) == [ManagementTests.peer])
+    }
+
+    @Test func theDefaultKeyFileLivesBesideTheReadersKeystore() {
+        #expect(LongTermKeyStore.defaultPath(environment: ["XDG_CONFIG_HOME": "/home/a/.cfg"]) == "/home/a/.cfg/bandkit/bluetooth-keys")
+        #expect(LongTermKeyStore.defaultPath(environment: ["HOME": "/home/a"]) == "/home/a/.config/bandkit/bluetooth-keys")
+    }
+}

@@ -21,6 +21,10 @@ public final class L2CAPATTLink: ATTBearer {
     public let peer: LEAddress
     /// How long `send` waits for room when the controller is not draining. Never forever.
     public var sendTimeout: Duration = .seconds(10)
+    /// The agent that answered this link's pairing. Kept so the New Long Term Key events,
+    /// which arrive after encryption has started, are still read and stored: `receive`
+    /// drains the agent while it awaits keys, and `close` drains it once more.
+    public private(set) var agent: PairingAgent?
     private let socket: PacketSocket
 
     init(adopting descriptor: Int32, peer: LEAddress, system: SystemCalls) {
@@ -61,6 +65,8 @@ public final class L2CAPATTLink: ATTBearer {
         case .failure(let error): throw .system("getsockopt(SO_ERROR)", error)
         }
         if security > .low { try link.requireSecurity(security) }
+        link.agent = agent
+        try agent?.handlePendingEvents()
         return link
     }
 
@@ -95,8 +101,10 @@ public final class L2CAPATTLink: ATTBearer {
         guard socket.isOpen else { throw .closed }
         if try securityLevel() >= level { return }
         try setSecurityOption(level)
-        try waitUntilWritable(timeout: timeout, agent: agent, what: "raise security to \(level)")
+        try waitUntilWritable(timeout: timeout, agent: agent ?? self.agent, what: "raise security to \(level)")
         try requireSecurity(level)
+        if let agent { self.agent = agent }
+        try self.agent?.handlePendingEvents()
     }
 
     public func send(_ pdu: UnsafeRawBufferPointer) throws(LinkError) {
@@ -105,10 +113,18 @@ public final class L2CAPATTLink: ATTBearer {
     }
 
     public func receive(into buffer: UnsafeMutableRawBufferPointer, timeout: Duration?) throws(LinkError) -> Int? {
-        try socket.receive(into: buffer, timeout: timeout)
+        if let agent, agent.isAwaitingKeys { try agent.handlePendingEvents() }
+        return try socket.receive(into: buffer, timeout: timeout)
     }
 
-    public func close() { socket.close() }
+    public func close() {
+        if let agent { _ = try? agent.handlePendingEvents() }
+        agent = nil
+        socket.close()
+    }
+
+    /// Lets `agent` answer and record this link's pairing (a listener's links, made by accept).
+    func adoptAgent(_ agent: PairingAgent) { self.agent = agent }
 
     // MARK: Internals
 
