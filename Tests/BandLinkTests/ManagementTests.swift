@@ -246,3 +246,48 @@ struct PairingKeyDrainTests {
         #expect(LongTermKeyStore.defaultPath(environment: ["HOME": "/home/a"]) == "/home/a/.config/bandkit/bluetooth-keys")
     }
 }
+
+@Suite("BackgroundPairingAgent")
+struct BackgroundPairingAgentTests {
+    @Test func confirmsOnItsOwnThreadAndStopsCleanly() throws {
+        let kernel = FakeBluetoothKernel()
+        // Read Controller Information is answered before the agent's thread starts.
+        let reply = ManagementTests.complete(.readControllerInformation, index: 0,
+                                             ManagementTests.controllerInformation(address: ManagementTests.adapterAddress, current: [.powered]))
+        let deliverer = DeliverOnFirstSocket(kernel: kernel, datagram: reply)
+        let agent = try BackgroundPairingAgent(adapter: "hci0", keyFile: nil, log: { _ in }, system: deliverer.system)
+        let management = kernel.kernelEnd
+        _ = kernel.sent(on: management)  // the Read Controller Information command
+        kernel.deliver(bytes("0f 00 00 00 0c 00 24 00 00 01 aa 00 01 01 00 00 00 00"), on: management)
+        var answers: [[UInt8]] = []
+        for _ in 0..<200 where answers.isEmpty {
+            var entry = pollfd(fd: management, events: Int16(POLLIN), revents: 0)
+            _ = poll(&entry, 1, 10)
+            answers = kernel.sent(on: management)
+        }
+        #expect(answers == [bytes("1c 00 00 00 07 00 24 00 00 01 aa 00 01")])
+        agent.stop()
+        agent.stop()
+    }
+}
+
+/// Queues `datagram` on the kernel end of the first Bluetooth socket as soon as it exists
+/// (the agent's constructor reads its reply before returning).
+final class DeliverOnFirstSocket: Sendable {
+    let kernel: FakeBluetoothKernel
+    let datagram: [UInt8]
+    init(kernel: FakeBluetoothKernel, datagram: [UInt8]) {
+        self.kernel = kernel
+        self.datagram = datagram
+    }
+    var system: SystemCalls {
+        var system = kernel.system
+        let inner = system.socket
+        system.socket = { [kernel, datagram] domain, type, proto in
+            let fd = inner(domain, type, proto)
+            if domain == FakeBluetoothKernel.bluetoothFamily, fd >= 0 { kernel.deliver(datagram) }
+            return fd
+        }
+        return system
+    }
+}
