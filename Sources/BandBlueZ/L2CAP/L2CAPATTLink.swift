@@ -43,6 +43,7 @@ public final class L2CAPATTLink: ATTBearer {
     public static func connect(to peer: LEAddress, from adapter: BluetoothAddress, security: SecurityLevel = .low,
                                timeout: Duration = .seconds(20), agent: PairingAgent? = nil,
                                system: SystemCalls = .live) throws(LinkError) -> L2CAPATTLink {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
         let fd = try system.bluetoothSocket(type: SocketFlags.seqPacket | SocketFlags.nonBlocking, protocol: BluetoothSocket.protocolL2CAP)
         let link = L2CAPATTLink(adopting: fd, peer: peer, system: system)
         let local = L2CAPSocketAddress(adapter, type: .lePublic)
@@ -64,8 +65,13 @@ public final class L2CAPATTLink: ATTBearer {
         case .success(let code): throw .system("connect \(peer)", Errno(rawValue: code))
         case .failure(let error): throw .system("getsockopt(SO_ERROR)", error)
         }
-        if security > .low { try link.requireSecurity(security) }
         link.agent = agent
+        if security > .low, try link.securityLevel() < security {
+            // The kernel can start the ATT channel before the connection's SMP channel exists;
+            // it then logs "security requested but not available" and connects unencrypted.
+            // Asking again on the connected socket starts pairing (or encryption) for real.
+            try link.raiseSecurity(to: security, timeout: max(.seconds(1), deadline - ContinuousClock.now), agent: agent)
+        }
         try agent?.handlePendingEvents()
         return link
     }
