@@ -90,19 +90,19 @@ public struct HeartRateMeasurement: WireCodable, Equatable, Sendable {
         unmodelledFlagBits = flags & Flag.reserved
         if sensorContact == .notSupported { unmodelledFlagBits |= flags & Flag.contactDetected }
         energyExpended = flags & Flag.energyExpendedPresent != 0 ? try input.readUInt16LE("energy expended") : nil
-        if flags & Flag.rrIntervalsPresent != 0 {
-            var intervals = RRIntervals()
-            while !input.isAtEnd {
-                let field = input
-                // A lone last byte is half an interval: the value was cut short.
-                let raw = try input.readUInt16LE("RR-interval")
-                guard intervals.append(RRInterval(rawValue: raw)) else {
-                    throw field.error(.invalidValue, "RR-interval count")
-                }
-            }
-            rrIntervals = intervals
-        } else {
+        guard flags & Flag.rrIntervalsPresent != 0 else {
             rrIntervals = nil
+            return
+        }
+        // Filled in place: RRIntervals is 512 bytes, and every copy shows in the decode time.
+        rrIntervals = RRIntervals()
+        while !input.isAtEnd {
+            let field = input
+            // A lone last byte is half an interval: the value was cut short.
+            let raw = try input.readUInt16LE("RR-interval")
+            guard rrIntervals!.append(RRInterval(rawValue: raw)) else {
+                throw field.error(.invalidValue, "RR-interval count")
+            }
         }
     }
 

@@ -1,4 +1,5 @@
 import BandATT
+import BandGATT
 import BandTestSupport
 import BandWire
 import Foundation
@@ -47,8 +48,16 @@ import Testing
                 byType[e.type?.description ?? "none", default: 0] += 1
                 if e.type == BluetoothUUID(0x2A37), e.opcode == .handleValueNotification {
                     let value = try #require(e.value)
-                    #expect(Array(value) == Self.encoded(SyntheticHeartRateTrace.heartRateSample(heartRate, seed: configuration.seed)),
-                            "notification \(heartRate)")
+                    let sample = SyntheticHeartRateTrace.heartRateSample(heartRate, seed: configuration.seed)
+                    #expect(Array(value) == Self.encoded(sample), "notification \(heartRate)")
+                    guard case .heartRateMeasurement(let hr)? = e.characteristic else {
+                        Issue.record("notification \(heartRate) not decoded as Heart Rate Measurement")
+                        continue
+                    }
+                    #expect(hr.beatsPerMinute == sample.bpm)
+                    #expect(hr.energyExpended == sample.energyKilojoules)
+                    #expect((hr.rrIntervals?.map(\.rawValue) ?? []) == sample.rrIntervals)
+                    #expect(hr.sensorContact == (sample.contact == nil ? .notSupported : sample.contact! ? .detected : .notDetected))
                     #expect(e.trace.direction == .rx && e.trace.connection == 0x40)
                     #expect(e.trace.peer == SyntheticHeartRateTrace.band)
                     heartRate += 1
@@ -122,6 +131,29 @@ import Testing
         while let event = try decoder.next() { if case .att(let e) = event { errors.append(e.error) } }
         #expect(errors == [ParseError(.truncated, at: 1, field: "attribute handle"), ParseError(.truncated, at: 0, field: "opcode"), nil])
         #expect(decoder.statistics.malformedPDUs == 2)
+    }
+
+    @Test func malformedCharacteristicValueIsReportedWithItsOffsetInThePDU() throws {
+        let file = F.fileHeader()
+            + F.record([0x02] + F.acl(handle: 0x40, pb: 2, F.l2cap(bytes("1b 22 00 96"))), flags: 1)       // battery 150 %
+            + F.record([0x02] + F.acl(handle: 0x40, pb: 2, F.l2cap(bytes("1b 12 00 10 52"))), flags: 1)    // HR: RR flag set, no intervals: fine
+            + F.record([0x02] + F.acl(handle: 0x40, pb: 2, F.l2cap(bytes("1b 12 00 01 52"))), flags: 1)    // HR: uint16 flag, 1 byte of value
+            + F.record([0x02] + F.acl(handle: 0x40, pb: 2, F.l2cap(bytes("1b 22 00 57"))), flags: 1)
+        let path = F.temporaryPath("badvalue.log")
+        F.write(file, to: path)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let decoder = try TraceDecoder(path: path, overrides: [0x22: BluetoothUUID(0x2A19), 0x12: BluetoothUUID(0x2A37)])
+        var results: [String] = []
+        while let event = try decoder.next() {
+            guard case .att(let e) = event else { continue }
+            results.append(e.error.map { "\($0.kind.rawValue)@\($0.offset)" } ?? String(describing: e.characteristic.map { "\($0)" } ?? "nil"))
+        }
+        #expect(results.count == 4)
+        #expect(results[0] == "invalid_value@3")
+        #expect(results[1].contains("beatsPerMinute: 82"))
+        #expect(results[2] == "truncated@4")
+        #expect(results[3].contains("87"))
+        #expect(decoder.statistics.malformedValues == 2)
     }
 
     @Test(arguments: [("miband2_ec521_btsnoop_hci.log", 136, 0x29 as UInt16, "2a37"), ("dsd6_btsnoop_hci_3.log", 261, 0x0B, "0002")])

@@ -12,6 +12,8 @@
 # Exit 0 only when every stage passed in the guest. Skips (exit 0, "SKIPPED" on stderr)
 # only when QEMU cannot run here at all: no qemu-system-x86_64 and no way to install it,
 # or no TCG accelerator in it. Results: .build/radio/out/ (logs, btsnoop capture, stages).
+# After the guest, the btmon capture of the whole session must decode identically with
+# `bandsim decode` and tshark (compare-capture.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 repo=$(pwd)
@@ -20,7 +22,7 @@ out=$work/out
 skip() { echo "SKIPPED radio path test: $*" >&2; exit 0; }
 
 source scripts/packages.sh
-if ! bash scripts/ensure-packages.sh "${RADIO_PACKAGES[@]}"; then
+if ! bash scripts/ensure-packages.sh "${RADIO_PACKAGES[@]}" tshark; then
   command -v qemu-system-x86_64 > /dev/null || skip "qemu-system-x86_64 is not installed and cannot be installed here (not root)"
   echo "radio: missing packages (see above)" >&2
   exit 1
@@ -47,7 +49,7 @@ booted=$(date +%s.%N)
 set +e
 timeout "${RADIO_TIMEOUT:-900}" qemu-system-x86_64 "${machine[@]}" -smp 2 -m 1024 -nographic -no-reboot \
   -kernel "$work/vmlinuz" -initrd "$work/initramfs.cpio.gz" \
-  -append "console=ttyS0 quiet loglevel=4 panic=-1 radio.script=$repo/Tests/radio/scenario.sh radio.out=$out radio.bin=$bin radio.stages=${RADIO_STAGES:-}" \
+  -append "console=ttyS0 quiet loglevel=4 panic=-1 radio.script=$repo/Tests/radio/scenario.sh radio.out=$out radio.bin=$bin radio.stages=${RADIO_STAGES:-} radio.virtual=1" \
   -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
   -virtfs "local,path=$out,mount_tag=radioout,security_model=none" \
   -nic none > "$out/console.log" 2>&1
@@ -70,4 +72,6 @@ if [ ! -f "$out/guest-status" ]; then
 fi
 status=$(cat "$out/guest-status")
 [ "$status" = 0 ] || { echo "radio: FAILED (guest scenario exit $status)" >&2; exit 1; }
-echo "radio: passed"
+# The whole session's btmon capture: bandsim decode must see what tshark sees.
+bash Tests/radio/compare-capture.sh "$bin/bandsim" "$out/radio.btsnoop" || { echo "radio: FAILED (capture decoding)" >&2; exit 1; }
+echo "radio: passed (guest ${guest_seconds} s)"

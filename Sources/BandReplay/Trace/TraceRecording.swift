@@ -17,26 +17,16 @@ public struct TraceRecording {
     /// the decoder in practice; kept so nothing is lost silently).
     public private(set) var unreadablePDUs = 0
 
-    private struct LinkKey: Hashable {
-        var adapter: UInt16
-        var handle: UInt16
-    }
-    private var instances: [LinkKey: Int] = [:]
+    private var resolver = ConnectionResolver()
 
     public init() {}
 
-    /// The connection a raw (adapter, handle) currently stands for.
-    private mutating func resolve(_ raw: TraceConnection) -> TraceConnection {
-        let key = LinkKey(adapter: raw.adapter, handle: raw.handle)
-        return TraceConnection(adapter: raw.adapter, handle: raw.handle, instance: instances[key] ?? 0)
-    }
+    private func resolve(_ raw: TraceConnection) -> TraceConnection { resolver.resolve(raw) }
 
     public mutating func consume(_ event: TraceReplayEvent) {
         switch event {
         case .connected(let raw, let peer, let time):
-            let key = LinkKey(adapter: raw.adapter, handle: raw.handle)
-            let previous = TraceConnection(adapter: raw.adapter, handle: raw.handle, instance: instances[key] ?? 0)
-            if pduCounts[previous] != nil || peers[previous] != nil { instances[key] = previous.instance + 1 }
+            resolver.connected(raw)
             let connection = resolve(raw)
             peers[connection] = peer
             for server in [ATTSender.remoteDevice, .recordingHost] {
@@ -50,6 +40,7 @@ public struct TraceRecording {
                 if timelines[side] != nil { timelines[side]!.disconnected(at: time) }
             }
         case .att(let att, let sender, let raw):
+            resolver.sawPDU(raw)
             let connection = resolve(raw)
             pduCounts[connection, default: 0] += 1
             let pdu = att.trace.pdu

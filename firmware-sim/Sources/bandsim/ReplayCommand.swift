@@ -7,6 +7,8 @@ import BandReplay
 import BandTrace
 import BandWire
 import CommandKit
+import Foundation
+import HealthStore
 
 /// `bandsim replay TRACE (--serve | --into STORE) …`: a recorded session played again, either
 /// to a live reader as the recorded peripheral, or straight into a health store through the
@@ -33,7 +35,11 @@ struct ReplayCommand: Command {
             """,
         options: [
             .argument("TRACE", help: "The btsnoop file (datalink 1001, 1002 or 2001)."),
-            .flag("serve", help: "Serve the trace to a live reader."),
+            .option("into", value: "STORE", help: "Feed the trace into this health store (the default action; default store: \(HealthStore.defaultPath()))."),
+            .option("store", value: "STORE", help: "Same as --into."),
+            .option("device", value: "ID", help: "With --into: the device identity for sync identifiers (default: serial number, else peer address)."),
+            .option("source", value: "NAME", help: "With --into: the device name stored with the samples (default: the trace's Device Name)."),
+            .flag("serve", help: "Serve the trace to a live reader instead."),
             .option("socket", value: "PATH", help: "Socket to listen on with --serve (default: \(SocketPath.defaultPath()))."),
             .option("speed", value: "X|max", help: "Replay speed for --serve: a factor on recorded time (default 1), or max."),
             .option("connection", value: "HANDLE", help: "Replay this HCI connection (default: the one with the most notifications)."),
@@ -44,6 +50,7 @@ struct ReplayCommand: Command {
 
     enum Mode {
         case serve(socket: String, speed: ReplaySpeed)
+        case into(store: String, device: String?, source: String?)
     }
 
     var path: String
@@ -68,17 +75,68 @@ struct ReplayCommand: Command {
             let value = lower.hasPrefix("0x") ? UInt16(lower.dropFirst(2), radix: 16) : UInt16(lower)
             return value.flatMap { $0 <= 0x0EFF ? $0 : nil }
         }
-        guard arguments.flag("serve") else {
-            throw arguments.usageError("say what to do with the trace: --serve (see --help)")
+        if arguments.value("into") != nil, arguments.value("store") != nil {
+            throw arguments.usageError("--into and --store name the same thing; give one")
         }
-        let speed = try arguments.value("speed", as: "a positive factor or max", ReplaySpeed.init(argument:)) ?? .realTime
-        mode = .serve(socket: arguments.value("socket") ?? SocketPath.defaultPath(), speed: speed)
+        let store = arguments.value("into") ?? arguments.value("store")
+        if arguments.flag("serve") {
+            if store != nil { throw arguments.usageError("--serve and --into are two different replays; choose one") }
+            for option in ["device", "source"] where arguments.value(option) != nil {
+                throw arguments.usageError("--\(option) applies to --into, not --serve")
+            }
+            let speed = try arguments.value("speed", as: "a positive factor or max", ReplaySpeed.init(argument:)) ?? .realTime
+            mode = .serve(socket: arguments.value("socket") ?? SocketPath.defaultPath(), speed: speed)
+        } else {
+            for option in ["socket", "speed"] where arguments.value(option) != nil {
+                throw arguments.usageError("--\(option) applies to --serve (a replay into a store runs as fast as it can)")
+            }
+            if let device = arguments.value("device"), device.isEmpty { throw arguments.usageError("--device needs a non-empty identity") }
+            mode = .into(store: store ?? HealthStore.defaultPath(), device: arguments.value("device"), source: arguments.value("source"))
+        }
     }
 
     func run() throws -> ExitCode {
         switch mode {
         case .serve(let socket, let speed):
             return try serve(socket: socket, speed: speed)
+        case .into(let store, let device, let source):
+            return try into(storePath: store, device: device, source: source)
+        }
+    }
+
+    // MARK: --into
+
+    private func into(storePath: String, device: String?, source: String?) throws -> ExitCode {
+        var options = TraceStoreReplay.Options()
+        options.connectionHandle = connection
+        options.device = device
+        options.sourceName = source
+        options.keepGoing = keepGoing
+        options.overrides = overrides
+        let store: HealthStore
+        do { store = try HealthStore(path: storePath) } catch {
+            throw RuntimeFailure("bandsim replay: cannot open the store \(storePath): \(error)")
+        }
+        let replay = TraceStoreReplay(path: path, options: options)
+        let progress = ReplayProgress(forced: forceProgress, unit: "bytes")
+        replay.progress = { done, total in progress.update(done, of: total) }
+        let started = ContinuousClock.now
+        do {
+            let summary = try replay.run(into: store)
+            progress.finish()
+            printStoreSummary(summary, store: storePath, elapsed: ContinuousClock.now - started)
+            return .success
+        } catch let damage as TraceDamage {
+            progress.finish()
+            throw failure(damage)
+        } catch TraceStoreReplay.Failure.damaged(let damage, let summary) {
+            progress.finish()
+            printStoreSummary(summary, store: storePath, elapsed: ContinuousClock.now - started)
+            throw failure(damage)
+        } catch let failure as TraceStoreReplay.Failure {
+            progress.finish()
+            if case .unidentifiedDevice = failure { throw DataError("bandsim replay: \(path): \(failure)") }
+            throw RuntimeFailure("bandsim replay: \(path): \(failure)")
         }
     }
 
@@ -169,13 +227,7 @@ struct ReplayCommand: Command {
         if outcome.skippedCount > outcome.skipped.count {
             note("skipped \(outcome.skippedCount - outcome.skipped.count) more damaged records")
         }
-        if let damage = outcome.stoppedAt {
-            if damage.kind == .truncatedTail && keepGoing {
-                note("skipped \(damage) (the capture ends inside this record)")
-            } else {
-                throw failure(damage)
-            }
-        }
+        if let damage = outcome.stoppedAt { throw failure(damage) }
         return (recording, outcome)
     }
 
@@ -204,6 +256,39 @@ struct ReplayCommand: Command {
         lines.append("errors sent: " + (errors.isEmpty ? "none" : errors.joined(separator: ", ")))
         if summary.clientHungUp { lines.append("the reader hung up before the recorded end") }
         if summary.stopped { lines.append("stopped by signal") }
+        print(lines.joined(separator: "\n"))
+    }
+
+    private func printStoreSummary(_ summary: TraceStoreReplay.Summary, store: String, elapsed: Duration) {
+        let total = summary.total
+        var lines: [String] = []
+        let trace = summary.trace
+        lines.append("trace: \(trace.records) records, \(trace.attPDUs) ATT PDUs, \(trace.skippedCount) damaged records skipped")
+        lines.append("notifications: \(summary.notifications.values.reduce(0, +))")
+        for (characteristic, count) in summary.notifications.sorted(by: { $0.key < $1.key }) {
+            lines.append("  \(characteristic): \(count)")
+        }
+        for report in summary.connections {
+            if let reason = report.skippedBecause {
+                lines.append("\(report.connection): not stored: \(reason)")
+            } else {
+                let o = report.outcome
+                lines.append("\(report.connection): device \(report.deviceIdentifier ?? "?"): \(o.liveMinutes) live minutes, \(o.historyMinutes) history minutes")
+            }
+        }
+        lines.append("minutes written: \(total.liveMinutes + total.historyMinutes) (\(total.liveMinutes) live, \(total.historyMinutes) history) into \(store)")
+        lines.append("samples: \(total.samplesInserted) inserted, \(total.samplesReplaced) replaced, \(total.samplesUnchanged) unchanged, \(total.samplesDeleted) deleted")
+        var errors: [String] = []
+        if trace.skippedCount > 0 { errors.append("\(trace.skippedCount) damaged records skipped") }
+        if total.historyTransfersDiscarded > 0 { errors.append("\(total.historyTransfersDiscarded) history transfers failed their checks") }
+        if summary.anomalyCount > 0 { errors.append("\(summary.anomalyCount) readings not used") }
+        lines.append("errors: " + (errors.isEmpty ? "none" : errors.joined(separator: ", ")))
+        for damage in trace.skipped.prefix(10) { lines.append("  skipped \(damage)") }
+        for anomaly in summary.anomalies.prefix(10) { lines.append("  \(anomaly)") }
+        let seconds = Double(elapsed / .milliseconds(1)) / 1000
+        let minutes = total.liveMinutes + total.historyMinutes
+        let rate = seconds > 0 ? Int(Double(minutes) / seconds) : minutes
+        lines.append("time: \(String(format: "%.3f", seconds)) s (\(rate) minutes/s)")
         print(lines.joined(separator: "\n"))
     }
 

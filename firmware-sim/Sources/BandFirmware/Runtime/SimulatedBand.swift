@@ -117,6 +117,8 @@ public final class SimulatedBand {
     public var bootEpoch: UInt16 { core.bootEpoch }
     public var clock: BandClock { core.clock }
     public var isConnected: Bool { connection != nil }
+    /// The connection's descriptor for an event loop's `poll()` (nil without a connection or for in-memory links).
+    public var connectionDescriptor: Int32? { connection?.bearer.pollDescriptor }
     public var liveActivity: LiveActivity { core.liveActivity(at: trueTime) }
     public var batteryLevel: UInt8 { core.batteryLevel }
     /// The true time of the next sensor tick (for an event loop's poll deadline).
