@@ -12,20 +12,27 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Modules in dependency order. A harness may import any of them.
-MODULES=(BandWire BandATT BandGATT)
+MODULES=(BandWire BandATT BandGATT BandCrypto BandProtocol BandLink BandTrace BandFirmware)
+
+# Where a module's sources live (the simulator's modules sit under firmware-sim/).
+source_dir() {
+    if [[ -d "Sources/$1" ]]; then echo "Sources/$1"; else echo "firmware-sim/Sources/$1"; fi
+}
 
 SANITIZE=(-sanitize=fuzzer,address)
-SWIFT_FLAGS=(-O -swift-version 6 -enable-upcoming-feature ExistentialAny -parse-as-library)
+SWIFT_FLAGS=(-O -swift-version 6 -enable-upcoming-feature ExistentialAny -parse-as-library -package-name BandKit
+             -I Sources/CCrypto)
 OUT=fuzz/bin
 MOD="$OUT/modules"
 mkdir -p "$MOD"
 
 objects=()
 for module in "${MODULES[@]}"; do
-    sources=(Sources/"$module"/*.swift)
+    dir="$(source_dir "$module")"
+    mapfile -t sources < <(find "$dir" -name '*.swift' | sort)
     object="$MOD/$module.o"
     # Rebuild when any source is newer than the object.
-    if [[ ! -f "$object" ]] || [[ -n "$(find Sources/"$module" -name '*.swift' -newer "$object" -print -quit)" ]]; then
+    if [[ ! -f "$object" ]] || [[ -n "$(find "$dir" -name '*.swift' -newer "$object" -print -quit)" ]]; then
         echo "compiling $module" >&2
         swiftc "${SWIFT_FLAGS[@]}" "${SANITIZE[@]}" -wmo -module-name "$module" -I "$MOD" \
             -emit-module -emit-module-path "$MOD/$module.swiftmodule" \
@@ -48,5 +55,5 @@ for name in "${names[@]}"; do
     [[ -f "$harness" ]] || { echo "no harness $harness" >&2; exit 64; }
     echo "linking $OUT/$name" >&2
     swiftc "${SWIFT_FLAGS[@]}" "${SANITIZE[@]}" -module-name "Fuzz_$name" -I "$MOD" \
-        -use-ld=lld "$harness" "${objects[@]}" -o "$OUT/$name"
+        -use-ld=lld "$harness" "${objects[@]}" -lcrypto -o "$OUT/$name"
 done

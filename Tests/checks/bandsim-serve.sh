@@ -98,4 +98,24 @@ s.close()
 PY
 wait
 grep -q "boot 2" "$work/serve.log" || { echo "bandsim-serve: the restarted band did not count a second boot" >&2; cat "$work/serve.log" >&2; exit 1; }
+# Determinism: the same seed gives the same truth file, byte for byte; another seed does not.
+truth_of() {
+  "$bandsim" serve --socket "$work/det.sock" --start 2026-11-30T06:00:00Z --speed 200000 --seed "$1" \
+    --scenario day --fault drop=0.1 --exit-after 4h --truth "$2" 2>/dev/null
+}
+truth_of 11 "$work/a.ndjson"; truth_of 11 "$work/b.ndjson"; truth_of 12 "$work/c.ndjson"
+[ "$(wc -l < "$work/a.ndjson")" -ge 239 ] || { echo "bandsim-serve: 4 h gave $(wc -l < "$work/a.ndjson") minutes" >&2; exit 1; }
+cmp -s "$work/a.ndjson" "$work/b.ndjson" || { echo "bandsim-serve: same seed, different truth" >&2; exit 1; }
+! cmp -s "$work/a.ndjson" "$work/c.ndjson" || { echo "bandsim-serve: a different seed changed nothing" >&2; exit 1; }
+
+# Bad input gets its documented exit code.
+set +e
+"$bandsim" serve --speed 0 2>/dev/null; [ $? -eq 64 ] || { echo "bandsim-serve: --speed 0 should exit 64" >&2; exit 1; }
+printf 'at 00:00 swim\n' > "$work/bad.scenario"
+"$bandsim" serve --socket "$work/x.sock" --scenario "$work/bad.scenario" 2>/dev/null
+[ $? -eq 65 ] || { echo "bandsim-serve: a bad scenario file should exit 65" >&2; exit 1; }
+printf 'garbage' > "$work/bad.state"
+"$bandsim" serve --socket "$work/x.sock" --state "$work/bad.state" 2>/dev/null
+[ $? -eq 65 ] || { echo "bandsim-serve: a damaged state file should exit 65" >&2; exit 1; }
+set -e
 echo "bandsim-serve: ok"

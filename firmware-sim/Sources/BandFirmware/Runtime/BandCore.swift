@@ -33,10 +33,10 @@ struct BandCore {
         self.flash = flash
         sensorRandom = random
         heart = HeartModel(wearer: configuration.wearer)
-        clock = BandClock(trueTime: configuration.start, bandTime: configuration.start,
-                          timeZone: configuration.timeZoneQuarterHours, driftPPM: faults.clockDriftPPM, isSet: true)
+        let clock = BandClock(trueTime: configuration.start, bandTime: configuration.start,
+                              timeZone: configuration.timeZoneQuarterHours, driftPPM: faults.clockDriftPPM, isSet: true)
+        self.clock = clock
         battery = Double(faults.initialBattery ?? Int(flash.batteryLevel))
-        counters = DailyCounters(localDay: 0)
         counters = DailyCounters(localDay: clock.localDay(of: configuration.start))
     }
 
