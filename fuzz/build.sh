@@ -12,7 +12,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Modules in dependency order. A harness may import any of them.
-MODULES=(BandWire BandATT BandGATT BandCrypto BandProtocol BandLink BandTrace BandFirmware)
+MODULES=(BandWire BandATT BandGATT BandLink BandBlueZ BandCrypto BandProtocol BandTrace BandFirmware)
+# C modules (module maps) the Swift modules import, and the libraries they link.
+C_MODULES=(-I Sources/CBlueZ -I Sources/CCrypto)
+C_LIBRARIES=(-lbluetooth -lcrypto)
 
 # Where a module's sources live (the simulator's modules sit under firmware-sim/).
 source_dir() {
@@ -20,8 +23,7 @@ source_dir() {
 }
 
 SANITIZE=(-sanitize=fuzzer,address)
-SWIFT_FLAGS=(-O -swift-version 6 -enable-upcoming-feature ExistentialAny -parse-as-library -package-name BandKit
-             -I Sources/CCrypto)
+SWIFT_FLAGS=(-O -swift-version 6 -enable-upcoming-feature ExistentialAny -parse-as-library)
 OUT=fuzz/bin
 MOD="$OUT/modules"
 mkdir -p "$MOD"
@@ -34,7 +36,7 @@ for module in "${MODULES[@]}"; do
     # Rebuild when any source is newer than the object.
     if [[ ! -f "$object" ]] || [[ -n "$(find "$dir" -name '*.swift' -newer "$object" -print -quit)" ]]; then
         echo "compiling $module" >&2
-        swiftc "${SWIFT_FLAGS[@]}" "${SANITIZE[@]}" -wmo -module-name "$module" -I "$MOD" \
+        swiftc "${SWIFT_FLAGS[@]}" "${SANITIZE[@]}" -wmo -module-name "$module" -I "$MOD" "${C_MODULES[@]}" -package-name BandKit \
             -emit-module -emit-module-path "$MOD/$module.swiftmodule" \
             -c "${sources[@]}" -o "$object"
     fi
@@ -54,6 +56,6 @@ for name in "${names[@]}"; do
     harness="fuzz/$name/harness.swift"
     [[ -f "$harness" ]] || { echo "no harness $harness" >&2; exit 64; }
     echo "linking $OUT/$name" >&2
-    swiftc "${SWIFT_FLAGS[@]}" "${SANITIZE[@]}" -module-name "Fuzz_$name" -I "$MOD" \
-        -use-ld=lld "$harness" "${objects[@]}" -lcrypto -o "$OUT/$name"
+    swiftc "${SWIFT_FLAGS[@]}" "${SANITIZE[@]}" -module-name "Fuzz_$name" -I "$MOD" "${C_MODULES[@]}" \
+        -use-ld=lld "$harness" "${objects[@]}" "${C_LIBRARIES[@]}" -o "$OUT/$name"
 done
