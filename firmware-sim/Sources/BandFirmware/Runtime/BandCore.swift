@@ -42,10 +42,12 @@ struct BandCore {
 
     var bootEpoch: UInt16 { flash.bootEpoch }
 
-    /// A boot: the epoch moves on, RAM state (counters, the minute in progress) starts empty.
+    /// A boot: the epoch moves on, RAM state (counters, the minute in progress, Energy
+    /// Expended) starts empty.
     mutating func boot(at trueTime: BandInstant) {
         flash.bootEpoch &+= 1
         minute = nil
+        energySinceReset = 0
         let now = clock.now(at: trueTime)
         // Booting exactly on a minute boundary loses nothing of that minute.
         nextMinutePartial = now.milliseconds.floorModulo(60_000) != 0
