@@ -2,7 +2,9 @@
 # bandsim serve end to end: a reader speaking raw ATT over the Unix SOCK_SEQPACKET socket
 # pairs, syncs a day of history (checking packet numbers and the CRC-32), acknowledges it;
 # the band must write a truth file that matches, a state file that a restarted band loads
-# (same history ID, boot epoch + 1, acknowledged records gone), and a btsnoop trace tshark reads.
+# (same history ID, boot epoch + 1, acknowledged records gone), and a btsnoop trace tshark reads;
+# tshark decodes the band's Heart Rate and RSC notifications as plausible walking values; the same
+# seed gives the same truth file byte for byte; bad input exits 64/65.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 "$root/scripts/ensure-packages.sh" >/dev/null
@@ -98,6 +100,47 @@ s.close()
 PY
 wait
 grep -q "boot 2" "$work/serve.log" || { echo "bandsim-serve: the restarted band did not count a second boot" >&2; cat "$work/serve.log" >&2; exit 1; }
+# tshark as an independent decoder of the standard characteristics the band notifies.
+"$bandsim" serve --socket "$work/hr.sock" --start 2026-11-30T12:00:00Z --speed 20 --scenario walk \
+  --record "$work/hr.log" --exit-after 1 --deterministic-secrets 2>>"$work/serve.log" &
+for _ in $(seq 100); do [ -S "$work/hr.sock" ] && break; sleep 0.05; done
+python3 - "$work" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect(sys.argv[1] + "/hr.sock"); s.settimeout(5)
+for request in ("02f700", "121a000100", "1222000100"):   # MTU, HR CCCD, RSC CCCD
+    s.send(bytes.fromhex(request)); s.recv(600)
+seen = 0
+while seen < 40:
+    if s.recv(600)[0] == 0x1B: seen += 1
+s.close()
+PY
+wait
+tshark -r "$work/hr.log" -d 'btatt.handle==0x0019,btgatt.uuid0x2a37' -d 'btatt.handle==0x0021,btgatt.uuid0x2a53' \
+  -T fields -E occurrence=a -E aggregator=' ' -e btatt.handle -e btatt.heart_rate_measurement.value.8 \
+  -e btatt.heart_rate_measurement.rr_interval -e btatt.rsc_measurement.instantaneous_cadence \
+  -e btatt.rsc_measurement.total_distance -e _ws.malformed 2>/dev/null > "$work/hr.tsv"
+python3 - "$work/hr.tsv" <<'PY'
+import sys
+hr = rsc = 0
+last_distance = -1
+for line in open(sys.argv[1]):
+    handle, bpm, rr, cadence, distance, malformed = (line.rstrip("\n").split("\t") + [""] * 6)[:6]
+    if malformed: sys.exit("bandsim-serve: tshark calls a notification malformed: " + line)
+    if handle == "0x0019" and bpm:
+        hr += 1
+        bpm = int(bpm)
+        if not 60 <= bpm <= 160: sys.exit(f"bandsim-serve: walking heart rate {bpm}")
+        for r in rr.split():
+            if abs(60 / (int(r) / 1024) - bpm) > 0.25 * bpm: sys.exit(f"bandsim-serve: RR {r}/1024 s does not fit {bpm} bpm")
+    elif handle == "0x0021" and cadence:
+        rsc += 1
+        if not 80 <= int(cadence) <= 140: sys.exit(f"bandsim-serve: walking cadence {cadence}")
+        if int(distance) < last_distance: sys.exit("bandsim-serve: RSC total distance went backwards")
+        last_distance = int(distance)
+if hr < 15 or rsc < 15: sys.exit(f"bandsim-serve: tshark decoded {hr} heart-rate and {rsc} RSC notifications")
+PY
+
 # Determinism: the same seed gives the same truth file, byte for byte; another seed does not.
 truth_of() {
   "$bandsim" serve --socket "$work/det.sock" --start 2026-11-30T06:00:00Z --speed 200000 --seed "$1" \
