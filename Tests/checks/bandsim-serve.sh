@@ -75,7 +75,7 @@ for record, line in zip(records, truth):
     if (line["hr_avg"] is None) != (flags & 2 == 0):
         fail(f"heart-rate presence differs: {line}")
 if len(truth) < count: fail(f"truth has {len(truth)} lines, synced {count}")
-open(work + "/synced", "w").write(f"{hid} {count}\n")
+open(work + "/synced", "w").write(f"{hid} {count} {ind[5:21].hex()}\n")
 PY
 wait
 
@@ -85,17 +85,35 @@ notifications="$(tshark -r "$work/trace.log" -Y "btatt.opcode == 0x1b" 2>/dev/nu
 # A restarted band is the same band: same history, boot epoch + 1, acknowledged records erased.
 serve
 python3 - "$work" <<'PY'
-import socket, struct, sys
+import hashlib, hmac, socket, struct, sys
 work = sys.argv[1]
-hid, count = map(int, open(work + "/synced").read().split())
+hid, count, key = open(work + "/synced").read().split()
+hid, count, key = int(hid), int(count), bytes.fromhex(key)
 s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
 s.connect(work + "/band.sock"); s.settimeout(5)
 def tx(h): s.send(bytes.fromhex(h.replace(" ", "")))
 def rx(): return s.recv(600)
+def fail(msg): sys.exit("bandsim-serve: " + msg)
+reader_id, reader_nonce = bytes.fromhex("8877665544332211"), (1).to_bytes(8, "little")
 tx("12 3700 0200"); assert rx() == b"\x13"
-tx("12 3600 02 8877665544332211 0100000000000000"); assert rx() == b"\x13"
+tx("12 3600 02" + reader_id.hex() + reader_nonce.hex()); assert rx() == b"\x13"
 ind = rx(); tx("1e")
-if ind[3:5] != b"\x82\x00": sys.exit("bandsim-serve: restarted band forgot the reader: " + ind.hex())
+if ind[3:5] != b"\x82\x00": fail("restarted band forgot the reader: " + ind.hex())
+band_nonce = ind[5:21]
+# The proofs of docs/protocol.md, computed with Python's own HMAC: an independent implementation.
+message = reader_id + reader_nonce + band_nonce
+proof = hmac.new(key, b"BandKit auth v1 reader" + message, hashlib.sha256).digest()[:16]
+tx("12 3600 03" + proof.hex()); assert rx() == b"\x13"
+ind = rx(); tx("1e")
+if ind[3:5] != b"\x83\x00": fail("proof refused: " + ind.hex())
+if ind[5:21] != hmac.new(key, b"BandKit auth v1 band" + message, hashlib.sha256).digest()[:16]: fail("band proof wrong")
+tx("12 3100 0200"); assert rx() == b"\x13"
+tx("12 3400 0100"); assert rx() == b"\x13"
+tx("12 3000 01 00000000 0100"); assert rx() == b"\x13"
+resp = rx(); tx("1e")
+status, size, hid2, first, n, gap = struct.unpack("<BBIIII", resp[4:])
+if hid2 != hid: fail(f"history ID changed across the restart: {hid:08x} → {hid2:08x}")
+if first != count or gap != count: fail(f"acknowledged records not erased: first {first}, gap {gap}, acknowledged {count}")
 s.close()
 PY
 wait
