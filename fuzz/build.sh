@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Modules in dependency order. A harness may import any of them.
-MODULES=(BandWire BandATT BandGATT)
+MODULES=(BandWire BandATT BandGATT BandTrace)
 
 SANITIZE=(-sanitize=fuzzer,address)
 SWIFT_FLAGS=(-O -swift-version 6 -enable-upcoming-feature ExistentialAny -parse-as-library)
@@ -22,7 +22,8 @@ mkdir -p "$MOD"
 
 objects=()
 for module in "${MODULES[@]}"; do
-    sources=(Sources/"$module"/*.swift)
+    # Modules may keep their sources in subfolders (BandTrace does).
+    mapfile -t sources < <(find Sources/"$module" -name '*.swift' | sort)
     object="$MOD/$module.o"
     # Rebuild when any source is newer than the object.
     if [[ ! -f "$object" ]] || [[ -n "$(find Sources/"$module" -name '*.swift' -newer "$object" -print -quit)" ]]; then

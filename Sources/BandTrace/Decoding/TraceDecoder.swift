@@ -26,11 +26,11 @@ import BandWire
 /// A damaged file throws ``BtsnoopError`` after every event before the damage was returned.
 /// Events are views: valid until the next call to ``next()``.
 public final class TraceDecoder<Source: BtsnoopRecordSource> {
-    public private(set) var source: Source
     public let extractor: ATTExtractor
     public let discovery: AttributeDiscovery
-    private var deferred: ATTExtractor.Event?
-    public private(set) var statistics = Statistics()
+    /// The source, the event held back behind an anomaly, and the counters: one struct so each
+    /// call makes a single (dynamically checked) access to the class's mutable state.
+    private var pipeline: Pipeline
 
     public struct Statistics: Hashable, Sendable {
         public var records = 0
@@ -41,10 +41,13 @@ public final class TraceDecoder<Source: BtsnoopRecordSource> {
 
     public init(source: Source, overrides: [UInt16: BluetoothUUID] = [:],
                 extractor: ATTExtractor = ATTExtractor()) {
-        self.source = source
         self.extractor = extractor
         self.discovery = AttributeDiscovery(overrides: overrides)
+        self.pipeline = Pipeline(source: source)
     }
+
+    public var source: Source { pipeline.source }
+    public var statistics: Statistics { pipeline.statistics }
 
     /// The next event, or nil at the end of the trace.
     // Callers in other modules cannot specialise a generic class's methods; pre-specialise the
@@ -52,46 +55,59 @@ public final class TraceDecoder<Source: BtsnoopRecordSource> {
     @_specialize(exported: true, where Source == BtsnoopFileReader)
     @_specialize(exported: true, where Source == BtsnoopMemoryReader)
     public func next() throws(BtsnoopError) -> TraceDecoderEvent? {
-        if let event = deferred {
-            deferred = nil
-            return decode(event)
-        }
-        while let record = try source.next() {
-            statistics.records += 1
-            let output = extractor.process(record, datalink: source.datalink)
-            if let anomaly = output.anomaly {
-                statistics.anomalies += 1
-                deferred = output.event
-                return .anomaly(anomaly)
-            }
-            if let event = output.event { return decode(event) }
-        }
-        return nil
+        try pipeline.next(extractor: extractor, discovery: discovery)
     }
 
-    private func decode(_ event: ATTExtractor.Event) -> TraceDecoderEvent {
-        switch event {
-        case .connection(let change):
-            if case .disconnected = change.change {
-                discovery.connectionClosed(adapter: change.adapter, connection: change.connection)
+    private struct Pipeline {
+        var source: Source
+        var deferred: ATTExtractor.Event?
+        var statistics = Statistics()
+
+        init(source: Source) { self.source = source }
+
+        mutating func next(extractor: ATTExtractor, discovery: AttributeDiscovery) throws(BtsnoopError) -> TraceDecoderEvent? {
+            if let event = deferred {
+                deferred = nil
+                return decode(event, discovery: discovery)
             }
-            return .connection(change)
-        case .att(let trace):
-            statistics.attPDUs += 1
-            let layout: ATTPDULayout
-            do throws(ParseError) {
-                layout = try ATTPDULayout(of: trace.pdu)
-            } catch {
-                statistics.malformedPDUs += 1
-                return .att(DecodedATTEvent(trace: trace, handle: nil, type: nil, value: nil, error: error))
+            let datalink = source.datalink
+            while let record = try source.next() {
+                statistics.records += 1
+                let output = extractor.process(record, datalink: datalink)
+                if let anomaly = output.anomaly {
+                    statistics.anomalies += 1
+                    deferred = output.event
+                    return .anomaly(anomaly)
+                }
+                if let event = output.event { return decode(event, discovery: discovery) }
             }
-            let (handle, type) = discovery.observe(trace, layout: layout)
-            var decoded = DecodedATTEvent(trace: trace, handle: handle, type: type, value: nil, error: nil)
-            if let range = layout.value {
-                decoded.value = UnsafeRawBufferPointer(rebasing: trace.pdu[range])
-                decoded.valueOffset = range.lowerBound
+            return nil
+        }
+
+        mutating func decode(_ event: ATTExtractor.Event, discovery: AttributeDiscovery) -> TraceDecoderEvent {
+            switch event {
+            case .connection(let change):
+                if case .disconnected = change.change {
+                    discovery.connectionClosed(adapter: change.adapter, connection: change.connection)
+                }
+                return .connection(change)
+            case .att(let trace):
+                statistics.attPDUs += 1
+                let layout: ATTPDULayout
+                do throws(ParseError) {
+                    layout = try ATTPDULayout(of: trace.pdu)
+                } catch {
+                    statistics.malformedPDUs += 1
+                    return .att(DecodedATTEvent(trace: trace, handle: nil, type: nil, value: nil, error: error))
+                }
+                let (handle, type) = discovery.observe(trace, layout: layout)
+                var decoded = DecodedATTEvent(trace: trace, handle: handle, type: type, value: nil, error: nil)
+                if let range = layout.value {
+                    decoded.value = UnsafeRawBufferPointer(rebasing: trace.pdu[range])
+                    decoded.valueOffset = range.lowerBound
+                }
+                return .att(decoded)
             }
-            return .att(decoded)
         }
     }
 }
