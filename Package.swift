@@ -54,7 +54,8 @@ let package = Package(
         // Replay of recorded traces: into the store through the reader's code, or served to a live reader.
         .target(
             name: "BandReplay",
-            dependencies: ["BandWire", "BandATT", "BandGATT", "BandTrace", "BandLink", "BandReader", "HealthStore"],
+            dependencies: ["BandWire", "BandATT", "BandGATT", "BandTrace", "BandLink", "BandGATTClient", "BandReader",
+                           "HealthModel", "HealthStore"],
             swiftSettings: strict),
 
         // The simulated band firmware.
@@ -99,7 +100,8 @@ let package = Package(
         .testTarget(name: "BandFirmwareTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandProtocol", "BandLink", "BandFirmware", "BandTestSupport"],
                     path: "firmware-sim/Tests/BandFirmwareTests"),
         .testTarget(name: "BandReaderTests", dependencies: ["BandReader", "BandFirmware", "BandLink", "HealthStore", "HealthModel", "BandTestSupport"]),
-        .testTarget(name: "BandReplayTests", dependencies: ["BandReplay", "BandTrace", "BandLink", "BandATT", "HealthStore", "BandTestSupport"]),
+        .testTarget(name: "BandReplayTests", dependencies: ["BandReplay", "BandTrace", "BandLink", "BandATT", "HealthStore", "BandTestSupport",
+                                                         "BandWire", "BandGATT", "BandProtocol", "BandReader", "BandFirmware", "HealthModel"]),
         .testTarget(name: "CommandKitTests", dependencies: ["CommandKit"]),
         .testTarget(name: "EndToEndTests", dependencies: ["BandTestSupport"]),
     ],

@@ -5,7 +5,7 @@ import Testing
     static let minute: UInt32 = 1_796_032_800
 
     func heartRate(_ aggregator: inout MinuteAggregator, _ bpm: Int, at t: UInt32, rr: [UInt16] = []) -> LiveMinute? {
-        rr.withUnsafeBufferPointer { aggregator.add(heartRate: bpm, rrIntervals: $0, at: t, utcOffsetSeconds: 3600) }
+        aggregator.add(heartRate: bpm, rrIntervals: rr, at: t, utcOffsetSeconds: 3600)
     }
 
     @Test func heartRateReadingsFoldIntoAverageMinimumAndMaximum() {

@@ -22,7 +22,8 @@ public struct MinuteAggregator: Sendable {
     }
 
     /// Adds one Heart Rate Measurement: its rate and any RR intervals it carried.
-    public mutating func add(heartRate bpm: Int?, rrIntervals: UnsafeBufferPointer<UInt16>, at time: UInt32, utcOffsetSeconds: Int?) -> LiveMinute? {
+    public mutating func add<Intervals: Sequence<UInt16>>(heartRate bpm: Int?, rrIntervals: Intervals, at time: UInt32,
+                                                          utcOffsetSeconds: Int?) -> LiveMinute? {
         let closed = advance(to: time, utcOffsetSeconds: utcOffsetSeconds)
         if let bpm, bpm > 0 { current!.heartRate.add(bpm) }
         for interval in rrIntervals where current!.rrIntervals.count < Self.maximumRRIntervalsPerMinute {

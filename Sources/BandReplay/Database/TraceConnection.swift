@@ -15,22 +15,29 @@ public enum ATTSender: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// One LE connection in a trace: the HCI connection handle on an adapter.
+///
+/// Controllers reuse handles, so a trace with several connections one after another may
+/// show the same handle again; ``instance`` tells them apart (0 for the first).
 public struct TraceConnection: Hashable, Sendable, Comparable, CustomStringConvertible {
     public var adapter: UInt16
     public var handle: UInt16
+    public var instance: Int
 
-    public init(adapter: UInt16 = 0, handle: UInt16) {
+    public init(adapter: UInt16 = 0, handle: UInt16, instance: Int = 0) {
         self.adapter = adapter
         self.handle = handle
+        self.instance = instance
     }
 
     public static func < (lhs: Self, rhs: Self) -> Bool {
-        (lhs.adapter, lhs.handle) < (rhs.adapter, rhs.handle)
+        (lhs.adapter, lhs.handle, lhs.instance) < (rhs.adapter, rhs.handle, rhs.instance)
     }
 
     public var description: String {
-        let hex = "0x" + String(handle, radix: 16)
-        return adapter == 0 ? "connection \(hex)" : "connection \(hex) on adapter \(adapter)"
+        var text = "connection 0x" + String(handle, radix: 16)
+        if instance > 0 { text += " (#\(instance + 1))" }
+        if adapter != 0 { text += " on adapter \(adapter)" }
+        return text
     }
 }
 

@@ -6,6 +6,8 @@ struct Root: Command {
         subcommands: [
             DecodeCommand.self,
             GenerateTraceCommand.self,
+            ReplayCommand.self,
+            ServeCommand.self,
         ])
 }
 

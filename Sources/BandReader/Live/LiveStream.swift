@@ -1,0 +1,166 @@
+import BandGATT
+import BandProtocol
+import BandWire
+import Foundation
+
+/// Turns the live notifications of one connection into readings for the screen and provisional
+/// minutes for the store.
+///
+/// Heart Rate Measurements carry no time, so they are stamped with the band's clock as a
+/// ``BandClockEstimator`` extrapolates it from the band timestamps seen (Live Activity snapshots,
+/// the Current Time read at connect). A strap without the activity service gets host time. Closed minutes queue in ``takeClosedMinutes()`` for the session to write
+/// between notifications; nothing here touches the store.
+public final class LiveStream {
+    public struct Handles: Sendable {
+        public var heartRate: UInt16?
+        public var rsc: UInt16?
+        public var battery: UInt16?
+        public var liveActivity: UInt16?
+        public init(heartRate: UInt16? = nil, rsc: UInt16? = nil, battery: UInt16? = nil, liveActivity: UInt16? = nil) {
+            self.heartRate = heartRate
+            self.rsc = rsc
+            self.battery = battery
+            self.liveActivity = liveActivity
+        }
+    }
+
+    public let handles: Handles
+    public private(set) var tracker = LiveCounterTracker()
+    public private(set) var aggregator = MinuteAggregator()
+    public private(set) var stepsToday: UInt32?
+    public private(set) var cadence: Int?
+    public var batteryPercent: Int?
+    /// Readings that were not used, for diagnostics.
+    public private(set) var anomalies = 0
+
+    private var closed: [LiveMinute] = []
+    private var clock = BandClockEstimator()
+    private var utcOffsetSeconds: Int?
+    private let now: () -> Date
+    private let hostOffset: () -> Int
+    private let report: (ReaderEvent) -> Void
+
+    public init(handles: Handles, now: @escaping () -> Date = Date.init,
+                hostOffset: @escaping () -> Int = { TimeZone.current.secondsFromGMT() },
+                report: @escaping (ReaderEvent) -> Void) {
+        self.handles = handles
+        self.now = now
+        self.hostOffset = hostOffset
+        self.report = report
+        closed.reserveCapacity(4)
+    }
+
+    /// Records that the band's clock read `bandTime` at the host time `hostTime`.
+    public func observeBandClock(_ bandTime: UInt32, at hostTime: Date) {
+        clock.observe(bandTime, at: hostTime)
+    }
+
+    /// How many band seconds pass per host second.
+    public var bandClockRate: Double { clock.rate }
+
+    /// The band's clock now, as well as the reader knows it (host time for a plain strap).
+    public func bandTime() -> UInt32 {
+        let host = now()
+        let seconds = clock.estimate(at: host) ?? host.timeIntervalSince1970
+        return UInt32(clamping: Int64(seconds))
+    }
+
+    /// Handles one notification; returns false when the handle is not a live characteristic.
+    @discardableResult
+    public func handle(_ handle: UInt16, _ value: UnsafeRawBufferPointer) -> Bool {
+        switch handle {
+        case handles.liveActivity: liveActivity(value)
+        case handles.heartRate: heartRate(value)
+        case handles.rsc: rsc(value)
+        case handles.battery: battery(value)
+        default: return false
+        }
+        return true
+    }
+
+    /// Minutes completed since the last call.
+    public func takeClosedMinutes() -> [LiveMinute] {
+        defer { closed.removeAll(keepingCapacity: true) }
+        return closed
+    }
+
+    /// Closes the minute in progress (the stream is stopping) and returns everything unwritten.
+    public func finish() -> [LiveMinute] {
+        if let last = aggregator.flush() { closed.append(last) }
+        return takeClosedMinutes()
+    }
+
+    // MARK: Values
+
+    private func liveActivity(_ value: UnsafeRawBufferPointer) {
+        let snapshot: LiveActivity
+        do { snapshot = try LiveActivity(parsingAll: value) } catch {
+            anomaly("live activity value \(Hex.encode(value)) is malformed: \(error)")
+            return
+        }
+        let reading = CounterReading(timestamp: snapshot.timestamp, utcOffsetSeconds: snapshot.utcOffset.seconds,
+                                     bootEpoch: snapshot.bootEpoch, localDay: snapshot.localDay, steps: snapshot.steps,
+                                     distanceDecimetres: snapshot.distanceDecimetres,
+                                     energyDecikilocalories: snapshot.energyDecikilocalories)
+        // A timestamp far from the band's clock is a damaged value: it must neither move the
+        // clock estimate nor become the counters' baseline.
+        guard clock.observe(snapshot.timestamp, at: now()) else {
+            anomaly("live activity timestamp \(snapshot.timestamp) is far from the band's clock; not used")
+            return
+        }
+        let (delta, outcome) = tracker.update(with: reading)
+        if case .rejected(let why) = outcome {
+            anomaly("live counters not used: \(why)")
+            return
+        }
+        utcOffsetSeconds = snapshot.utcOffset.seconds
+        stepsToday = snapshot.steps
+        if let minute = aggregator.add(delta, at: snapshot.timestamp, utcOffsetSeconds: utcOffsetSeconds) { closed.append(minute) }
+        emit("activity", at: snapshot.timestamp)
+    }
+
+    private func heartRate(_ value: UnsafeRawBufferPointer) {
+        let measurement: HeartRateMeasurement
+        do { measurement = try HeartRateMeasurement(parsingAll: value) } catch {
+            anomaly("heart rate measurement \(Hex.encode(value)) is malformed: \(error)")
+            return
+        }
+        let time = bandTime()
+        let bpm = measurement.beatsPerMinute == 0 ? nil : Int(measurement.beatsPerMinute)
+        let offset = utcOffsetSeconds ?? (clock.estimate(at: now()) == nil ? hostOffset() : nil)
+        let intervals = measurement.rrIntervals ?? RRIntervals()
+        if let minute = aggregator.add(heartRate: bpm, rrIntervals: intervals.lazy.map(\.rawValue), at: time, utcOffsetSeconds: offset) {
+            closed.append(minute)
+        }
+        emit("hr", at: time, heartRate: bpm, rr: intervals.map(\.milliseconds))
+    }
+
+    private func rsc(_ value: UnsafeRawBufferPointer) {
+        do {
+            let measurement = try RSCMeasurement(parsingAll: value)
+            cadence = Int(measurement.instantaneousCadence)
+            emit("rsc", at: bandTime())
+        } catch {
+            anomaly("RSC measurement \(Hex.encode(value)) is malformed: \(error)")
+        }
+    }
+
+    private func battery(_ value: UnsafeRawBufferPointer) {
+        do {
+            batteryPercent = Int(try BatteryLevel(parsingAll: value).percent)
+            emit("battery", at: bandTime())
+        } catch {
+            anomaly("battery level \(Hex.encode(value)) is malformed: \(error)")
+        }
+    }
+
+    private func anomaly(_ what: String) {
+        anomalies += 1
+        report(.anomaly(what))
+    }
+
+    private func emit(_ kind: String, at time: UInt32, heartRate: Int? = nil, rr: [Double] = []) {
+        report(.reading(LiveReading(time: Date(timeIntervalSince1970: TimeInterval(time)), kind: kind, heartRate: heartRate,
+                                    rrMilliseconds: rr, stepsToday: stepsToday, cadence: cadence, batteryPercent: batteryPercent)))
+    }
+}

@@ -1,0 +1,244 @@
+import BandGATT
+import BandProtocol
+import BandWire
+import Foundation
+import HealthModel
+
+/// The reader's handling of one connection's traffic, fed from a recording instead of a link:
+/// the seam `bandsim replay --into` drives.
+///
+/// Everything that decides what reaches the store is the live reader's own code —
+/// ``LiveStream`` (Heart Rate, RSC, Battery and Live Activity notifications, counter deltas,
+/// band-clock stamping, ``MinuteAggregator``), ``HistoryTransfer`` (packet, count and CRC
+/// checks) and ``SampleWriter`` (samples, sync identifiers and versions, one transaction per
+/// batch). What this type adds is only the part a link normally drives: the recorded time
+/// becomes the reader's "now", and the control-point exchanges the live
+/// ``HistorySynchronizer`` performs are followed from the recorded PDUs, making the same
+/// decisions it makes:
+///
+/// | recorded | what the live session did | here |
+/// |---|---|---|
+/// | clock reads / Current Time write | ``BandSession`` observes the band clock | the same observation, at the recorded times |
+/// | live notifications | ``LiveStream/handle(_:_:)``; closed minutes written | the same, `now` = record time |
+/// | history fetch response | new ``HistoryTransfer``, or "history changed": the transfer is not used | the same, against the target store's cursor |
+/// | history data | ``HistoryTransfer/receive(_:)`` | the same |
+/// | Transfer Complete | verify, ``SampleWriter/commitHistory(_:cursor:)`` | the same (the cursor never moves back) |
+/// | fetch written after streaming began | ``LiveStream/finish()`` written before the final sync | the same |
+///
+/// Events must come in recorded order. Not thread-safe.
+public final class RecordedSessionFeed {
+    public struct Outcome: Equatable, Sendable {
+        public var liveMinutes = 0
+        public var historyMinutes = 0
+        public var historyTransfersDiscarded = 0
+        public var samplesInserted = 0
+        public var samplesReplaced = 0
+        public var samplesUnchanged = 0
+        public var samplesDeleted = 0
+        public init() {}
+    }
+
+    public let profile: BandProfile
+    public let writer: SampleWriter
+    public let timeZone: TimeZone
+    public private(set) var outcome = Outcome()
+    private let report: (ReaderEvent) -> Void
+
+    /// The recorded time of the event being handled: the reader's "now".
+    private var currentTime = Date(timeIntervalSince1970: 0)
+    private var live: LiveStream?
+    private var pendingLive: [LiveMinute] = []
+    private var liveStarted = false
+
+    // Clock observation, as BandSession.synchronizeClock makes it.
+    private var clockReadStart: Date?
+    private var bandUTCOffset: Int?
+    private var bandUTC: Int64?
+    private var clockWritten: Date?
+
+    // History, as HistorySynchronizer follows it.
+    private var cursor: HistoryCursor?
+    private var transfer: HistoryTransfer?
+    private var transferFailure: HistoryTransferError?
+    private var transferUnused = false
+
+    /// Writes are batched: this many closed live minutes, or any history commit, flush them.
+    public var liveBatchSize = 1440
+
+    public init(profile: BandProfile, writer: SampleWriter, timeZone: TimeZone = .current,
+                report: @escaping (ReaderEvent) -> Void = { _ in }) throws {
+        self.profile = profile
+        self.writer = writer
+        self.timeZone = timeZone
+        self.report = report
+        cursor = try writer.cursor()
+    }
+
+    // MARK: Events
+
+    /// The reader sent a Read Request for `handle` at `time`.
+    public func clientRead(handle: UInt16, at time: Date) {
+        currentTime = time
+        if clockReadStart == nil, handle == profile.localTimeInformation?.valueHandle || handle == profile.currentTime?.valueHandle {
+            clockReadStart = time
+        }
+    }
+
+    /// The band answered a read of `handle` with `value` (the first part of a long value).
+    public func readResponse(handle: UInt16, value: UnsafeRawBufferPointer, at time: Date) {
+        currentTime = time
+        if handle == profile.localTimeInformation?.valueHandle, let zone = try? LocalTimeInformation(parsingAll: value) {
+            bandUTCOffset = zone.utcOffsetSeconds
+        } else if handle == profile.currentTime?.valueHandle, let time = try? CurrentTime(parsingAll: value),
+                  let local = time.secondsSince1970 {
+            bandUTC = local - Int64(bandUTCOffset ?? 0)
+        }
+    }
+
+    /// The reader wrote `value` to `handle` (request or command).
+    public func clientWrote(handle: UInt16, value: UnsafeRawBufferPointer, at time: Date) throws {
+        currentTime = time
+        if handle == profile.currentTime?.valueHandle {
+            clockWritten = time
+        } else if handle == profile.activity?.historyControlPoint.valueHandle, liveStarted,
+                  (try? HistoryFetchRequest(parsingAll: value)) != nil {
+            // The stream is over: the live session finishes its minutes before the final sync.
+            try finishLive()
+        }
+    }
+
+    /// The band notified or indicated `value` for `handle`.
+    public func serverPushed(handle: UInt16, value: UnsafeRawBufferPointer, at time: Date) throws {
+        currentTime = time
+        if let activity = profile.activity {
+            if handle == activity.historyData.valueHandle { return receiveHistoryData(value) }
+            if handle == activity.historyControlPoint.valueHandle { return try historyResponse(value) }
+        }
+        let stream = liveStream()
+        guard stream.handle(handle, value) else { return }
+        liveStarted = true
+        pendingLive += stream.takeClosedMinutes()
+        if pendingLive.count >= liveBatchSize { try writePendingLive() }
+    }
+
+    /// The connection ended: the live session's last minute is written.
+    public func finish() throws -> Outcome {
+        try finishLive()
+        return outcome
+    }
+
+    // MARK: Live
+
+    private func liveStream() -> LiveStream {
+        if let live { return live }
+        let handles = LiveStream.Handles(heartRate: profile.heartRateMeasurement?.valueHandle,
+                                         rsc: profile.rscMeasurement?.valueHandle,
+                                         battery: profile.batteryLevel?.valueHandle,
+                                         liveActivity: profile.activity?.liveActivity.valueHandle)
+        let stream = LiveStream(handles: handles, now: { [unowned self] in currentTime },
+                                hostOffset: { [unowned self] in timeZone.secondsFromGMT(for: currentTime) }, report: report)
+        if let observation = clockObservation { stream.observeBandClock(observation.bandTime, at: observation.hostTime) }
+        live = stream
+        return stream
+    }
+
+    /// What BandSession.synchronizeClock returns: the written time if it set the clock, else
+    /// the band's reading against the host time the reads started at.
+    private var clockObservation: (bandTime: UInt32, hostTime: Date)? {
+        guard profile.currentTime != nil else { return nil }
+        if let clockWritten { return (UInt32(clamping: Int64(clockWritten.timeIntervalSince1970)), clockWritten) }
+        guard let bandUTC else { return nil }
+        return (UInt32(clamping: bandUTC), clockReadStart ?? currentTime)
+    }
+
+    private func finishLive() throws {
+        if let live {
+            pendingLive += live.finish()
+            self.live = nil
+        }
+        liveStarted = false
+        try writePendingLive()
+    }
+
+    private func writePendingLive() throws {
+        guard !pendingLive.isEmpty else { return }
+        let write = try writer.writeLive(pendingLive)
+        count(write)
+        outcome.liveMinutes += pendingLive.count
+        report(.liveMinutesStored(count: pendingLive.count))
+        pendingLive.removeAll(keepingCapacity: true)
+    }
+
+    // MARK: History
+
+    private func historyResponse(_ value: UnsafeRawBufferPointer) throws {
+        guard let response = try? HistoryResponse(parsingAll: value) else {
+            report(.anomaly("history response \(Hex.encode(value)) does not decode"))
+            return
+        }
+        switch response {
+        case .fetch(let announced):
+            transfer = nil
+            transferFailure = nil
+            transferUnused = false
+            let historyChanged = cursor.map { $0.historyID != announced.historyID } ?? false
+            if announced.status == .cursorAhead || historyChanged {
+                // HistorySynchronizer lets this transfer finish unused and starts again from 0.
+                transferUnused = announced.status == .success
+                cursor = HistoryCursor(historyID: announced.historyID, nextSequence: 0)
+                if transferUnused { transfer = HistoryTransfer(announced: announced) }
+                return
+            }
+            guard announced.status == .success, announced.recordSize == UInt8(MinuteRecord.size) else { return }
+            report(.historyTransferStarted(firstSequence: announced.firstSequence, count: announced.count, gap: announced.gap))
+            transfer = HistoryTransfer(announced: announced)
+        case .transferComplete(let complete):
+            defer {
+                transfer = nil
+                transferFailure = nil
+                transferUnused = false
+            }
+            guard let received = transfer, !transferUnused else { return }
+            if let transferFailure {
+                outcome.historyTransfersDiscarded += 1
+                report(.historyDiscarded(transferFailure.description))
+                return
+            }
+            do { try received.verify(complete) } catch {
+                outcome.historyTransfersDiscarded += 1
+                report(.historyDiscarded(error.description))
+                return
+            }
+            try commit(received)
+        case .acknowledge:
+            break
+        }
+    }
+
+    private func receiveHistoryData(_ value: UnsafeRawBufferPointer) {
+        guard transferFailure == nil, transfer != nil else { return }
+        do { try transfer!.receive(value) } catch { transferFailure = error }
+    }
+
+    private func commit(_ received: HistoryTransfer) throws {
+        let announced = received.announced
+        var next = HistoryCursor(historyID: announced.historyID, nextSequence: announced.endSequence)
+        // A replay of an older part of the same history stores its records (a no-op if they are
+        // there) but never moves the stored cursor back.
+        if let cursor, cursor.historyID == next.historyID, cursor.nextSequence > next.nextSequence { next = cursor }
+        guard !received.records.isEmpty || next != cursor else { return }
+        try writePendingLive()
+        let write = try writer.commitHistory(received.records, cursor: next)
+        count(write)
+        cursor = next
+        outcome.historyMinutes += received.records.count
+        report(.historyCommitted(minutes: received.records.count, cursor: next, acknowledged: false))
+    }
+
+    private func count(_ write: StoreWrite) {
+        outcome.samplesInserted += write.inserted
+        outcome.samplesReplaced += write.replaced
+        outcome.samplesUnchanged += write.unchanged
+        outcome.samplesDeleted += write.deleted
+    }
+}

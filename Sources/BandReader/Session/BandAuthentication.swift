@@ -1,0 +1,75 @@
+import BandCrypto
+import BandGATTClient
+import BandProtocol
+import BandWire
+
+/// The band's key exchange and per-connection authentication over its Auth Control Point
+/// (docs/protocol.md, "Auth Control Point").
+///
+/// Link-level security (SMP, raised with `BT_SECURITY` on a BlueZ link) is the link's business
+/// and happens when it is opened; this is the application layer above it.
+public enum BandAuthentication {
+    /// First pairing: asks the band for a key for `readerID`. The wearer confirms on the band.
+    /// Returns the key to store, or nil when a stop was requested while waiting.
+    public static func pair(_ connection: BandConnection, readerID: UInt64) throws(SessionError) -> BandKey? {
+        let auth = try controlPoint(connection)
+        try connection.subscribe(auth, .indications, during: .pairing)
+        // The wearer has to react: allow longer than a plain control point round trip.
+        let saved = connection.controlPointTimeout
+        connection.controlPointTimeout = max(saved, .seconds(60))
+        defer { connection.controlPointTimeout = saved }
+        guard let bytes = try connection.request(PairingRequest(readerID: readerID).encodedBytes(capacity: PairingRequest.size),
+                                                 on: auth, what: "the pairing request", during: .pairing) else { return nil }
+        let response = try connection.decode(bytes, as: PairingResponse.self, what: "pairing")
+        guard response.status == .success, let key = response.key else {
+            throw .authenticationRefused(response.status)
+        }
+        return key
+    }
+
+    /// Challenge–response with the stored key; checks the band's proof too (mutual).
+    /// Returns false when a stop was requested while waiting.
+    @discardableResult
+    public static func authenticate(_ connection: BandConnection, readerID: UInt64, key: BandKey) throws(SessionError) -> Bool {
+        let auth = try controlPoint(connection)
+        try connection.subscribe(auth, .indications, during: .authentication)
+        let readerNonce: UInt64
+        do {
+            var nonce: UInt64 = 0
+            try withUnsafeMutableBytes(of: &nonce) { (raw) throws(CryptoError) in try SecureRandom.fill(raw) }
+            readerNonce = nonce
+        } catch {
+            throw .controlPointProtocol("no random number for the challenge: \(error)")
+        }
+        guard let challengeBytes = try connection.request(
+            ChallengeRequest(readerID: readerID, readerNonce: readerNonce).encodedBytes(capacity: ChallengeRequest.size),
+            on: auth, what: "the authentication challenge", during: .authentication) else { return false }
+        let challenge = try connection.decode(challengeBytes, as: ChallengeResponse.self, what: "challenge")
+        guard challenge.status == .success, let bandNonce = challenge.bandNonce else {
+            throw .authenticationRefused(challenge.status)
+        }
+        let proof: AuthProof
+        let expected: AuthProof
+        do {
+            proof = try BandAuthenticator.readerProof(key: key, readerID: readerID, readerNonce: readerNonce, bandNonce: bandNonce)
+            expected = try BandAuthenticator.bandProof(key: key, readerID: readerID, readerNonce: readerNonce, bandNonce: bandNonce)
+        } catch {
+            throw .controlPointProtocol("cannot compute the proof: \(error)")
+        }
+        guard let proofBytes = try connection.request(ProofRequest(proof: proof).encodedBytes(capacity: ProofRequest.size),
+                                                      on: auth, what: "the authentication proof", during: .authentication) else { return false }
+        let response = try connection.decode(proofBytes, as: ProofResponse.self, what: "proof")
+        guard response.status == .success, let bandProof = response.bandProof else {
+            throw .authenticationRefused(response.status)
+        }
+        guard BandAuthenticator.verify(bandProof, equals: expected) else { throw .bandProofMismatch }
+        return true
+    }
+
+    static func controlPoint(_ connection: BandConnection) throws(SessionError) -> GATTCharacteristic {
+        guard let activity = connection.profile.activity else {
+            throw .notABand("the device has no band activity service: it is a plain sensor and needs no pairing")
+        }
+        return activity.authControlPoint
+    }
+}

@@ -1,0 +1,139 @@
+import BandCrypto
+import BandLink
+import Foundation
+import HealthModel
+import HealthStore
+
+/// The reader as the `band` command runs it: opens links, runs sessions, reconnects with
+/// jittered exponential backoff, and owns the keystore and store for one band.
+public final class BandReaderService {
+    /// Opens the ATT link to a band (BlueZ L2CAP or the simulator's socket).
+    public typealias LinkOpener = (BandAddress) throws -> any ATTBearer
+
+    public let address: BandAddress
+    public let keystore: Keystore
+    public let storePath: String
+    public let stop: StopRequest
+    public var backoff = ReconnectBackoff()
+    /// ATT transaction timeout (30 s per the specification).
+    public var transactionTimeout: Duration = .seconds(30)
+    public var timeZone: TimeZone = .current
+    /// See ``BandSession/setsClock``.
+    public var setsClock = true
+    public var now: () -> Date = Date.init
+    private let openLink: LinkOpener
+    private let report: (ReaderEvent) -> Void
+    private var store: HealthStore?
+
+    public init(address: BandAddress, keystore: Keystore, storePath: String, stop: StopRequest,
+                openLink: @escaping LinkOpener, report: @escaping (ReaderEvent) -> Void) {
+        self.address = address
+        self.keystore = keystore
+        self.storePath = storePath
+        self.stop = stop
+        self.openLink = openLink
+        self.report = report
+    }
+
+    // MARK: Pairing
+
+    /// Pairs: link security (done by the link), the band's key exchange, Device Information;
+    /// stores the key in the keystore. Returns nil when stopped while waiting for the wearer.
+    public func pair() throws(SessionError) -> PairedBand? {
+        let connection = try connect(attempt: 1)
+        defer { connection.close() }
+        var readerID: UInt64 = 0
+        do {
+            try withUnsafeMutableBytes(of: &readerID) { (raw) throws(CryptoError) in try SecureRandom.fill(raw) }
+        } catch {
+            throw .controlPointProtocol("no random reader ID: \(error)")
+        }
+        guard let key = try BandAuthentication.pair(connection, readerID: readerID) else { return nil }
+        report(.paired(readerID: readerID))
+        let session = BandSession(connection: connection, address: address.keystoreKey, pairing: nil,
+                                  makeWriter: { _ in throw SessionError.store("pairing writes no samples") }, report: report)
+        let device = try session.readDeviceInformationForPairing()
+        let band = PairedBand(address: address.keystoreKey, readerID: readerID, key: key.array, device: device, pairedAt: now())
+        do { try keystore.save(band) } catch { throw .store("\(error)") }
+        return band
+    }
+
+    // MARK: Sync and stream
+
+    /// Syncs history, reconnecting after transient failures, up to `attempts` connections.
+    public func sync(attempts: Int = 10) throws(SessionError) -> BandSession.Outcome {
+        try runSessions(goal: { .sync }, attempts: attempts, until: nil)
+    }
+
+    /// Streams until `deadline` or a stop, reconnecting (and syncing history again) after every
+    /// disconnect.
+    public func stream(until deadline: ContinuousClock.Instant?) throws(SessionError) -> BandSession.Outcome {
+        try runSessions(goal: { .stream(until: deadline) }, attempts: nil, until: deadline)
+    }
+
+    private func runSessions(goal: () -> BandSession.Goal, attempts: Int?, until deadline: ContinuousClock.Instant?) throws(SessionError) -> BandSession.Outcome {
+        let pairing: PairedBand?
+        do { pairing = try keystore.band(address.keystoreKey) } catch { throw .store("\(error)") }
+        var total = BandSession.Outcome()
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                let connection = try connect(attempt: attempt)
+                defer { connection.close() }
+                let session = BandSession(connection: connection, address: address.keystoreKey, pairing: pairing,
+                                          makeWriter: { [unowned self] device in try writer(for: device) }, report: report)
+                session.timeZone = timeZone
+                session.setsClock = setsClock
+                session.now = now
+                let outcome = try session.run(goal())
+                total.historyMinutes += outcome.historyMinutes
+                total.liveMinutes += outcome.liveMinutes
+                total.device = outcome.device
+                total.stopped = outcome.stopped
+                return total
+            } catch {
+                report(.disconnected(error.description))
+                guard error.isTransient, !stop.isRequested else { throw error }
+                if let attempts, attempt >= attempts { throw error }
+                let delay = backoff.nextDelay()
+                if let deadline, ContinuousClock.now.advanced(by: delay) >= deadline { return total }
+                report(.reconnecting(after: delay))
+                guard wait(delay) else {
+                    total.stopped = true
+                    return total
+                }
+            }
+        }
+    }
+
+    private func connect(attempt: Int) throws(SessionError) -> BandConnection {
+        report(.connecting(address: address.description, attempt: attempt))
+        let bearer: any ATTBearer
+        do { bearer = try openLink(address) } catch { throw .connect("\(error)") }
+        let connection = try BandConnection(bearer: bearer, stop: stop, transactionTimeout: transactionTimeout)
+        backoff.succeeded()
+        return connection
+    }
+
+    private func writer(for device: BandDeviceInfo) throws -> SampleWriter {
+        if store == nil { store = try HealthStore(path: storePath) }
+        let info = DeviceInfo(name: device.name, manufacturer: device.manufacturer, model: device.model,
+                              hardwareIdentifier: device.serialNumber ?? address.keystoreKey,
+                              firmwareVersion: device.firmwareRevision)
+        return try SampleWriter(store: store!, deviceIdentifier: device.deviceIdentifier(address: address.keystoreKey), device: info)
+    }
+
+    /// Sleeps in `poll()` on the stop descriptor; false when stopped.
+    private func wait(_ delay: Duration) -> Bool {
+        let deadline = ContinuousClock.now.advanced(by: delay)
+        var poller = Poller()
+        if let fd = stop.pollDescriptor { poller.watch(fd) }
+        while ContinuousClock.now < deadline {
+            if stop.isRequested { return false }
+            do { try poller.wait(until: deadline) } catch { return true }
+            if let fd = stop.pollDescriptor, poller.isReady(fd) { stop.descriptorBecameReadable() }
+        }
+        return !stop.isRequested
+    }
+}

@@ -1,0 +1,241 @@
+import BandGATT
+import BandGATTClient
+import BandProtocol
+import BandWire
+import Foundation
+import HealthModel
+
+/// One connection's worth of work, in the order the issue fixes: authenticate, set the clock and
+/// zone, read Device Information and battery, sync history from the stored cursor, then subscribe
+/// to live heart rate, RSC and activity counters (once) and stream until told to stop.
+public final class BandSession {
+    public enum Goal: Sendable {
+        /// Only history (`band sync`).
+        case sync
+        /// History, then live readings until the deadline or a stop (`band stream`).
+        case stream(until: ContinuousClock.Instant?)
+    }
+
+    /// What a finished session achieved.
+    public struct Outcome: Sendable {
+        public var historyMinutes = 0
+        public var liveMinutes = 0
+        public var stopped = false
+        public var device = BandDeviceInfo()
+    }
+
+    public let connection: BandConnection
+    public let address: String
+    public let pairing: PairedBand?
+    public var timeZone: TimeZone = .current
+    public var now: () -> Date = Date.init
+    /// Whether the reader sets the band's clock (false: only read it, for a simulator running
+    /// faster than real time, whose clock the host's cannot match).
+    public var setsClock = true
+    /// A band clock this close to the host's is left alone.
+    public var clockTolerance: Duration = .seconds(2)
+    /// How often provisional live minutes are written while streaming.
+    public var liveWriteInterval: Duration = .seconds(5)
+    private let makeWriter: (BandDeviceInfo) throws -> SampleWriter
+    private let report: (ReaderEvent) -> Void
+    private let clock = ContinuousClock()
+
+    /// - Parameter makeWriter: opens the store writer for the device read from Device Information.
+    public init(connection: BandConnection, address: String, pairing: PairedBand?,
+                makeWriter: @escaping (BandDeviceInfo) throws -> SampleWriter, report: @escaping (ReaderEvent) -> Void) {
+        self.connection = connection
+        self.address = address
+        self.pairing = pairing
+        self.makeWriter = makeWriter
+        self.report = report
+    }
+
+    public func run(_ goal: Goal) throws(SessionError) -> Outcome {
+        var outcome = Outcome()
+        let profile = connection.profile
+        report(.connected(mtu: connection.client.mtu, isBand: profile.activity != nil))
+
+        if profile.activity != nil {
+            guard let pairing else { throw .notPaired(address: address) }
+            guard pairing.key.count == BandKey.capacity else {
+                throw .controlPointProtocol("the stored key for \(address) has \(pairing.key.count) bytes, not \(BandKey.capacity); pair again")
+            }
+            guard try BandAuthentication.authenticate(connection, readerID: pairing.readerID, key: BandKey(pairing.key)) else {
+                outcome.stopped = true
+                return outcome
+            }
+            report(.authenticated)
+        } else if case .sync = goal {
+            throw .notABand("the device has no band activity service, so it keeps no history to sync")
+        }
+
+        let clockObservation = try synchronizeClock()
+        let (device, battery) = try readDeviceInformation()
+        outcome.device = device
+        report(.device(device, batteryPercent: battery))
+        let writer: SampleWriter
+        do { writer = try makeWriter(device) } catch { throw .store("\(error)") }
+
+        if profile.activity != nil {
+            let history = HistorySynchronizer(connection: connection, writer: writer, report: report)
+            guard let minutes = try history.run() else {
+                outcome.stopped = true
+                return outcome
+            }
+            outcome.historyMinutes += minutes
+        }
+        guard case .stream(let deadline) = goal else { return outcome }
+
+        let live = try subscribeLive(battery: battery)
+        if let clockObservation { live.observeBandClock(clockObservation.bandTime, at: clockObservation.hostTime) }
+        report(.streaming)
+        var nextWrite = clock.now.advanced(by: liveWriteInterval)
+        var streamError: SessionError?
+        while true {
+            if let deadline, clock.now >= deadline { break }
+            let wake = deadline.map { min($0, nextWrite) } ?? nextWrite
+            do {
+                guard try connection.pump(until: wake, during: .streaming) else {
+                    outcome.stopped = true
+                    break
+                }
+            } catch {
+                streamError = error
+                break
+            }
+            if clock.now >= nextWrite {
+                let minutes = live.takeClosedMinutes()
+                if !minutes.isEmpty {
+                    do { try writer.writeLive(minutes) } catch { throw .store("\(error)") }
+                    outcome.liveMinutes += minutes.count
+                    report(.liveMinutesStored(count: minutes.count))
+                }
+                nextWrite = clock.now.advanced(by: liveWriteInterval)
+            }
+        }
+        // Everything received so far is committed, however the stream ended.
+        let remaining = live.finish()
+        if !remaining.isEmpty {
+            do { try writer.writeLive(remaining) } catch { throw .store("\(error)") }
+            outcome.liveMinutes += remaining.count
+            report(.liveMinutesStored(count: remaining.count))
+        }
+        if let streamError { throw streamError }
+        // At the deadline, one more sync lets the band's records replace the provisional minutes.
+        if !outcome.stopped, profile.activity != nil {
+            connection.valueHandler = nil
+            let history = HistorySynchronizer(connection: connection, writer: writer, report: report)
+            if let minutes = try history.run() { outcome.historyMinutes += minutes } else { outcome.stopped = true }
+        }
+        return outcome
+    }
+
+    // MARK: Steps
+
+    /// Device Information for the keystore entry written at pairing.
+    func readDeviceInformationForPairing() throws(SessionError) -> BandDeviceInfo {
+        try readDeviceInformation().0
+    }
+
+    /// Brings the band's clock and zone to the host's: reads Current Time and Local Time
+    /// Information, writes the zone (standard offset and DST separately) when it differs and the
+    /// time when it is off by more than ``clockTolerance``. With ``setsClock`` false (a simulator
+    /// running faster than real time) it only reads. Returns a (band time, host time) pair for
+    /// stamping live readings.
+    private func synchronizeClock() throws(SessionError) -> (bandTime: UInt32, hostTime: Date)? {
+        let profile = connection.profile
+        guard let currentTime = profile.currentTime else { return nil }
+        let hostNow = now()
+        let setting: BandClockSetting
+        do { setting = try BandClockSetting(date: hostNow, timeZone: timeZone) } catch {
+            report(.anomaly("clock not set: \(error)"))
+            return nil
+        }
+        var bandOffset: Int?
+        var bandZone: LocalTimeInformation?
+        if let local = profile.localTimeInformation, local.properties.contains(.read) {
+            let bytes = try connection.read(local, during: .clock)
+            if let zone = try? LocalTimeInformation(parsingAll: bytes) {
+                bandZone = zone
+                bandOffset = zone.utcOffsetSeconds
+            }
+        }
+        var bandUTC: Int64?
+        if currentTime.properties.contains(.read) {
+            let bytes = try connection.read(currentTime, during: .clock)
+            if let time = try? CurrentTime(parsingAll: bytes), let local = time.secondsSince1970 {
+                bandUTC = local - Int64(bandOffset ?? 0)
+            }
+        }
+        let hostUTC = Int64(hostNow.timeIntervalSince1970.rounded(.down))
+        guard setsClock else {
+            report(.clockChecked(bandOffsetFromHost: bandUTC.map { Int($0 - hostUTC) }))
+            return bandUTC.map { (UInt32(clamping: $0), hostNow) }
+        }
+        var changed = false
+        if let local = profile.localTimeInformation, local.properties.contains(.write), bandZone != setting.localTimeInformation {
+            try connection.write(setting.localTimeInformation.encodedBytes(capacity: 2), to: local, during: .clock)
+            changed = true
+        }
+        let drift = bandUTC.map { abs($0 - hostUTC) } ?? .max
+        if changed || drift > Int64(clockTolerance.components.seconds), currentTime.properties.contains(.write) {
+            // Recompute: the reads above took time.
+            let fresh: BandClockSetting
+            let written = now()
+            do { fresh = try BandClockSetting(date: written, timeZone: timeZone) } catch { return nil }
+            try connection.write(fresh.currentTime.encodedBytes(capacity: 10), to: currentTime, during: .clock)
+            report(.clockSet(fresh))
+            return (UInt32(clamping: Int64(written.timeIntervalSince1970)), written)
+        }
+        report(.clockChecked(bandOffsetFromHost: bandUTC.map { Int($0 - hostUTC) }))
+        return bandUTC.map { (UInt32(clamping: $0), hostNow) }
+    }
+
+    /// Device name, Device Information strings and battery level (each only if present).
+    private func readDeviceInformation() throws(SessionError) -> (BandDeviceInfo, Int?) {
+        let profile = connection.profile
+        typealias C = GATTUUID.Characteristic
+        func string(_ characteristic: GATTCharacteristic?) throws(SessionError) -> String? {
+            guard let characteristic, characteristic.properties.contains(.read) else { return nil }
+            let bytes = try connection.read(characteristic, during: .deviceInformation)
+            do { return try DeviceInformationString(parsingAll: bytes).string } catch {
+                report(.anomaly("\(characteristic.uuid) is not UTF-8: \(error)"))
+                return nil
+            }
+        }
+        var device = BandDeviceInfo()
+        device.name = try string(profile.deviceName)
+        device.manufacturer = try string(profile.deviceInformation[C.manufacturerNameString])
+        device.model = try string(profile.deviceInformation[C.modelNumberString])
+        device.serialNumber = try string(profile.deviceInformation[C.serialNumberString])
+        device.hardwareRevision = try string(profile.deviceInformation[C.hardwareRevisionString])
+        device.firmwareRevision = try string(profile.deviceInformation[C.firmwareRevisionString])
+        device.softwareRevision = try string(profile.deviceInformation[C.softwareRevisionString])
+        var battery: Int?
+        if let level = profile.batteryLevel, level.properties.contains(.read) {
+            let bytes = try connection.read(level, during: .deviceInformation)
+            do { battery = Int(try BatteryLevel(parsingAll: bytes).percent) } catch {
+                report(.anomaly("battery level \(Hex.encode(bytes)) is malformed: \(error)"))
+            }
+        }
+        return (device, battery)
+    }
+
+    /// Subscribes to every live characteristic present, once, and routes them to a ``LiveStream``.
+    private func subscribeLive(battery: Int?) throws(SessionError) -> LiveStream {
+        let profile = connection.profile
+        let handles = LiveStream.Handles(heartRate: profile.heartRateMeasurement?.valueHandle,
+                                         rsc: profile.rscMeasurement?.valueHandle,
+                                         battery: profile.batteryLevel?.valueHandle,
+                                         liveActivity: profile.activity?.liveActivity.valueHandle)
+        let live = LiveStream(handles: handles, now: now, hostOffset: { [timeZone, now] in timeZone.secondsFromGMT(for: now()) },
+                              report: report)
+        live.batteryPercent = battery
+        connection.valueHandler = { handle, value in live.handle(handle, value) }
+        for characteristic in [profile.activity?.liveActivity, profile.heartRateMeasurement, profile.rscMeasurement, profile.batteryLevel] {
+            guard let characteristic, characteristic.properties.contains(.notify) else { continue }
+            try connection.subscribe(characteristic, .notifications, during: .subscribe)
+        }
+        return live
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+
+/// What a reader session reports as it goes; the `band` command prints these for people or as
+/// NDJSON. Sent synchronously from the session's thread.
+public enum ReaderEvent: Sendable {
+    case connecting(address: String, attempt: Int)
+    case connected(mtu: Int, isBand: Bool)
+    case paired(readerID: UInt64)
+    case authenticated
+    case clockSet(BandClockSetting)
+    /// The band's clock was read and left alone; how far ahead of the host it is, in seconds.
+    case clockChecked(bandOffsetFromHost: Int?)
+    case device(BandDeviceInfo, batteryPercent: Int?)
+    /// A history transfer was announced: `count` records from `firstSequence`; `gap` records the
+    /// reader asked for no longer exist on the band (reported, never silent).
+    case historyTransferStarted(firstSequence: UInt32, count: UInt32, gap: UInt32)
+    case historyProgress(received: Int, of: Int)
+    /// A verified transfer was stored together with the cursor, then acknowledged.
+    case historyCommitted(minutes: Int, cursor: HistoryCursor, acknowledged: Bool)
+    /// A transfer failed its checks and was discarded; the next fetch starts at the same cursor.
+    case historyDiscarded(String)
+    case historyComplete(minutes: Int)
+    case streaming
+    case reading(LiveReading)
+    case liveMinutesStored(count: Int)
+    /// A reading that was not used (damaged, or contradicting the previous one).
+    case anomaly(String)
+    case disconnected(String)
+    case reconnecting(after: Duration)
+    case stopped
+}
+
+/// One line of `band stream`: the latest of everything, after one notification.
+public struct LiveReading: Sendable, Equatable {
+    /// Band time of the reading (estimated from the band's last counter snapshot for heart rate).
+    public var time: Date
+    /// What this reading was: "hr", "activity", "rsc", "battery".
+    public var kind: String
+    public var heartRate: Int?
+    /// RR intervals in milliseconds carried by this measurement.
+    public var rrMilliseconds: [Double]
+    public var stepsToday: UInt32?
+    public var cadence: Int?
+    public var batteryPercent: Int?
+
+    public init(time: Date, kind: String, heartRate: Int? = nil, rrMilliseconds: [Double] = [], stepsToday: UInt32? = nil,
+                cadence: Int? = nil, batteryPercent: Int? = nil) {
+        self.time = time
+        self.kind = kind
+        self.heartRate = heartRate
+        self.rrMilliseconds = rrMilliseconds
+        self.stepsToday = stepsToday
+        self.cadence = cadence
+        self.batteryPercent = batteryPercent
+    }
+}

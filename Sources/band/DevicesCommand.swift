@@ -1,0 +1,38 @@
+import BandReader
+import CommandKit
+import Foundation
+
+struct DevicesCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "devices",
+        abstract: "List the paired bands in the keystore.",
+        options: [.option("keystore", value: "PATH", help: "Keystore file (default $XDG_CONFIG_HOME/bandkit/keys.json)."),
+                  ReaderOptions.jsonSpec])
+
+    var keystore: Keystore
+    var json: Bool
+
+    init(arguments: ParsedArguments) throws(UsageError) {
+        keystore = Keystore(path: arguments.value("keystore") ?? Keystore.defaultPath())
+        json = arguments.flag("json")
+    }
+
+    mutating func run() throws -> ExitCode {
+        let bands: [PairedBand]
+        do { bands = try keystore.load() } catch { throw RuntimeFailure("band devices: \(error)") }
+        let formatter = ISO8601DateFormatter()
+        for band in bands {
+            if json {
+                writeLine(JSONValue.object([("address", .string(band.address)), ("name", .optional(band.device.name)),
+                                        ("manufacturer", .optional(band.device.manufacturer)), ("model", .optional(band.device.model)),
+                                        ("serial", .optional(band.device.serialNumber)),
+                                        ("paired_at", .string(formatter.string(from: band.pairedAt)))]).text)
+            } else {
+                let what = [band.device.name, band.device.model, band.device.serialNumber.map { "serial \($0)" }].compactMap { $0 }
+                writeLine("\(band.address)  \(what.joined(separator: ", "))  paired \(formatter.string(from: band.pairedAt))")
+            }
+        }
+        if bands.isEmpty, !json { CommandRunner.printError("no paired bands in \(keystore.path)") }
+        return .success
+    }
+}

@@ -1,0 +1,204 @@
+import BandReader
+import CommandKit
+import Foundation
+
+/// Prints reader events: one line per live reading for people (status on stderr), or NDJSON on
+/// stdout with `--json` (every event, one object per line, `"event"` naming it).
+final class EventPrinter {
+    let json: Bool
+    /// Whether live readings are printed (stream) or only progress (sync, pair).
+    let showReadings: Bool
+    private var lastProgress: ContinuousClock.Instant?
+    private let timeFormatter: DateFormatter = {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        return formatter
+    }()
+    private let isoFormatter = ISO8601DateFormatter()
+
+    init(json: Bool, showReadings: Bool) {
+        self.json = json
+        self.showReadings = showReadings
+    }
+
+    func handle(_ event: ReaderEvent) {
+        if json { printJSON(event) } else { printText(event) }
+    }
+
+    // MARK: Text
+
+    private func status(_ line: String) { CommandRunner.printError(line) }
+
+    private func printText(_ event: ReaderEvent) {
+        switch event {
+        case .connecting(let address, let attempt):
+            status(attempt == 1 ? "connecting to \(address)…" : "connecting to \(address) (attempt \(attempt))…")
+        case .connected(let mtu, let isBand):
+            status("connected (ATT MTU \(mtu)); \(isBand ? "band activity service found" : "standard sensor, heart rate only")")
+        case .paired(let readerID):
+            status("paired; this reader is \(String(readerID, radix: 16)) on the band")
+        case .authenticated:
+            status("authenticated")
+        case .clockSet(let setting):
+            let minutes = setting.utcOffsetSeconds / 60
+            status("band clock set to \(setting.year)-\(two(setting.month))-\(two(setting.day)) \(two(setting.hours)):\(two(setting.minutes)):\(two(setting.seconds)) UTC\(minutes < 0 ? "-" : "+")\(two(abs(minutes) / 60)):\(two(abs(minutes) % 60))")
+        case .clockChecked(let offset):
+            if let offset { status(offset == 0 ? "band clock is right" : "band clock is \(abs(offset)) s \(offset > 0 ? "ahead of" : "behind") the host; left as is") }
+        case .device(let device, let battery):
+            let name = [device.name, device.manufacturer, device.model].compactMap { $0 }.joined(separator: ", ")
+            status("device: \(name.isEmpty ? "unnamed" : name)\(device.serialNumber.map { ", serial \($0)" } ?? "")\(battery.map { ", battery \($0)%" } ?? "")")
+        case .historyTransferStarted(let first, let count, let gap):
+            if count > 0 { status("history: fetching \(count) minutes from record \(first)") }
+            if gap > 0 { status("history: \(gap) minutes asked for no longer exist on the band") }
+        case .historyProgress(let received, let total):
+            let now = ContinuousClock.now
+            if received == total || lastProgress.map({ now - $0 > .milliseconds(500) }) ?? true {
+                lastProgress = now
+                status("history: \(received)/\(total) minutes received")
+            }
+        case .historyCommitted(let minutes, let cursor, let acknowledged):
+            if minutes > 0 { status("history: \(minutes) minutes stored, cursor \(cursor.nextSequence)\(acknowledged ? ", acknowledged" : "")") }
+        case .historyDiscarded(let why):
+            status("history: transfer discarded, fetching again: \(why)")
+        case .historyComplete(let minutes):
+            status("history: up to date (\(minutes) minutes this sync)")
+        case .streaming:
+            status("streaming live readings (Ctrl-C stops)")
+        case .reading(let reading):
+            guard showReadings else { return }
+            var fields = [timeFormatter.string(from: reading.time)]
+            fields.append("HR " + (reading.heartRate.map { String(format: "%3d", $0) } ?? "  –") + " bpm")
+            if !reading.rrMilliseconds.isEmpty {
+                fields.append("RR " + reading.rrMilliseconds.map { String(Int($0.rounded())) }.joined(separator: ",") + " ms")
+            }
+            fields.append("steps " + (reading.stepsToday.map(String.init) ?? "–"))
+            fields.append("cadence " + (reading.cadence.map { "\($0)/min" } ?? "–"))
+            fields.append("battery " + (reading.batteryPercent.map { "\($0)%" } ?? "–"))
+            writeLine(fields.joined(separator: "  "))
+        case .liveMinutesStored:
+            break
+        case .anomaly(let what):
+            status("warning: \(what)")
+        case .disconnected(let why):
+            status("disconnected: \(why)")
+        case .reconnecting(let delay):
+            status("reconnecting in \(delay.formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow)))")
+        case .stopped:
+            status("stopped")
+        }
+    }
+
+    private func two(_ value: some BinaryInteger) -> String { value < 10 ? "0\(value)" : "\(value)" }
+
+    // MARK: JSON
+
+    private func printJSON(_ event: ReaderEvent) {
+        var object: [(String, JSONValue)] = []
+        switch event {
+        case .connecting(let address, let attempt):
+            object = [("event", "connecting"), ("address", .string(address)), ("attempt", .int(attempt))]
+        case .connected(let mtu, let isBand):
+            object = [("event", "connected"), ("mtu", .int(mtu)), ("band", .bool(isBand))]
+        case .paired(let readerID):
+            object = [("event", "paired"), ("reader_id", .string(String(readerID, radix: 16)))]
+        case .authenticated:
+            object = [("event", "authenticated")]
+        case .clockSet(let setting):
+            object = [("event", "clock_set"), ("utc_offset_s", .int(setting.utcOffsetSeconds)),
+                      ("time_zone_quarter_hours", .int(Int(setting.timeZoneQuarterHours))), ("dst_code", .int(Int(setting.dstOffsetCode)))]
+        case .clockChecked(let offset):
+            object = [("event", "clock_checked"), ("band_ahead_s", offset.map { .int($0) } ?? .null)]
+        case .device(let device, let battery):
+            object = [("event", "device"), ("name", .optional(device.name)), ("manufacturer", .optional(device.manufacturer)),
+                      ("model", .optional(device.model)), ("serial", .optional(device.serialNumber)),
+                      ("firmware", .optional(device.firmwareRevision)), ("battery", battery.map { .int($0) } ?? .null)]
+        case .historyTransferStarted(let first, let count, let gap):
+            object = [("event", "history_transfer"), ("first", .int(Int(first))), ("count", .int(Int(count))), ("gap", .int(Int(gap)))]
+        case .historyProgress(let received, let total):
+            object = [("event", "history_progress"), ("received", .int(received)), ("total", .int(total))]
+        case .historyCommitted(let minutes, let cursor, let acknowledged):
+            object = [("event", "history_committed"), ("minutes", .int(minutes)), ("cursor", .int(Int(cursor.nextSequence))),
+                      ("history_id", .string(String(cursor.historyID, radix: 16))), ("acknowledged", .bool(acknowledged))]
+        case .historyDiscarded(let why):
+            object = [("event", "history_discarded"), ("reason", .string(why))]
+        case .historyComplete(let minutes):
+            object = [("event", "history_complete"), ("minutes", .int(minutes))]
+        case .streaming:
+            object = [("event", "streaming")]
+        case .reading(let reading):
+            guard showReadings else { return }
+            object = [("event", "reading"), ("time", .string(isoFormatter.string(from: reading.time))), ("kind", .string(reading.kind)),
+                      ("heart_rate", reading.heartRate.map { .int($0) } ?? .null),
+                      ("rr_ms", .array(reading.rrMilliseconds.map { .double($0) })),
+                      ("steps_today", reading.stepsToday.map { .int(Int($0)) } ?? .null),
+                      ("cadence", reading.cadence.map { .int($0) } ?? .null),
+                      ("battery", reading.batteryPercent.map { .int($0) } ?? .null)]
+        case .liveMinutesStored(let count):
+            object = [("event", "live_minutes_stored"), ("count", .int(count))]
+        case .anomaly(let what):
+            object = [("event", "anomaly"), ("what", .string(what))]
+        case .disconnected(let why):
+            object = [("event", "disconnected"), ("reason", .string(why))]
+        case .reconnecting(let delay):
+            let (seconds, attoseconds) = delay.components
+            object = [("event", "reconnecting"), ("after_ms", .int(Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)))]
+        case .stopped:
+            object = [("event", "stopped")]
+        }
+        writeLine(JSONValue.object(object).text)
+    }
+}
+
+/// Just enough JSON for NDJSON lines with a fixed key order.
+enum JSONValue: ExpressibleByStringLiteral {
+    case string(String), int(Int), double(Double), bool(Bool), null
+    case array([JSONValue])
+    case object([(String, JSONValue)])
+
+    init(stringLiteral value: String) { self = .string(value) }
+    static func optional(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
+
+    var text: String {
+        switch self {
+        case .string(let s): return JSONValue.quote(s)
+        case .int(let i): return String(i)
+        case .double(let d): return d.isFinite ? String(format: "%.1f", d) : "null"
+        case .bool(let b): return b ? "true" : "false"
+        case .null: return "null"
+        case .array(let items): return "[" + items.map(\.text).joined(separator: ",") + "]"
+        case .object(let pairs): return "{" + pairs.map { JSONValue.quote($0.0) + ":" + $0.1.text }.joined(separator: ",") + "}"
+        }
+    }
+
+    static func quote(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}
+
+/// Writes one line to stdout at once (unbuffered), so a pipe sees each reading as it happens
+/// and a killed process loses no printed line.
+func writeLine(_ line: String) {
+    var text = line
+    text.append("\n")
+    text.withUTF8 { bytes in
+        var offset = 0
+        while offset < bytes.count {
+            let n = write(1, bytes.baseAddress! + offset, bytes.count - offset)
+            if n < 0 { if errno == EINTR { continue }; return }
+            offset += n
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import BandLink
+import BandReader
+import CommandKit
+
+struct PairCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "pair",
+        abstract: "Pair with a band: link security, then the band's key exchange; the key goes to the keystore.",
+        discussion: "The wearer confirms the pairing on the band. A plain heart-rate strap needs no pairing.",
+        options: ReaderOptions.linkSpecs + [ReaderOptions.jsonSpec])
+
+    var options: ReaderOptions
+
+    init(arguments: ParsedArguments) throws(UsageError) {
+        options = try ReaderOptions(arguments)
+    }
+
+    mutating func run() throws -> ExitCode {
+        let printer = EventPrinter(json: options.json, showReadings: false)
+        let signals = try StopSignals()
+        defer { signals.restore() }
+        let service = BandReaderService(address: options.address, keystore: options.keystore, storePath: "",
+                                        stop: StopRequest(signals: signals), openLink: options.linkOpener(pairing: true).open, report: printer.handle)
+        let band: PairedBand?
+        do { band = try service.pair() } catch { throw failure(error) }
+        guard let band else {
+            printer.handle(.stopped)
+            return .failure
+        }
+        if options.json {
+            writeLine(JSONValue.object([("event", "paired_band"), ("address", .string(band.address)),
+                                    ("keystore", .string(options.keystore.path))]).text)
+        } else {
+            writeLine("paired \(band.address); key stored in \(options.keystore.path)")
+        }
+        return .success
+    }
+}

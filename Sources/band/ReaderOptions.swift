@@ -1,0 +1,54 @@
+import BandReader
+import CommandKit
+import Foundation
+import HealthStore
+
+/// The options every command that talks to a band shares, parsed and checked once.
+struct ReaderOptions {
+    static let linkSpecs: [OptionSpec] = [
+        .argument("ADDRESS", help: "AA:BB:CC:DD:EE:FF (BlueZ) or sim:PATH (simulated band)"),
+        .flag("random", help: "The Bluetooth address is a random (not public) LE address."),
+        .option("hci", value: "hciN", help: "Bluetooth adapter (default hci0)."),
+        .option("keystore", value: "PATH", help: "Keystore file (default $XDG_CONFIG_HOME/bandkit/keys.json)."),
+    ]
+    static let storeSpec: OptionSpec =
+        .option("store", value: "PATH", help: "Health store (default $BANDKIT_STORE or $XDG_DATA_HOME/bandkit/health.sqlite).")
+    static let keepClockSpec: OptionSpec = .flag(
+        "keep-band-clock", help: "Read the band's clock but do not set it (for a simulator running faster than real time).")
+    static let jsonSpec: OptionSpec = .flag("json", help: "Print NDJSON, one event per line, instead of text.")
+
+    var address: BandAddress
+    var keystore: Keystore
+    var storePath: String
+    var json: Bool
+    var setsClock: Bool
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        do {
+            address = try BandAddress(parsing: arguments.required("ADDRESS"), random: arguments.flag("random"),
+                                      adapter: arguments.value("hci") ?? "hci0")
+        } catch {
+            throw arguments.usageError("ADDRESS \(error)")
+        }
+        keystore = Keystore(path: arguments.value("keystore") ?? Keystore.defaultPath())
+        storePath = arguments.value("store") ?? HealthStore.defaultPath()
+        json = arguments.flag("json")
+        setsClock = !arguments.flag("keep-band-clock")
+    }
+}
+
+/// Parses `30`, `30s`, `5m`, `2h`, `1.5m` into a duration.
+func parseDuration(_ text: String) -> Duration? {
+    let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
+    for (suffix, scale) in units where text.hasSuffix(suffix) {
+        guard let value = Double(text.dropLast(suffix.count)), value >= 0, value.isFinite else { return nil }
+        return .milliseconds(Int64((value * scale * 1000).rounded()))
+    }
+    guard let seconds = Double(text), seconds >= 0, seconds.isFinite else { return nil }
+    return .milliseconds(Int64((seconds * 1000).rounded()))
+}
+
+/// Maps a session failure to the exit code and message the command reports.
+func failure(_ error: SessionError) -> any CommandFailure {
+    RuntimeFailure("band: \(error)")
+}

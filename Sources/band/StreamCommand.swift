@@ -1,0 +1,40 @@
+import BandLink
+import BandReader
+import CommandKit
+
+struct StreamCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "stream",
+        abstract: "Sync history, then stream live heart rate, RR, steps, cadence and battery into the store.",
+        discussion: """
+            Prints one line per live reading (NDJSON with --json). Reconnects with jittered exponential
+            backoff and syncs history again after every reconnect. Ctrl-C stops cleanly: everything
+            received so far is committed. With --for, stops after that long (e.g. 30s, 5m, 2h) and
+            syncs history once more so the band's records replace the provisional live minutes.
+            """,
+        options: ReaderOptions.linkSpecs + [ReaderOptions.storeSpec, ReaderOptions.jsonSpec, ReaderOptions.keepClockSpec,
+                                            .option("for", value: "DURATION", help: "Stop after this long (default: until Ctrl-C).")])
+
+    var options: ReaderOptions
+    var duration: Duration?
+
+    init(arguments: ParsedArguments) throws(UsageError) {
+        options = try ReaderOptions(arguments)
+        duration = try arguments.value("for", as: "a duration such as 30s, 5m or 2h", parseDuration)
+    }
+
+    mutating func run() throws -> ExitCode {
+        let printer = EventPrinter(json: options.json, showReadings: true)
+        let signals = try StopSignals()
+        defer { signals.restore() }
+        let stop = StopRequest(signals: signals)
+        let service = BandReaderService(address: options.address, keystore: options.keystore, storePath: options.storePath,
+                                        stop: stop, openLink: options.linkOpener(pairing: false).open, report: printer.handle)
+        let deadline = duration.map { ContinuousClock.now.advanced(by: $0) }
+        service.setsClock = options.setsClock
+        let outcome: BandSession.Outcome
+        do { outcome = try service.stream(until: deadline) } catch { throw failure(error) }
+        if outcome.stopped { printer.handle(.stopped) }
+        return .success
+    }
+}

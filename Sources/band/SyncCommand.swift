@@ -1,0 +1,41 @@
+import BandLink
+import BandReader
+import CommandKit
+
+struct SyncCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "sync",
+        abstract: "Sync the band's minute history since the stored cursor into the store, then exit.",
+        discussion: "Reconnects after a lost link and resumes from the cursor, up to --attempts connections.",
+        options: ReaderOptions.linkSpecs + [ReaderOptions.storeSpec, ReaderOptions.jsonSpec, ReaderOptions.keepClockSpec,
+                                            .option("attempts", value: "N", help: "Connections to try before giving up (default 10).")])
+
+    var options: ReaderOptions
+    var attempts: Int
+
+    init(arguments: ParsedArguments) throws(UsageError) {
+        options = try ReaderOptions(arguments)
+        attempts = try arguments.value("attempts", as: "a positive number", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) ?? 10
+    }
+
+    mutating func run() throws -> ExitCode {
+        let printer = EventPrinter(json: options.json, showReadings: false)
+        let signals = try StopSignals()
+        defer { signals.restore() }
+        let service = BandReaderService(address: options.address, keystore: options.keystore, storePath: options.storePath,
+                                        stop: StopRequest(signals: signals), openLink: options.linkOpener(pairing: false).open, report: printer.handle)
+        service.setsClock = options.setsClock
+        let outcome: BandSession.Outcome
+        do { outcome = try service.sync(attempts: attempts) } catch { throw failure(error) }
+        if outcome.stopped {
+            printer.handle(.stopped)
+            return .failure
+        }
+        if options.json {
+            writeLine(JSONValue.object([("event", "synced"), ("minutes", .int(outcome.historyMinutes)), ("store", .string(options.storePath))]).text)
+        } else {
+            writeLine("synced \(outcome.historyMinutes) minutes into \(options.storePath)")
+        }
+        return .success
+    }
+}

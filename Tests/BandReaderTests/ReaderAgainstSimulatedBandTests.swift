@@ -1,0 +1,54 @@
+import BandFirmware
+import BandLink
+import BandProtocol
+import BandReader
+import Foundation
+import HealthModel
+import HealthStore
+import Testing
+
+/// The reader against the simulated band, in process: pair, sync, stream, sync again, and the
+/// store must hold exactly the band's minutes.
+@Suite(.serialized) struct ReaderAgainstSimulatedBandTests {
+    /// 2026-11-30T07:20:00Z, a Monday morning just before the walk to work (07:30): the
+    /// backfilled day covers Sunday's scenario, the stream catches the walk live.
+    static let start = BandInstant(seconds: 1_796_023_200)
+
+    static func configuration(historyDays: Int = 1, faults: [FaultSpec] = [], seed: UInt64 = 11) -> BandConfiguration {
+        var configuration = BandConfiguration(start: start)
+        configuration.seed = seed
+        configuration.historyDays = historyDays
+        configuration.faults = faults
+        configuration.deterministicSecrets = true
+        return configuration
+    }
+
+    func expectStoreMatchesTruth(_ fixture: ReaderFixture, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let store = try fixture.openStore()
+        let truth = fixture.harness.truth
+        let check = try TruthCheck(truth: truth, store: store)
+        #expect(check.problems == [], sourceLocation: sourceLocation)
+        #expect(check.minutesCompared == truth.count, sourceLocation: sourceLocation)
+        #expect(try TruthCheck.dailyTotalProblems(truth: truth, store: store) == [], sourceLocation: sourceLocation)
+    }
+
+    @Test func pairSyncStreamAndSyncAgainStoresEveryRecordedMinuteExactlyOnce() throws {
+        let fixture = try ReaderFixture(Self.configuration())
+        let paired = try #require(try fixture.service().pair())
+        #expect(try fixture.keystore.band("sim:/harness") == paired)
+
+        let synced = try fixture.service().sync()
+        #expect(synced.historyMinutes >= 1440)
+        let outcome = try fixture.service().stream(until: ContinuousClock.now.advanced(by: .seconds(2)))
+        #expect(outcome.liveMinutes > 0, "the stream stored provisional minutes")
+        // Let the band close the minute the stream ended in, then sync it.
+        let after = fixture.harness.now.addingTimeInterval(120)
+        #expect(fixture.harness.waitUntil { band in Double(band.trueTime.seconds) >= after.timeIntervalSince1970 })
+        fixture.harness.pause()
+        _ = try fixture.service().sync()
+        try expectStoreMatchesTruth(fixture)
+        let readings = fixture.events.compactMap { event -> LiveReading? in if case .reading(let r) = event { r } else { nil } }
+        #expect(readings.contains { $0.heartRate != nil && !$0.rrMilliseconds.isEmpty })
+        #expect(readings.contains { $0.stepsToday != nil })
+    }
+}

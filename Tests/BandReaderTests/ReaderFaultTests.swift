@@ -1,0 +1,122 @@
+import BandFirmware
+import BandLink
+import BandProtocol
+import BandReader
+import Foundation
+import HealthModel
+import HealthStore
+import Synchronization
+import Testing
+
+/// The reader under faults: links cut at every point, reboots, lost and damaged notifications,
+/// a wrong key. The store must end up equal to the band's truth, or untouched.
+@Suite(.serialized) struct ReaderFaultTests {
+    static let start = ReaderAgainstSimulatedBandTests.start
+
+    func expectStoreMatchesTruth(_ fixture: ReaderFixture, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let store = try fixture.openStore()
+        let truth = fixture.harness.truth
+        let check = try TruthCheck(truth: truth, store: store)
+        #expect(check.problems == [], sourceLocation: sourceLocation)
+        #expect(try TruthCheck.dailyTotalProblems(truth: truth, store: store) == [], sourceLocation: sourceLocation)
+    }
+
+    /// Lets the band finish the minute in progress, stops its clock, and syncs what is left.
+    func settleAndSync(_ fixture: ReaderFixture) throws {
+        let after = fixture.harness.now.addingTimeInterval(120)
+        #expect(fixture.harness.waitUntil { band in Double(band.trueTime.seconds) >= after.timeIntervalSince1970 })
+        fixture.harness.pause()
+        _ = try fixture.service().sync(attempts: 50)
+    }
+
+    @Test func syncSurvivesTheLinkBeingCutAfterEveryPDUTheBandSends() throws {
+        let fixture = try ReaderFixture(ReaderAgainstSimulatedBandTests.configuration())
+        _ = try #require(try fixture.service().pair())
+        fixture.harness.pause()
+        let attempts = Atomic<Int>(0)
+        let harness = fixture.harness
+        let service = BandReaderService(address: .simulator(path: "/harness"), keystore: fixture.keystore, storePath: fixture.storePath,
+                                        stop: StopRequest(),
+                                        openLink: { _ in
+                                            // Connection n is cut after the band's n-th PDU: every phase, every packet.
+                                            let n = attempts.add(1, ordering: .relaxed).newValue
+                                            return CuttingBearer(try harness.openLink(), after: n)
+                                        },
+                                        report: { _ in })
+        service.now = { harness.now }
+        service.timeZone = TimeZone(identifier: "UTC")!
+        service.backoff = ReconnectBackoff(initial: .microseconds(100), maximum: .microseconds(200), jitter: 0.5)
+        let outcome = try service.sync(attempts: 1_000)
+        #expect(outcome.historyMinutes >= 0)
+        #expect(attempts.load(ordering: .relaxed) > 60, "the cuts reached through discovery, authentication and the transfer")
+        try expectStoreMatchesTruth(fixture)
+        let cursor = try SampleWriter(store: fixture.openStore(), deviceIdentifier: "BandKit/BK-1 (simulated)/" + (fixture.keystore.band("sim:/harness")?.device.serialNumber ?? ""),
+                                      device: DeviceInfo()).cursor()
+        #expect(cursor?.nextSequence == UInt32(fixture.harness.truth.count))
+    }
+
+    @Test func streamSurvivesADisconnectAndARebootAndLosesNoMinute() throws {
+        var configuration = ReaderAgainstSimulatedBandTests.configuration(faults: [.disconnectAt(.seconds(240)), .rebootAt(.seconds(600))])
+        configuration.seed = 23
+        let fixture = try ReaderFixture(configuration)
+        _ = try #require(try fixture.service().pair())
+        _ = try fixture.service().stream(until: ContinuousClock.now.advanced(by: .seconds(3)))
+        try settleAndSync(fixture)
+        #expect(fixture.harness.log.contains { $0.contains("rebooted") }, "the band rebooted during the stream")
+        let connects = fixture.events.filter { if case .connecting = $0 { true } else { false } }.count
+        #expect(connects >= 4, "pair, stream, reconnect after the disconnect and after the reboot, final sync")
+        try expectStoreMatchesTruth(fixture)
+    }
+
+    @Test func droppedAndCorruptedNotificationsNeverReachTheStore() throws {
+        var configuration = ReaderAgainstSimulatedBandTests.configuration(faults: [.drop(0.01), .corrupt(0.01)])
+        configuration.seed = 5
+        let fixture = try ReaderFixture(configuration)
+        _ = try #require(try fixture.service().pair())
+        _ = try fixture.service().sync(attempts: 50)
+        _ = try fixture.service().stream(until: ContinuousClock.now.advanced(by: .seconds(2)))
+        try settleAndSync(fixture)
+        let discarded = fixture.events.filter { if case .historyDiscarded = $0 { true } else { false } }.count
+        #expect(discarded > 0, "some transfers were damaged and fetched again")
+        try expectStoreMatchesTruth(fixture)
+    }
+
+    @Test func wrongKeyIsRefusedReportedAndNothingIsWritten() throws {
+        let fixture = try ReaderFixture(ReaderAgainstSimulatedBandTests.configuration())
+        var band = try #require(try fixture.service().pair())
+        band.key[0] ^= 0xFF
+        try fixture.keystore.save(band)
+        #expect(throws: SessionError.authenticationRefused(.wrongProof)) { try fixture.service().sync() }
+        #expect(SessionError.authenticationRefused(.wrongProof).description.contains("pair again"))
+        let store = try fixture.openStore()
+        #expect(try store.samples(HealthQuery(type: .stepCount), as: .owner).isEmpty)
+        #expect(try store.samples(HealthQuery(type: .heartRate), as: .owner).isEmpty)
+    }
+
+    @Test func unpairedBandIsRefusedWithAClearError() throws {
+        let fixture = try ReaderFixture(ReaderAgainstSimulatedBandTests.configuration(historyDays: 0))
+        #expect(throws: SessionError.notPaired(address: "sim:/harness")) { try fixture.service().sync() }
+    }
+
+    @Test func readerSetsTheBandsZoneWithHalfHourOffsetAndItsDriftedClock() throws {
+        var configuration = ReaderAgainstSimulatedBandTests.configuration(historyDays: 0, faults: [.clockDrift(100_000)])
+        configuration.timeZoneQuarterHours = 0
+        let fixture = try ReaderFixture(configuration)
+        _ = try #require(try fixture.service().pair())
+        // 10 % fast: after a band minute of run time the clock is 6 s ahead of true time.
+        let later = fixture.harness.now.addingTimeInterval(120)
+        #expect(fixture.harness.waitUntil { band in Double(band.trueTime.seconds) >= later.timeIntervalSince1970 })
+        fixture.harness.pause()
+        _ = try fixture.service(timeZone: TimeZone(identifier: "Asia/Kolkata")!).sync()
+        let set = fixture.events.compactMap { event -> BandClockSetting? in if case .clockSet(let s) = event { s } else { nil } }
+        #expect(set.count == 1)
+        #expect(set.first?.timeZoneQuarterHours == 22)
+        #expect(fixture.harness.waitUntil { band in band.clock.timeZone == 22 && band.clock.dstOffset == 0 })
+        let skew = Atomic<Int64>(0)
+        #expect(fixture.harness.waitUntil { band in
+            skew.store(band.clock.now(at: band.trueTime).seconds - band.trueTime.seconds, ordering: .relaxed)
+            return true
+        })
+        #expect(abs(skew.load(ordering: .relaxed)) <= 2, "the band's clock was brought back to true time")
+    }
+}

@@ -1,0 +1,56 @@
+import BandFirmware
+import BandLink
+import BandReader
+import Foundation
+import HealthStore
+import Synchronization
+
+/// A reader wired to a ``SimulatedBandHarness``: temporary keystore and store, the harness's
+/// clock, and every event kept for the test to inspect.
+final class ReaderFixture: @unchecked Sendable {
+    let harness: SimulatedBandHarness
+    let directory: String
+    let keystore: Keystore
+    let storePath: String
+    private let lock = NSLock()
+    private var eventList: [ReaderEvent] = []
+
+    init(_ configuration: BandConfiguration, tickPeriod: Duration = .microseconds(500)) throws {
+        harness = try SimulatedBandHarness(configuration, tickPeriod: tickPeriod)
+        directory = NSTemporaryDirectory() + "bandkit-e2e-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        keystore = Keystore(path: directory + "/config/bandkit/keys.json")
+        storePath = directory + "/health.sqlite"
+        harness.start()
+    }
+
+    deinit {
+        harness.stop()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// A fresh service, as one run of the `band` command.
+    func service(stop: StopRequest = StopRequest(), timeZone: TimeZone = TimeZone(identifier: "UTC")!) -> BandReaderService {
+        let harness = self.harness
+        let service = BandReaderService(address: .simulator(path: "/harness"), keystore: keystore, storePath: storePath, stop: stop,
+                                        openLink: { _ in try harness.openLink() },
+                                        report: { [unowned self] event in
+                                            lock.lock()
+                                            eventList.append(event)
+                                            lock.unlock()
+                                        })
+        service.now = { harness.now }
+        service.timeZone = timeZone
+        service.backoff = ReconnectBackoff(initial: .milliseconds(5), maximum: .milliseconds(40), jitter: 0.5)
+        service.transactionTimeout = .seconds(5)
+        return service
+    }
+
+    var events: [ReaderEvent] {
+        lock.lock()
+        defer { lock.unlock() }
+        return eventList
+    }
+
+    func openStore() throws -> HealthStore { try HealthStore(path: storePath) }
+}

@@ -1,0 +1,109 @@
+import BandProtocol
+import BandReader
+import Foundation
+import HealthModel
+import HealthStore
+
+/// Compares the store with the band's truth, minute by minute: every recorded minute must be
+/// there exactly once with the band's steps, distance, energy and heart-rate average, minimum and
+/// maximum; nothing else may be stored up to the last recorded minute; after it, only provisional
+/// live minutes; and no value may be negative.
+struct TruthCheck {
+    var problems: [String] = []
+    var minutesCompared = 0
+
+    init(truth: [MinuteRecord], store: HealthStore) throws {
+        var byMinute: [UInt32: MinuteRecord] = [:]
+        for record in truth {
+            if byMinute[record.minuteStart] != nil { problems.append("truth has minute \(record.minuteStart) twice") }
+            byMinute[record.minuteStart] = record
+        }
+        guard let lastMinute = byMinute.keys.max() else {
+            problems.append("the band recorded nothing")
+            return
+        }
+        minutesCompared = byMinute.count
+        func stored(_ type: QuantityType) throws -> [UInt32: [QuantitySample]] {
+            var out: [UInt32: [QuantitySample]] = [:]
+            for sample in try store.samples(HealthQuery(type: type), as: .owner).compactMap(\.quantitySample) {
+                let minute = UInt32(sample.start.timeIntervalSince1970)
+                out[minute, default: []].append(sample)
+                if sample.quantity.value < 0 { problems.append("\(type.identifier) at \(minute) is negative: \(sample.quantity.value)") }
+                if sample.end.timeIntervalSince(sample.start) != 60 { problems.append("\(type.identifier) at \(minute) is not one minute long") }
+            }
+            return out
+        }
+        let steps = try stored(.stepCount)
+        let distance = try stored(.distanceWalkingRunning)
+        let energy = try stored(.activeEnergyBurned)
+        let heartRate = try stored(.heartRate)
+        func check(_ name: String, _ samples: [UInt32: [QuantitySample]], _ expected: (MinuteRecord) -> Double?) {
+            for (minute, record) in byMinute {
+                let got = samples[minute] ?? []
+                switch expected(record) {
+                case .some(let value):
+                    if got.count != 1 {
+                        problems.append("\(name) at \(minute): \(got.count) samples, expected 1")
+                    } else if abs(got[0].quantity.value - value) > 1e-6 {
+                        problems.append("\(name) at \(minute): stored \(got[0].quantity.value), band recorded \(value)")
+                    } else if got[0].metadata["bandkit.origin"] != "history" {
+                        problems.append("\(name) at \(minute): still the provisional live value")
+                    }
+                case .none:
+                    if !got.isEmpty { problems.append("\(name) at \(minute): stored \(got.map(\.quantity.value)) but the band measured none") }
+                }
+            }
+            for (minute, extra) in samples where byMinute[minute] == nil {
+                if minute <= lastMinute {
+                    problems.append("\(name) at \(minute): \(extra.count) samples for a minute the band never recorded")
+                } else if extra.contains(where: { $0.metadata["bandkit.origin"] != "live" }) || extra.count != 1 {
+                    problems.append("\(name) at \(minute): after the last record, expected one provisional live sample")
+                }
+            }
+        }
+        check("steps", steps) { Double($0.steps) }
+        check("distance", distance) { Double($0.distanceDecimetres) / 10 }
+        check("energy", energy) { Double($0.energyDecikilocalories) / 10 }
+        check("heart rate", heartRate) { $0.heartRate.map { Double($0.average) } }
+        for (minute, record) in byMinute {
+            guard let summary = record.heartRate, let sample = heartRate[minute]?.first else { continue }
+            if sample.metadata["bandkit.hr.min"] != String(summary.minimum) || sample.metadata["bandkit.hr.max"] != String(summary.maximum) {
+                problems.append("heart rate at \(minute): min/max \(sample.metadata["bandkit.hr.min"] ?? "-")/\(sample.metadata["bandkit.hr.max"] ?? "-"), band \(summary.minimum)/\(summary.maximum)")
+            }
+        }
+        if problems.count > 20 { problems = Array(problems.prefix(20)) + ["… and \(problems.count - 20) more"] }
+    }
+
+    /// Daily totals from the store's statistics (which merge sources) against the truth's sums,
+    /// per UTC day wholly covered by `truth`.
+    static func dailyTotalProblems(truth: [MinuteRecord], store: HealthStore) throws -> [String] {
+        var problems: [String] = []
+        var days: [Int: (steps: Int, distance: Int, energy: Int)] = [:]
+        for record in truth {
+            let day = Int(record.minuteStart) / 86_400
+            var totals = days[day] ?? (0, 0, 0)
+            totals.steps += Int(record.steps)
+            totals.distance += Int(record.distanceDecimetres)
+            totals.energy += Int(record.energyDecikilocalories)
+            days[day] = totals
+        }
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")!
+        for (day, totals) in days.sorted(by: { $0.key < $1.key }) {
+            let start = Date(timeIntervalSince1970: TimeInterval(day * 86_400))
+            let range = start..<start.addingTimeInterval(86_400)
+            func sum(_ type: QuantityType) throws -> Double {
+                try store.statistics(type: type, range: range, options: .sum, timeZone: utc.timeZone, as: .owner).first?.values.sum ?? 0
+            }
+            let pairs: [(String, Double, Double)] = [
+                ("steps", try sum(.stepCount), Double(totals.steps)),
+                ("distance m", try sum(.distanceWalkingRunning), Double(totals.distance) / 10),
+                ("energy kcal", try sum(.activeEnergyBurned), Double(totals.energy) / 10),
+            ]
+            for (name, stored, expected) in pairs where abs(stored - expected) > 1e-6 {
+                problems.append("day \(start): \(name) total \(stored), band \(expected)")
+            }
+        }
+        return problems
+    }
+}

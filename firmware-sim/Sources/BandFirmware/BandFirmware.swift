@@ -1,1 +1,0 @@
-// BandFirmware: placeholder until its first real file lands.

@@ -1,0 +1,81 @@
+import BandLink
+import BandProtocol
+import BandWire
+
+/// Per-connection state of the band's GATT server: negotiated MTU, CCCD values (not bonded:
+/// a new connection starts with everything off, Core 5.4 Vol 3 Part G §3.3.3.3), authentication,
+/// and the history transfer in progress.
+final class BandConnection {
+    let bearer: any ATTBearer
+    /// Counts connections since the band started, for logs.
+    let number: Int
+    var mtu = 23
+    var mtuExchanged = false
+    private var configurations = [UInt16](repeating: 0, count: Characteristic.allCases.count)
+    var authenticated = false
+    var authenticatedReader: UInt64?
+    var auth = AuthSession()
+    var pairing: PendingPairing?
+    var transfer: HistoryTransfer?
+    /// The last transfer that ran to completion on this connection: the only one that may be acknowledged.
+    var lastCompletedTransfer: (end: UInt32, crc: UInt32)?
+    var awaitingConfirmation = false
+    var indications = IndicationQueue()
+    var lastLiveNotified: LiveActivity?
+    var lastBatteryNotified: UInt8?
+
+    /// Notifications dropped because the link had no room (the reader is not reading).
+    var congestionDrops = 0
+    private var writability = Poller()
+
+    init(bearer: any ATTBearer, number: Int) {
+        self.bearer = bearer
+        self.number = number
+        if let descriptor = bearer.pollDescriptor { writability.watch(descriptor, for: .writable) }
+    }
+
+    /// True when a PDU can be sent without blocking. Like a radio's few transmit buffers, a full
+    /// socket means "not now": notifications are dropped and history packets wait, instead of
+    /// stalling the band's one loop behind a reader that stopped reading.
+    var canSendWithoutBlocking: Bool {
+        guard let descriptor = bearer.pollDescriptor else { return true }
+        guard (try? writability.wait(timeout: .zero)) != nil else { return true }
+        return writability.readiness(of: descriptor).contains(.writable)
+    }
+
+    func configuration(_ characteristic: Characteristic) -> UInt16 { configurations[characteristic.rawValue] }
+    func setConfiguration(_ value: UInt16, for characteristic: Characteristic) { configurations[characteristic.rawValue] = value }
+    func notifying(_ characteristic: Characteristic) -> Bool { configuration(characteristic) & 0x0001 != 0 }
+    func indicating(_ characteristic: Characteristic) -> Bool { configuration(characteristic) & 0x0002 != 0 }
+}
+
+/// The challenge–response state of one connection.
+struct AuthSession {
+    var readerID: UInt64 = 0
+    var readerNonce: UInt64 = 0
+    /// The outstanding challenge, spent by the first proof.
+    var bandNonce: BandNonce?
+    var wrongProofs = 0
+    static let maximumWrongProofs = 3
+    var lockedOut: Bool { wrongProofs >= Self.maximumWrongProofs }
+}
+
+/// A pairing waiting for the wearer's answer.
+struct PendingPairing {
+    var readerID: UInt64
+    /// True time after which the band gives up.
+    var deadline: BandInstant
+    var answer: Bool?
+}
+
+/// A history transfer in progress.
+struct HistoryTransfer {
+    var first: UInt32
+    var count: UInt32
+    var sent: UInt32 = 0
+    var packetNumber: UInt16 = 0
+    var packets: UInt32 = 0
+    var crc = CRC32()
+    /// Fault injection: drop the connection after this many packets.
+    var disconnectAfterPackets: UInt32?
+}

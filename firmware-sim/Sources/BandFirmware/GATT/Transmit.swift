@@ -1,0 +1,111 @@
+import BandATT
+import BandLink
+import BandWire
+
+/// Building and sending PDUs from the band's one transmit buffer.
+extension SimulatedBand {
+    /// Encodes one PDU with `body` (bounded by the connection's MTU) and sends it. Returns false
+    /// when the connection is gone afterwards (send failed, or a disconnect fault fired).
+    @discardableResult
+    func sendPDU(_ body: (inout ByteWriter) -> Void) -> Bool {
+        guard let current = connection else { return false }
+        var writer = ByteWriter(UnsafeMutableRawBufferPointer(rebasing: transmitBuffer[0..<current.mtu]))
+        body(&writer)
+        let length: Int
+        do throws(EncodeError) { length = try writer.finish() } catch {
+            log("connection \(current.number): dropped an outgoing PDU that does not fit ATT_MTU \(current.mtu): \(error)")
+            return true
+        }
+        return transmit(length, on: current)
+    }
+
+    private func transmit(_ length: Int, on current: BandConnection) -> Bool {
+        do throws(LinkError) {
+            try current.bearer.send(UnsafeRawBufferPointer(rebasing: transmitBuffer[0..<length]))
+        } catch {
+            disconnect(reason: "send failed: \(error)")
+            return false
+        }
+        if faults.shouldDisconnectAfterSend() {
+            disconnect(reason: "fault disconnect-random")
+            return false
+        }
+        return true
+    }
+
+    func sendError(_ error: ATTErrorCode, request: ATTOpcode, handle: UInt16) {
+        sendPDU { ATTErrorResponse(requestOpcode: request, handle: handle, error: error).encode(into: &$0) }
+    }
+
+    /// Sends a Handle Value Notification of `characteristic` if the client enabled it, with the
+    /// value written by `encodeValue` (cut to ATT_MTU − 3). Drop and corruption faults act here.
+    /// Returns false when the connection is gone afterwards.
+    @discardableResult
+    func notify(_ characteristic: Characteristic, _ encodeValue: (inout ByteWriter) -> Void) -> Bool {
+        guard let current = connection else { return false }
+        guard current.notifying(characteristic) else { return true }
+        guard current.canSendWithoutBlocking else {
+            current.congestionDrops += 1
+            if current.congestionDrops == 1 || current.congestionDrops % 1000 == 0 {
+                log("connection \(current.number): link congested, \(current.congestionDrops) notification(s) dropped so far")
+            }
+            return true
+        }
+        let capacity = min(current.mtu - 3, ATT.maximumAttributeValueLength)
+        var writer = ByteWriter(UnsafeMutableRawBufferPointer(rebasing: transmitBuffer[3..<3 + capacity]))
+        encodeValue(&writer)
+        let valueLength = writer.count
+        let handle = GATTDatabase.valueHandle(characteristic)
+        transmitBuffer[0] = ATTOpcode.handleValueNotification.rawValue
+        transmitBuffer[1] = UInt8(truncatingIfNeeded: handle)
+        transmitBuffer[2] = UInt8(truncatingIfNeeded: handle >> 8)
+        switch faults.fate(ofNotificationWithValueLength: valueLength) {
+        case .drop:
+            return true
+        case .corrupt(let bit):
+            transmitBuffer[3 + bit / 8] ^= UInt8(1) << UInt8(bit % 8)
+        case .deliver:
+            break
+        }
+        return transmit(3 + valueLength, on: current)
+    }
+
+    /// Sends (or queues behind the unconfirmed one) a Handle Value Indication of `characteristic`.
+    func indicate(_ characteristic: Characteristic, value: UnsafeRawBufferPointer) {
+        guard let current = connection, current.indicating(characteristic) else { return }
+        let handle = GATTDatabase.valueHandle(characteristic)
+        if current.awaitingConfirmation {
+            if !current.indications.push(handle: handle, value: value) {
+                log("connection \(current.number): indication queue full, dropping the connection")
+                disconnect(reason: "indication queue overflow")
+            }
+            return
+        }
+        sendIndication(handle: handle, value: value, on: current)
+    }
+
+    /// Encodes a control-point response into the value buffer and indicates it.
+    func indicate(_ characteristic: Characteristic, _ encodeValue: (inout ByteWriter) -> Void) {
+        var writer = ByteWriter(valueBuffer)
+        encodeValue(&writer)
+        indicate(characteristic, value: writer.written)
+    }
+
+    private func sendIndication(handle: UInt16, value: UnsafeRawBufferPointer, on current: BandConnection) {
+        current.awaitingConfirmation = true
+        sendPDU { writer in
+            writer.writeUInt8(ATTOpcode.handleValueIndication.rawValue)
+            writer.writeUInt16LE(handle)
+            writer.writeBytes(value)
+        }
+    }
+
+    /// The client confirmed the outstanding indication: send the next queued one.
+    func indicationConfirmed() {
+        guard let current = connection, current.awaitingConfirmation else { return }
+        current.awaitingConfirmation = false
+        if let next = current.indications.pop() {
+            next.value.withUnsafeBytes { sendIndication(handle: next.handle, value: $0, on: current) }
+        }
+    }
+}

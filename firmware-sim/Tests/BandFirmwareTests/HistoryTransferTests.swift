@@ -1,0 +1,195 @@
+import BandFirmware
+import BandLink
+import BandProtocol
+import BandTestSupport
+import BandWire
+import Testing
+
+/// A paired conversation with history subscriptions on, after `minutes` of simulated wear.
+private func historyConversation(minutes: Int, mtu: UInt16? = nil, configure: (inout BandConfiguration) -> Void = { _ in }) throws -> Conversation {
+    var configuration = testConfiguration()
+    configure(&configuration)
+    let c = try Conversation(configuration)
+    if let mtu { try c.exchange("02 " + le16(mtu), "03 0502") }
+    try c.pair()
+    try c.exchange("12 3100 0200", "13")
+    try c.exchange("12 3400 0100", "13")
+    c.band.advance(by: .seconds(Int64(minutes) * 60 + 1))
+    _ = try c.drain()
+    return c
+}
+
+/// What a reader collects from one transfer.
+private struct Received {
+    var response: HistoryFetchResponse
+    var packets: [HistoryDataPacket] = []
+    var complete: HistoryTransferComplete?
+    var records: [MinuteRecord] { packets.flatMap { (try? $0.records()) ?? [] } }
+    var crc: UInt32 {
+        var crc = CRC32()
+        for packet in packets { crc.update(packet.recordBytes.array) }
+        return crc.value
+    }
+}
+
+private func fetch(_ c: Conversation, cursor: UInt32, maxCount: UInt16 = 0) throws -> Received {
+    try c.exchange("12 3000 " + Hex.encode(HistoryFetchRequest(cursor: cursor, maxCount: maxCount).encodedBytes()), "13")
+    var received = Received(response: try HistoryFetchResponse(parsingAll: try c.indication(on: Handles.historyControlPoint)))
+    while true {
+        if c.band.isConnected { c.band.pump() }
+        // After a disconnect the datagrams already sent are still read, then the link reports closed.
+        guard let pdu = try? c.next() else {
+            if c.band.isConnected { continue }
+            break
+        }
+        if pdu.first == 0x1B, pdu[1] == 0x33 {
+            received.packets.append(try HistoryDataPacket(parsingAll: Array(pdu.dropFirst(3))))
+        } else if pdu.first == 0x1D, pdu[1] == 0x30 {
+            try c.send("1e")
+            received.complete = try HistoryTransferComplete(parsingAll: Array(pdu.dropFirst(3)))
+            break
+        }
+    }
+    return received
+}
+
+private func acknowledge(_ c: Conversation, end: UInt32, crc: UInt32) throws -> HistoryAcknowledgeResponse {
+    try c.exchange("12 3000 " + Hex.encode(HistoryAcknowledgeRequest(endSequence: end, crc: crc).encodedBytes()), "13")
+    return try HistoryAcknowledgeResponse(parsingAll: try c.indication(on: Handles.historyControlPoint))
+}
+
+@Suite("History transfer: fetch, data packets, CRC, acknowledgement")
+struct HistoryTransferTests {
+    @Test("Fetch from 0 at the default MTU: one record per packet, numbered 0…n−1, CRC over the records")
+    func fetchAtDefaultMTU() throws {
+        let c = try historyConversation(minutes: 10)
+        let got = try fetch(c, cursor: 0)
+        #expect(got.response.status == .success && got.response.firstSequence == 0 && got.response.gap == 0)
+        #expect(got.response.count == 10)
+        #expect(got.packets.map(\.packetNumber) == Array(0..<10))
+        #expect(got.packets.allSatisfy { $0.recordCount == 1 })
+        #expect(got.complete == HistoryTransferComplete(status: .success, packetCount: 10, recordCount: 10, crc: got.crc))
+        let starts = got.records.map(\.minuteStart)
+        #expect(starts == (0..<10).map { UInt32(testStart.seconds) + 60 * $0 }, "consecutive minutes from boot")
+    }
+
+    @Test("At ATT_MTU 247 each packet carries 15 records")
+    func largerMTUFillsPackets() throws {
+        let c = try historyConversation(minutes: 40, mtu: 247)
+        let got = try fetch(c, cursor: 0)
+        #expect(got.packets.map(\.recordCount) == [15, 15, 10])
+        #expect(got.records.count == 40)
+        #expect(got.complete?.crc == got.crc)
+    }
+
+    @Test("max records slices the history; each slice is acknowledged and erased, never before")
+    func slicedFetchAndAcknowledge() throws {
+        let c = try historyConversation(minutes: 12)
+        let first = try fetch(c, cursor: 0, maxCount: 5)
+        #expect(first.records.count == 5)
+        #expect(c.band.flash.ring.oldest == 0, "nothing erased before the acknowledgement")
+        let ack = try acknowledge(c, end: 5, crc: first.crc)
+        #expect(ack == HistoryAcknowledgeResponse(status: .success, oldestSequence: 5, nextSequence: 12))
+        let second = try fetch(c, cursor: 5, maxCount: 5)
+        #expect(second.response.firstSequence == 5 && second.records.count == 5)
+        #expect(second.records.first?.minuteStart == first.records.last!.minuteStart + 60)
+    }
+
+    @Test("An acknowledgement of data the band never sent is refused and erases nothing")
+    func acknowledgementOfUnsentDataRefused() throws {
+        let c = try historyConversation(minutes: 5)
+        #expect(try acknowledge(c, end: 5, crc: 0).status == .acknowledgementRejected)
+        let got = try fetch(c, cursor: 0, maxCount: 3)
+        #expect(try acknowledge(c, end: 5, crc: got.crc).status == .acknowledgementRejected, "beyond what was sent")
+        #expect(try acknowledge(c, end: 3, crc: got.crc ^ 1).status == .acknowledgementRejected, "wrong CRC")
+        #expect(c.band.flash.ring.oldest == 0)
+        #expect(try acknowledge(c, end: 3, crc: got.crc).status == .success)
+    }
+
+    @Test("A transfer completed on an earlier connection cannot be acknowledged on a new one")
+    func acknowledgementIsPerConnection() throws {
+        let c = try historyConversation(minutes: 4)
+        let key = try #require(c.band.flash.keys.entries.first?.key)
+        let got = try fetch(c, cursor: 0)
+        try c.reconnect()
+        #expect(try c.authenticate(key: key).status == .success)
+        try c.exchange("12 3100 0200", "13")
+        #expect(try acknowledge(c, end: 4, crc: got.crc).status == .acknowledgementRejected)
+        #expect(c.band.flash.ring.oldest == 0)
+    }
+
+    @Test("A cursor older than the oldest record reports the gap; one beyond the newest is 'cursor ahead'")
+    func gapAndCursorAhead() throws {
+        let c = try historyConversation(minutes: 6)
+        let first = try fetch(c, cursor: 0, maxCount: 4)
+        _ = try acknowledge(c, end: 4, crc: first.crc)
+        let again = try fetch(c, cursor: 1)
+        #expect(again.response.gap == 3 && again.response.firstSequence == 4 && again.response.count == 2)
+        try c.exchange("12 3000 01 e8030000 0000", "13")
+        let ahead = try HistoryFetchResponse(parsingAll: try c.indication(on: Handles.historyControlPoint))
+        #expect(ahead.status == .cursorAhead && ahead.firstSequence == 4 && ahead.count == 2)
+        #expect(ahead.historyID == c.band.flash.historyID)
+    }
+
+    @Test("A fetch while a transfer runs is Procedure Already In Progress; abort ends it unacknowledgeable")
+    func busyAndAbort() throws {
+        let c = try historyConversation(minutes: 30)
+        try c.exchange("12 3000 01 00000000 0000", "13")
+        _ = try c.indication(on: Handles.historyControlPoint)
+        _ = try c.drain()
+        try c.exchange("12 3000 01 00000000 0000", "01 12 3000 fe")
+        _ = try c.drain()
+        try c.exchange("12 3000 03", "13")
+        let complete = try HistoryTransferComplete(parsingAll: try c.indication(on: Handles.historyControlPoint))
+        #expect(complete.status == .aborted && complete.recordCount < 30)
+        #expect(try acknowledge(c, end: 30, crc: complete.crc).status == .acknowledgementRejected)
+    }
+
+    @Test("Fetching without History Data notifications enabled is CCCD Improperly Configured")
+    func fetchNeedsDataNotifications() throws {
+        let c = try Conversation()
+        try c.pair()
+        try c.exchange("12 3100 0200", "13")
+        try c.exchange("12 3000 01 00000000 0000", "01 12 3000 fd")
+    }
+
+    @Test("An empty transfer still completes, with CRC 0")
+    func emptyTransfer() throws {
+        let c = try historyConversation(minutes: 2)
+        let got = try fetch(c, cursor: 2)
+        #expect(got.response.count == 0)
+        #expect(got.complete == HistoryTransferComplete(status: .success, packetCount: 0, recordCount: 0, crc: 0))
+    }
+
+    @Test("disconnect-mid-history drops the link halfway; nothing is erased and a refetch gets everything")
+    func disconnectMidHistory() throws {
+        let c = try historyConversation(minutes: 20) { $0.faults = [.disconnectMidHistory] }
+        let key = try #require(c.band.flash.keys.entries.first?.key)
+        let broken = try fetch(c, cursor: 0)
+        #expect(!c.band.isConnected && broken.complete == nil && broken.packets.count == 10)
+        #expect(c.band.flash.ring.oldest == 0)
+        try c.reconnect()
+        #expect(try c.authenticate(key: key).status == .success)
+        try c.exchange("12 3100 0200", "13")
+        try c.exchange("12 3400 0100", "13")
+        let whole = try fetch(c, cursor: 0)
+        #expect(whole.records.count >= 20 && whole.complete?.crc == whole.crc)
+    }
+
+    @Test("A corrupted notification is caught by the transfer CRC")
+    func corruptionCaughtByCRC() throws {
+        let c = try historyConversation(minutes: 30) { $0.faults = [.corrupt(0.2)] }
+        let got = try fetch(c, cursor: 0)
+        #expect(got.complete?.status == .success)
+        #expect(got.complete?.crc != got.crc, "with 30 packets at 20 % corruption, some record bytes changed")
+    }
+
+    @Test("A dropped notification shows as a gap in packet numbers")
+    func dropShowsInPacketNumbers() throws {
+        let c = try historyConversation(minutes: 30) { $0.faults = [.drop(0.2)] }
+        let got = try fetch(c, cursor: 0)
+        #expect(got.packets.count < 30)
+        #expect(got.packets.map(\.packetNumber) != Array(0..<UInt16(got.packets.count)))
+        #expect(got.complete?.packetCount == 30)
+    }
+}
