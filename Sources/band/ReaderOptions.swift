@@ -16,6 +16,8 @@ struct ReaderOptions {
         .option("store", value: "PATH", help: "Health store (default $BANDKIT_STORE or $XDG_DATA_HOME/bandkit/health.sqlite).")
     static let keepClockSpec: OptionSpec = .flag(
         "keep-band-clock", help: "Read the band's clock but do not set it (for a simulator running faster than real time).")
+    static let recordSpec: OptionSpec = .option(
+        "record", value: "TRACE", help: "Write every ATT PDU of the session to this btsnoop file (Wireshark, bandsim replay).")
     static let jsonSpec: OptionSpec = .flag("json", help: "Print NDJSON, one event per line, instead of text.")
 
     var address: BandAddress
@@ -23,6 +25,7 @@ struct ReaderOptions {
     var storePath: String
     var json: Bool
     var setsClock: Bool
+    var recordPath: String?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         do {
@@ -35,6 +38,15 @@ struct ReaderOptions {
         storePath = arguments.value("store") ?? HealthStore.defaultPath()
         json = arguments.flag("json")
         setsClock = !arguments.flag("keep-band-clock")
+        recordPath = arguments.value("record")
+    }
+
+    /// Opens the `--record` trace, if asked for.
+    func openRecording() throws -> SessionRecording? {
+        guard let recordPath else { return nil }
+        do { return try SessionRecording(path: recordPath) } catch {
+            throw RuntimeFailure("band: --record \(recordPath): \(error)")
+        }
     }
 }
 

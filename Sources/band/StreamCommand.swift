@@ -12,7 +12,7 @@ struct StreamCommand: Command {
             received so far is committed. With --for, stops after that long (e.g. 30s, 5m, 2h) and
             syncs history once more so the band's records replace the provisional live minutes.
             """,
-        options: ReaderOptions.linkSpecs + [ReaderOptions.storeSpec, ReaderOptions.jsonSpec, ReaderOptions.keepClockSpec,
+        options: ReaderOptions.linkSpecs + [ReaderOptions.storeSpec, ReaderOptions.jsonSpec, ReaderOptions.keepClockSpec, ReaderOptions.recordSpec,
                                             .option("for", value: "DURATION", help: "Stop after this long (default: until Ctrl-C).")])
 
     var options: ReaderOptions
@@ -24,12 +24,17 @@ struct StreamCommand: Command {
     }
 
     mutating func run() throws -> ExitCode {
+        let recording = try options.openRecording()
+        defer {
+            // A trace that cannot be completed is reported, not dropped in silence.
+            do { try recording?.close() } catch { CommandRunner.printError("band: --record: \(error)") }
+        }
         let printer = EventPrinter(json: options.json, showReadings: true)
         let signals = try installStopSignals()
         defer { signals.restore() }
         let stop = StopRequest(signals: signals)
         let service = BandReaderService(address: options.address, keystore: options.keystore, storePath: options.storePath,
-                                        stop: stop, openLink: options.linkOpener(pairing: false).open, report: printer.handle)
+                                        stop: stop, openLink: options.linkOpener(pairing: false, recording: recording).open, report: printer.handle)
         let deadline = duration.map { ContinuousClock.now.advanced(by: $0) }
         service.setsClock = options.setsClock
         let outcome: BandSession.Outcome

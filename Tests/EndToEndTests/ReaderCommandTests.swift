@@ -13,10 +13,16 @@ struct ReaderCommandTests {
         try world.startBand(["--start", Self.bandStart, "--speed", "600", "--history-days", "1", "--seed", "3"])
         let pair = try world.band(["pair", world.address])
         #expect(pair.status == 0, "\(pair.stderr)")
-        let stream = try world.band(["stream", world.address, "--for", "3s", "--keep-band-clock", "--json", "--store", world.store])
+        let trace = world.directory + "/session.btsnoop"
+        let stream = try world.band(["stream", world.address, "--for", "3s", "--keep-band-clock", "--json", "--store", world.store,
+                                     "--record", trace])
         #expect(stream.status == 0, "\(stream.stderr)")
         #expect(stream.stdout.contains("\"event\":\"reading\""))
         #expect(stream.stdout.contains("\"kind\":\"hr\""))
+        // The recorded session decodes: discovery found the heart-rate characteristic and its values.
+        let decoded = try RunningCommand.run("bandsim", ["decode", trace, "--json"])
+        #expect(decoded.status == 0, "\(decoded.stderr)")
+        #expect(decoded.stdout.contains("2a37"), "heart rate measurements in the trace")
         let sync = try world.band(["sync", world.address, "--keep-band-clock", "--json", "--store", world.store])
         #expect(sync.status == 0, "\(sync.stderr)")
         world.stopBand()
