@@ -13,14 +13,19 @@ struct StreamCommand: Command {
             syncs history once more so the band's records replace the provisional live minutes.
             """,
         options: ReaderOptions.linkSpecs + [ReaderOptions.storeSpec, ReaderOptions.jsonSpec, ReaderOptions.keepClockSpec, ReaderOptions.recordSpec,
-                                            .option("for", value: "DURATION", help: "Stop after this long (default: until Ctrl-C).")])
+                                            .option("for", value: "DURATION", help: "Stop after this long (default: until Ctrl-C)."),
+                                            .option("sync-every", value: "DURATION",
+                                                    help: "Sync history again this often while streaming (default 10m; 0 disables).")])
 
     var options: ReaderOptions
     var duration: Duration?
+    var syncEvery: Duration?
 
     init(arguments: ParsedArguments) throws(UsageError) {
         options = try ReaderOptions(arguments)
         duration = try arguments.value("for", as: "a duration such as 30s, 5m or 2h", parseDuration)
+        let every = try arguments.value("sync-every", as: "a duration such as 10m, or 0", parseDuration) ?? .seconds(600)
+        syncEvery = every == .zero ? nil : every
     }
 
     mutating func run() throws -> ExitCode {
@@ -37,6 +42,7 @@ struct StreamCommand: Command {
                                         stop: stop, openLink: options.linkOpener(pairing: false, recording: recording).open, report: printer.handle)
         let deadline = duration.map { ContinuousClock.now.advanced(by: $0) }
         service.setsClock = options.setsClock
+        service.historySyncInterval = syncEvery
         let outcome: BandSession.Outcome
         do { outcome = try service.stream(until: deadline) } catch { throw failure(error) }
         if outcome.stopped { printer.handle(.stopped) }

@@ -51,4 +51,26 @@ import Testing
         #expect(readings.contains { $0.heartRate != nil && !$0.rrMilliseconds.isEmpty })
         #expect(readings.contains { $0.stepsToday != nil })
     }
+
+    @Test func longStreamSyncsHistoryAsItGoesSoRecordsReplaceLiveMinutesWithoutReconnecting() throws {
+        let fixture = try ReaderFixture(Self.configuration(historyDays: 0))
+        _ = try #require(try fixture.service().pair())
+        let service = fixture.service()
+        service.historySyncInterval = .milliseconds(400)
+        let outcome = try service.stream(until: ContinuousClock.now.advanced(by: .seconds(3)))
+        let events = fixture.events
+        let streamingAt = try #require(events.firstIndex { if case .streaming = $0 { true } else { false } })
+        let commitsWhileStreaming = events[streamingAt...].filter { event in
+            if case .historyCommitted(let minutes, _, _) = event { minutes > 0 } else { false }
+        }.count
+        #expect(commitsWhileStreaming >= 2, "history synced during the stream, not only at its end")
+        let connects = events.filter { if case .connecting = $0 { true } else { false } }.count
+        #expect(connects == 2, "pair and one stream connection")
+        #expect(outcome.historyMinutes > 0)
+        let after = fixture.harness.now.addingTimeInterval(120)
+        #expect(fixture.harness.waitUntil { band in Double(band.trueTime.seconds) >= after.timeIntervalSince1970 })
+        fixture.harness.pause()
+        _ = try fixture.service().sync()
+        try expectStoreMatchesTruth(fixture)
+    }
 }

@@ -20,6 +20,8 @@ public final class BandReaderService {
     public var timeZone: TimeZone = .current
     /// See ``BandSession/setsClock``.
     public var setsClock = true
+    /// See ``BandSession/historySyncInterval``.
+    public var historySyncInterval: Duration? = .seconds(600)
     public var now: () -> Date = Date.init
     private let openLink: LinkOpener
     private let report: (ReaderEvent) -> Void
@@ -102,6 +104,7 @@ public final class BandReaderService {
                                           makeWriter: { [unowned self] device in try writer(for: device) }, report: track)
                 session.timeZone = timeZone
                 session.setsClock = setsClock
+                session.historySyncInterval = historySyncInterval
                 session.now = now
                 let outcome = try session.run(goal())
                 total.historyMinutes += outcome.historyMinutes
