@@ -41,11 +41,8 @@ import Testing
         #expect(synced.historyMinutes >= 1440)
         let outcome = try fixture.service().stream(until: ContinuousClock.now.advanced(by: .seconds(2)))
         #expect(outcome.liveMinutes > 0, "the stream stored provisional minutes")
-        // Let the band close the minute the stream ended in, then sync it.
-        let after = fixture.harness.now.addingTimeInterval(120)
-        #expect(fixture.harness.waitUntil { band in Double(band.trueTime.seconds) >= after.timeIntervalSince1970 })
-        fixture.harness.pause()
-        _ = try fixture.service().sync()
+        // Let the band close the minutes the stream ended in, then sync them.
+        try fixture.settleAndSync()
         try expectStoreMatchesTruth(fixture)
         let readings = fixture.events.compactMap { event -> LiveReading? in if case .reading(let r) = event { r } else { nil } }
         #expect(readings.contains { $0.heartRate != nil && !$0.rrMilliseconds.isEmpty })
@@ -67,10 +64,7 @@ import Testing
         let connects = events.filter { if case .connecting = $0 { true } else { false } }.count
         #expect(connects == 2, "pair and one stream connection")
         #expect(outcome.historyMinutes > 0)
-        let after = fixture.harness.now.addingTimeInterval(120)
-        #expect(fixture.harness.waitUntil { band in Double(band.trueTime.seconds) >= after.timeIntervalSince1970 })
-        fixture.harness.pause()
-        _ = try fixture.service().sync()
+        try fixture.settleAndSync()
         try expectStoreMatchesTruth(fixture)
     }
 }
