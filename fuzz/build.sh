@@ -24,11 +24,14 @@ MOD="$OUT/modules"
 mkdir -p "$MOD"
 
 objects=()
+upstream_rebuilt=0
 for module in "${MODULES[@]}"; do
     mapfile -t sources < <(find Sources/"$module" -name '*.swift' | sort)
     object="$MOD/$module.o"
-    # Rebuild when any source is newer than the object.
-    if [[ ! -f "$object" ]] || [[ -n "$(find Sources/"$module" -name '*.swift' -newer "$object" -print -quit)" ]]; then
+    # Rebuild when any source is newer than the object, or a module it may import was rebuilt.
+    if [[ ! -f "$object" ]] || (( upstream_rebuilt )) \
+        || [[ -n "$(find Sources/"$module" -name '*.swift' -newer "$object" -print -quit)" ]]; then
+        upstream_rebuilt=1
         echo "compiling $module" >&2
         swiftc "${SWIFT_FLAGS[@]}" "${SANITIZE[@]}" -wmo -module-name "$module" -I "$MOD" "${C_MODULES[@]}" -package-name BandKit \
             -emit-module -emit-module-path "$MOD/$module.swiftmodule" \
