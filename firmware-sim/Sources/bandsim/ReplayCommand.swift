@@ -41,7 +41,7 @@ struct ReplayCommand: Command {
             .option("source", value: "NAME", help: "With --into: the device name stored with the samples (default: the trace's Device Name)."),
             .flag("serve", help: "Serve the trace to a live reader instead."),
             .option("socket", value: "PATH", help: "Socket to listen on with --serve (default: \(SocketPath.defaultPath()))."),
-            .option("speed", value: "X|max", help: "Replay speed for --serve: a factor on recorded time (default 1), or max."),
+            .option("speed", value: "X|max", help: "Replay speed for --serve: a factor on recorded time (default 1), or max (--into: always max)."),
             .option("connection", value: "HANDLE", help: "Replay this HCI connection (default: the one with the most notifications)."),
             .option("map", value: "HANDLE=UUID", repeats: true, help: "Treat HANDLE as characteristic UUID when the trace lacks discovery."),
             .flag("keep-going", help: "Skip damaged records (counted) instead of stopping at the first."),
@@ -87,8 +87,9 @@ struct ReplayCommand: Command {
             let speed = try arguments.value("speed", as: "a positive factor or max", ReplaySpeed.init(argument:)) ?? .realTime
             mode = .serve(socket: arguments.value("socket") ?? SocketPath.defaultPath(), speed: speed)
         } else {
-            for option in ["socket", "speed"] where arguments.value(option) != nil {
-                throw arguments.usageError("--\(option) applies to --serve (a replay into a store runs as fast as it can)")
+            if arguments.value("socket") != nil { throw arguments.usageError("--socket applies to --serve") }
+            if let speed = arguments.value("speed"), speed.lowercased() != "max" {
+                throw arguments.usageError("--speed \(speed): a replay into a store always runs as fast as it can (--speed max)")
             }
             if let device = arguments.value("device"), device.isEmpty { throw arguments.usageError("--device needs a non-empty identity") }
             mode = .into(store: store ?? HealthStore.defaultPath(), device: arguments.value("device"), source: arguments.value("source"))
