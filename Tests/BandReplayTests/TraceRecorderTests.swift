@@ -117,3 +117,27 @@ func bothEndsOfAServedSessionRecordTheSameConversationFromOppositeSides(datalink
         _ = try TraceRecorder(recording: a, to: "/nonexistent-dir/x.log", role: .central, peer: strapAddress)
     }
 }
+
+@Test func reconnectionsRecordIntoOneFileAsSeparateConnections() throws {
+    let path = ReplayFixtures.temporaryPath("reconnects.log")
+    let file = try TraceFile(path: path)
+    for value: UInt8 in [0x41, 0x42] {
+        let (a, b) = try SeqPacketLink.pair()
+        let recorder = try TraceRecorder(recording: a, into: file, role: .central, peer: strapAddress)
+        try recorder.send(bytes("0a 03 00"))
+        _ = try b.receive(timeout: .seconds(1))
+        try b.send([0x0B, value])
+        _ = try recorder.receive(timeout: .seconds(1))
+        recorder.close()
+        #expect(recorder.closeError == nil)
+    }
+    try file.close()
+
+    let (recording, outcome) = try ReplayFixtures.record(path)
+    #expect(outcome.stoppedAt == nil)
+    let first = ATTServerSide(connection: TraceConnection(handle: 0x40), server: .remoteDevice)
+    let second = ATTServerSide(connection: TraceConnection(handle: 0x41), server: .remoteDevice)
+    #expect(recording.database(first).values == [3: RecordedValue(bytes: [0x41])])
+    #expect(recording.database(second).values == [3: RecordedValue(bytes: [0x42])])
+    #expect(recording.peers[first.connection] == strapAddress && recording.peers[second.connection] == strapAddress)
+}
