@@ -12,7 +12,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Modules in dependency order. A harness may import any of them.
-MODULES=(BandWire BandATT BandGATT)
+MODULES=(BandWire BandATT BandGATT BandLink BandBlueZ)
+# C modules (module maps) the Swift modules import, and the libraries they link.
+C_MODULES=(-I Sources/CBlueZ)
+C_LIBRARIES=(-lbluetooth)
 
 SANITIZE=(-sanitize=fuzzer,address)
 SWIFT_FLAGS=(-O -swift-version 6 -enable-upcoming-feature ExistentialAny -parse-as-library)
@@ -22,12 +25,12 @@ mkdir -p "$MOD"
 
 objects=()
 for module in "${MODULES[@]}"; do
-    sources=(Sources/"$module"/*.swift)
+    mapfile -t sources < <(find Sources/"$module" -name '*.swift' | sort)
     object="$MOD/$module.o"
     # Rebuild when any source is newer than the object.
     if [[ ! -f "$object" ]] || [[ -n "$(find Sources/"$module" -name '*.swift' -newer "$object" -print -quit)" ]]; then
         echo "compiling $module" >&2
-        swiftc "${SWIFT_FLAGS[@]}" "${SANITIZE[@]}" -wmo -module-name "$module" -I "$MOD" \
+        swiftc "${SWIFT_FLAGS[@]}" "${SANITIZE[@]}" -wmo -module-name "$module" -I "$MOD" "${C_MODULES[@]}" -package-name BandKit \
             -emit-module -emit-module-path "$MOD/$module.swiftmodule" \
             -c "${sources[@]}" -o "$object"
     fi
@@ -47,6 +50,6 @@ for name in "${names[@]}"; do
     harness="fuzz/$name/harness.swift"
     [[ -f "$harness" ]] || { echo "no harness $harness" >&2; exit 64; }
     echo "linking $OUT/$name" >&2
-    swiftc "${SWIFT_FLAGS[@]}" "${SANITIZE[@]}" -module-name "Fuzz_$name" -I "$MOD" \
-        -use-ld=lld "$harness" "${objects[@]}" -o "$OUT/$name"
+    swiftc "${SWIFT_FLAGS[@]}" "${SANITIZE[@]}" -module-name "Fuzz_$name" -I "$MOD" "${C_MODULES[@]}" \
+        -use-ld=lld "$harness" "${objects[@]}" "${C_LIBRARIES[@]}" -o "$OUT/$name"
 done

@@ -9,8 +9,8 @@ import BandWire
 /// |---|---|---|---|
 /// | 0 | 1 | flags | always |
 /// | 1 | 1 or 2 | heart rate, bpm: uint8, or uint16 when flags bit 0 | always |
-/// | +0 | 2 | energy expended, kJ since the last reset, saturating at 65535 | flags bit 3 |
-/// | +0 | 2·n | RR-intervals, 1/1024 s, oldest first; n = remaining bytes / 2 | flags bit 4 |
+/// | next | 2 | energy expended, kJ since the last reset, saturating at 65535 | flags bit 3 |
+/// | next | 2·n | RR-intervals, 1/1024 s, oldest first; n = remaining bytes / 2 | flags bit 4 |
 ///
 /// Flags: bit 0 value format; bits 1–2 sensor contact (0b0x = not supported, 0b10 = supported,
 /// no contact, 0b11 = contact); bit 3 energy expended present; bit 4 RR-intervals present;
@@ -90,19 +90,19 @@ public struct HeartRateMeasurement: WireCodable, Equatable, Sendable {
         unmodelledFlagBits = flags & Flag.reserved
         if sensorContact == .notSupported { unmodelledFlagBits |= flags & Flag.contactDetected }
         energyExpended = flags & Flag.energyExpendedPresent != 0 ? try input.readUInt16LE("energy expended") : nil
-        if flags & Flag.rrIntervalsPresent != 0 {
-            var intervals = RRIntervals()
-            while !input.isAtEnd {
-                let field = input
-                // A lone last byte is half an interval: the value was cut short.
-                let raw = try input.readUInt16LE("RR-interval")
-                guard intervals.append(RRInterval(rawValue: raw)) else {
-                    throw field.error(.invalidValue, "RR-interval count")
-                }
-            }
-            rrIntervals = intervals
-        } else {
+        guard flags & Flag.rrIntervalsPresent != 0 else {
             rrIntervals = nil
+            return
+        }
+        // Filled in place: RRIntervals is 512 bytes, and every copy shows in the decode time.
+        rrIntervals = RRIntervals()
+        while !input.isAtEnd {
+            let field = input
+            // A lone last byte is half an interval: the value was cut short.
+            let raw = try input.readUInt16LE("RR-interval")
+            guard rrIntervals!.append(RRInterval(rawValue: raw)) else {
+                throw field.error(.invalidValue, "RR-interval count")
+            }
         }
     }
 

@@ -11,7 +11,7 @@ import BandWire
 /// | 1 | 2 | instantaneous speed, uint16 | 1/256 m/s | always |
 /// | 3 | 1 | instantaneous cadence, uint8 | 1/min | always |
 /// | 4 | 2 | instantaneous stride length, uint16 | 1/100 m | flags bit 0 |
-/// | +0 | 4 | total distance, uint32 | 1/10 m | flags bit 1 |
+/// | next | 4 | total distance, uint32 | 1/10 m | flags bit 1 |
 ///
 /// Flags: bit 0 stride length present, bit 1 total distance present, bit 2 running (else
 /// walking), bits 3–7 reserved (kept). Note Nordic's Android library reads total distance as

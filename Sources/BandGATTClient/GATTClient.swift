@@ -232,24 +232,20 @@ public final class GATTClient {
     }
 
     /// Multiple Handle Value Notification (0x23, Core 5.4 Vol 3 Part F §3.4.7.4): a run of
-    /// {handle u16, length u16, value} tuples. Tuples up to the first malformed one are delivered.
+    /// {handle, length, value} tuples, delivered one by one. A malformed PDU is dropped whole:
+    /// its lengths cannot be trusted, so neither can the values they delimit.
     private func dispatchMultipleNotifications(_ pdu: UnsafeRawBufferPointer) {
-        var cursor = ByteCursor(pdu)
-        do throws(ParseError) {
-            try cursor.skip(1, "opcode")
-            while !cursor.isAtEnd {
-                let handle = try cursor.readUInt16LE("handle")
-                let length = try cursor.readUInt16LE("length")
-                let value = try cursor.readBytes(Int(length), "value")
-                statistics.notifications += 1
-                if let eventHandler {
-                    dispatching = true
-                    eventHandler(GATTValueEvent(kind: .notification, handle: handle, value: value))
-                    dispatching = false
-                }
-            }
-        } catch {
+        let notification: ATTMultipleHandleValueNotification
+        do { notification = try ATTMultipleHandleValueNotification(parsingAll: pdu) } catch {
             statistics.droppedMalformed += 1
+            return
+        }
+        notification.forEachValue { handle, value in
+            statistics.notifications += 1
+            guard let eventHandler else { return }
+            dispatching = true
+            eventHandler(GATTValueEvent(kind: .notification, handle: handle, value: value))
+            dispatching = false
         }
     }
 }

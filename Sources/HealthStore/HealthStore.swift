@@ -49,6 +49,7 @@ public final class HealthStore: @unchecked Sendable {
         try HealthStore.registerTypes(connection, into: &ids)
         typeIDs = ids
         typesByID = Dictionary(uniqueKeysWithValues: ids.map { ($1, $0) })
+        try ensureMergedHours()
     }
 
     private static func registerTypes(_ connection: Connection, into ids: inout [SampleType: Int64]) throws(HealthStoreError) {

@@ -55,6 +55,7 @@ extension HealthStore {
                 insert.bind(3, rank)
                 try insert.run().get()
             }
+            if self.keepsMergedHours(typeID) { transaction.typesToRebuild.insert(typeID) }
         }
     }
 

@@ -23,7 +23,16 @@ extension HealthStore {
         let typeID = typeID(.quantity(type))
 
         return try read { connection in
-            let visible = try visibilityFilter(for: .quantity(type), app: app, connection)
+            let visible = try visibilityFilter(for: app, type: .quantity(type), connection)
+            if type.aggregation == .cumulative, visible == nil, !bySource {
+                // The common case: everything visible, merged. Whole hours come from `merged_hour`.
+                let sums = try mergedSumsUsingHours(typeID: typeID, borders: borders, connection)
+                return sums.indices.map { index in
+                    Statistics(start: Date(microsecondsSince1970: borders[index]),
+                               end: Date(microsecondsSince1970: borders[index + 1]), unit: type.canonicalUnit,
+                               values: Self.keep(options, of: StatisticsValues(sum: sums[index])))
+                }
+            }
             let order = try priorityOrder(typeID: typeID, connection)
             var rankOf: [Int64: Int32] = [:]
             for (rank, entry) in order.enumerated() { rankOf[entry.id] = Int32(rank) }
@@ -120,9 +129,5 @@ extension HealthStore {
         if !options.contains(.maximum) { kept.maximum = nil }
         if !options.contains(.mostRecent) { kept.mostRecent = nil; kept.mostRecentDate = nil }
         return kept
-    }
-
-    func visibilityFilter(for type: SampleType, app: AppIdentity, _ connection: Connection) throws(HealthStoreError) -> Int64? {
-        try visibilityFilter(for: app, type: type, connection)
     }
 }

@@ -17,6 +17,14 @@ public final class WriteTransaction {
     private var writableTypes: [SampleType: Bool] = [:]
     private var maxDurations: [Int64: Int64] = [:]
     private var appsRecordingDevices: Set<Int64> = []
+    /// UTC hours touched per cumulative type, whose merged sums are recomputed at commit.
+    private var dirtyHours: [Int64: Set<Int64>] = [:]
+    private var lastDirty: (typeID: Int64, hour: Int64) = (-1, -1)
+    /// Types whose merged sums are recomputed in full at commit (source ranking changed).
+    var typesToRebuild: Set<Int64> = []
+    /// The statements run once per sample, held here so the hot path skips the cache lookup.
+    private var findSyncStatement: Statement?
+    private var insertSampleStatement: Statement?
 
     init(store: HealthStore, connection: Connection, app: AppIdentity, anchor: Int64) {
         self.store = store
@@ -44,6 +52,20 @@ public final class WriteTransaction {
             let update = try connection.cached("UPDATE app SET records_device = 1 WHERE id = ? AND records_device = 0").get()
             update.bind(1, appID)
             try update.run().get()
+            // The source now ranks among devices: merged sums change wherever it has data.
+            if connection.changes > 0 { typesToRebuild.formUnion(store.mergedHourTypeIDs) }
+        }
+        for typeID in typesToRebuild.sorted() { try store.rebuildMergedHours(typeID: typeID, connection) }
+        for (typeID, hours) in dirtyHours where !typesToRebuild.contains(typeID) {
+            var spans: [(Int64, Int64)] = []
+            for hour in hours.sorted() {
+                if let last = spans.last, last.1 == hour {
+                    spans[spans.count - 1].1 = hour + HealthStore.hourMicroseconds
+                } else {
+                    spans.append((hour, hour + HealthStore.hourMicroseconds))
+                }
+            }
+            try store.recomputeMergedHours(typeID: typeID, spans: spans, connection)
         }
         if anchor != startAnchor {
             let update = try connection.cached("UPDATE change_counter SET anchor = ? WHERE id = 1").get()
@@ -207,38 +229,74 @@ public final class WriteTransaction {
         guard end >= start else { throw .invalidSample("end \(row.end) is before start \(row.start)") }
         let typeID = store.typeID(row.type)
         let appID = try appID(source.id)
-        var outcome = SaveOutcome.inserted
-
-        if let syncID = row.syncIdentifier {
-            let existing = try connection.cached(
-                "SELECT anchor, uuid, sync_version FROM sample WHERE app_id = ? AND type_id = ? AND sync_id = ?").get()
-            existing.bind(1, appID)
-            existing.bind(2, typeID)
-            existing.bind(3, syncID)
-            if try existing.step().get() {
-                let oldAnchor = existing.int64(0)
-                let oldID = existing.uuid(1) ?? UUID()
-                let oldVersion = existing.int64(2)
-                existing.reset()
-                // HealthKit's rule: only a strictly greater version replaces.
-                guard row.syncVersion > oldVersion else { return .unchanged(existing: oldID) }
-                let delete = try connection.cached("DELETE FROM sample WHERE anchor = ?").get()
-                delete.bind(1, oldAnchor)
-                try delete.run().get()
-                if oldID != row.id { try insertTombstone(id: oldID, typeID: typeID, appID: appID) }
-                outcome = .replaced(previous: oldID)
-            } else {
-                existing.reset()
-            }
-        }
-
         let deviceID = try row.device.map { device throws(HealthStoreError) in try self.deviceID(device) }
         if deviceID != nil, !appsRecordingDevices.contains(appID) { appsRecordingDevices.insert(appID) }
-        let insert = try connection.cached("""
+
+        // New samples are the common case: insert first, and look for the sample to replace only
+        // when the (source, type, sync identifier) key is already taken.
+        if try insertRow(row, typeID: typeID, appID: appID, version: source.version, deviceID: deviceID,
+                         start: start, end: end) {
+            recordDuration(typeID: typeID, end - start)
+            markHours(typeID: typeID, start: start, end: end)
+            return .inserted
+        }
+        let existing = try reuse(&findSyncStatement,
+            "SELECT anchor, uuid, sync_version, start_us, end_us FROM sample WHERE app_id = ? AND type_id = ? AND sync_id = ?")
+        existing.bind(1, appID)
+        existing.bind(2, typeID)
+        existing.bind(3, row.syncIdentifier)
+        guard try existing.step().get() else {
+            existing.reset()
+            throw .invalidSample("sync identifier \(row.syncIdentifier ?? "") conflicted but no sample holds it")
+        }
+        let oldAnchor = existing.int64(0)
+        let oldID = existing.uuid(1) ?? row.id
+        let oldVersion = existing.int64(2)
+        let (oldStart, oldEnd) = (existing.int64(3), existing.int64(4))
+        existing.reset()
+        // HealthKit's rule: only a strictly greater version replaces.
+        guard row.syncVersion > oldVersion else { return .unchanged(existing: oldID) }
+        let delete = try connection.cached("DELETE FROM sample WHERE anchor = ?").get()
+        delete.bind(1, oldAnchor)
+        try delete.run().get()
+        if oldID != row.id { try insertTombstone(id: oldID, typeID: typeID, appID: appID) }
+        guard try insertRow(row, typeID: typeID, appID: appID, version: source.version, deviceID: deviceID,
+                            start: start, end: end) else {
+            throw .invalidSample("sync identifier \(row.syncIdentifier ?? "") still taken after replacing")
+        }
+        recordDuration(typeID: typeID, end - start)
+        markHours(typeID: typeID, start: oldStart, end: oldEnd)
+        markHours(typeID: typeID, start: start, end: end)
+        return .replaced(previous: oldID)
+    }
+
+    /// Notes the UTC hours `[start, end]` covers, for cumulative types.
+    private func markHours(typeID: Int64, start: Int64, end: Int64) {
+        guard store.keepsMergedHours(typeID) else { return }
+        let first = HealthStore.hourFloor(start)
+        let last = end > start ? HealthStore.hourFloor(end - 1) : first
+        if first == last, lastDirty == (typeID, first) { return }  // minute after minute: the same hour
+        var hour = first
+        while hour <= last {
+            dirtyHours[typeID, default: []].insert(hour)
+            hour += HealthStore.hourMicroseconds
+        }
+        lastDirty = (typeID, last)
+    }
+
+    private func recordDuration(typeID: Int64, _ duration: Int64) {
+        if duration > (maxDurations[typeID] ?? 0) { maxDurations[typeID] = duration }
+    }
+
+    /// Inserts one row under the next anchor; false when its sync key is already taken.
+    private func insertRow(_ row: RowValues, typeID: Int64, appID: Int64, version: String, deviceID: Int64?,
+                           start: Int64, end: Int64) throws(HealthStoreError) -> Bool {
+        let insert = try reuse(&insertSampleStatement, """
             INSERT INTO sample (anchor, uuid, type_id, start_us, end_us, value, app_id, app_version, device_id,
                                 zone, sync_id, sync_version, user_entered, metadata)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).get()
+            ON CONFLICT (app_id, type_id, sync_id) WHERE sync_id IS NOT NULL DO NOTHING
+            """)
         insert.bind(1, nextAnchor())
         insert.bind(2, row.id)
         insert.bind(3, typeID)
@@ -246,7 +304,7 @@ public final class WriteTransaction {
         insert.bind(5, end)
         insert.bind(6, row.value)
         insert.bind(7, appID)
-        insert.bind(8, source.version)
+        insert.bind(8, version)
         insert.bind(9, deviceID)
         insert.bind(10, row.timeZone?.identifier)
         insert.bind(11, row.syncIdentifier)
@@ -261,9 +319,18 @@ public final class WriteTransaction {
             }
             throw error
         }
-        let duration = end - start
-        if duration > (maxDurations[typeID] ?? 0) { maxDurations[typeID] = duration }
-        return outcome
+        return connection.changes > 0
+    }
+
+    /// The statement in `slot`, prepared through the connection's cache on first use.
+    private func reuse(_ slot: inout Statement?, _ sql: String) throws(HealthStoreError) -> Statement {
+        if let statement = slot {
+            statement.reset()
+            return statement
+        }
+        let statement = try connection.cached(sql).get()
+        slot = statement
+        return statement
     }
 
     private func insertTombstone(id: UUID, typeID: Int64, appID: Int64) throws(HealthStoreError) {
@@ -280,10 +347,11 @@ public final class WriteTransaction {
     @discardableResult
     public func delete(sampleID id: UUID) throws -> Bool {
         try ensureOpen()
-        let select = try connection.cached("SELECT anchor, type_id, app_id FROM sample WHERE uuid = ?").get()
+        let select = try connection.cached("SELECT anchor, type_id, app_id, start_us, end_us FROM sample WHERE uuid = ?").get()
         select.bind(1, id)
         guard try select.step().get() else { select.reset(); return false }
         let (rowAnchor, typeID, ownerID) = (select.int64(0), select.int64(1), select.int64(2))
+        let (start, end) = (select.int64(3), select.int64(4))
         select.reset()
         if !app.isOwner {
             guard try store.existingAppID(app.id, connection) == ownerID else { return false }
@@ -293,6 +361,7 @@ public final class WriteTransaction {
         delete.bind(1, rowAnchor)
         try delete.run().get()
         try insertTombstone(id: id, typeID: typeID, appID: ownerID)
+        markHours(typeID: typeID, start: start, end: end)
         return true
     }
 

@@ -1,13 +1,42 @@
+import BandBlueZ
 import BandLink
 import BandReader
+import Foundation
 
-/// Opens the ATT link an address names: the simulator's `SOCK_SEQPACKET` socket, or an L2CAP
-/// LE ATT channel through BlueZ with link security raised (SMP pairing) on connect.
-func openLink(_ address: BandAddress) throws -> any ATTBearer {
-    switch address {
-    case .simulator(let path):
-        return try SeqPacketLink.connect(path: path)
-    case .bluetooth:
-        throw LinkError.securityFailed("BlueZ links are not available in this build")
+/// Opens the ATT link an address names: the simulator's `SOCK_SEQPACKET` socket, or the LE ATT
+/// channel (L2CAP CID 4) through the kernel's Bluetooth stack.
+///
+/// On Bluetooth, `security` medium sets `BT_SECURITY` before connecting, so the kernel runs SMP
+/// pairing (or encrypts with the bond from an earlier pairing) as part of the connection; our
+/// own agent answers the kernel's confirmation request, so no bluetoothd is needed. The bond
+/// (LE long-term keys) is kept next to the band keystore, `smp-keys` in the same directory.
+struct LinkOpener {
+    var keystore: Keystore
+    /// Raise link security (SMP) on Bluetooth links.
+    var secure: Bool
+
+    func open(_ address: BandAddress) throws -> any ATTBearer {
+        switch address {
+        case .simulator(let path):
+            return try SeqPacketLink.connect(path: path)
+        case .bluetooth(let device, let type, let adapterName):
+            let adapter = try BlueZAdapter(adapterName)
+            _ = try adapter.prepareForLowEnergy()
+            let bonds = LongTermKeyStore(path: (keystore.path as NSString).deletingLastPathComponent + "/smp-keys")
+            let agent = try PairingAgent(adapter: adapter, keyStore: bonds)
+            _ = try agent.restoreKeys()
+            let peer = LEAddress(try BluetoothAddress(device.description), type: type == .random ? .leRandom : .lePublic)
+            return try L2CAPATTLink.connect(to: peer, from: agent.adapterAddress, security: secure ? .medium : .low,
+                                            timeout: .seconds(20), agent: agent)
+        }
+    }
+}
+
+extension ReaderOptions {
+    /// Pairing always raises security; later connections do for bands that were paired (bonded),
+    /// and not for a plain heart-rate strap, which may not support pairing at all.
+    func linkOpener(pairing: Bool) -> LinkOpener {
+        let bonded = pairing || ((try? keystore.band(address.keystoreKey)) ?? nil) != nil
+        return LinkOpener(keystore: keystore, secure: bonded)
     }
 }

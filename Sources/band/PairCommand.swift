@@ -20,7 +20,7 @@ struct PairCommand: Command {
         let signals = try StopSignals()
         defer { signals.restore() }
         let service = BandReaderService(address: options.address, keystore: options.keystore, storePath: "",
-                                        stop: StopRequest(signals: signals), openLink: openLink, report: printer.handle)
+                                        stop: StopRequest(signals: signals), openLink: options.linkOpener(pairing: true).open, report: printer.handle)
         let band: PairedBand?
         do { band = try service.pair() } catch { throw failure(error) }
         guard let band else {

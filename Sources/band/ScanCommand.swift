@@ -1,11 +1,14 @@
-import BandReader
+import BandBlueZ
+import BandGATT
+import BandProtocol
 import CommandKit
 
 struct ScanCommand: Command {
     static let configuration = CommandConfiguration(
         name: "scan",
-        abstract: "Scan for LE devices advertising heart rate or the band's activity service.",
-        options: [.option("timeout", value: "S", help: "Seconds to scan (default 10)."),
+        abstract: "Scan for LE devices; marks those advertising heart rate or the band's activity service.",
+        discussion: "Needs a Bluetooth adapter (and the rights to open a raw HCI socket).",
+        options: [.option("timeout", value: "S", help: "How long to scan, e.g. 10 or 10s (default 10 s)."),
                   .option("hci", value: "hciN", help: "Bluetooth adapter (default hci0)."),
                   ReaderOptions.jsonSpec])
 
@@ -14,12 +17,37 @@ struct ScanCommand: Command {
     var json: Bool
 
     init(arguments: ParsedArguments) throws(UsageError) {
-        timeout = try arguments.value("timeout", as: "a number of seconds", parseDuration) ?? .seconds(10)
+        timeout = try arguments.value("timeout", as: "a duration such as 10 or 10s", parseDuration) ?? .seconds(10)
         adapter = arguments.value("hci") ?? "hci0"
         json = arguments.flag("json")
     }
 
     mutating func run() throws -> ExitCode {
-        throw RuntimeFailure("band scan: Bluetooth scanning needs the BlueZ link layer, which this build does not include yet")
+        let scanner: LEScanner
+        let devices: [DiscoveredDevice]
+        do {
+            scanner = try LEScanner(adapter: adapter)
+            devices = try Discovery.scan(scanner, for: timeout)
+        } catch {
+            throw RuntimeFailure("band scan: \(adapter): \(error)")
+        }
+        for device in devices {
+            let kind = device.advertises(BandActivityService.service) ? "band"
+                : device.advertises(GATTUUID.Service.heartRate) ? "heart-rate" : "other"
+            if json {
+                writeLine(JSONValue.object([
+                    ("address", .string(device.address.address.description)),
+                    ("address_type", .string(device.address.type.description)),
+                    ("name", .optional(device.name)), ("rssi", device.rssi.map { .int(Int($0)) } ?? .null),
+                    ("kind", .string(kind)), ("services", .array(device.serviceUUIDs.map { .string($0.description) })),
+                    ("connectable", .bool(device.isConnectable)),
+                ]).text)
+            } else {
+                let random = device.address.type == .leRandom ? " --random" : ""
+                writeLine("\(device.address.address)\(random)  \(device.rssi.map { "\($0) dBm" } ?? "? dBm")  \(kind)  \(device.name ?? "(no name)")")
+            }
+        }
+        if devices.isEmpty, !json { CommandRunner.printError("band scan: no devices seen in \(timeout)") }
+        return .success
     }
 }

@@ -29,7 +29,7 @@ struct StreamCommand: Command {
         defer { signals.restore() }
         let stop = StopRequest(signals: signals)
         let service = BandReaderService(address: options.address, keystore: options.keystore, storePath: options.storePath,
-                                        stop: stop, openLink: openLink, report: printer.handle)
+                                        stop: stop, openLink: options.linkOpener(pairing: false).open, report: printer.handle)
         let deadline = duration.map { ContinuousClock.now.advanced(by: $0) }
         service.setsClock = options.setsClock
         let outcome: BandSession.Outcome

@@ -23,7 +23,7 @@ struct SyncCommand: Command {
         let signals = try StopSignals()
         defer { signals.restore() }
         let service = BandReaderService(address: options.address, keystore: options.keystore, storePath: options.storePath,
-                                        stop: StopRequest(signals: signals), openLink: openLink, report: printer.handle)
+                                        stop: StopRequest(signals: signals), openLink: options.linkOpener(pairing: false).open, report: printer.handle)
         service.setsClock = options.setsClock
         let outcome: BandSession.Outcome
         do { outcome = try service.sync(attempts: attempts) } catch { throw failure(error) }

@@ -100,6 +100,13 @@ struct ManagementTests {
         #expect(event == .newLongTermKey(controllerIndex: 1, key, storeHint: true))
     }
 
+    @Test func aLongTermKeyWithAnUndefinedRoleIsRefused() {
+        // Found by fuzz/bluez: Central 0x06 decoded as true and re-encoded as 0x01.
+        #expect(throws: ParseError(.invalidValue, at: 8, field: "Central")) {
+            try LongTermKey(parsingAll: bytes("24 00 00 01 aa 00 01 02 06 10 34 12 08 07 06 05 04 03 02 01 00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f"))
+        }
+    }
+
     @Test func everyTruncationOfAManagementPacketIsTruncated() {
         #expect(prefixesThatDidNotTruncate(bytes("0f 00 01 00 0c 00 24 00 00 01 aa 00 01 01 00 00 00 00"), ManagementPacket.init(parsing:)) == [])
     }

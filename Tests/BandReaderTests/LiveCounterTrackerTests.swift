@@ -1,3 +1,4 @@
+import Foundation
 import BandReader
 import Testing
 
@@ -135,5 +136,42 @@ import Testing
         let (delta, outcome) = tracker.update(with: reading(Self.t0 + 2, steps: 4_000, epoch: 8))
         #expect(delta == .zero)
         guard case .rejected = outcome else { Issue.record("got \(outcome)"); return }
+    }
+}
+
+@Suite struct BandClockEstimatorTests {
+    let host0 = Date(timeIntervalSince1970: 1_000_000)
+
+    @Test func rateIsLearnedFromObservations() {
+        var clock = BandClockEstimator()
+        clock.observe(5_000, at: host0)
+        clock.observe(5_600, at: host0.addingTimeInterval(1))
+        #expect(clock.rate == 600)
+        #expect(clock.estimate(at: host0.addingTimeInterval(1.5)) == 5_900)
+    }
+
+    @Test func oneDamagedTimestampDoesNotMoveTheEstimate() {
+        var clock = BandClockEstimator()
+        clock.observe(5_000, at: host0)
+        clock.observe(5_010, at: host0.addingTimeInterval(10))
+        #expect(clock.rate == 1)
+        let damaged = clock.observe(5_020 + 32_768, at: host0.addingTimeInterval(20))
+        #expect(!damaged)
+        let next = clock.observe(5_030, at: host0.addingTimeInterval(30))
+        #expect(next)
+        #expect(clock.estimate(at: host0.addingTimeInterval(30)) == 5_030)
+    }
+
+    @Test func aClockThatReallyJumpedIsFollowedAfterThreeObservations() {
+        var clock = BandClockEstimator()
+        clock.observe(5_000, at: host0)
+        clock.observe(5_001, at: host0.addingTimeInterval(1))
+        for i in 1...2 {
+            let used = clock.observe(90_000 + UInt32(i), at: host0.addingTimeInterval(1 + Double(i)))
+            #expect(!used)
+        }
+        let third = clock.observe(90_003, at: host0.addingTimeInterval(4))
+        #expect(third)
+        #expect(clock.estimate(at: host0.addingTimeInterval(4)) == 90_003)
     }
 }

@@ -40,7 +40,7 @@ import Testing
         let cursor = HistoryCursor(historyID: 0xDEAD_BEEF, nextSequence: 3)
         let outcome = try writer.commitHistory([record(0, steps: 10), record(1, steps: 0, hr: nil), record(2, steps: 30)], cursor: cursor)
         #expect(outcome.inserted == 3 * 3 + 2)
-        #expect(try writer.cursor() == cursor)
+        #expect(try writer.cursor() == HistoryCursor(historyID: 0xDEAD_BEEF, nextSequence: 3, lastMinute: Self.minute + 120))
         let steps = try samples(temporary.store, .stepCount)
         #expect(steps.map(\.quantity.value) == [10, 0, 30])
         #expect(steps.allSatisfy { $0.source?.id == "bandkit.band" && $0.device?.hardwareIdentifier == "SN1" })
@@ -98,6 +98,34 @@ import Testing
         #expect(try samples(temporary.store, .heartRate).map(\.start) == [Date(timeIntervalSince1970: TimeInterval(Self.minute))])
     }
 
+    @Test func liveMinuteTheBandNeverRecordedIsDeletedOnceHistoryPassesIt() throws {
+        // The band rebooted during minute 1 and lost it; the reader had streamed it live.
+        let temporary = try TemporaryStore()
+        let writer = try writer(temporary)
+        _ = try writer.commitHistory([record(0, steps: 5)], cursor: HistoryCursor(historyID: 1, nextSequence: 1))
+        var live = LiveMinute(start: Self.minute + 60, utcOffsetSeconds: 3600)
+        live.activity = CounterDelta(steps: 40, distanceDecimetres: 300, energyDecikilocalories: 20)
+        live.heartRate.add(100)
+        live.rrIntervals = [600, 610]
+        try writer.writeLive([live])
+        let previous = try writer.cursor()
+        let outcome = try writer.commitHistory([record(2, steps: 7)], cursor: HistoryCursor(historyID: 1, nextSequence: 2), previous: previous)
+        #expect(outcome.deleted == 4)
+        #expect(try samples(temporary.store, .stepCount).map(\.quantity.value) == [5, 7])
+        #expect(try samples(temporary.store, .heartRateVariabilitySDNN).count == 1, "HRV is live-only and stays")
+    }
+
+    @Test func liveMinuteAfterTheBatchIsLeftForTheNextSync() throws {
+        let temporary = try TemporaryStore()
+        let writer = try writer(temporary)
+        var live = LiveMinute(start: Self.minute + 180, utcOffsetSeconds: 3600)
+        live.activity = CounterDelta(steps: 9)
+        try writer.writeLive([live])
+        let outcome = try writer.commitHistory([record(0, steps: 5), record(1, steps: 6)], cursor: HistoryCursor(historyID: 1, nextSequence: 2))
+        #expect(outcome.deleted == 0)
+        #expect(try samples(temporary.store, .stepCount).map(\.quantity.value) == [5, 6, 9])
+    }
+
     @Test func twoBandsDoNotShareSyncIdentifiers() throws {
         let temporary = try TemporaryStore()
         _ = try writer(temporary, device: "A").commitHistory([record(0, steps: 1)], cursor: HistoryCursor(historyID: 1, nextSequence: 1))
@@ -123,7 +151,10 @@ import Testing
         let cursor = HistoryCursor(historyID: 0x0000_00AB, nextSequence: 4_000_000_000)
         #expect(cursor.stored == "v1 000000ab 4000000000")
         #expect(HistoryCursor(stored: cursor.stored) == cursor)
-        for bad in ["", "v2 000000ab 1", "v1 ab 1", "v1 000000ab -1", "v1 000000ab 1 2", "v1 0000zzzz 1"] {
+        let withMinute = HistoryCursor(historyID: 1, nextSequence: 2, lastMinute: 1_796_032_800)
+        #expect(withMinute.stored == "v1 00000001 2 1796032800")
+        #expect(HistoryCursor(stored: withMinute.stored) == withMinute)
+        for bad in ["", "v2 000000ab 1", "v1 ab 1", "v1 000000ab -1", "v1 000000ab 1 x", "v1 000000ab 1 2 3", "v1 0000zzzz 1"] {
             #expect(HistoryCursor(stored: bad) == nil, "\(bad)")
         }
     }

@@ -106,8 +106,8 @@ import Testing
         var interrupt = true
         init(_ bytes: [UInt8], chunk: Int) { self.bytes = bytes; self.chunk = chunk }
 
-        var calls: SystemCalls {
-            SystemCalls(
+        var calls: FileSystemCalls {
+            FileSystemCalls(
                 open: { _, _, _ in 42 },
                 read: { [self] _, buffer, count in
                     reads += 1
@@ -168,8 +168,8 @@ import Testing
             self.record = record
             total = header.count + count * record.count
         }
-        var calls: SystemCalls {
-            SystemCalls(
+        var calls: FileSystemCalls {
+            FileSystemCalls(
                 open: { _, _, _ in 3 },
                 read: { [self] _, buffer, wanted in
                     let n = min(wanted, total - served)

@@ -95,7 +95,7 @@ import Testing
     }
 
     @Test func writeFailureNamesTheRecordAndOffset() throws {
-        let calls = SystemCalls(open: { _, _, _ in 9 }, read: { _, _, _ in 0 }, write: { _, _, _ in -1 },
+        let calls = FileSystemCalls(open: { _, _, _ in 9 }, read: { _, _, _ in 0 }, write: { _, _, _ in -1 },
                                 close: { _ in 0 }, errno: { ENOSPC })
         let writer = try BtsnoopWriter(fileDescriptor: 9, ownsDescriptor: true, datalink: .h4, bufferSize: 64, calls: calls)
         #expect(throws: BtsnoopError(.system(call: "write", errno: ENOSPC), recordIndex: 0, offset: 16)) {

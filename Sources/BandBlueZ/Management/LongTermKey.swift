@@ -41,7 +41,10 @@ public struct LongTermKey: Hashable, Sendable, WireCodable {
         let type = AddressType(rawValue: try input.readUInt8("Address_Type"))
         peer = LEAddress(address, type: type)
         keyType = try input.readUInt8("Key_Type")
-        central = try input.readUInt8("Central") != 0
+        let role = try input.readUInt8("Central")
+        // Only 0 and 1 are defined; the kernel refuses anything else in Load Long Term Keys.
+        guard role <= 1 else { throw ParseError(.invalidValue, at: input.offset - 1, field: "Central") }
+        central = role == 1
         encryptionSize = try input.readUInt8("Encryption_Size")
         guard (7...16).contains(encryptionSize) else { throw ParseError(.invalidValue, at: input.offset - 1, field: "Encryption_Size") }
         ediv = try input.readUInt16LE("Encrypted_Diversifier")

@@ -85,9 +85,10 @@ public final class HistorySynchronizer {
                 continue
             case .success(let verified):
                 failures = 0
-                let next = HistoryCursor(historyID: announced.historyID, nextSequence: announced.endSequence)
+                let next = HistoryCursor(historyID: announced.historyID, nextSequence: announced.endSequence,
+                                         lastMinute: verified.records.last?.minuteStart ?? cursor?.lastMinute)
                 if !verified.records.isEmpty || next != cursor {
-                    do { try writer.commitHistory(verified.records, cursor: next) } catch { throw .store("\(error)") }
+                    do { try writer.commitHistory(verified.records, cursor: next, previous: cursor) } catch { throw .store("\(error)") }
                 }
                 cursor = next
                 stored += verified.records.count

@@ -6,11 +6,9 @@ import Foundation
 /// Turns the live notifications of one connection into readings for the screen and provisional
 /// minutes for the store.
 ///
-/// Heart Rate Measurements carry no time, so they are stamped with the band's clock extrapolated
-/// from the last band timestamp seen (a Live Activity snapshot, or the Current Time read at
-/// connect) at the rate the band's clock has been observed to run against the host's — 1 for a
-/// real band, faster for a simulator running accelerated. A strap without the activity service
-/// gets host time. Closed minutes queue in ``takeClosedMinutes()`` for the session to write
+/// Heart Rate Measurements carry no time, so they are stamped with the band's clock as a
+/// ``BandClockEstimator`` extrapolates it from the band timestamps seen (Live Activity snapshots,
+/// the Current Time read at connect). A strap without the activity service gets host time. Closed minutes queue in ``takeClosedMinutes()`` for the session to write
 /// between notifications; nothing here touches the store.
 public final class LiveStream {
     public struct Handles: Sendable {
@@ -36,9 +34,7 @@ public final class LiveStream {
     public private(set) var anomalies = 0
 
     private var closed: [LiveMinute] = []
-    /// First and latest (band time, host time) pairs of this connection.
-    private var firstSnapshot: (bandTime: UInt32, hostTime: Date)?
-    private var lastSnapshot: (bandTime: UInt32, hostTime: Date)?
+    private var clock = BandClockEstimator()
     private var utcOffsetSeconds: Int?
     private let now: () -> Date
     private let hostOffset: () -> Int
@@ -56,25 +52,17 @@ public final class LiveStream {
 
     /// Records that the band's clock read `bandTime` at the host time `hostTime`.
     public func observeBandClock(_ bandTime: UInt32, at hostTime: Date) {
-        if firstSnapshot == nil { firstSnapshot = (bandTime, hostTime) }
-        lastSnapshot = (bandTime, hostTime)
+        clock.observe(bandTime, at: hostTime)
     }
 
-    /// How many band seconds pass per host second, from the longest baseline available.
-    public var bandClockRate: Double {
-        guard let first = firstSnapshot, let last = lastSnapshot else { return 1 }
-        let host = last.hostTime.timeIntervalSince(first.hostTime)
-        let band = Double(last.bandTime) - Double(first.bandTime)
-        guard host >= 0.2, band > 0 else { return 1 }
-        return min(100_000, max(0.001, band / host))
-    }
+    /// How many band seconds pass per host second.
+    public var bandClockRate: Double { clock.rate }
 
-    /// The band's clock now, as well as the reader knows it.
+    /// The band's clock now, as well as the reader knows it (host time for a plain strap).
     public func bandTime() -> UInt32 {
         let host = now()
-        guard let snapshot = lastSnapshot else { return UInt32(clamping: Int64(host.timeIntervalSince1970)) }
-        let elapsed = max(0, host.timeIntervalSince(snapshot.hostTime)) * bandClockRate
-        return snapshot.bandTime &+ UInt32(clamping: Int64(elapsed))
+        let seconds = clock.estimate(at: host) ?? host.timeIntervalSince1970
+        return UInt32(clamping: Int64(seconds))
     }
 
     /// Handles one notification; returns false when the handle is not a live characteristic.
@@ -114,12 +102,17 @@ public final class LiveStream {
                                      bootEpoch: snapshot.bootEpoch, localDay: snapshot.localDay, steps: snapshot.steps,
                                      distanceDecimetres: snapshot.distanceDecimetres,
                                      energyDecikilocalories: snapshot.energyDecikilocalories)
+        // A timestamp far from the band's clock is a damaged value: it must neither move the
+        // clock estimate nor become the counters' baseline.
+        guard clock.observe(snapshot.timestamp, at: now()) else {
+            anomaly("live activity timestamp \(snapshot.timestamp) is far from the band's clock; not used")
+            return
+        }
         let (delta, outcome) = tracker.update(with: reading)
         if case .rejected(let why) = outcome {
             anomaly("live counters not used: \(why)")
             return
         }
-        observeBandClock(snapshot.timestamp, at: now())
         utcOffsetSeconds = snapshot.utcOffset.seconds
         stepsToday = snapshot.steps
         if let minute = aggregator.add(delta, at: snapshot.timestamp, utcOffsetSeconds: utcOffsetSeconds) { closed.append(minute) }
@@ -134,7 +127,7 @@ public final class LiveStream {
         }
         let time = bandTime()
         let bpm = measurement.beatsPerMinute == 0 ? nil : Int(measurement.beatsPerMinute)
-        let offset = utcOffsetSeconds ?? (lastSnapshot == nil ? hostOffset() : nil)
+        let offset = utcOffsetSeconds ?? (clock.estimate(at: now()) == nil ? hostOffset() : nil)
         let intervals = measurement.rrIntervals ?? RRIntervals()
         if let minute = aggregator.add(heartRate: bpm, rrIntervals: intervals.lazy.map(\.rawValue), at: time, utcOffsetSeconds: offset) {
             closed.append(minute)

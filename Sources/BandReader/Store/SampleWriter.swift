@@ -58,10 +58,14 @@ public final class SampleWriter {
     }
 
     /// Saves a verified batch of history records and the cursor after them in one transaction:
-    /// after a crash either both are stored or neither.
+    /// after a crash either both are stored or neither. Provisional live values the batch shows
+    /// the band never recorded (see ``supersededLiveSamples(_:after:)``) are deleted in the same
+    /// transaction. `previous` is the cursor the batch continues from.
     @discardableResult
-    public func commitHistory(_ records: [MinuteRecord], cursor: HistoryCursor) throws -> StoreWrite {
-        let superseded = try liveHeartRatesWithoutHistory(records)
+    public func commitHistory(_ records: [MinuteRecord], cursor: HistoryCursor, previous: HistoryCursor? = nil) throws -> StoreWrite {
+        var cursor = cursor
+        if cursor.lastMinute == nil { cursor.lastMinute = records.last?.minuteStart ?? previous?.lastMinute }
+        let superseded = try supersededLiveSamples(records, after: previous?.lastMinute)
         return try store.write(as: Self.app) { transaction in
             var outcome = StoreWrite()
             for record in records {
@@ -87,22 +91,36 @@ public final class SampleWriter {
         }
     }
 
-    /// Provisional live heart-rate samples for minutes whose history record says no heart rate
-    /// was measured. A history record replaces live values type by type through the sync
-    /// identifiers, but "no heart rate" writes no sample that could replace one, so these are
-    /// deleted instead (a reading filed under the neighbouring minute at a worn/unworn edge).
-    func liveHeartRatesWithoutHistory(_ records: [MinuteRecord]) throws -> [UUID] {
-        let unmeasured = Set(records.lazy.filter { $0.heartRate == nil }.map(\.minuteStart))
-        guard let first = unmeasured.min(), let last = unmeasured.max() else { return [] }
-        let range = Date(timeIntervalSince1970: TimeInterval(first))..<Date(timeIntervalSince1970: TimeInterval(last) + 60)
-        let query = HealthQuery(type: .heartRate, range: range, predicate: .strictStart, sources: [Self.app.id])
-        return try store.samples(query, as: Self.app).compactMap { sample -> UUID? in
-            guard let quantity = sample.quantitySample, quantity.syncVersion == Self.liveSyncVersion,
-                  let identifier = quantity.syncIdentifier,
-                  identifier.hasPrefix(deviceIdentifier + "|"),
-                  unmeasured.contains(UInt32(clamping: Int64(quantity.start.timeIntervalSince1970))) else { return nil }
-            return quantity.id
+    /// Provisional live samples that history shows the band never recorded, over the span from
+    /// the minute after `previousLast` (or the batch's first minute) to the batch's last minute:
+    /// - any live value in a minute the band has no record for (the minute a reboot lost);
+    /// - live heart rate in a minute whose record says none was measured (a reading filed under
+    ///   the neighbouring minute at a worn/unworn edge).
+    /// A record replaces live values type by type through the sync identifiers, but an absent
+    /// record or absent heart rate writes nothing that could, so these are deleted instead: the
+    /// band's history is the record of what happened. HRV samples are live-only and stay.
+    func supersededLiveSamples(_ records: [MinuteRecord], after previousLast: UInt32?) throws -> [UUID] {
+        guard let first = records.first?.minuteStart, let last = records.last?.minuteStart else { return [] }
+        let from = previousLast.map { min(first, $0 &+ 60) } ?? first
+        var recorded: [UInt32: Bool] = [:]
+        recorded.reserveCapacity(records.count)
+        for record in records { recorded[record.minuteStart] = record.heartRate != nil }
+        let range = Date(timeIntervalSince1970: TimeInterval(from))..<Date(timeIntervalSince1970: TimeInterval(last) + 60)
+        var superseded: [UUID] = []
+        for type in [QuantityType.stepCount, .distanceWalkingRunning, .activeEnergyBurned, .heartRate] {
+            let query = HealthQuery(type: type, range: range, predicate: .strictStart, sources: [Self.app.id])
+            for sample in try store.samples(query, as: Self.app) {
+                guard let quantity = sample.quantitySample, quantity.syncVersion == Self.liveSyncVersion,
+                      quantity.syncIdentifier?.hasPrefix(deviceIdentifier + "|") == true else { continue }
+                let minute = UInt32(clamping: Int64(quantity.start.timeIntervalSince1970))
+                switch recorded[minute] {
+                case nil: superseded.append(quantity.id)
+                case false?: if type == .heartRate { superseded.append(quantity.id) }
+                case true?: break
+                }
+            }
         }
+        return superseded
     }
 
     // MARK: Mapping

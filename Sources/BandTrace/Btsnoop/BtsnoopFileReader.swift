@@ -20,7 +20,7 @@ public final class BtsnoopFileReader: BtsnoopRecordSource {
 
     public let datalink: BtsnoopDatalink
     private var parser: BtsnoopRecordParser
-    private let calls: SystemCalls
+    private let calls: FileSystemCalls
     private let fd: Int32
     private let ownsDescriptor: Bool
     private let buffer: UnsafeMutableRawBufferPointer
@@ -41,7 +41,7 @@ public final class BtsnoopFileReader: BtsnoopRecordSource {
         try self.init(fileDescriptor: fileDescriptor, ownsDescriptor: ownsDescriptor, bufferSize: bufferSize, calls: .live)
     }
 
-    convenience init(path: String, bufferSize: Int, calls: SystemCalls) throws(BtsnoopError) {
+    convenience init(path: String, bufferSize: Int, calls: FileSystemCalls) throws(BtsnoopError) {
         let fd: Int32
         switch calls.openRetrying(path, flags: O_RDONLY) {
         case .success(let opened): fd = opened
@@ -50,7 +50,7 @@ public final class BtsnoopFileReader: BtsnoopRecordSource {
         try self.init(fileDescriptor: fd, ownsDescriptor: true, bufferSize: bufferSize, calls: calls)
     }
 
-    init(fileDescriptor: Int32, ownsDescriptor: Bool, bufferSize: Int, calls: SystemCalls) throws(BtsnoopError) {
+    init(fileDescriptor: Int32, ownsDescriptor: Bool, bufferSize: Int, calls: FileSystemCalls) throws(BtsnoopError) {
         precondition(bufferSize >= BtsnoopRecordHeader.size + BtsnoopRecordParser.maximumRecordLength,
                      "buffer must hold the largest record")
         self.calls = calls
@@ -113,7 +113,7 @@ public final class BtsnoopFileReader: BtsnoopRecordSource {
 
     /// Moves the unconsumed tail to the front and reads as much as fits after it.
     private static func fill(_ buffer: UnsafeMutableRawBufferPointer, start: inout Int, end: inout Int,
-                             fd: Int32, calls: SystemCalls, parser: BtsnoopRecordParser) throws(BtsnoopError) -> Int {
+                             fd: Int32, calls: FileSystemCalls, parser: BtsnoopRecordParser) throws(BtsnoopError) -> Int {
         if start > 0 {
             let pending = end - start
             if pending > 0 {

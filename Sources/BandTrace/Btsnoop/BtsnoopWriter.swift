@@ -20,7 +20,7 @@ public final class BtsnoopWriter {
     public static let defaultBufferSize = 1 << 16
 
     public let datalink: BtsnoopDatalink
-    private let calls: SystemCalls
+    private let calls: FileSystemCalls
     private let fd: Int32
     private let ownsDescriptor: Bool
     private let buffer: UnsafeMutableRawBufferPointer
@@ -42,7 +42,7 @@ public final class BtsnoopWriter {
         try self.init(fileDescriptor: fileDescriptor, ownsDescriptor: ownsDescriptor, datalink: datalink, bufferSize: bufferSize, calls: .live)
     }
 
-    convenience init(path: String, datalink: BtsnoopDatalink, bufferSize: Int, calls: SystemCalls) throws(BtsnoopError) {
+    convenience init(path: String, datalink: BtsnoopDatalink, bufferSize: Int, calls: FileSystemCalls) throws(BtsnoopError) {
         let fd: Int32
         switch calls.openRetrying(path, flags: O_WRONLY | O_CREAT | O_TRUNC) {
         case .success(let opened): fd = opened
@@ -51,7 +51,7 @@ public final class BtsnoopWriter {
         try self.init(fileDescriptor: fd, ownsDescriptor: true, datalink: datalink, bufferSize: bufferSize, calls: calls)
     }
 
-    init(fileDescriptor: Int32, ownsDescriptor: Bool, datalink: BtsnoopDatalink, bufferSize: Int, calls: SystemCalls) throws(BtsnoopError) {
+    init(fileDescriptor: Int32, ownsDescriptor: Bool, datalink: BtsnoopDatalink, bufferSize: Int, calls: FileSystemCalls) throws(BtsnoopError) {
         precondition(datalink.isSupported, "BtsnoopWriter writes datalinks 1001, 1002 and 2001, not \(datalink)")
         precondition(bufferSize >= BtsnoopFileHeader.size + BtsnoopRecordHeader.size, "buffer too small")
         self.datalink = datalink

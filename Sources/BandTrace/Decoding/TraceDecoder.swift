@@ -1,4 +1,5 @@
 import BandATT
+import BandGATT
 import BandWire
 
 /// A btsnoop trace as a stream of decoded events: every ATT PDU with the handle it concerns
@@ -6,15 +7,15 @@ import BandWire
 ///
 /// The pipeline, one record at a time, nothing allocated per PDU in steady state:
 /// ``BtsnoopRecordSource`` → ``ATTExtractor`` (HCI, L2CAP reassembly, CID 4) →
-/// ``ATTPDULayout`` → ``AttributeDiscovery``. Characteristic values are decoded by the
-/// caller from ``DecodedATTEvent/value`` and ``DecodedATTEvent/type`` (BandGATT's
-/// `CharacteristicValue`), so this layer stays below GATT.
+/// ``ATTPDULayout`` → ``AttributeDiscovery`` → BandGATT's `CharacteristicValue` for the
+/// values of characteristics it knows (Heart Rate Measurement, RSC, Battery Level, …), which
+/// decode into inline storage (no heap).
 ///
 /// ```swift
 /// let decoder = try TraceDecoder(path: "btsnoop_hci.log")
 /// while let event = try decoder.next() {
 ///     guard case .att(let att) = event else { continue }
-///     print(att.trace.unixMicroseconds, att.trace.direction, att.opcode, att.handle, att.type)
+///     if case .heartRateMeasurement(let hr)? = att.characteristic { print(att.trace.unixMicroseconds, hr.beatsPerMinute) }
 /// }
 /// ```
 ///
@@ -31,12 +32,18 @@ public final class TraceDecoder<Source: BtsnoopRecordSource> {
         public var records = 0
         public var attPDUs = 0
         public var malformedPDUs = 0
+        /// PDUs whose characteristic value did not decode.
+        public var malformedValues = 0
         public var anomalies = 0
     }
 
-    public init(source: Source, overrides: [UInt16: BluetoothUUID] = [:],
+    /// Whether known characteristic values are decoded (off: the caller only wants PDUs).
+    public var decodesValues: Bool
+
+    public init(source: Source, overrides: [UInt16: BluetoothUUID] = [:], decodesValues: Bool = true,
                 extractor: ATTExtractor = ATTExtractor()) {
         self.source = source
+        self.decodesValues = decodesValues
         self.extractor = extractor
         self.discovery = AttributeDiscovery(overrides: overrides)
     }
@@ -77,8 +84,21 @@ public final class TraceDecoder<Source: BtsnoopRecordSource> {
                 return .att(DecodedATTEvent(trace: trace, handle: nil, type: nil, value: nil, error: error))
             }
             let (handle, type) = discovery.observe(trace, layout: layout)
-            let value = layout.value.map { UnsafeRawBufferPointer(rebasing: trace.pdu[$0]) }
-            return .att(DecodedATTEvent(trace: trace, handle: handle, type: type, value: value, valueOffset: layout.value?.lowerBound ?? 0, error: nil))
+            var decoded = DecodedATTEvent(trace: trace, handle: handle, type: type, value: nil, error: nil)
+            if let range = layout.value {
+                let value = UnsafeRawBufferPointer(rebasing: trace.pdu[range])
+                decoded.value = value
+                decoded.valueOffset = range.lowerBound
+                if decodesValues, let type, CharacteristicValue.isKnown(type) {
+                    do throws(ParseError) {
+                        decoded.characteristic = try CharacteristicValue(uuid: type, bytes: value, baseOffset: range.lowerBound)
+                    } catch {
+                        statistics.malformedValues += 1
+                        decoded.error = error
+                    }
+                }
+            }
+            return .att(decoded)
         }
     }
 }
@@ -109,7 +129,9 @@ public struct DecodedATTEvent {
     public var value: UnsafeRawBufferPointer?
     /// Offset of `value` in the PDU, to turn value-relative error offsets into PDU offsets.
     public var valueOffset: Int
-    /// Why the PDU is malformed (offset within the PDU), if it is.
+    /// The value decoded by the characteristic's UUID, when BandGATT knows that characteristic.
+    public var characteristic: CharacteristicValue?
+    /// Why the PDU, or the characteristic value it carries, is malformed (offset within the PDU).
     public var error: ParseError?
 
     public init(trace: ATTTraceEvent, handle: UInt16?, type: BluetoothUUID?, value: UnsafeRawBufferPointer?,
@@ -120,6 +142,7 @@ public struct DecodedATTEvent {
         self.value = value
         self.valueOffset = valueOffset
         self.error = error
+        self.characteristic = nil
     }
 
     @inlinable public var opcode: ATTOpcode? { trace.pdu.first.map { ATTOpcode(rawValue: $0) } }

@@ -93,7 +93,7 @@ public enum SyntheticHeartRateTrace {
     public static func heartRateSample(_ index: Int, seed: UInt64) -> HeartRateSample {
         var random = SplitMix64(seed: seed &+ UInt64(index) &* 0xA076_1D64_78BD_642F)
         let bpm = UInt16(60 + Int(random.next() % 120))
-        let rrCount = Int(random.next() % 10)
+        let rrCount = Int(random.next() % 13)
         let rr = (0..<rrCount).map { _ in UInt16(61_440 / Int(bpm)) &+ UInt16(random.next() % 40) }
         let contact: Bool? = index % 13 == 5 ? nil : (index % 17 != 3)
         let energy: UInt16? = index % 10 == 0 ? UInt16(truncatingIfNeeded: index / 10) : nil

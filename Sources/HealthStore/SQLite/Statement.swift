@@ -114,7 +114,7 @@ final class Statement {
         guard sqlite3_column_bytes(handle, column) == 16, let pointer = sqlite3_column_blob(handle, column) else {
             return nil
         }
-        var value = UUID().uuid
+        var value: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &value) { $0.copyMemory(from: UnsafeRawBufferPointer(start: pointer, count: 16)) }
         return UUID(uuid: value)
     }

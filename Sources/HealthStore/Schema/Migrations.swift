@@ -7,7 +7,7 @@ struct Migration: Sendable {
 
 extension Migration {
     /// Every migration, in the order they are applied.
-    static let all: [Migration] = [.initialSchema]
+    static let all: [Migration] = [.initialSchema, .mergedHours]
 
     /// Samples, their sources and devices, the change feed, authorization, source priority,
     /// per-app state and characteristics.
@@ -123,5 +123,23 @@ extension Migration {
             CHECK (end_us >= start_us)
         ) STRICT;
         CREATE INDEX workout_by_time ON workout (start_us);
+        """)
+
+    /// Merged sums of cumulative types per UTC hour, kept current at every commit for the hours
+    /// the commit touched, so that long-range statistics read one row per hour instead of every
+    /// sample. `merged_hour_state.complete = 0` makes the next open rebuild them from the samples.
+    static let mergedHours = Migration(name: "2026-11-30-merged-hours", sql: """
+        CREATE TABLE merged_hour (
+            type_id INTEGER NOT NULL REFERENCES sample_type (id),
+            hour_us INTEGER NOT NULL,
+            value REAL NOT NULL,
+            PRIMARY KEY (type_id, hour_us)
+        ) STRICT, WITHOUT ROWID;
+
+        CREATE TABLE merged_hour_state (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            complete INTEGER NOT NULL
+        ) STRICT;
+        INSERT INTO merged_hour_state (id, complete) VALUES (1, 0);
         """)
 }

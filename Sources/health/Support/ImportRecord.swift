@@ -27,11 +27,6 @@ struct ImportRecord {
         var sources: [String: AppIdentity] = [:]
     }
 
-    static let knownFields: Set<String> = [
-        "type", "value", "unit", "start", "end", "source", "source_version", "device", "sync_id", "sync_version",
-        "zone", "user_entered", "metadata", "id",
-    ]
-
     init(line: UnsafeBufferPointer<UInt8>, number: Int, context: Context) throws(DataError) {
         func failure(_ field: String, _ message: String) -> DataError {
             DataError("line \(number): field '\(field)': \(message)")
@@ -41,12 +36,12 @@ struct ImportRecord {
             throw DataError("line \(number): malformed JSON at byte \(error.offset + 1): \(error.message)")
         }
         guard case .object(let members) = parsed else { throw DataError("line \(number): expected a JSON object") }
-        var fields: [String: JSONValue] = [:]
+        var fields = Fields()
         for (key, value) in members {
-            guard ImportRecord.knownFields.contains(key) else {
-                throw failure(key, "unknown field (known: \(ImportRecord.knownFields.sorted().joined(separator: ", ")))")
+            guard fields.set(key, value) else {
+                if Fields.names.contains(key) { throw failure(key, "given twice") }
+                throw failure(key, "unknown field (known: \(Fields.names.joined(separator: ", ")))")
             }
-            guard fields.updateValue(value, forKey: key) == nil else { throw failure(key, "given twice") }
         }
         func string(_ field: String, required: Bool = false) throws(DataError) -> String? {
             switch fields[field] {
@@ -82,13 +77,14 @@ struct ImportRecord {
         func instant(_ field: String, required: Bool) throws(DataError) -> Date? {
             guard let text = try string(field, required: required) else { return nil }
             var utf8 = text
+            var hasOffset = false
             let parsed = utf8.withUTF8 { bytes in
-                TimeParsing.instant(bytes, zone: zone ?? TimeZone(identifier: "UTC")!)
+                TimeParsing.instant(bytes, zone: zone ?? ImportRecord.utc, hasOffset: &hasOffset)
             }
             guard let date = parsed else {
                 throw failure(field, "'\(text)' is not an ISO 8601 time (e.g. 2026-11-30T08:00:00+01:00)")
             }
-            if zone == nil, !Self.hasOffset(text) {
+            if zone == nil, !hasOffset {
                 throw failure(field, "'\(text)' has no UTC offset; add one (e.g. +01:00) or give a 'zone'")
             }
             return date
@@ -213,10 +209,43 @@ struct ImportRecord {
         }
     }
 
-    /// Whether an ISO 8601 time carries `Z` or a numeric offset after its time part.
-    static func hasOffset(_ text: String) -> Bool {
-        guard let t = text.firstIndex(where: { $0 == "T" || $0 == " " }) else { return false }
-        let time = text[text.index(after: t)...]
-        return time.contains("Z") || time.contains("z") || time.contains("+") || time.contains("-")
+    static let utc = TimeZone(identifier: "UTC")!
+
+    /// The members of one line, by name; a slot per known field instead of a dictionary per line.
+    struct Fields {
+        static let names = ["device", "end", "id", "metadata", "source", "source_version", "start", "sync_id",
+                            "sync_version", "type", "unit", "user_entered", "value", "zone"]
+        private var slots = [JSONValue?](repeating: nil, count: 14)
+
+        /// Stores a member; false for an unknown or repeated name.
+        mutating func set(_ name: String, _ value: JSONValue) -> Bool {
+            guard let index = Fields.index(name), slots[index] == nil else { return false }
+            slots[index] = value
+            return true
+        }
+
+        subscript(_ name: String) -> JSONValue? {
+            Fields.index(name).flatMap { slots[$0] }
+        }
+
+        static func index(_ name: String) -> Int? {
+            switch name {
+            case "device": 0
+            case "end": 1
+            case "id": 2
+            case "metadata": 3
+            case "source": 4
+            case "source_version": 5
+            case "start": 6
+            case "sync_id": 7
+            case "sync_version": 8
+            case "type": 9
+            case "unit": 10
+            case "user_entered": 11
+            case "value": 12
+            case "zone": 13
+            default: nil
+            }
+        }
     }
 }

@@ -19,11 +19,14 @@ enum TimeParsing {
             zone = named
             bytes.removeSubrange(open...)
         }
-        return bytes.withUnsafeBufferPointer { instant($0, zone: zone ?? defaultZone, explicitZone: zone != nil) }
+        var hasOffset = false
+        return bytes.withUnsafeBufferPointer { instant($0, zone: zone ?? defaultZone, explicitZone: zone != nil, hasOffset: &hasOffset) }
     }
 
     /// Fast path for import: parses UTF-8 bytes without building a String.
-    static func instant(_ bytes: UnsafeBufferPointer<UInt8>, zone: TimeZone, explicitZone: Bool = false) -> Date? {
+    /// `hasOffset` tells whether the text carried `Z` or a numeric offset (else it was read in `zone`).
+    static func instant(_ bytes: UnsafeBufferPointer<UInt8>, zone: TimeZone, explicitZone: Bool = false,
+                        hasOffset: inout Bool) -> Date? {
         var index = 0
         func digits(_ count: Int) -> Int? {
             guard index + count <= bytes.count else { return nil }
@@ -89,6 +92,7 @@ enum TimeParsing {
             }
         }
         guard index == bytes.count else { return nil }
+        hasOffset = offset != nil
         if explicitZone, offset != nil { return nil }  // "+01:00[Europe/Berlin]" is ambiguous; refuse it
         if let offset {
             let days = daysFromCivil(year: year, month: month, day: day)

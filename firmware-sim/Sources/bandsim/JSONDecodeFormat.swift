@@ -1,3 +1,4 @@
+import BandGATT
 import BandTrace
 import BandWire
 import CommandKit
@@ -26,8 +27,8 @@ final class JSONDecodeFormat: DecodedEventSink {
         json.key("pdu"); json.value(hex: trace.pdu)
         if let error = event.error {
             writeError(error)
-        } else if let type = event.type, let value = event.value {
-            CharacteristicJSON.write(type: type, value: value, valueOffset: event.valueOffset, to: json)
+        } else if let characteristic = event.characteristic {
+            CharacteristicJSON.write(characteristic, to: json)
         }
         json.endObject()
         try json.endLine()

@@ -56,8 +56,8 @@ final class TextDecodeFormat: DecodedEventSink {
         if let error = event.error {
             output.append("  malformed: ")
             output.append(error.description)
-        } else if let type = event.type, let value = event.value {
-            CharacteristicText.write(type: type, value: value, valueOffset: event.valueOffset, to: output)
+        } else if let characteristic = event.characteristic {
+            CharacteristicText.write(characteristic, to: output)
         }
         try output.endLine()
     }
@@ -90,12 +90,5 @@ final class TextDecodeFormat: DecodedEventSink {
         output.append(decimal: statistics.anomalies)
         output.append(" problems below ATT")
         try output.endLine()
-    }
-}
-
-/// Readable decoded values for the text format.
-enum CharacteristicText {
-    static func write(type: BluetoothUUID, value: UnsafeRawBufferPointer, valueOffset: Int, to output: BufferedOutput) {
-        _ = (type, value, valueOffset, output)
     }
 }

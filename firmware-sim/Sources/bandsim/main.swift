@@ -7,6 +7,7 @@ struct Root: Command {
             DecodeCommand.self,
             GenerateTraceCommand.self,
             ReplayCommand.self,
+            ServeCommand.self,
         ])
 }
 

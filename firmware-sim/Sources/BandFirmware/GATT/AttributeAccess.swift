@@ -1,4 +1,5 @@
 import BandATT
+import BandGATT
 import BandProtocol
 import BandWire
 
@@ -47,7 +48,7 @@ extension SimulatedBand {
     func writeCharacteristicValue(_ characteristic: Characteristic, into output: inout ByteWriter) {
         switch characteristic {
         case .deviceName: output.writeBytes(configuration.deviceName.utf8)
-        case .appearance: output.writeUInt16LE(Self.appearance)
+        case .appearance: Appearance.sportsWatch.encode(into: &output)
         case .manufacturerName: output.writeBytes("BandKit".utf8)
         case .modelNumber: output.writeBytes("BK-1 (simulated)".utf8)
         case .serialNumber: output.writeBytes(serialNumber.utf8)
@@ -57,8 +58,7 @@ extension SimulatedBand {
         case .rscFeature: output.writeUInt16LE(Self.rscFeatures)
         case .currentTime: writeCurrentTime(into: &output)
         case .localTimeInformation:
-            output.writeUInt8(UInt8(bitPattern: core.clock.timeZone))
-            output.writeUInt8(core.clock.dstOffset)
+            LocalTimeInformation(timeZone: core.clock.timeZone, dstOffset: .init(rawValue: core.clock.dstOffset)).encode(into: &output)
         case .liveActivity: core.liveActivity(at: trueTime).encode(into: &output)
         case .serviceChanged, .heartRateMeasurement, .heartRateControlPoint, .rscMeasurement,
              .historyControlPoint, .historyData, .authControlPoint:
@@ -67,8 +67,6 @@ extension SimulatedBand {
         }
     }
 
-    /// Appearance 0x00C1 "Sports Watch" (Assigned Numbers §2.6, category Watch).
-    static let appearance: UInt16 = 0x00C1
     static let firmwareRevision = "1.0.0"
     /// Body Sensor Location 2 = Wrist.
     static let bodySensorLocationWrist: UInt8 = 0x02

@@ -1,3 +1,4 @@
+import BandGATT
 import BandProtocol
 import BandWire
 
@@ -15,21 +16,21 @@ public enum Characteristic: Int, CaseIterable, Sendable {
 
     public var uuid: BluetoothUUID {
         switch self {
-        case .deviceName: BluetoothUUID(0x2A00)
-        case .appearance: BluetoothUUID(0x2A01)
-        case .serviceChanged: BluetoothUUID(0x2A05)
-        case .manufacturerName: BluetoothUUID(0x2A29)
-        case .modelNumber: BluetoothUUID(0x2A24)
-        case .serialNumber: BluetoothUUID(0x2A25)
-        case .firmwareRevision: BluetoothUUID(0x2A26)
-        case .batteryLevel: BluetoothUUID(0x2A19)
-        case .heartRateMeasurement: BluetoothUUID(0x2A37)
-        case .bodySensorLocation: BluetoothUUID(0x2A38)
-        case .heartRateControlPoint: BluetoothUUID(0x2A39)
-        case .rscMeasurement: BluetoothUUID(0x2A53)
-        case .rscFeature: BluetoothUUID(0x2A54)
-        case .currentTime: BluetoothUUID(0x2A2B)
-        case .localTimeInformation: BluetoothUUID(0x2A0F)
+        case .deviceName: GATTUUID.Characteristic.deviceName
+        case .appearance: GATTUUID.Characteristic.appearance
+        case .serviceChanged: GATTUUID.Characteristic.serviceChanged
+        case .manufacturerName: GATTUUID.Characteristic.manufacturerNameString
+        case .modelNumber: GATTUUID.Characteristic.modelNumberString
+        case .serialNumber: GATTUUID.Characteristic.serialNumberString
+        case .firmwareRevision: GATTUUID.Characteristic.firmwareRevisionString
+        case .batteryLevel: GATTUUID.Characteristic.batteryLevel
+        case .heartRateMeasurement: GATTUUID.Characteristic.heartRateMeasurement
+        case .bodySensorLocation: GATTUUID.Characteristic.bodySensorLocation
+        case .heartRateControlPoint: GATTUUID.Characteristic.heartRateControlPoint
+        case .rscMeasurement: GATTUUID.Characteristic.rscMeasurement
+        case .rscFeature: GATTUUID.Characteristic.rscFeature
+        case .currentTime: GATTUUID.Characteristic.currentTime
+        case .localTimeInformation: GATTUUID.Characteristic.localTimeInformation
         case .liveActivity: BandActivityService.liveActivity
         case .historyControlPoint: BandActivityService.historyControlPoint
         case .historyData: BandActivityService.historyData
@@ -52,6 +53,9 @@ public enum Characteristic: Int, CaseIterable, Sendable {
         case .historyControlPoint, .authControlPoint: [.write, .indicate]
         }
     }
+
+    /// A characteristic with notify or indicate gets a Client Characteristic Configuration descriptor.
+    public var needsConfiguration: Bool { !properties.isDisjoint(with: [.notify, .indicate]) }
 
     /// Reads and writes of the value and its CCCD need an authenticated connection
     /// (``BandActivityService/notAuthenticatedError`` otherwise).

@@ -1,3 +1,4 @@
+import BandGATT
 import BandProtocol
 import BandWire
 
@@ -31,19 +32,19 @@ public enum GATTDatabase {
         public let serviceEnd: UInt16
     }
 
-    public static let primaryServiceType = BluetoothUUID(0x2800)
-    public static let secondaryServiceType = BluetoothUUID(0x2801)
-    public static let characteristicType = BluetoothUUID(0x2803)
-    public static let configurationType = BluetoothUUID(0x2902)
+    public static let primaryServiceType = GATTUUID.Declaration.primaryService
+    public static let secondaryServiceType = GATTUUID.Declaration.secondaryService
+    public static let characteristicType = GATTUUID.Declaration.characteristic
+    public static let configurationType = GATTUUID.Descriptor.clientCharacteristicConfiguration
 
     public static let services: [(uuid: BluetoothUUID, characteristics: [Characteristic])] = [
-        (BluetoothUUID(0x1800), [.deviceName, .appearance]),
-        (BluetoothUUID(0x1801), [.serviceChanged]),
-        (BluetoothUUID(0x180A), [.manufacturerName, .modelNumber, .serialNumber, .firmwareRevision]),
-        (BluetoothUUID(0x180F), [.batteryLevel]),
-        (BluetoothUUID(0x180D), [.heartRateMeasurement, .bodySensorLocation, .heartRateControlPoint]),
-        (BluetoothUUID(0x1814), [.rscMeasurement, .rscFeature]),
-        (BluetoothUUID(0x1805), [.currentTime, .localTimeInformation]),
+        (GATTUUID.Service.genericAccess, [.deviceName, .appearance]),
+        (GATTUUID.Service.genericAttribute, [.serviceChanged]),
+        (GATTUUID.Service.deviceInformation, [.manufacturerName, .modelNumber, .serialNumber, .firmwareRevision]),
+        (GATTUUID.Service.battery, [.batteryLevel]),
+        (GATTUUID.Service.heartRate, [.heartRateMeasurement, .bodySensorLocation, .heartRateControlPoint]),
+        (GATTUUID.Service.runningSpeedAndCadence, [.rscMeasurement, .rscFeature]),
+        (GATTUUID.Service.currentTime, [.currentTime, .localTimeInformation]),
         (BandActivityService.service, [.liveActivity, .historyControlPoint, .historyData, .authControlPoint]),
     ]
 
@@ -55,7 +56,7 @@ public enum GATTDatabase {
             for characteristic in service.characteristics {
                 roles.append((characteristicType, .declaration(characteristic), index))
                 roles.append((characteristic.uuid, .value(characteristic), index))
-                if characteristic.properties.needsConfiguration {
+                if characteristic.needsConfiguration {
                     roles.append((configurationType, .configuration(characteristic), index))
                 }
             }

@@ -1,5 +1,6 @@
 import BandATT
 import BandCrypto
+import BandGATT
 import BandLink
 import BandProtocol
 import BandWire
@@ -39,7 +40,7 @@ public final class SimulatedBand {
     let transmitBuffer: UnsafeMutableRawBufferPointer
     let valueBuffer: UnsafeMutableRawBufferPointer
     /// The Adjust Reason last applied to the clock (CTS 1.1 §3.1.1).
-    var adjustReason: UInt8 = 0
+    var adjustReason: CurrentTime.AdjustReason = []
     var heartRateNotificationCount = 0
     /// True once a pairing prompt is out and no answer has come yet (for `--confirm ask`).
     public var pairingPromptPending: Bool { connection?.pairing != nil && connection?.pairing?.answer == nil && configuration.confirmation == .ask }
@@ -116,6 +117,8 @@ public final class SimulatedBand {
     public var bootEpoch: UInt16 { core.bootEpoch }
     public var clock: BandClock { core.clock }
     public var isConnected: Bool { connection != nil }
+    /// The connection's descriptor for an event loop's `poll()` (nil without a connection or for in-memory links).
+    public var connectionDescriptor: Int32? { connection?.bearer.pollDescriptor }
     public var liveActivity: LiveActivity { core.liveActivity(at: trueTime) }
     public var batteryLevel: UInt8 { core.batteryLevel }
     /// The true time of the next sensor tick (for an event loop's poll deadline).

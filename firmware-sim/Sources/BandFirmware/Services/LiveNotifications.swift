@@ -1,4 +1,5 @@
 import BandATT
+import BandGATT
 import BandProtocol
 import BandWire
 
@@ -43,30 +44,30 @@ extension SimulatedBand {
         notify(.batteryLevel) { $0.writeUInt8(level) }
     }
 
-    /// Heart Rate Measurement 0x2A37 (HRS 1.0 §3.1): flags, uint8 rate, Energy Expended in kJ
-    /// every tenth notification, and as many RR intervals (1/1024 s) as fit the MTU.
+    /// Heart Rate Measurement 0x2A37 (HRS 1.0 §3.1): contact detected, uint8 rate, Energy
+    /// Expended in kJ every tenth notification, and as many of this second's RR intervals
+    /// (1/1024 s) as fit the notification.
     func writeHeartRateMeasurement(_ heartRate: UInt8, sample: SecondSample, energyDecikilocalories: Int?, into output: inout ByteWriter) {
-        var flags: UInt8 = 0x06 // sensor contact supported and detected
-        if energyDecikilocalories != nil { flags |= 0x08 }
-        if sample.rrIntervalCount > 0 { flags |= 0x10 }
-        output.writeUInt8(flags)
-        output.writeUInt8(heartRate)
-        if let energy = energyDecikilocalories {
-            // 0.1 kcal × 0.4184 = kJ; the field saturates at 0xFFFF (HRS §3.1.1.3).
-            output.writeUInt16LE(UInt16(min(65_535, (Double(energy) * 0.4184).rounded())))
+        // 0.1 kcal × 0.4184 = kJ; the field saturates at 0xFFFF (HRS §3.1.1.3).
+        let energy = energyDecikilocalories.map { UInt16(min(65_535, (Double($0) * 0.4184).rounded())) }
+        var measurement = HeartRateMeasurement(beatsPerMinute: UInt16(heartRate), sensorContact: .detected,
+                                               energyExpended: energy, rrIntervals: nil)
+        if sample.rrIntervalCount > 0 {
+            var intervals = RRIntervals()
+            for i in 0..<sample.rrIntervalCount where measurement.encodedCount + 2 * (intervals.count + 1) <= output.remainingCapacity {
+                _ = intervals.append(RRInterval(rawValue: sample.rrInterval(i)))
+            }
+            if !intervals.isEmpty { measurement.rrIntervals = intervals }
         }
-        for i in 0..<sample.rrIntervalCount where output.remainingCapacity >= 2 {
-            output.writeUInt16LE(sample.rrInterval(i))
-        }
+        measurement.encode(into: &output)
     }
 
     /// RSC Measurement 0x2A53 (RSCS 1.0 §3.1): speed 1/256 m/s, cadence 1/min, stride 1/100 m,
     /// total distance 1/10 m (today's, the same count as Live Activity).
     func writeRSCMeasurement(_ sample: SecondSample, totalDistanceDecimetres: UInt32, into output: inout ByteWriter) {
-        output.writeUInt8(0x03 | (sample.running ? 0x04 : 0))
-        output.writeUInt16LE(UInt16(min(65_535, (sample.speedMetresPerSecond * 256).rounded())))
-        output.writeUInt8(UInt8(min(255, sample.cadence.rounded())))
-        output.writeUInt16LE(UInt16(min(65_535, (sample.strideMetres * 100).rounded())))
-        output.writeUInt32LE(totalDistanceDecimetres)
+        RSCMeasurement(instantaneousSpeed: UInt16(min(65_535, (sample.speedMetresPerSecond * 256).rounded())),
+                       instantaneousCadence: UInt8(min(255, sample.cadence.rounded())),
+                       instantaneousStrideLength: UInt16(min(65_535, (sample.strideMetres * 100).rounded())),
+                       totalDistance: totalDistanceDecimetres, isRunning: sample.running).encode(into: &output)
     }
 }

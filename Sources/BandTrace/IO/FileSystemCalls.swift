@@ -7,14 +7,14 @@ import Darwin
 /// The raw system calls trace files use: the bottom of the three layers (raw, `Result` with
 /// EINTR retry, public throwing API), as swift-system does it. A value so tests can replace
 /// any call (short reads, EINTR, ENOSPC) without touching the file system.
-struct SystemCalls: Sendable {
+struct FileSystemCalls: Sendable {
     var open: @Sendable (_ path: UnsafePointer<CChar>, _ flags: Int32, _ mode: mode_t) -> Int32
     var read: @Sendable (_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int
     var write: @Sendable (_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int
     var close: @Sendable (_ fd: Int32) -> Int32
     var errno: @Sendable () -> Int32
 
-    static let live = SystemCalls(
+    static let live = FileSystemCalls(
         open: { path, flags, mode in Glibc.open(path, flags, mode) },
         read: { fd, buffer, count in Glibc.read(fd, buffer, count) },
         write: { fd, buffer, count in Glibc.write(fd, buffer, count) },
@@ -28,7 +28,7 @@ struct Errno: Error, Hashable, Sendable {
 }
 
 // The middle layer: one call each, EINTR retried, failures as `Result`.
-extension SystemCalls {
+extension FileSystemCalls {
     func openRetrying(_ path: String, flags: Int32, mode: mode_t = 0o644) -> Result<Int32, Errno> {
         while true {
             let fd = path.withCString { open($0, flags | O_CLOEXEC, mode) }

@@ -1,0 +1,4 @@
+#!/usr/bin/env bash
+# The real radio path (issue 7): BandBlueZ, band and bandsim on the kernel's Bluetooth stack
+# in a QEMU guest with virtual controllers. See Tests/radio/run.sh.
+exec bash "$(dirname "$0")/../radio/run.sh"

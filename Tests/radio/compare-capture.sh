@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# compare-capture.sh BANDSIM CAPTURE: the ATT PDUs `bandsim decode` finds in a btsnoop
+# capture must be exactly the ones tshark (an independent decoder) finds: same time (µs),
+# adapter, direction and bytes, in the same order. Prints the count; exits 1 on any
+# difference (with a diff).
+set -euo pipefail
+bandsim=$1
+capture=$2
+work=$(mktemp -d /tmp/bandkit-radio-compare.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+# bandsim: {"t_us":…,"dir":"tx","adapter":1,…,"pdu":"02f700"} → "t_us adapter dir pdu"
+"$bandsim" decode --json "$capture" 2> "$work/bandsim.err" |
+  sed -E 's/.*"t_us":([0-9]+),"dir":"(tx|rx)","adapter":([0-9]+),.*"pdu":"([0-9a-f]*)".*/\1 \3 \2 \4/' > "$work/bandsim"
+
+# tshark: frames where ATT was dissected (complete, reassembled PDUs); the PDU bytes come from
+# a second pass with the ATT dissector off, where they stay as the L2CAP payload.
+tshark -r "$capture" -Y btatt -T fields -e frame.number -e frame.time_epoch -e hci_mon.adapter_id -e hci_mon.opcode \
+  2> /dev/null | sort -k1,1 > "$work/frames"
+tshark -r "$capture" --disable-protocol btatt -Y "btl2cap.cid == 4" -T fields -e frame.number -e btl2cap.payload \
+  2> /dev/null | sort -k1,1 > "$work/payloads"
+join "$work/frames" "$work/payloads" | sort -n -k1,1 |
+  awk '{ split($2, t, "."); dir = ($4 == 4) ? "tx" : "rx"; gsub(":", "", $5);
+         printf "%s%s %s %s %s\n", t[1], substr(t[2] "000000", 1, 6), $3, dir, tolower($5) }' > "$work/tshark"
+
+if ! diff -u "$work/tshark" "$work/bandsim" > "$work/diff"; then
+  echo "capture comparison FAILED for $capture: tshark (-) vs bandsim decode (+)" >&2
+  head -40 "$work/diff" >&2
+  exit 1
+fi
+count=$(wc -l < "$work/bandsim")
+[ "$count" -gt 0 ] || { echo "capture comparison FAILED: no ATT PDUs in $capture" >&2; exit 1; }
+echo "capture $capture: $count ATT PDUs, bandsim decode and tshark agree"

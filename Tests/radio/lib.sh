@@ -1,0 +1,26 @@
+# Helpers for the in-guest scripts (POSIX sh; sourced).
+uptime_seconds() { cut -d' ' -f1 /proc/uptime; }
+elapsed_since() { echo "$(uptime_seconds) $1" | awk '{ printf "%.1f", $1 - $2 }'; }
+step() { echo "=== [$(uptime_seconds) s] $*"; }
+fail() { echo "FAIL: $*"; exit 1; }
+
+# wait_for WHAT TENTHS COMMAND...: polls COMMAND every 0.1 s, up to TENTHS times.
+wait_for() {
+  what=$1; tries=$2; shift 2
+  i=0
+  while [ "$i" -lt "$tries" ]; do
+    "$@" > /dev/null 2>&1 && return 0
+    sleep 0.1
+    i=$((i + 1))
+  done
+  echo "timed out waiting for $what"
+  return 1
+}
+
+# An LE link lingers a few seconds after its last socket closes, and a new ATT listener
+# created meanwhile never sees the next connection: wait until hciN has no LE link.
+no_le_link() { ! hcitool -i "$1" con | grep -q LE; }
+wait_link_down() { wait_for "the LE link on $1 to go down" 150 no_le_link "$1"; }
+
+# The BD_ADDR an adapter reports (mgmt Read Controller Information through bandradio).
+adapter_address() { "$RADIO_BIN/bandradio" info --hci "$1" | sed -n 's/.* address \([0-9A-F:]*\) .*/\1/p'; }

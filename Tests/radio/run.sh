@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The radio path test (issue 7): BandKit's BlueZ code against the Linux kernel's real
+# Bluetooth stack, in a QEMU guest with two btvirt virtual LE controllers.
+#
+#   bash Tests/radio/run.sh            build release binaries + guest, boot, run every stage
+#   RADIO_STAGES=10-probe bash ...      only some stages (names from Tests/radio/stages/)
+#   RADIO_ACCEL=kvm                     use KVM instead of TCG (TCG is the default: nested
+#                                       KVM on the CI machines does not boot a stock kernel)
+#   RADIO_TIMEOUT=900                   guest wall-time limit in seconds (default 900)
+#   RADIO_SKIP_BUILD=1                  reuse .build/release as is
+#
+# Exit 0 only when every stage passed in the guest. Skips (exit 0, "SKIPPED" on stderr)
+# only when QEMU cannot run here at all: no qemu-system-x86_64 and no way to install it,
+# or no TCG accelerator in it. Results: .build/radio/out/ (logs, btsnoop capture, stages).
+# After the guest, the btmon capture of the whole session must decode identically with
+# `bandsim decode` and tshark (compare-capture.sh).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+repo=$(pwd)
+work=$repo/.build/radio
+out=$work/out
+skip() { echo "SKIPPED radio path test: $*" >&2; exit 0; }
+
+source scripts/packages.sh
+if ! bash scripts/ensure-packages.sh "${RADIO_PACKAGES[@]}" tshark; then
+  command -v qemu-system-x86_64 > /dev/null || skip "qemu-system-x86_64 is not installed and cannot be installed here (not root)"
+  echo "radio: missing packages (see above)" >&2
+  exit 1
+fi
+qemu-system-x86_64 -accel help 2>/dev/null | grep -qx tcg || skip "this qemu-system-x86_64 has no TCG accelerator"
+
+started=$(date +%s.%N)
+if [ -z "${RADIO_SKIP_BUILD:-}" ]; then
+  echo "==> radio: swift build -c release"
+  swift build -c release 2>&1 | grep -Ev "^\[[0-9]+/[0-9]+\]|^Building|^Compiling|^Write" || true
+fi
+bin=$(swift build -c release --show-bin-path)
+[ -x "$bin/bandradio" ] || { echo "radio: $bin/bandradio missing (release build failed?)" >&2; exit 1; }
+
+echo "==> radio: guest image"
+bash Tests/radio/build-guest.sh "$work"
+rm -rf "$out"
+mkdir -p "$out"
+
+accel=${RADIO_ACCEL:-tcg}
+if [ "$accel" = kvm ] && [ -w /dev/kvm ]; then machine=(-enable-kvm -cpu host); else accel=tcg; machine=(-accel tcg -cpu max); fi
+echo "==> radio: booting the guest ($accel)"
+booted=$(date +%s.%N)
+set +e
+timeout "${RADIO_TIMEOUT:-900}" qemu-system-x86_64 "${machine[@]}" -smp 2 -m 1024 -nographic -no-reboot \
+  -kernel "$work/vmlinuz" -initrd "$work/initramfs.cpio.gz" \
+  -append "console=ttyS0 quiet loglevel=4 panic=-1 radio.script=$repo/Tests/radio/scenario.sh radio.out=$out radio.bin=$bin radio.stages=${RADIO_STAGES:-} radio.virtual=1" \
+  -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
+  -virtfs "local,path=$out,mount_tag=radioout,security_model=none" \
+  -nic none > "$out/console.log" 2>&1
+qemu_status=$?
+set -e
+finished=$(date +%s.%N)
+guest_seconds=$(echo "$finished $booted" | awk '{ printf "%.1f", $1 - $2 }')
+total_seconds=$(echo "$finished $started" | awk '{ printf "%.1f", $1 - $2 }')
+
+sed -e 's/\r$//' "$out/console.log" | grep -v "^\s*$" || true
+echo "==> radio: guest wall time ${guest_seconds} s ($accel), total with build ${total_seconds} s"
+[ -f "$out/stages" ] && sed 's/^/    stage /' "$out/stages"
+if [ "$qemu_status" = 124 ]; then
+  echo "radio: FAILED: the guest ran past ${RADIO_TIMEOUT:-900} s and was stopped" >&2
+  exit 1
+fi
+if [ ! -f "$out/guest-status" ]; then
+  echo "radio: FAILED: the guest stopped without a result (qemu exit $qemu_status; see $out/console.log)" >&2
+  exit 1
+fi
+status=$(cat "$out/guest-status")
+[ "$status" = 0 ] || { echo "radio: FAILED (guest scenario exit $status)" >&2; exit 1; }
+# The whole session's btmon capture: bandsim decode must see what tshark sees.
+bash Tests/radio/compare-capture.sh "$bin/bandsim" "$out/radio.btsnoop" || { echo "radio: FAILED (capture decoding)" >&2; exit 1; }
+echo "radio: passed (guest ${guest_seconds} s)"

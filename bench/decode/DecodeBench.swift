@@ -1,0 +1,70 @@
+// The library path of trace decoding, timed and allocation-counted:
+//
+//   DecodeBench TRACE [WARMUP_EVENTS]
+//
+// Streams TRACE through TraceDecoder (btsnoop → HCI → L2CAP → ATT → discovery → BandGATT
+// characteristic values) and folds every decoded Heart Rate Measurement into a checksum so
+// nothing can be optimised away. Prints one line of key=value figures. Heap allocations are
+// counted by AllocationCounter.swift; "steady" counts those after the first WARMUP_EVENTS
+// events (default 10 000: connection, discovery and dictionary growth are done by then).
+import BandGATT
+import BandTrace
+import BandWire
+import Glibc
+
+func now() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+func cpuSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+@main
+struct DecodeBench {
+    static func main() throws {
+        let arguments = CommandLine.arguments
+        guard arguments.count >= 2 else {
+            print("usage: DecodeBench TRACE [WARMUP_EVENTS]")
+            exit(64)
+        }
+        let warmup = arguments.count > 2 ? Int(arguments[2]) ?? 10_000 : 10_000
+
+        // The counter must see an allocation it is told about, or its figures mean nothing.
+        let before = allocationCount
+        let probe = UnsafeMutableRawPointer.allocate(byteCount: 4096, alignment: 16)
+        probe.deallocate()
+        let array = [Int](repeating: 1, count: 1000 + arguments.count)
+        precondition(allocationCount >= before + 2 && array.count > 0, "allocation counter is not interposed")
+
+        let startWall = now(), startCPU = cpuSeconds()
+        let decoder = try TraceDecoder(path: arguments[1])
+        var events = 0, pdus = 0, heartRate = 0, checksum: UInt64 = 0
+        var steadyStart = 0, steadyPDUs = 0
+        while let event = try decoder.next() {
+            events += 1
+            if events == warmup { steadyStart = allocationCount; steadyPDUs = pdus }
+            guard case .att(let att) = event else { continue }
+            pdus += 1
+            if case .heartRateMeasurement(let hr)? = att.characteristic {
+                heartRate += 1
+                checksum = checksum &* 31 &+ UInt64(hr.beatsPerMinute)
+                if let rr = hr.rrIntervals { for interval in rr { checksum &+= UInt64(interval.rawValue) } }
+            }
+        }
+        let wall = now() - startWall, cpu = cpuSeconds() - startCPU
+        let steadyAllocations = allocationCount - steadyStart
+        let steady = pdus - steadyPDUs
+        let bytes = Double(decoder.source.bytesRead)
+        print("""
+            records=\(decoder.statistics.records) pdus=\(pdus) heart_rate=\(heartRate) bytes=\(Int(bytes)) \
+            wall_s=\(wall) cpu_s=\(cpu) mb_per_s=\(bytes / 1e6 / wall) pdus_per_s=\(Double(pdus) / wall) \
+            steady_pdus=\(steady) steady_allocations=\(steadyAllocations) \
+            allocations_per_pdu=\(steady > 0 ? Double(steadyAllocations) / Double(steady) : 0) checksum=\(checksum)
+            """)
+    }
+}

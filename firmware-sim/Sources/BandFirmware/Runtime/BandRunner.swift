@@ -1,0 +1,156 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import BandLink
+import BandTrace
+
+/// The band's one event loop, as `bandsim serve` runs it: `poll()` on the listener, the
+/// connection, a stop signal and (under `--confirm ask`) the terminal, with the next sensor
+/// tick as the deadline. True time runs `speed` times faster than the host's clock.
+public final class BandRunner {
+    public struct Options {
+        /// Simulated seconds per real second.
+        public var speed: Double = 1
+        /// Stop after this many connections have ended.
+        public var exitAfterConnections: Int?
+        /// Stop after this much simulated time.
+        public var exitAfterDuration: Duration?
+        /// Persist the flash here (`--state`).
+        public var statePath: String?
+        /// Record every connection into this trace (`--record`).
+        public var recorder: ATTTraceRecorder?
+        /// Read the wearer's pairing answers from this descriptor (`--confirm ask`).
+        public var promptInput: Int32?
+        /// Writes a pairing question to the wearer.
+        public var prompt: (String) -> Void = { _ in }
+
+        public init() {}
+    }
+
+    public enum Ending: Equatable, CustomStringConvertible {
+        case signal(Int32)
+        /// The stop descriptor became readable (``BackgroundBand/stop()``).
+        case stopped
+        case connections(Int)
+        case duration(Duration)
+
+        public var description: String {
+            switch self {
+            case .signal(let number): "stopped by signal \(number)"
+            case .stopped: "stopped"
+            case .connections(let count): "\(count) connection(s) served"
+            case .duration(let duration): "simulated \(duration.wholeMilliseconds / 1000) s"
+            }
+        }
+    }
+
+    public let band: SimulatedBand
+    private let listener: any BandListener
+    private let options: Options
+    private var flashDirty = false
+    private var lastSave = ContinuousClock.now
+    private var connectionsEnded = 0
+
+    public init(band: SimulatedBand, listener: any BandListener, options: Options) {
+        precondition(options.speed > 0, "speed must be positive")
+        self.band = band
+        self.listener = listener
+        self.options = options
+        let previousRecorded = band.onMinuteRecorded
+        band.onMinuteRecorded = { [unowned self] sequence, record in
+            previousRecorded?(sequence, record)
+            flashDirty = true
+        }
+        let previousChanged = band.onFlashChanged
+        band.onFlashChanged = { [unowned self] in
+            previousChanged?()
+            flashDirty = true
+            // Keys and acknowledgements must not be lost to a crash: save them at once.
+            try? saveState()
+        }
+    }
+
+    /// Runs until a signal, `stopDescriptor` turns readable, `exitAfterConnections` or `exitAfterDuration`.
+    public func run(stop: StopSignals?, stopDescriptor: Int32? = nil) throws -> Ending {
+        let clock = ContinuousClock()
+        let realStart = clock.now
+        let simulationStart = band.trueTime
+        var poller = Poller()
+        var answerBuffer = [UInt8](repeating: 0, count: 64)
+
+        func trueTime(at instant: ContinuousClock.Instant) -> BandInstant {
+            let (seconds, attoseconds) = (instant - realStart).components
+            let elapsed = (Double(seconds) + Double(attoseconds) * 1e-18) * options.speed
+            return simulationStart + .milliseconds(Int64(elapsed * 1000))
+        }
+        func realInstant(of target: BandInstant) -> ContinuousClock.Instant {
+            let seconds = Double((target - simulationStart).wholeMilliseconds) / 1000 / options.speed
+            return realStart + .milliseconds(Int64((seconds * 1000).rounded(.up)))
+        }
+
+        defer { try? saveState() }
+        while true {
+            if let stop, let number = stop.received().first { return .signal(number) }
+            if let limit = options.exitAfterDuration, band.trueTime - simulationStart >= limit { return .duration(limit) }
+
+            // What to wait for.
+            for fd in poller.descriptors { poller.unwatch(fd) }
+            if let stop { poller.watch(stop.pollDescriptor) }
+            if let stopDescriptor { poller.watch(stopDescriptor) }
+            if band.isConnected, let fd = band.connectionDescriptor {
+                poller.watch(fd, for: band.hasPendingWork ? [.readable, .writable] : .readable)
+            } else {
+                poller.watch(listener.pollDescriptor)
+            }
+            if band.pairingPromptPending, let input = options.promptInput { poller.watch(input) }
+            var deadline = realInstant(of: band.nextDeadline)
+            if flashDirty { deadline = min(deadline, lastSave + .seconds(1)) }
+            try poller.wait(until: deadline)
+            if let stopDescriptor, poller.isReady(stopDescriptor) { return .stopped }
+
+            // Accept a reader when the band is free (a connected band does not advertise).
+            if !band.isConnected, poller.isReady(listener.pollDescriptor), let link = try listener.acceptLink() {
+                band.connect(wrapForRecording(link))
+            }
+            if let input = options.promptInput, poller.isReady(input) {
+                let count = answerBuffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+                band.answerPairing(count > 0 && (answerBuffer[0] == UInt8(ascii: "y") || answerBuffer[0] == UInt8(ascii: "Y")))
+            }
+            let wasConnected = band.isConnected
+            if wasConnected { band.pump() }
+            band.advance(to: trueTime(at: clock.now))
+            if band.isConnected { band.pump() }
+            if wasConnected, !band.isConnected {
+                connectionsEnded += 1
+                listener.connectionEnded()
+                if let limit = options.exitAfterConnections, connectionsEnded >= limit { return .connections(connectionsEnded) }
+            }
+            if band.pairingPromptPending, !promptShown {
+                promptShown = true
+                options.prompt("Pair with this reader? [y/N] ")
+            } else if !band.pairingPromptPending {
+                promptShown = false
+            }
+            if flashDirty, clock.now - lastSave >= .seconds(1) { try saveState() }
+        }
+    }
+
+    private var promptShown = false
+
+    private func wrapForRecording(_ link: any ATTBearer) -> any ATTBearer {
+        guard let recorder = options.recorder else { return link }
+        let band = self.band
+        return RecordingBearer(link, recorder: recorder,
+                               peer: LEPeer(addressType: .randomDevice, address: BluetoothDeviceAddress(0xC0_B5_C0_00_00_01)),
+                               now: { band.trueTime.milliseconds * 1000 },
+                               onError: { band.log("trace: \($0)") })
+    }
+
+    /// Writes the flash to `--state` (if any) now.
+    public func saveState() throws {
+        lastSave = ContinuousClock.now
+        guard let path = options.statePath, flashDirty else { return }
+        flashDirty = false
+        try StateFile.save(band.flash, to: path)
+    }
+}

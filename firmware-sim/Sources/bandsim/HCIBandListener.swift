@@ -1,0 +1,40 @@
+import BandBlueZ
+import BandFirmware
+import BandLink
+import BandProtocol
+
+/// `bandsim serve --hci hciN`: the band's GATT database on a BlueZ controller — LE advertising
+/// through the management socket and an L2CAP ATT (CID 4) server socket.
+final class HCIBandListener: BandListener {
+    private let adapter: BlueZAdapter
+    private let listener: L2CAPATTListener
+    private let advertisement: Advertisement
+    private let log: (String) -> Void
+
+    init(adapter name: String, name deviceName: String, log: @escaping (String) -> Void) throws(LinkError) {
+        adapter = try BlueZAdapter(name)
+        _ = try adapter.prepareForLowEnergy()
+        listener = try L2CAPATTListener(adapter: try adapter.address())
+        advertisement = Advertisement(name: deviceName, serviceUUIDs: [BandActivityService.service])
+        self.log = log
+        try adapter.startAdvertising(advertisement)
+    }
+
+    var pollDescriptor: Int32 { listener.pollDescriptor }
+
+    func acceptLink() throws(LinkError) -> (any ATTBearer)? {
+        try listener.accept(timeout: .zero)
+    }
+
+    func connectionEnded() {
+        // A peripheral stops advertising while connected; advertise again for the next reader.
+        do throws(LinkError) { try adapter.startAdvertising(advertisement) } catch {
+            log("cannot restart advertising on \(adapter.name): \(error)")
+        }
+    }
+
+    func close() {
+        try? adapter.stopAdvertising(instance: advertisement.instance)
+        listener.close()
+    }
+}

@@ -1,0 +1,286 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import BandFirmware
+import BandLink
+import BandProtocol
+import BandTrace
+import CommandKit
+
+/// `bandsim serve`: a simulated band listening for readers.
+struct ServeCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "serve",
+        abstract: "Run a simulated band: GATT server on a Unix SOCK_SEQPACKET socket (or a BlueZ controller).",
+        discussion: """
+            One ATT PDU per datagram, exactly as an L2CAP LE ATT channel carries them. The band serves
+            GAP, GATT, Device Information, Battery, Heart Rate, Running Speed and Cadence, Current Time
+            and its own activity service (live counters, minute history, pairing; docs/protocol.md).
+
+            Time: --start sets the band's clock at boot (ISO 8601 with Z or an offset; the offset
+            becomes the band's time zone); --speed runs it faster than real time, notifications
+            included. Everything random follows --seed except pairing keys and challenges, which come
+            from OpenSSL's CSPRNG (unless --deterministic-secrets, for tests).
+
+            Faults (--fault, repeatable, also 'fault SPEC' lines in scenario files):
+              disconnect-mid-history | disconnect-at=DURATION | disconnect-random=P | reboot-at=DURATION
+              drop=P | corrupt=P | clock-drift=PPM | battery=PERCENT
+            DURATION is 90s, 15m, 2h, 1d. Shorthands: --reboot-at, --drop-rate, --corrupt-rate,
+            --clock-drift, --battery.
+
+            Scenarios: \(Scenario.builtInNames.joined(separator: ", ")), or a file of
+            'at HH:MM ACTIVITY [cadence=N] [stride=M]' and 'fault SPEC' lines.
+
+            --truth writes the band's own minute records as NDJSON (what is in flash at start, then
+            each new minute). --state keeps the flash (history, keys, boot epoch) across runs.
+            --exit-after N stops after N connections have ended; --exit-after DURATION after that much
+            simulated time.
+            """,
+        options: [
+            .option("socket", value: "PATH", help: "Unix socket to listen on (default $XDG_RUNTIME_DIR/bandkit/band.sock)."),
+            .option("hci", value: "hciN", help: "Serve on this BlueZ controller instead (LE advertising + L2CAP ATT)."),
+            .option("seed", value: "N", help: "Seed of every simulated random choice (default 1)."),
+            .option("speed", value: "X", help: "Simulated seconds per real second (default 1)."),
+            .option("start", value: "T", help: "Band clock at boot, e.g. 2026-11-30T08:00:00+01:00 (default: now, UTC)."),
+            .option("scenario", value: "NAME|FILE", help: "Day plan (default day)."),
+            .option("truth", value: "FILE", help: "Write the band's minute records as NDJSON."),
+            .option("record", value: "TRACE", help: "Write every connection as a btsnoop trace (H4)."),
+            .option("confirm", value: "auto|ask|deny", help: "Answer pairing requests (default auto)."),
+            .option("state", value: "PATH", help: "Flash image file, loaded at start and saved atomically."),
+            .option("history-days", value: "N", help: "On a fresh flash, simulate N days before --start (default 0)."),
+            .option("history-capacity", value: "N", help: "Minute records the flash ring holds (default 10080 = 7 days)."),
+            .option("fault", value: "SPEC", repeats: true, help: "Inject a fault (see below)."),
+            .option("reboot-at", value: "DURATION", repeats: true, help: "Reboot after this much simulated run time."),
+            .option("drop-rate", value: "P", help: "Probability of losing each notification."),
+            .option("corrupt-rate", value: "P", help: "Probability of flipping a bit in each notification."),
+            .option("clock-drift", value: "PPM", help: "The band's clock runs this many ppm fast (negative: slow)."),
+            .option("battery", value: "PERCENT", help: "Initial battery level."),
+            .option("exit-after", value: "N|DURATION", help: "Stop after N connections, or after DURATION of simulated time."),
+            .option("name", value: "TEXT", help: "GAP device name (default 'BandKit Band')."),
+            .flag("deterministic-secrets", help: "Keys and challenges from --seed instead of the CSPRNG (tests only)."),
+        ])
+
+    var configuration: BandConfiguration
+    var socketPath: String
+    var hciAdapter: String?
+    var speed = 1.0
+    var scenarioSource: String
+    var truthPath: String?
+    var recordPath: String?
+    var statePath: String?
+    var exitAfterConnections: Int?
+    var exitAfterDuration: Duration?
+
+    init(arguments: ParsedArguments) throws(UsageError) {
+        var start = BandInstant(milliseconds: 0)
+        var zone: Int8 = 0
+        if let text = arguments.value("start") {
+            guard let parsed = CivilTime.parseISO8601(text) else {
+                throw arguments.usageError("--start '\(text)' is not an ISO 8601 time such as 2026-11-30T08:00:00Z or …+05:30")
+            }
+            guard parsed.offsetSeconds % 900 == 0 else {
+                throw arguments.usageError("--start offset must be a whole number of quarter hours")
+            }
+            start = BandInstant(seconds: parsed.unixSeconds)
+            zone = Int8(parsed.offsetSeconds / 900)
+        } else {
+            var now = timespec()
+            clock_gettime(CLOCK_REALTIME, &now)
+            start = BandInstant(seconds: Int64(now.tv_sec))
+        }
+        var configuration = BandConfiguration(start: start)
+        configuration.timeZoneQuarterHours = zone
+        if let seed = try arguments.value("seed", as: "an unsigned integer", { UInt64($0) }) { configuration.seed = seed }
+        if let speed = try arguments.value("speed", as: "a positive number", { Double($0).flatMap { $0 > 0 && $0.isFinite ? $0 : nil } }) {
+            self.speed = speed
+        }
+        scenarioSource = arguments.value("scenario") ?? "day"
+        if let confirm = arguments.value("confirm") {
+            guard let policy = PairingConfirmation(rawValue: confirm) else {
+                throw arguments.usageError("--confirm '\(confirm)' is not auto, ask or deny")
+            }
+            configuration.confirmation = policy
+        }
+        if let days = try arguments.value("history-days", as: "a number of days 0–365", { Int($0).flatMap { (0...365).contains($0) ? $0 : nil } }) {
+            configuration.historyDays = days
+        }
+        if let capacity = try arguments.value("history-capacity", as: "a record count 1–1000000", { Int($0).flatMap { (1...1_000_000).contains($0) ? $0 : nil } }) {
+            configuration.historyCapacity = capacity
+        }
+        var faults: [FaultSpec] = []
+        func fault(_ spec: String, from option: String) throws(UsageError) {
+            do throws(FaultSpec.ParseFailure) { faults.append(try FaultSpec(parsing: spec)) } catch {
+                throw arguments.usageError("--\(option): \(error.reason)")
+            }
+        }
+        for spec in arguments.values("fault") { try fault(spec, from: "fault") }
+        for at in arguments.values("reboot-at") { try fault("reboot-at=\(at)", from: "reboot-at") }
+        if let p = arguments.value("drop-rate") { try fault("drop=\(p)", from: "drop-rate") }
+        if let p = arguments.value("corrupt-rate") { try fault("corrupt=\(p)", from: "corrupt-rate") }
+        if let ppm = arguments.value("clock-drift") { try fault("clock-drift=\(ppm)", from: "clock-drift") }
+        if let level = arguments.value("battery") { try fault("battery=\(level)", from: "battery") }
+        configuration.faults = faults
+        if let name = arguments.value("name") {
+            guard !name.isEmpty, name.utf8.count <= 248 else { throw arguments.usageError("--name must be 1–248 bytes of UTF-8") }
+            configuration.deviceName = name
+        }
+        configuration.deterministicSecrets = arguments.flag("deterministic-secrets")
+        if let exit = arguments.value("exit-after") {
+            if let count = Int(exit), count > 0 {
+                exitAfterConnections = count
+            } else if let duration = FaultSpec.parseDuration(exit), duration > .zero {
+                exitAfterDuration = duration
+            } else {
+                throw arguments.usageError("--exit-after '\(exit)' is neither a connection count nor a duration such as 30m")
+            }
+        }
+        hciAdapter = arguments.value("hci")
+        if let adapter = hciAdapter, !(adapter.hasPrefix("hci") && UInt16(adapter.dropFirst(3)) != nil) {
+            throw arguments.usageError("--hci '\(adapter)' is not a controller name such as hci0")
+        }
+        if hciAdapter != nil, arguments.value("socket") != nil {
+            throw arguments.usageError("--socket and --hci are alternatives; give one")
+        }
+        socketPath = arguments.value("socket") ?? SocketPath.defaultPath()
+        truthPath = arguments.value("truth")
+        recordPath = arguments.value("record")
+        statePath = arguments.value("state")
+        self.configuration = configuration
+    }
+
+    func run() throws -> ExitCode {
+        var configuration = self.configuration
+        configuration.scenario = try loadScenario()
+
+        var flash: FlashImage?
+        if let statePath {
+            do throws(StateFile.Failure) {
+                flash = try StateFile.load(statePath, capacity: configuration.historyCapacity)
+            } catch {
+                if case .damaged = error { throw DataError("bandsim serve: --state \(error)") }
+                throw RuntimeFailure("bandsim serve: --state \(error)")
+            }
+        }
+
+        let band = try SimulatedBand(configuration: configuration, flash: flash)
+        band.log = { [unowned band] message in CommandRunner.printError("[\(band.clock.now(at: band.trueTime))] \(message)") }
+
+        var truth: BufferedOutput?
+        if let truthPath {
+            let fd = open(truthPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw RuntimeFailure("bandsim serve: --truth \(truthPath): \(String(cString: strerror(errno)))") }
+            let output = BufferedOutput(fileDescriptor: fd, capacity: 1 << 16)
+            truth = output
+            band.replayStoredRecords { sequence, record in output.append(TruthLine.json(sequence: sequence, record: record)); try? output.endLine() }
+            try output.flush()
+            band.onMinuteRecorded = { sequence, record in
+                output.append(TruthLine.json(sequence: sequence, record: record))
+                do throws(OutputError) {
+                    try output.endLine()
+                    try output.flush()
+                } catch {
+                    CommandRunner.printError("bandsim serve: --truth \(truthPath): \(error)")
+                }
+            }
+        }
+        defer {
+            if let truth {
+                try? truth.flush()
+                close(truth.fileDescriptor)
+            }
+        }
+
+        var options = BandRunner.Options()
+        options.speed = speed
+        options.statePath = statePath
+        options.exitAfterConnections = exitAfterConnections
+        options.exitAfterDuration = exitAfterDuration
+        var traceWriter: BtsnoopWriter?
+        if let recordPath {
+            do throws(BtsnoopError) {
+                let writer = try BtsnoopWriter(path: recordPath, datalink: .h4)
+                traceWriter = writer
+                options.recorder = ATTTraceRecorder(writer: writer, connection: 0x0040)
+            } catch {
+                throw RuntimeFailure("bandsim serve: --record \(recordPath): \(error)")
+            }
+        }
+        if configuration.confirmation == .ask {
+            options.promptInput = 0
+            options.prompt = { CommandRunner.printError($0) }
+            band.onPairingPrompt = { readerID in
+                let digits = String(readerID, radix: 16)
+                CommandRunner.printError("pairing request from reader \(String(repeating: "0", count: 16 - digits.count) + digits)")
+            }
+        }
+
+        let listener: any BandListener
+        do throws(LinkError) {
+            if let hciAdapter {
+                listener = try HCIBandListener(adapter: hciAdapter, name: configuration.deviceName, log: band.log)
+            } else {
+                try SocketPath.prepareDirectory(directoryOf(socketPath))
+                listener = try SeqPacketListener(path: socketPath)
+            }
+        } catch {
+            throw RuntimeFailure("bandsim serve: cannot listen on \(hciAdapter ?? socketPath): \(error)")
+        }
+        defer { listener.close() }
+
+        let stop = try? StopSignals()
+        defer { stop?.restore() }
+        CommandRunner.printError("""
+            bandsim: band '\(configuration.deviceName)' (history \(String(band.flash.historyID, radix: 16)), boot \(band.bootEpoch), \
+            \(band.flash.ring.count) records) listening on \(hciAdapter ?? socketPath); clock \(band.clock.now(at: band.trueTime)) \
+            at \(LocalTimeOffset(quarterHours: configuration.timeZoneQuarterHours)), speed ×\(speed), scenario \(configuration.scenario.name)
+            """)
+        let runner = BandRunner(band: band, listener: listener, options: options)
+        let ending = try runner.run(stop: stop)
+        try runner.saveState()
+        if let traceWriter {
+            do throws(BtsnoopError) { try traceWriter.close() } catch {
+                throw RuntimeFailure("bandsim serve: --record: \(error)")
+            }
+        }
+        CommandRunner.printError("bandsim: \(ending); \(band.flash.ring.count) records in flash, boot \(band.bootEpoch)")
+        return .success
+    }
+
+    private func loadScenario() throws -> Scenario {
+        if let builtIn = Scenario.builtIn(scenarioSource) { return builtIn }
+        guard scenarioSource.contains("/") || scenarioSource.contains(".") else {
+            throw UsageError("bandsim serve: --scenario '\(scenarioSource)' is neither a built-in scenario (\(Scenario.builtInNames.joined(separator: ", "))) nor a file path")
+        }
+        let text: String
+        do { text = try readTextFile(scenarioSource) } catch {
+            throw RuntimeFailure("bandsim serve: --scenario \(scenarioSource): \(error)")
+        }
+        do throws(ScenarioParser.Failure) {
+            return try ScenarioParser.parse(text, name: scenarioSource)
+        } catch {
+            throw DataError("bandsim serve: \(scenarioSource): \(error)")
+        }
+    }
+
+    private func directoryOf(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+}
+
+/// Reads a whole (small) text file.
+func readTextFile(_ path: String) throws -> String {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { throw RuntimeFailure(String(cString: strerror(errno))) }
+    defer { close(fd) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 { if errno == EINTR { continue }; throw RuntimeFailure(String(cString: strerror(errno))) }
+        if n == 0 { break }
+        bytes += chunk[0..<n]
+    }
+    guard let text = String(validating: bytes, as: UTF8.self) else { throw DataError("\(path): not UTF-8 text") }
+    return text
+}
