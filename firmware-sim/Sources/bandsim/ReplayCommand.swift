@@ -256,7 +256,7 @@ struct ReplayCommand: Command {
     }
 
     private func failure(_ damage: TraceDamage) -> any CommandFailure {
-        if damage.reason.contains("failed:") { return RuntimeFailure("bandsim replay: \(path): \(damage)") }
+        guard damage.isBadData else { return RuntimeFailure("bandsim replay: \(path): \(damage)") }
         var message = "bandsim replay: \(path): \(damage)"
         if !keepGoing, damage.leavesRestReadable { message += " (--keep-going skips damaged records)" }
         return DataError(message)
