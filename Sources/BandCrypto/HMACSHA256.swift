@@ -31,10 +31,13 @@ public struct HMACSHA256: ~Copyable {
     private static func makeContext(key: UnsafeRawBufferPointer) throws(CryptoError) -> OpaquePointer {
         guard let mac = algorithm else { throw lastOpenSSLError("EVP_MAC_fetch") }
         guard let context = EVP_MAC_CTX_new(mac) else { throw lastOpenSSLError("EVP_MAC_CTX_new") }
+        // OSSL_PARAM keeps the pointers it is given, so both strings must outlive EVP_MAC_init:
+        // a string literal passed straight to the constructor would be a temporary.
         var digestName = Array("SHA256".utf8CString)
-        let ok = digestName.withUnsafeMutableBufferPointer { name -> Int32 in
+        var parameterKey = Array("digest".utf8CString)
+        let ok = parameterKey.withUnsafeMutableBufferPointer { key0 in digestName.withUnsafeMutableBufferPointer { name -> Int32 in
             var params = [
-                OSSL_PARAM_construct_utf8_string("digest", name.baseAddress, 0),
+                OSSL_PARAM_construct_utf8_string(key0.baseAddress, name.baseAddress, 0),
                 OSSL_PARAM_construct_end(),
             ]
             // A zero-length key still needs a valid pointer for EVP_MAC_init.
@@ -43,7 +46,7 @@ public struct HMACSHA256: ~Copyable {
                 let keyPointer = key.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? UnsafePointer(emptyPointer)
                 return EVP_MAC_init(context, keyPointer, key.count, &params)
             }
-        }
+        } }
         guard ok == 1 else {
             let error = lastOpenSSLError("EVP_MAC_init")
             EVP_MAC_CTX_free(context)
