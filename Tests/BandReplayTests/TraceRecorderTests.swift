@@ -1,5 +1,6 @@
 import BandATT
 import BandLink
+import BandReader
 import BandReplay
 import BandTestSupport
 import BandTrace
@@ -140,4 +141,12 @@ func bothEndsOfAServedSessionRecordTheSameConversationFromOppositeSides(datalink
     #expect(recording.database(first).values == [3: RecordedValue(bytes: [0x41])])
     #expect(recording.database(second).values == [3: RecordedValue(bytes: [0x42])])
     #expect(recording.peers[first.connection] == strapAddress && recording.peers[second.connection] == strapAddress)
+}
+
+@Test func aBandAddressBecomesThePeerOfTheRecordedConnection() throws {
+    let band = try BandAddress(parsing: "C8:0F:10:12:34:56", random: true)
+    let peer = LEPeer(recording: band)
+    #expect(peer.addressType == .randomDevice)
+    #expect("\(peer.address)" == "C8:0F:10:12:34:56", "the same text the reader files the band under")
+    #expect(LEPeer(recording: try BandAddress(parsing: "sim:/tmp/band.sock")).address.value == 0)
 }
