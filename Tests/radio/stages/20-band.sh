@@ -15,7 +15,10 @@ R=$RADIO_READER_HCI
 log=$RADIO_OUT/band
 mkdir -p "$log"
 keys="--keystore $log/keys.json"
-store="--store $log/health.sqlite"
+# SQLite's WAL needs shared memory maps, which the 9p output directory cannot give: the store
+# lives on the guest's tmpfs and only its export is kept.
+mkdir -p /tmp/band-stage
+store="--store /tmp/band-stage/health.sqlite"
 
 # Both controllers up for LE (bandsim prepares its own; band scan expects a powered adapter).
 "$RADIO_BIN/bandradio" info --hci "$R" || fail "reader adapter $R"
