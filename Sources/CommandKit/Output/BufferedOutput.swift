@@ -58,10 +58,17 @@ public final class BufferedOutput {
 
     public func append(_ bytes: UnsafeRawBufferPointer) {
         guard let source = bytes.baseAddress else { return }
-        if buffer.count - count >= bytes.count {
-            // The common case: one copy.
-            (buffer.baseAddress! + count).copyMemory(from: source, byteCount: bytes.count)
-            count += bytes.count
+        let start = count
+        if buffer.count - start >= bytes.count {
+            // The common case. Keys and punctuation are a few bytes: a loop beats calling memcpy.
+            if bytes.count <= 32 {
+                let out = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self) + start
+                let input = source.assumingMemoryBound(to: UInt8.self)
+                for i in 0..<bytes.count { out[i] = input[i] }
+            } else {
+                (buffer.baseAddress! + start).copyMemory(from: source, byteCount: bytes.count)
+            }
+            count = start + bytes.count
             return
         }
         var rest = bytes
@@ -92,33 +99,30 @@ public final class BufferedOutput {
         let out = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self) + start + (negative ? 1 : 0)
         if negative { out[-1] = UInt8(ascii: "-") }
         var index = digits
+        let pairs = Self.digitPairs.utf8Start
         while magnitude >= 100 {
             let pair = Int(magnitude % 100)
             magnitude /= 100
             index -= 2
-            out[index] = Self.digitPairs[2 * pair]
-            out[index + 1] = Self.digitPairs[2 * pair + 1]
+            out[index] = pairs[2 * pair]
+            out[index + 1] = pairs[2 * pair + 1]
         }
         if magnitude >= 10 {
             let pair = Int(magnitude)
-            out[index - 2] = Self.digitPairs[2 * pair]
-            out[index - 1] = Self.digitPairs[2 * pair + 1]
+            out[index - 2] = pairs[2 * pair]
+            out[index - 1] = pairs[2 * pair + 1]
         } else {
             out[index - 1] = UInt8(truncatingIfNeeded: magnitude) &+ 48
         }
         count = start + digits + (negative ? 1 : 0)
     }
 
-    /// "00" "01" … "99".
-    private static let digitPairs: [UInt8] = {
-        var pairs: [UInt8] = []
-        for n in 0..<100 {
-            let tens = UInt8(n / 10), ones = UInt8(n % 10)
-            pairs.append(48 + tens)
-            pairs.append(48 + ones)
-        }
-        return pairs
-    }()
+    /// "00" "01" … "99", as static bytes (no array to retain).
+    private static let digitPairs: StaticString = """
+        00010203040506070809101112131415161718192021222324252627282930313233343536373839\
+        40414243444546474849505152535455565758596061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899
+        """
 
     public func append(decimal value: Int) { append(decimal: Int64(value)) }
 
