@@ -101,6 +101,16 @@ struct ReaderCommandTests {
         #expect(stream.stderr.contains("stopped"))
         let live = try world.storedSamples().filter { $0.origin == "live" && $0.type == "heart-rate" }
         #expect(!live.isEmpty, "the minutes streamed before Ctrl-C are in the store")
+
+        // The keystore lists the band until it is forgotten; its samples stay.
+        let devices = try world.band(["devices", "--json"])
+        #expect(devices.status == 0)
+        #expect(devices.stdout.contains("\"address\":\"\(world.address)\""))
+        #expect(devices.stdout.contains("\"model\":\"BK-1 (simulated)\""))
+        #expect(try world.band(["forget", world.address]).status == 0)
+        #expect(try world.band(["devices", "--json"]).stdout.isEmpty)
+        #expect(try world.band(["sync", world.address, "--store", world.store]).stderr.contains("is not paired"))
+        #expect(try !world.storedSamples().isEmpty)
     }
 
     @Test func usageErrorsExit64AndNameTheProblem() throws {
