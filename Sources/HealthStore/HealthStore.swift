@@ -16,7 +16,9 @@ public final class HealthStore: @unchecked Sendable {
 
     public let path: String
     let connection: Connection
-    private let lock = NSLock()
+    /// Recursive so that a query made inside a `write` closure (same thread) runs inside that
+    /// transaction and sees its uncommitted samples, instead of deadlocking.
+    private let lock = NSRecursiveLock()
     /// Sample type identifiers ↔ rows of `sample_type`; fixed once the store is open.
     let typeIDs: [SampleType: Int64]
     let typesByID: [Int64: SampleType]
@@ -85,9 +87,11 @@ public final class HealthStore: @unchecked Sendable {
         return try body(connection)
     }
 
-    /// Runs `body` in one read transaction: every statement sees the same snapshot.
+    /// Runs `body` in one read transaction: every statement sees the same snapshot. Inside a
+    /// write transaction it runs in that transaction.
     func read<T>(_ body: (Connection) throws -> T) throws -> T {
         try withConnection { connection in
+            if !connection.isAutocommit { return try body(connection) }
             try connection.execute("BEGIN").get()
             do {
                 let result = try body(connection)
@@ -123,6 +127,9 @@ public final class HealthStore: @unchecked Sendable {
     @discardableResult
     public func write<T>(as app: AppIdentity, _ body: (WriteTransaction) throws -> T) throws -> T {
         try withConnection { connection in
+            if !connection.isAutocommit {
+                throw HealthStoreError.misuse("write(as:) called inside another write transaction; use its transaction")
+            }
             try connection.execute("BEGIN IMMEDIATE").get()
             let transaction: WriteTransaction
             do {

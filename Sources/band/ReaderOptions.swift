@@ -1,3 +1,4 @@
+import BandLink
 import BandReader
 import CommandKit
 import Foundation
@@ -51,4 +52,16 @@ func parseDuration(_ text: String) -> Duration? {
 /// Maps a session failure to the exit code and message the command reports.
 func failure(_ error: SessionError) -> any CommandFailure {
     RuntimeFailure("band: \(error)")
+}
+
+/// Ctrl-C and SIGTERM as a stop request. The signals are unblocked first: a process inherits its
+/// parent's signal mask, and a parent that blocks them (a test runner, some supervisors) would
+/// otherwise leave `band stream` deaf to Ctrl-C.
+func installStopSignals() throws -> StopSignals {
+    var signals = sigset_t()
+    sigemptyset(&signals)
+    sigaddset(&signals, SIGINT)
+    sigaddset(&signals, SIGTERM)
+    pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+    return try StopSignals()
 }

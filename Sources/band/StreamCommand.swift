@@ -25,7 +25,7 @@ struct StreamCommand: Command {
 
     mutating func run() throws -> ExitCode {
         let printer = EventPrinter(json: options.json, showReadings: true)
-        let signals = try StopSignals()
+        let signals = try installStopSignals()
         defer { signals.restore() }
         let stop = StopRequest(signals: signals)
         let service = BandReaderService(address: options.address, keystore: options.keystore, storePath: options.storePath,

@@ -20,7 +20,7 @@ struct SyncCommand: Command {
 
     mutating func run() throws -> ExitCode {
         let printer = EventPrinter(json: options.json, showReadings: false)
-        let signals = try StopSignals()
+        let signals = try installStopSignals()
         defer { signals.restore() }
         let service = BandReaderService(address: options.address, keystore: options.keystore, storePath: options.storePath,
                                         stop: StopRequest(signals: signals), openLink: options.linkOpener(pairing: false).open, report: printer.handle)

@@ -51,18 +51,11 @@ struct ConnectCommand: Command {
     }
 
     func run() throws -> ExitCode {
-        let adapter = try BlueZAdapter(adapterName)
-        try adapter.prepareForLowEnergy()
-        var confirmations = 0
-        let agent = try PairingAgent(adapter: adapter, keyStore: keyFile.map { LongTermKeyStore(path: $0) }) { line in
-            if line.contains("confirming pairing") { confirmations += 1 }
-            say("agent: \(line)")
-        }
-        if keyFile != nil { try agent.restoreKeys() }
-
         let started = ContinuousClock.now
-        let link = try L2CAPATTLink.connect(to: peer, from: agent.adapterAddress, security: security, timeout: timeout, agent: agent)
-        say("connect: \(adapter.name) → \(peer) in \(ContinuousClock.now - started), security \(try link.securityLevel()), channel MTU \(try link.channelMTU())")
+        let link = try BlueZCentral.connect(to: peer, adapter: adapterName, security: security, keyFile: keyFile,
+                                            timeout: timeout, log: { say("agent: \($0)") })
+        guard let agent = link.agent else { throw RuntimeFailure("connect: the link has no pairing agent") }
+        say("connect: \(adapterName) → \(peer) in \(ContinuousClock.now - started), security \(try link.securityLevel()), channel MTU \(try link.channelMTU())")
 
         try link.send([ProbeATT.exchangeMTURequest] + ProbeATT.little(ProbeATT.serverMTU))
         let mtuReply = try expectReply(link, "Exchange MTU")
@@ -73,12 +66,13 @@ struct ConnectCommand: Command {
         var value = try read(link)
         if value == ProbeATT.error(for: ProbeATT.readRequest, handle: ProbeATT.protectedHandle, code: ProbeATT.insufficientAuthentication) {
             say("connect: Insufficient Authentication; raising security to medium")
-            try link.raiseSecurity(to: .medium, timeout: timeout, agent: agent)
+            try link.raiseSecurity(to: .medium, timeout: timeout)
             value = try read(link)
         }
         guard value.first == ProbeATT.readResponse else { throw RuntimeFailure("connect: read failed: \(Hex.encode(value))") }
         say("connect: read '\(String(decoding: value.dropFirst(), as: UTF8.self))' at security \(try link.securityLevel())")
         try agent.handlePendingEvents()  // the New Long Term Key event follows pairing
+        let confirmations = agent.confirmedPairings
         say("pairing: \(confirmations > 0 ? "confirmed" : "none")")
         if let expectPairing, expectPairing != (confirmations > 0) {
             throw RuntimeFailure("connect: expected \(expectPairing ? "a new pairing" : "no new pairing (stored key)")")

@@ -38,13 +38,11 @@ struct ServeCommand: Command {
 
     func run() throws -> ExitCode {
         let stop = try StopSignals()
-        let adapter = try BlueZAdapter(adapterName)
-        try adapter.prepareForLowEnergy()
-        let agent = try PairingAgent(adapter: adapter, keyStore: keyFile.map { LongTermKeyStore(path: $0) }, log: { say("agent: \($0)") })
-        try agent.restoreKeys()
-        let listener = try L2CAPATTListener(adapter: agent.adapterAddress)
-        try adapter.startAdvertising(Advertisement(name: name, serviceUUIDs: services))
-        say("serve: \(adapter.name) \(agent.adapterAddress) advertising '\(name)' [\(services.map(\.description).joined(separator: ","))]")
+        let radio = try BlueZPeripheral(adapter: adapterName, name: name, services: services, keyFile: keyFile,
+                                        log: { say("agent: \($0)") })
+        let agent = radio.agent
+        let listener = radio.listener
+        say("serve: \(radio.adapter.name) \(radio.address) advertising '\(name)' [\(services.map(\.description).joined(separator: ","))]")
 
         let deadline = ContinuousClock.now.advanced(by: duration)
         var link: L2CAPATTLink?
@@ -60,7 +58,7 @@ struct ServeCommand: Command {
                 say("serve: stopping on signal \(stop.received())")
                 break
             }
-            if poller.isReady(listener.pollDescriptor), let accepted = try listener.accept(timeout: .zero) {
+            if poller.isReady(listener.pollDescriptor), let accepted = try radio.accept(timeout: .zero) {
                 if let old = link { poller.unwatch(old.pollDescriptor ?? -1); old.close() }
                 say("serve: accepted \(accepted.peer)")
                 link = accepted
@@ -76,7 +74,7 @@ struct ServeCommand: Command {
                 if let sessions, ended >= sessions { break }
             }
         }
-        try? adapter.stopAdvertising()
+        radio.close()
         say("serve: done after \(ended) session(s)")
         return .success
     }

@@ -24,6 +24,8 @@ final class FakeBluetoothKernel: Sendable {
         var pollTimesOut = false
         var receiveFailures: [Errno] = []
         var incomingPeers: [[UInt8]] = []
+        /// BT_SECURITY set on a connected socket takes effect (the kernel paired).
+        var raiseOnConnectedSocketSucceeds = false
     }
 
     let state = Mutex(State())
@@ -65,7 +67,12 @@ final class FakeBluetoothKernel: Sendable {
         system.setsockopt = { [self] fd, level, name, value, length in
             guard isBluetooth(fd) else { return live.setsockopt(fd, level, name, value, length) }
             let bytes = Array(UnsafeRawBufferPointer(start: value, count: Int(length)))
-            state.withLock { $0.setOptions.append((level, name, bytes)) }
+            state.withLock { state in
+                state.setOptions.append((level, name, bytes))
+                if level == 274, name == 4, state.raiseOnConnectedSocketSucceeds, !state.connectedAddresses.isEmpty {
+                    state.optionValues["274/4"] = [bytes[0], 16]
+                }
+            }
             return 0
         }
         system.getsockopt = { [self] fd, level, name, value, length in

@@ -53,6 +53,17 @@ struct L2CAPATTLinkTests {
         }
     }
 
+    @Test func securityTheKernelSkippedAtConnectIsRequestedAgainOnTheConnectedSocket() throws {
+        // Linux may start the ATT channel before the SMP channel exists ("security requested but
+        // not available") and connect unencrypted; asking again after connect pairs for real.
+        let kernel = FakeBluetoothKernel()
+        kernel.setOption(level: Self.solBluetooth, name: Self.btSecurity, to: [1, 0])
+        kernel.state.withLock { $0.raiseOnConnectedSocketSucceeds = true }
+        let link = try L2CAPATTLink.connect(to: Self.band, from: Self.adapter, security: .medium, system: kernel.system)
+        #expect(kernel.state.withLock { $0.setOptions.map(\.value) } == [[2, 0], [2, 0]])
+        #expect(try link.securityLevel() == .medium)
+    }
+
     @Test func unconfirmedPairingSurfacesAsSecurityFailedNotAPermissionError() throws {
         let kernel = FakeBluetoothKernel()
         kernel.state.withLock { $0.socketError = EACCES }

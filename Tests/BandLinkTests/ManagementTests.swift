@@ -215,3 +215,79 @@ struct ManagementTests {
         #expect(kernel.sent() == [bytes("1f 00 00 00 07 00 24 00 00 01 aa 00 01")])
     }
 }
+
+@Suite("Pairing keys arrive after the link is up")
+struct PairingKeyDrainTests {
+    @Test func aLinkKeepsReadingItsAgentUntilTheNewKeyIsStored() throws {
+        let directory = TemporaryDirectory()
+        let kernel = FakeBluetoothKernel()
+        let adapter = try BlueZAdapter("hci1", system: kernel.system)
+        let management = kernel.kernelEnd
+        kernel.deliver(ManagementTests.complete(.readControllerInformation, index: 1,
+                                                ManagementTests.controllerInformation(address: ManagementTests.adapterAddress, current: [.powered])))
+        let store = LongTermKeyStore(path: "\(directory.path)/keys")
+        let agent = try PairingAgent(adapter: adapter, keyStore: store)
+        // The kernel asks to confirm while connect waits; the key comes only after encryption.
+        kernel.deliver(bytes("0f 00 01 00 0c 00 24 00 00 01 aa 00 01 01 00 00 00 00"), on: management)
+        let link = try L2CAPATTLink.connect(to: ManagementTests.peer, from: ManagementTests.adapterAddress, agent: agent, system: kernel.system)
+        #expect(agent.confirmedPairings == 1)
+        #expect(agent.isAwaitingKeys)
+        kernel.deliver(bytes("""
+            0a 00 01 00 25 00 01 24 00 00 01 aa 00 01 02 00 10 00 00 00 00 00 00 00 00 00 00 \
+            00 11 22 33 44 55 66 77 88 99 aa bb cc dd ee ff
+            """), on: management)
+        #expect(try link.receive(timeout: .milliseconds(10)) == nil)
+        #expect(!agent.isAwaitingKeys)
+        #expect(try store.keys(forAdapter: ManagementTests.adapterAddress).map(\.peer) == [ManagementTests.peer])
+    }
+
+    @Test func theDefaultKeyFileLivesBesideTheReadersKeystore() {
+        #expect(LongTermKeyStore.defaultPath(environment: ["XDG_CONFIG_HOME": "/home/a/.cfg"]) == "/home/a/.cfg/bandkit/bluetooth-keys")
+        #expect(LongTermKeyStore.defaultPath(environment: ["HOME": "/home/a"]) == "/home/a/.config/bandkit/bluetooth-keys")
+    }
+}
+
+@Suite("BackgroundPairingAgent")
+struct BackgroundPairingAgentTests {
+    @Test func confirmsOnItsOwnThreadAndStopsCleanly() throws {
+        let kernel = FakeBluetoothKernel()
+        // Read Controller Information is answered before the agent's thread starts.
+        let reply = ManagementTests.complete(.readControllerInformation, index: 0,
+                                             ManagementTests.controllerInformation(address: ManagementTests.adapterAddress, current: [.powered]))
+        let deliverer = DeliverOnFirstSocket(kernel: kernel, datagram: reply)
+        let agent = try BackgroundPairingAgent(adapter: "hci0", keyFile: nil, log: { _ in }, system: deliverer.system)
+        let management = kernel.kernelEnd
+        _ = kernel.sent(on: management)  // the Read Controller Information command
+        kernel.deliver(bytes("0f 00 00 00 0c 00 24 00 00 01 aa 00 01 01 00 00 00 00"), on: management)
+        var answers: [[UInt8]] = []
+        for _ in 0..<200 where answers.isEmpty {
+            var entry = pollfd(fd: management, events: Int16(POLLIN), revents: 0)
+            _ = poll(&entry, 1, 10)
+            answers = kernel.sent(on: management)
+        }
+        #expect(answers == [bytes("1c 00 00 00 07 00 24 00 00 01 aa 00 01")])
+        agent.stop()
+        agent.stop()
+    }
+}
+
+/// Queues `datagram` on the kernel end of the first Bluetooth socket as soon as it exists
+/// (the agent's constructor reads its reply before returning).
+final class DeliverOnFirstSocket: Sendable {
+    let kernel: FakeBluetoothKernel
+    let datagram: [UInt8]
+    init(kernel: FakeBluetoothKernel, datagram: [UInt8]) {
+        self.kernel = kernel
+        self.datagram = datagram
+    }
+    var system: SystemCalls {
+        var system = kernel.system
+        let inner = system.socket
+        system.socket = { [kernel, datagram] domain, type, proto in
+            let fd = inner(domain, type, proto)
+            if domain == FakeBluetoothKernel.bluetoothFamily, fd >= 0 { kernel.deliver(datagram) }
+            return fd
+        }
+        return system
+    }
+}

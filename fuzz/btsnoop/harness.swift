@@ -84,7 +84,7 @@ func decodeAll(_ input: UnsafeRawBufferPointer, expectedRecords: Int) {
             if let value = att.value {
                 precondition(value.count <= att.trace.pdu.count, "value longer than its PDU")
             }
-            if let characteristic = att.characteristic, let value = att.value {
+            if let characteristic = try? att.characteristicValue(), let value = att.value {
                 let written = scratch.withUnsafeMutableBytes { raw -> [UInt8] in
                     var writer = ByteWriter(raw)
                     characteristic.encode(into: &writer)

@@ -21,6 +21,10 @@ public final class L2CAPATTLink: ATTBearer {
     public let peer: LEAddress
     /// How long `send` waits for room when the controller is not draining. Never forever.
     public var sendTimeout: Duration = .seconds(10)
+    /// The agent that answered this link's pairing. Kept so the New Long Term Key events,
+    /// which arrive after encryption has started, are still read and stored: `receive`
+    /// drains the agent while it awaits keys, and `close` drains it once more.
+    public private(set) var agent: PairingAgent?
     private let socket: PacketSocket
 
     init(adopting descriptor: Int32, peer: LEAddress, system: SystemCalls) {
@@ -39,6 +43,7 @@ public final class L2CAPATTLink: ATTBearer {
     public static func connect(to peer: LEAddress, from adapter: BluetoothAddress, security: SecurityLevel = .low,
                                timeout: Duration = .seconds(20), agent: PairingAgent? = nil,
                                system: SystemCalls = .live) throws(LinkError) -> L2CAPATTLink {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
         let fd = try system.bluetoothSocket(type: SocketFlags.seqPacket | SocketFlags.nonBlocking, protocol: BluetoothSocket.protocolL2CAP)
         let link = L2CAPATTLink(adopting: fd, peer: peer, system: system)
         let local = L2CAPSocketAddress(adapter, type: .lePublic)
@@ -60,7 +65,14 @@ public final class L2CAPATTLink: ATTBearer {
         case .success(let code): throw .system("connect \(peer)", Errno(rawValue: code))
         case .failure(let error): throw .system("getsockopt(SO_ERROR)", error)
         }
-        if security > .low { try link.requireSecurity(security) }
+        link.agent = agent
+        if security > .low, try link.securityLevel() < security {
+            // The kernel can start the ATT channel before the connection's SMP channel exists;
+            // it then logs "security requested but not available" and connects unencrypted.
+            // Asking again on the connected socket starts pairing (or encryption) for real.
+            try link.raiseSecurity(to: security, timeout: max(.seconds(1), deadline - ContinuousClock.now), agent: agent)
+        }
+        try agent?.handlePendingEvents()
         return link
     }
 
@@ -95,8 +107,10 @@ public final class L2CAPATTLink: ATTBearer {
         guard socket.isOpen else { throw .closed }
         if try securityLevel() >= level { return }
         try setSecurityOption(level)
-        try waitUntilWritable(timeout: timeout, agent: agent, what: "raise security to \(level)")
+        try waitUntilWritable(timeout: timeout, agent: agent ?? self.agent, what: "raise security to \(level)")
         try requireSecurity(level)
+        if let agent { self.agent = agent }
+        try self.agent?.handlePendingEvents()
     }
 
     public func send(_ pdu: UnsafeRawBufferPointer) throws(LinkError) {
@@ -105,10 +119,18 @@ public final class L2CAPATTLink: ATTBearer {
     }
 
     public func receive(into buffer: UnsafeMutableRawBufferPointer, timeout: Duration?) throws(LinkError) -> Int? {
-        try socket.receive(into: buffer, timeout: timeout)
+        if let agent, agent.isAwaitingKeys { try agent.handlePendingEvents() }
+        return try socket.receive(into: buffer, timeout: timeout)
     }
 
-    public func close() { socket.close() }
+    public func close() {
+        if let agent { _ = try? agent.handlePendingEvents() }
+        agent = nil
+        socket.close()
+    }
+
+    /// Lets `agent` answer and record this link's pairing (a listener's links, made by accept).
+    func adoptAgent(_ agent: PairingAgent) { self.agent = agent }
 
     // MARK: Internals
 

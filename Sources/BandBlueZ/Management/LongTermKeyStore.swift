@@ -30,6 +30,14 @@ public struct LongTermKeyStore: Sendable {
     public let path: String
     private let system: SystemCalls
 
+    /// `$XDG_CONFIG_HOME/bandkit/bluetooth-keys`, else `~/.config/bandkit/bluetooth-keys`
+    /// (beside the reader's keystore), else `/tmp/bandkit-<uid>/bluetooth-keys`.
+    public static func defaultPath(environment: [String: String] = SocketPath.currentEnvironment()) -> String {
+        if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") { return "\(config)/bandkit/bluetooth-keys" }
+        if let home = environment["HOME"], home.hasPrefix("/") { return "\(home)/.config/bandkit/bluetooth-keys" }
+        return "\(SocketPath.defaultDirectory(environment: [:]))/bluetooth-keys"
+    }
+
     public init(path: String, system: SystemCalls = .live) {
         self.path = path
         self.system = system

@@ -20,6 +20,11 @@ public final class PairingAgent {
     public let keyStore: LongTermKeyStore?
     /// Called with one line per thing the agent did, for logs.
     public var log: (String) -> Void
+    /// True between confirming a pairing and receiving its first New Long Term Key: the keys
+    /// arrive after encryption starts, so a link keeps draining the agent until then.
+    public private(set) var isAwaitingKeys = false
+    /// How many pairings this agent has confirmed (what `band pair` reports).
+    public private(set) var confirmedPairings = 0
 
     public init(adapter: BlueZAdapter, keyStore: LongTermKeyStore?, log: @escaping (String) -> Void = { _ in }) throws(LinkError) {
         self.adapter = adapter
@@ -60,6 +65,8 @@ public final class PairingAgent {
         switch event {
         case .userConfirmationRequest(adapter.index, let peer, let hint, let value):
             log("\(adapter.name): confirming pairing with \(peer) (\(hint == 1 ? "Just Works" : "numeric comparison \(value)"))")
+            isAwaitingKeys = true
+            confirmedPairings += 1
             try adapter.management.send(ManagementPacket(.userConfirmationReply, controllerIndex: adapter.index,
                                                          parameters: ManagementEvent.addressParameters(peer)))
         case .userPasskeyRequest(adapter.index, let peer):
@@ -68,11 +75,13 @@ public final class PairingAgent {
                                                          parameters: ManagementEvent.addressParameters(peer)))
         case .newLongTermKey(adapter.index, let key, let storeHint):
             log("\(adapter.name): new long-term key for \(key.peer)\(storeHint ? "" : " (not to be stored)")")
+            isAwaitingKeys = false
             guard storeHint, let keyStore else { return }
             do throws(KeyFileError) { try keyStore.save(key, adapter: adapterAddress) } catch {
                 throw .system("save key: \(error)", Errno(rawValue: 5))
             }
         case .authenticationFailed(adapter.index, let peer, let status):
+            isAwaitingKeys = false
             log("\(adapter.name): pairing with \(peer) failed: \(status)")
         default:
             break

@@ -2,6 +2,8 @@ import BandBlueZ
 import BandFirmware
 import BandLink
 import BandProtocol
+import BandWire
+import CommandKit
 
 /// `bandsim serve --hci hciN`: the band's GATT database on a BlueZ controller — LE advertising
 /// through the management socket and an L2CAP ATT (CID 4) server socket.
@@ -10,12 +12,16 @@ final class HCIBandListener: BandListener {
     private let listener: L2CAPATTListener
     private let advertisement: Advertisement
     private let log: (String) -> Void
+    /// Answers the kernel's pairing confirmation on its own thread: the band's loop watches only
+    /// its connection while SMP runs, and without an answer SMP fails after 30 s (EACCES).
+    private let pairingAgent: BackgroundPairingAgent
 
     init(adapter name: String, name deviceName: String, log: @escaping (String) -> Void) throws(LinkError) {
         adapter = try BlueZAdapter(name)
         _ = try adapter.prepareForLowEnergy()
+        pairingAgent = try BackgroundPairingAgent(adapter: name, keyFile: nil, log: { CommandRunner.printError("bandsim: \($0)") })
         listener = try L2CAPATTListener(adapter: try adapter.address())
-        advertisement = Advertisement(name: deviceName, serviceUUIDs: [BandActivityService.service])
+        advertisement = Advertisement(name: deviceName, serviceUUIDs: [BluetoothUUID(0x180D), BandActivityService.service])
         self.log = log
         try adapter.startAdvertising(advertisement)
     }
@@ -34,6 +40,7 @@ final class HCIBandListener: BandListener {
     }
 
     func close() {
+        pairingAgent.stop()
         try? adapter.stopAdvertising(instance: advertisement.instance)
         listener.close()
     }
