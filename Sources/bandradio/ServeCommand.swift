@@ -71,6 +71,7 @@ struct ServeCommand: Command {
                 current.close()
                 link = nil
                 ended += 1
+                try radio.resumeAdvertising()
                 if let sessions, ended >= sessions { break }
             }
         }

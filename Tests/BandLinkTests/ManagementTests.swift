@@ -291,3 +291,32 @@ final class DeliverOnFirstSocket: Sendable {
         return system
     }
 }
+
+@Suite("Advertising after a connection")
+struct EnsureAdvertisingTests {
+    @Test func aRegisteredInstanceIsLeftToTheKernel() throws {
+        let kernel = FakeBluetoothKernel()
+        let adapter = try BlueZAdapter("hci0", system: kernel.system)
+        // Supported flags, max adv 31, max scan rsp 31, max instances 5, one instance: 1.
+        kernel.deliver(ManagementTests.complete(.readAdvertisingFeatures, index: 0, bytes("ff ff 00 00 1f 1f 05 01 01")))
+        try adapter.ensureAdvertising(Advertisement(name: "Band", serviceUUIDs: [BluetoothUUID(0x180D)]))
+        #expect(kernel.sent() == [bytes("3d 00 00 00 00 00")])
+    }
+
+    @Test func aMissingInstanceIsAddedAgain() throws {
+        let kernel = FakeBluetoothKernel()
+        let adapter = try BlueZAdapter("hci0", system: kernel.system)
+        kernel.deliver(ManagementTests.complete(.readAdvertisingFeatures, index: 0, bytes("ff ff 00 00 1f 1f 05 00")))
+        kernel.deliver(ManagementTests.complete(.removeAdvertising, index: 0, status: 0x0D))
+        kernel.deliver(ManagementTests.complete(.addAdvertising, index: 0, [0x01]))
+        try adapter.ensureAdvertising(Advertisement(name: "Band", serviceUUIDs: [BluetoothUUID(0x180D)]))
+        #expect(kernel.sent().map { $0[0] } == [0x3d, 0x3f, 0x3e])
+    }
+
+    @Test func aMalformedFeaturesReplyIsAnError() throws {
+        let kernel = FakeBluetoothKernel()
+        let adapter = try BlueZAdapter("hci0", system: kernel.system)
+        kernel.deliver(ManagementTests.complete(.readAdvertisingFeatures, index: 0, bytes("ff ff 00 00 1f 1f 05 02 01")))
+        #expect(throws: LinkError.self) { _ = try adapter.advertisingInstances() }
+    }
+}

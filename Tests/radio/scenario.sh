@@ -14,7 +14,10 @@ here=$(dirname "$0")
 export RADIO_BAND_HCI=${RADIO_BAND_HCI:-hci0} RADIO_READER_HCI=${RADIO_READER_HCI:-hci1}
 
 step "btmon capture"
-btmon -w "$RADIO_OUT/radio.btsnoop" > /dev/null 2>&1 &
+# Captured on local storage and copied out at the end: btmon stopped writing mid-session when
+# its file was on the guest's 9p mount.
+capture_dir=$(mktemp -d /tmp/radio-capture.XXXXXX)
+btmon -w "$capture_dir/radio.btsnoop" > "$capture_dir/btmon.log" 2>&1 &
 monitor=$!
 virt=
 if [ "${RADIO_VIRTUAL:-}" = 1 ]; then
@@ -40,6 +43,10 @@ done
 
 [ -n "$virt" ] && kill "$virt" 2>/dev/null
 sleep 0.5
-kill -INT "$monitor" 2>/dev/null
-wait "$monitor" 2>/dev/null
+if kill -INT "$monitor" 2>/dev/null; then
+  wait "$monitor" 2>/dev/null
+else
+  echo "btmon was no longer running:"; cat "$capture_dir/btmon.log"; failed=1
+fi
+cp "$capture_dir/radio.btsnoop" "$RADIO_OUT/radio.btsnoop"
 exit "$failed"

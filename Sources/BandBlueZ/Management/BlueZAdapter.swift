@@ -78,6 +78,27 @@ public final class BlueZAdapter {
         try management.perform(.addAdvertising, controllerIndex: index, parameters: parameters)
     }
 
+    /// The advertising instances the kernel holds for this adapter (Read Advertising Features:
+    /// Supported_Flags (4), Max_Adv_Data_Len, Max_Scan_Rsp_Len, Max_Instances, Num_Instances,
+    /// then one byte per instance).
+    public func advertisingInstances() throws(LinkError) -> [UInt8] {
+        let reply = try management.perform(.readAdvertisingFeatures, controllerIndex: index)
+        guard reply.count >= 8, reply.count == 8 + Int(reply[7]) else {
+            throw .system("mgmt Read Advertising Features on \(name): malformed reply of \(reply.count) bytes", Errno(rawValue: 74))
+        }
+        return Array(reply[8...])
+    }
+
+    /// Advertises `advertisement` unless the kernel already holds its instance. The kernel keeps
+    /// instances across connections and power cycles and re-enables them itself when a link
+    /// ends or the adapter powers up; adding the instance again then is not only useless but
+    /// racy: re-added while a power-off is under way, it can leave the controller advertising
+    /// with its host closed (seen with btvirt: a central then connects to nobody).
+    public func ensureAdvertising(_ advertisement: Advertisement) throws(LinkError) {
+        if try advertisingInstances().contains(advertisement.instance) { return }
+        try startAdvertising(advertisement)
+    }
+
     /// Stops advertising instance `instance` (0: all instances).
     public func stopAdvertising(instance: UInt8 = 0) throws(LinkError) {
         try management.perform(.removeAdvertising, controllerIndex: index, parameters: [instance])

@@ -16,6 +16,7 @@ public struct ManagementOpcode: RawRepresentable, Hashable, Sendable, CustomStri
     public static let userConfirmationNegativeReply = ManagementOpcode(rawValue: 0x001D)
     public static let userPasskeyNegativeReply = ManagementOpcode(rawValue: 0x001F)
     public static let setAdvertising = ManagementOpcode(rawValue: 0x0029)
+    public static let readAdvertisingFeatures = ManagementOpcode(rawValue: 0x003D)
     public static let addAdvertising = ManagementOpcode(rawValue: 0x003E)
     public static let removeAdvertising = ManagementOpcode(rawValue: 0x003F)
 
@@ -34,6 +35,7 @@ public struct ManagementOpcode: RawRepresentable, Hashable, Sendable, CustomStri
         case .userConfirmationNegativeReply: return "User Confirmation Negative Reply"
         case .userPasskeyNegativeReply: return "User Passkey Negative Reply"
         case .setAdvertising: return "Set Advertising"
+        case .readAdvertisingFeatures: return "Read Advertising Features"
         case .addAdvertising: return "Add Advertising"
         case .removeAdvertising: return "Remove Advertising"
         default: return "mgmt command 0x" + String(rawValue, radix: 16)

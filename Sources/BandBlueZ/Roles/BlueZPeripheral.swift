@@ -51,10 +51,10 @@ public final class BlueZPeripheral {
         return link
     }
 
-    /// Advertises again (the kernel stops a connectable advertisement when a central
-    /// connects and BlueZ may not restart it after the link drops).
+    /// Makes sure the advertisement is registered after a connection ended (see
+    /// ``BlueZAdapter/ensureAdvertising(_:)``: the kernel normally resumes it by itself).
     public func resumeAdvertising() throws(LinkError) {
-        try adapter.startAdvertising(advertisement)
+        try adapter.ensureAdvertising(advertisement)
     }
 
     /// Stops advertising and listening. Idempotent.

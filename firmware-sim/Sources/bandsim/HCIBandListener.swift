@@ -33,8 +33,10 @@ final class HCIBandListener: BandListener {
     }
 
     func connectionEnded() {
-        // A peripheral stops advertising while connected; advertise again for the next reader.
-        do throws(LinkError) { try adapter.startAdvertising(advertisement) } catch {
+        // A peripheral stops advertising while connected; the kernel resumes a registered
+        // instance by itself, so only add it again if it is gone (re-adding during a power-off
+        // can leave the controller advertising with its host closed).
+        do throws(LinkError) { try adapter.ensureAdvertising(advertisement) } catch {
             log("cannot restart advertising on \(adapter.name): \(error)")
         }
     }
