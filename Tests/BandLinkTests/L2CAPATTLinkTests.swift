@@ -80,6 +80,22 @@ struct L2CAPATTLinkTests {
         }
     }
 
+    @Test func aTimedOutConnectTearsDownTheHalfOpenLinkThroughTheAgentsAdapter() throws {
+        let kernel = FakeBluetoothKernel()
+        let adapter = try BlueZAdapter("hci1", system: kernel.system)
+        let management = kernel.kernelEnd
+        kernel.deliver(ManagementTests.complete(.readControllerInformation, index: 1,
+                                                ManagementTests.controllerInformation(address: Self.adapter, current: [.powered])), on: management)
+        let agent = try PairingAgent(adapter: adapter, keyStore: nil)
+        _ = kernel.sent(on: management)
+        kernel.state.withLock { $0.pollTimesOut = true }
+        kernel.deliver(ManagementTests.complete(.disconnect, index: 1, bytes("24 00 00 01 aa 00 01")), on: management)
+        #expect(throws: LinkError.self) {
+            _ = try L2CAPATTLink.connect(to: Self.band, from: Self.adapter, timeout: .milliseconds(30), agent: agent, system: kernel.system)
+        }
+        #expect(kernel.sent(on: management) == [bytes("14 00 01 00 07 00 24 00 00 01 aa 00 01")])
+    }
+
     @Test func aRefusedConnectionNamesThePeer() throws {
         let kernel = FakeBluetoothKernel()
         kernel.state.withLock { $0.connectResult = .hostUnreachable }

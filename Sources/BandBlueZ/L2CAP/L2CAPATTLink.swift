@@ -55,7 +55,15 @@ public final class L2CAPATTLink: ATTBearer {
         switch remote.withRawAddress({ system.connect(fd, address: $0) }) {
         case .success: break
         case .failure(.inProgress), .failure(.interrupted), .failure(.wouldBlock):
-            try link.waitUntilWritable(timeout: timeout, agent: agent, what: "connect \(peer)")
+            do throws(LinkError) {
+                try link.waitUntilWritable(timeout: timeout, agent: agent, what: "connect \(peer)")
+            } catch {
+                // The socket may have attached to an LE link that exists but no longer answers
+                // (its peer powered off mid-procedure, before the supervision timeout): tear
+                // that link down, or every retry would attach to it again and hang the same way.
+                if error.errno == .timedOut, let agent { try? agent.adapter.disconnect(peer) }
+                throw error
+            }
         case .failure(let error):
             throw .system("connect \(peer)", error)
         }

@@ -77,7 +77,7 @@ public final class TraceStoreReplay {
             switch self {
             case .damaged(let damage, _): return "\(damage)"
             case .unidentifiedDevice(let connection):
-                return "the trace does not say which device \(connection) was (no serial number, no connection event); name it with --device"
+                return "the trace does not say which device \(connection) was: no serial number was read, and no connection event names it (a trace recorded at the device's own end names only the reader); name it with --device"
             case .store(let what): return what
             }
         }

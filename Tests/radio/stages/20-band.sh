@@ -52,8 +52,10 @@ grep -q '"event":"synced"' "$log/sync.json" || fail "band sync did not report a 
 # The stream ends (and syncs history a last time) a few seconds into a wall-clock minute: the
 # band's clock was set to real time by the sync, so its next minute record is ~55 s away and
 # cannot slip in between the final sync and stopping the band.
+# At least ~90 s: a reconnect attempt that races the power-off can attach to a link btvirt
+# never tears down, and only the connect timeout (20 s) plus teardown frees it.
 now=$(date +%s)
-duration=$(( (now + 45) / 60 * 60 + 60 + 5 - now ))
+duration=$(( (now + 90) / 60 * 60 + 60 + 5 - now ))
 step "band stream for ${duration} s, with the band's controller powered off and on midway"
 "$band" stream "$address" --hci "$R" $keys $store --json --for "${duration}s" > "$log/stream.json" 2>&1 &
 streamer=$!

@@ -44,6 +44,7 @@ struct ReplayCommand: Command {
             .flag("serve", help: "Serve the trace to a live reader instead."),
             .option("socket", value: "PATH", help: "Socket to listen on with --serve (default: \(SocketPath.defaultPath()))."),
             .option("speed", value: "X|max", help: "Replay speed for --serve: a factor on recorded time (default 1), or max (--into: always max)."),
+            .option("record", value: "TRACE", help: "With --serve: record the served session as a btsnoop trace (H4), as the band's end sees it."),
             .option("keystore", value: "PATH", help: "With --serve: the reader's keystore, to answer a BandKit band's authentication live (default: \(Keystore.defaultPath()))."),
             .option("connection", value: "HANDLE", help: "Replay this HCI connection (default: the one with the most notifications)."),
             .option("map", value: "HANDLE=UUID", repeats: true, help: "Treat HANDLE as characteristic UUID when the trace lacks discovery."),
@@ -52,7 +53,7 @@ struct ReplayCommand: Command {
         ])
 
     enum Mode {
-        case serve(socket: String, speed: ReplaySpeed, keystore: String)
+        case serve(socket: String, speed: ReplaySpeed, keystore: String, record: String?)
         case into(store: String, device: String?, source: String?)
     }
 
@@ -89,9 +90,9 @@ struct ReplayCommand: Command {
             }
             let speed = try arguments.value("speed", as: "a positive factor or max", ReplaySpeed.init(argument:)) ?? .realTime
             mode = .serve(socket: arguments.value("socket") ?? SocketPath.defaultPath(), speed: speed,
-                          keystore: arguments.value("keystore") ?? Keystore.defaultPath())
+                          keystore: arguments.value("keystore") ?? Keystore.defaultPath(), record: arguments.value("record"))
         } else {
-            for option in ["socket", "keystore"] where arguments.value(option) != nil {
+            for option in ["socket", "keystore", "record"] where arguments.value(option) != nil {
                 throw arguments.usageError("--\(option) applies to --serve")
             }
             if let speed = arguments.value("speed"), speed.lowercased() != "max" {
@@ -104,8 +105,8 @@ struct ReplayCommand: Command {
 
     func run() throws -> ExitCode {
         switch mode {
-        case .serve(let socket, let speed, let keystore):
-            return try serve(socket: socket, speed: speed, keystore: keystore)
+        case .serve(let socket, let speed, let keystore, let record):
+            return try serve(socket: socket, speed: speed, keystore: keystore, record: record)
         case .into(let store, let device, let source):
             return try into(storePath: store, device: device, source: source)
         }
@@ -149,7 +150,7 @@ struct ReplayCommand: Command {
 
     // MARK: --serve
 
-    private func serve(socket: String, speed: ReplaySpeed, keystore: String) throws -> ExitCode {
+    private func serve(socket: String, speed: ReplaySpeed, keystore: String, record: String?) throws -> ExitCode {
         let (recording, outcome) = try load()
         guard let side = recording.side(onConnectionHandle: connection) else {
             let which = connection.map { " on connection 0x\(String($0, radix: 16))" } ?? ""
@@ -202,7 +203,13 @@ struct ReplayCommand: Command {
         session.progress = { done, total in progress.update(done, of: total) }
         let summary: ReplayServeSession.Summary
         do throws(LinkError) {
-            summary = try session.run(on: link, stop: stop)
+            // The reader's address is not known on a Unix socket: the recording names none.
+            var bearer: any ATTBearer = link
+            if let record {
+                bearer = try TraceRecorder(recording: link, to: record, role: .peripheral,
+                                           peer: LEPeer(addressType: .randomDevice, address: BluetoothDeviceAddress(0)))
+            }
+            summary = try session.run(on: bearer, stop: stop)
         } catch {
             progress.finish()
             throw RuntimeFailure("bandsim replay: serving \(socket): \(error)")
