@@ -8,7 +8,8 @@ struct Root: Command {
     static let configuration = CommandConfiguration(
         name: "bandradio",
         abstract: "Probe the Bluetooth LE path through BlueZ (scan, advertise, ATT over L2CAP, pairing).",
-        subcommands: [InfoCommand.self, ScanCommand.self, ServeCommand.self, ConnectCommand.self, PowerCommand.self])
+        subcommands: [InfoCommand.self, ScanCommand.self, ServeCommand.self, ConnectCommand.self, PowerCommand.self,
+                      DisconnectCommand.self])
 }
 
 CommandRunner.main(Root.self)
