@@ -31,8 +31,15 @@ public final class HealthStore: @unchecked Sendable {
         StoreFile.defaultPath(environment: environment)
     }
 
+    /// SQLite's page cache for bulk work (imports, year-long statistics).
+    public static let defaultCacheKiB = 65_536
+
     /// Opens the store at `path`, creating the file (mode 0600) and applying missing migrations.
-    public init(path: String) throws {
+    ///
+    /// `cacheKiB` bounds SQLite's page cache: the default suits bulk imports and statistics;
+    /// a long-running writer of a few rows a minute (the reader) needs only a few MiB, and a
+    /// larger cache only grows its resident memory as the database grows.
+    public init(path: String, cacheKiB: Int = HealthStore.defaultCacheKiB) throws {
         self.path = path
         try StoreFile.createIfMissing(path)
         connection = try Connection.open(path: path, create: true).get()
@@ -43,7 +50,7 @@ public final class HealthStore: @unchecked Sendable {
             PRAGMA journal_mode = WAL;
             PRAGMA synchronous = NORMAL;
             PRAGMA foreign_keys = ON;
-            PRAGMA cache_size = -65536;
+            PRAGMA cache_size = -\(max(64, cacheKiB));
             PRAGMA temp_store = MEMORY;
             """).get()
         _ = try Migrator.migrate(connection, now: Date().microsecondsSince1970).get()

@@ -136,7 +136,8 @@ public final class BandReaderService {
     }
 
     private func writer(for device: BandDeviceInfo) throws -> SampleWriter {
-        if store == nil { store = try HealthStore(path: storePath) }
+        // A few rows a minute: a small page cache keeps the reader's memory flat as the store grows.
+        if store == nil { store = try HealthStore(path: storePath, cacheKiB: 2048) }
         let info = DeviceInfo(name: device.name, manufacturer: device.manufacturer, model: device.model,
                               hardwareIdentifier: device.serialNumber ?? address.keystoreKey,
                               firmwareVersion: device.firmwareRevision)
