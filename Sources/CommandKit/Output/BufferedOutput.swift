@@ -101,9 +101,10 @@ public final class BufferedOutput {
     public func append(decimal value: Int64) {
         reserve(20)
         var magnitude = value.magnitude
+        // Digit count by comparison with powers of ten (no division per digit).
         var digits = 1
-        var probe = magnitude
-        while probe >= 10 { digits += 1; probe /= 10 }
+        var power: UInt64 = 10
+        while digits < 20 && magnitude >= power { digits += 1; power &*= 10 }
         let negative = value < 0
         let start = count
         let out = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self) + start + (negative ? 1 : 0)
