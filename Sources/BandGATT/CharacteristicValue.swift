@@ -59,6 +59,7 @@ public enum CharacteristicValue: Equatable, Sendable, WireEncodable {
     }
 
     /// Decodes the value of the attribute of type `uuid` held in the rest of `input`.
+    @inline(__always)  // into init(uuid:bytes:), the trace decoder's: the value is built in place, not copied
     public init(uuid: BluetoothUUID, parsing input: inout ByteCursor) throws(ParseError) {
         switch uuid {
         case GATTUUID.Characteristic.heartRateMeasurement: self = .heartRateMeasurement(try HeartRateMeasurement(parsing: &input))

@@ -94,16 +94,18 @@ public struct HeartRateMeasurement: WireCodable, Equatable, Sendable {
             rrIntervals = nil
             return
         }
-        // Filled in place: RRIntervals is 512 bytes, and every copy shows in the decode time.
-        rrIntervals = RRIntervals()
+        // Filled in a local and moved in once: RRIntervals is 512 bytes, and appending through
+        // `rrIntervals!` copied the whole Optional out and back (3 copies per measurement).
+        var intervals = RRIntervals()
         while !input.isAtEnd {
             let field = input
             // A lone last byte is half an interval: the value was cut short.
             let raw = try input.readUInt16LE("RR-interval")
-            guard rrIntervals!.append(RRInterval(rawValue: raw)) else {
+            guard intervals.append(RRInterval(rawValue: raw)) else {
                 throw field.error(.invalidValue, "RR-interval count")
             }
         }
+        rrIntervals = consume intervals
     }
 
     /// Equal when they encode to the same bytes: the format flag and the unmodelled bits are

@@ -30,7 +30,7 @@ public struct RRInterval: RawRepresentable, Hashable, Sendable, CustomStringConv
 public struct RRIntervals: RandomAccessCollection, Equatable, Sendable, CustomStringConvertible {
     public static let capacity = 255
 
-    var storage: InlineArray<255, UInt16>
+    @usableFromInline var storage: InlineArray<255, UInt16>
     public private(set) var count: Int
 
     public init() {
@@ -53,9 +53,12 @@ public struct RRIntervals: RandomAccessCollection, Equatable, Sendable, CustomSt
     public var startIndex: Int { 0 }
     public var endIndex: Int { count }
 
+    // Inlinable and read through a borrowed span: an opaque cross-module getter (or the
+    // InlineArray subscript on a temporary) copied all 510 bytes of storage per element.
+    @inlinable
     public subscript(position: Int) -> RRInterval {
         precondition(position >= 0 && position < count, "RR interval index out of range")
-        return RRInterval(rawValue: storage[position])
+        return RRInterval(rawValue: storage.span[position])
     }
 
     /// Appends `interval`; false when all 255 places are taken.

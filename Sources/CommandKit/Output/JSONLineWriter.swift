@@ -14,8 +14,9 @@
 public final class JSONLineWriter {
     public let output: BufferedOutput
     /// In allocated memory rather than a stored `var`, for the reason given in ``BufferedOutput``.
-    private let comma: UnsafeMutablePointer<Bool>
-    private var needsComma: Bool {
+    /// Usable from inlinable code: the structural calls below are inlined into the callers.
+    @usableFromInline let comma: UnsafeMutablePointer<Bool>
+    @usableFromInline var needsComma: Bool {
         get { comma.pointee }
         set { comma.pointee = newValue }
     }
@@ -28,35 +29,40 @@ public final class JSONLineWriter {
 
     deinit { comma.deallocate() }
 
-    @inline(__always)
-    private func separate() {
+    @inlinable @inline(__always)
+    func separate() {
         if needsComma { output.append(UInt8(ascii: ",")) }
         needsComma = true
     }
 
+    @inlinable @inline(__always)
     public func beginObject() {
         separate()
         output.append(UInt8(ascii: "{"))
         needsComma = false
     }
 
+    @inlinable @inline(__always)
     public func endObject() {
         output.append(UInt8(ascii: "}"))
         needsComma = true
     }
 
+    @inlinable @inline(__always)
     public func beginArray() {
         separate()
         output.append(UInt8(ascii: "["))
         needsComma = false
     }
 
+    @inlinable @inline(__always)
     public func endArray() {
         output.append(UInt8(ascii: "]"))
         needsComma = true
     }
 
     /// Writes `"name":`; the next value belongs to it.
+    @inlinable @inline(__always)
     public func key(_ name: StaticString) {
         separate()
         output.append(UInt8(ascii: "\""))
@@ -65,11 +71,13 @@ public final class JSONLineWriter {
         needsComma = false
     }
 
+    @inlinable @inline(__always)
     public func value(_ number: Int) {
         separate()
         output.append(decimal: number)
     }
 
+    @inlinable @inline(__always)
     public func value(_ number: Int64) {
         separate()
         output.append(decimal: number)
@@ -81,17 +89,20 @@ public final class JSONLineWriter {
         output.append(numerator: numerator, denominator: denominator)
     }
 
+    @inlinable @inline(__always)
     public func value(_ flag: Bool) {
         separate()
         output.append(flag ? "true" : "false")
     }
 
+    @inlinable @inline(__always)
     public func null() {
         separate()
         output.append("null")
     }
 
     /// A string known to need no escaping (identifiers, enum names).
+    @inlinable @inline(__always)
     public func value(_ text: StaticString) {
         separate()
         output.append(UInt8(ascii: "\""))
@@ -126,6 +137,7 @@ public final class JSONLineWriter {
     }
 
     /// Bytes as a lowercase hex string.
+    @inlinable @inline(__always)
     public func value(hex bytes: UnsafeRawBufferPointer) {
         separate()
         output.append(UInt8(ascii: "\""))
@@ -134,6 +146,7 @@ public final class JSONLineWriter {
     }
 
     /// `digits` lowercase hex digits of `number`, quoted: a 16-bit UUID as "2a37".
+    @inlinable @inline(__always)
     public func value(hex number: UInt64, digits: Int) {
         separate()
         output.append(UInt8(ascii: "\""))
