@@ -54,8 +54,8 @@ let package = Package(
         // Replay of recorded traces: into the store through the reader's code, or served to a live reader.
         .target(
             name: "BandReplay",
-            dependencies: ["BandWire", "BandATT", "BandGATT", "BandTrace", "BandLink", "BandGATTClient", "BandReader",
-                           "HealthModel", "HealthStore"],
+            dependencies: ["BandWire", "BandATT", "BandGATT", "BandProtocol", "BandCrypto", "BandTrace", "BandLink",
+                           "BandGATTClient", "BandReader", "HealthModel", "HealthStore"],
             swiftSettings: strict),
 
         // The simulated band firmware.

@@ -12,10 +12,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Modules in dependency order. A harness may import any of them.
-MODULES=(BandWire BandATT BandGATT BandLink BandBlueZ)
+MODULES=(BandWire BandATT BandGATT BandLink BandBlueZ BandCrypto BandProtocol BandTrace HealthModel BandFirmware)
 # C modules (module maps) the Swift modules import, and the libraries they link.
-C_MODULES=(-I Sources/CBlueZ)
-C_LIBRARIES=(-lbluetooth)
+C_MODULES=(-I Sources/CBlueZ -I Sources/CCrypto)
+C_LIBRARIES=(-lbluetooth -lcrypto)
+
+# Where a module's sources live (the simulator's modules sit under firmware-sim/).
+source_dir() {
+    if [[ -d "Sources/$1" ]]; then echo "Sources/$1"; else echo "firmware-sim/Sources/$1"; fi
+}
 
 SANITIZE=(-sanitize=fuzzer,address)
 SWIFT_FLAGS=(-O -swift-version 6 -enable-upcoming-feature ExistentialAny -parse-as-library)
@@ -24,11 +29,15 @@ MOD="$OUT/modules"
 mkdir -p "$MOD"
 
 objects=()
+upstream_rebuilt=0
 for module in "${MODULES[@]}"; do
-    mapfile -t sources < <(find Sources/"$module" -name '*.swift' | sort)
+    dir="$(source_dir "$module")"
+    mapfile -t sources < <(find "$dir" -name '*.swift' | sort)
     object="$MOD/$module.o"
-    # Rebuild when any source is newer than the object.
-    if [[ ! -f "$object" ]] || [[ -n "$(find Sources/"$module" -name '*.swift' -newer "$object" -print -quit)" ]]; then
+    # Rebuild when any source is newer than the object, or a module it may import was rebuilt.
+    if [[ ! -f "$object" ]] || (( upstream_rebuilt )) \
+        || [[ -n "$(find "$dir" -name '*.swift' -newer "$object" -print -quit)" ]]; then
+        upstream_rebuilt=1
         echo "compiling $module" >&2
         swiftc "${SWIFT_FLAGS[@]}" "${SANITIZE[@]}" -wmo -module-name "$module" -I "$MOD" "${C_MODULES[@]}" -package-name BandKit \
             -emit-module -emit-module-path "$MOD/$module.swiftmodule" \

@@ -66,18 +66,7 @@ public struct ATTFindInformationResponse: ATTPDUType {
         precondition(index >= 0 && index < count, "entry index out of range")
         let base = index * entryLength
         let handle = entryBytes.uint16LE(at: base)
-        let type: BluetoothUUID
-        if format == .handleAnd16BitUUID {
-            type = BluetoothUUID(entryBytes.uint16LE(at: base + 2))
-        } else {
-            var low: UInt64 = 0
-            var high: UInt64 = 0
-            for i in 0..<8 {
-                low |= UInt64(entryBytes[base + 2 + i]) << (8 * UInt64(i))
-                high |= UInt64(entryBytes[base + 10 + i]) << (8 * UInt64(i))
-            }
-            type = BluetoothUUID(high: high, low: low)
-        }
+        let type = entryBytes.uuid(at: base + 2, width: entryLength - 2)
         return Entry(handle: handle, type: type)
     }
 
@@ -90,12 +79,7 @@ public struct ATTFindInformationResponse: ATTPDUType {
         guard Format.fitting(type) == format, 2 + entryBytes.count + entryLength <= mtu else { return false }
         guard entryLength <= entryBytes.freeCapacity else { return false }
         _ = entryBytes.appendUInt16LE(handle)
-        if format == .handleAnd16BitUUID {
-            _ = entryBytes.appendUInt16LE(type.shortValue!)
-        } else {
-            for i in 0..<8 { _ = entryBytes.append(UInt8(truncatingIfNeeded: type.low >> (8 * UInt64(i)))) }
-            for i in 0..<8 { _ = entryBytes.append(UInt8(truncatingIfNeeded: type.high >> (8 * UInt64(i)))) }
-        }
+        _ = entryBytes.appendUUID(type)
         return true
     }
 

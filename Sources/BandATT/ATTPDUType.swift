@@ -9,14 +9,13 @@ public protocol ATTPDUType: WireDecodable, WireEncodable, Equatable, Sendable {
     static var opcode: ATTOpcode { get }
 }
 
-/// Everything after the opcode of a PDU the library does not model, or of any PDU up to the
-/// largest ATT_MTU (516 bytes: one more than fits in ``AttributeBytes`` would not be enough
-/// for list responses at ATT_MTU 517).
+/// The parameters of a PDU (everything after its opcode), inline: up to 516 bytes, the most an
+/// ATT_MTU of 517 leaves. Lists and unmodelled PDUs use it; an attribute value alone never
+/// exceeds 512 bytes (``AttributeBytes``), but a list of entries at the largest MTU does.
 public typealias ATTParameterBytes = FixedBytes<516>
 
 extension ByteCursor {
     /// Reads the opcode byte and checks that it is `expected`.
-    @inlinable
     mutating func readOpcode(_ expected: ATTOpcode) throws(ParseError) {
         let start = self
         let raw = try readUInt8("opcode")
@@ -135,18 +134,42 @@ extension ByteCursor {
         return try ATTParameterBytes(copying: all, offset: start)
     }
 
-    /// Reads a 2- or 16-byte UUID that runs to the end of the PDU.
-    mutating func readTrailingUUID(_ field: StaticString) throws(ParseError) -> BluetoothUUID {
+    /// Reads a UUID that fills the rest of a PDU or attribute value: 2 or 16 bytes, the only
+    /// widths ATT carries (Core 5.4 Vol 3 Part F §3.2.1). 0, 1 or 3–15 bytes are a cut UUID
+    /// (`truncated`); more than 16 leave `trailingBytes`.
+    public mutating func readUUIDFillingRest(_ field: StaticString) throws(ParseError) -> BluetoothUUID {
         switch remaining {
         case 2: return try BluetoothUUID(parsing: &self, width: 2)
         case 16: return try BluetoothUUID(parsing: &self, width: 16)
         case 17...:
-            var copy = self
-            try copy.skip(16)
-            throw copy.error(.trailingBytes, field)
+            var past = self
+            try past.skip(16)
+            throw past.error(.trailingBytes, field)
         default:
-            // 0, 1 or 3–15 bytes: a 16-bit or 128-bit UUID cut short.
             throw error(.truncated, field)
         }
+    }
+}
+
+extension FixedBytes {
+    /// Appends `uuid` in its shortest ATT form (2 or 16 bytes, little-endian); false when it does not fit.
+    mutating func appendUUID(_ uuid: BluetoothUUID) -> Bool {
+        guard uuid.wireSize <= freeCapacity else { return false }
+        if let short = uuid.shortValue { return appendUInt16LE(short) }
+        for i in 0..<8 { _ = append(UInt8(truncatingIfNeeded: uuid.low >> (8 * UInt64(i)))) }
+        for i in 0..<8 { _ = append(UInt8(truncatingIfNeeded: uuid.high >> (8 * UInt64(i)))) }
+        return true
+    }
+
+    /// The `width`-byte (2 or 16) little-endian UUID at `index`.
+    func uuid(at index: Int, width: Int) -> BluetoothUUID {
+        guard width == 16 else { return BluetoothUUID(uint16LE(at: index)) }
+        var low: UInt64 = 0
+        var high: UInt64 = 0
+        for i in 0..<8 {
+            low |= UInt64(self[index + i]) << (8 * UInt64(i))
+            high |= UInt64(self[index + 8 + i]) << (8 * UInt64(i))
+        }
+        return BluetoothUUID(high: high, low: low)
     }
 }

@@ -26,7 +26,7 @@ public struct ATTReadByGroupTypeRequest: ATTPDUType {
     public init(parsing input: inout ByteCursor) throws(ParseError) {
         try input.readOpcode(Self.opcode)
         range = try ATTHandleRange(parsing: &input)
-        groupType = try input.readTrailingUUID("attribute group type")
+        groupType = try input.readUUIDFillingRest("attribute group type")
     }
 
     public func encode(into output: inout ByteWriter) {

@@ -42,18 +42,7 @@ public struct ATTReadByGroupTypeResponse: ATTPDUType {
     public func entry(at index: Int) -> Entry {
         precondition(index >= 0 && index < count, "entry index out of range")
         let base = index * Int(entryLength)
-        let uuid: BluetoothUUID
-        if entryLength == 6 {
-            uuid = BluetoothUUID(entryBytes.uint16LE(at: base + 4))
-        } else {
-            var low: UInt64 = 0
-            var high: UInt64 = 0
-            for i in 0..<8 {
-                low |= UInt64(entryBytes[base + 4 + i]) << (8 * UInt64(i))
-                high |= UInt64(entryBytes[base + 12 + i]) << (8 * UInt64(i))
-            }
-            uuid = BluetoothUUID(high: high, low: low)
-        }
+        let uuid = entryBytes.uuid(at: base + 4, width: Int(entryLength) - 4)
         return Entry(handle: entryBytes.uint16LE(at: base), endGroupHandle: entryBytes.uint16LE(at: base + 2), uuid: uuid)
     }
 
@@ -68,12 +57,7 @@ public struct ATTReadByGroupTypeResponse: ATTPDUType {
         entryLength = UInt8(length)
         _ = entryBytes.appendUInt16LE(entry.handle)
         _ = entryBytes.appendUInt16LE(entry.endGroupHandle)
-        if let short = entry.uuid.shortValue {
-            _ = entryBytes.appendUInt16LE(short)
-        } else {
-            for i in 0..<8 { _ = entryBytes.append(UInt8(truncatingIfNeeded: entry.uuid.low >> (8 * UInt64(i)))) }
-            for i in 0..<8 { _ = entryBytes.append(UInt8(truncatingIfNeeded: entry.uuid.high >> (8 * UInt64(i)))) }
-        }
+        _ = entryBytes.appendUUID(entry.uuid)
         return true
     }
 

@@ -26,7 +26,7 @@ public struct ATTReadByTypeRequest: ATTPDUType {
     public init(parsing input: inout ByteCursor) throws(ParseError) {
         try input.readOpcode(Self.opcode)
         range = try ATTHandleRange(parsing: &input)
-        attributeType = try input.readTrailingUUID("attribute type")
+        attributeType = try input.readUUIDFillingRest("attribute type")
     }
 
     public func encode(into output: inout ByteWriter) {

@@ -31,17 +31,22 @@ public struct HMACSHA256: ~Copyable {
     private static func makeContext(key: UnsafeRawBufferPointer) throws(CryptoError) -> OpaquePointer {
         guard let mac = algorithm else { throw lastOpenSSLError("EVP_MAC_fetch") }
         guard let context = EVP_MAC_CTX_new(mac) else { throw lastOpenSSLError("EVP_MAC_CTX_new") }
+        // OSSL_PARAM keeps the pointers it is given, so both strings must outlive EVP_MAC_init:
+        // a string literal passed straight to the constructor would be a temporary.
+        var parameterName = Array("digest".utf8CString)
         var digestName = Array("SHA256".utf8CString)
-        let ok = digestName.withUnsafeMutableBufferPointer { name -> Int32 in
-            var params = [
-                OSSL_PARAM_construct_utf8_string("digest", name.baseAddress, 0),
-                OSSL_PARAM_construct_end(),
-            ]
-            // A zero-length key still needs a valid pointer for EVP_MAC_init.
-            var empty: UInt8 = 0
-            return withUnsafeMutablePointer(to: &empty) { emptyPointer in
-                let keyPointer = key.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? UnsafePointer(emptyPointer)
-                return EVP_MAC_init(context, keyPointer, key.count, &params)
+        let ok = parameterName.withUnsafeMutableBufferPointer { parameter in
+            digestName.withUnsafeMutableBufferPointer { digest -> Int32 in
+                var params = [
+                    OSSL_PARAM_construct_utf8_string(parameter.baseAddress, digest.baseAddress, 0),
+                    OSSL_PARAM_construct_end(),
+                ]
+                // A zero-length key still needs a valid pointer for EVP_MAC_init.
+                var empty: UInt8 = 0
+                return withUnsafeMutablePointer(to: &empty) { emptyPointer in
+                    let keyPointer = key.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? UnsafePointer(emptyPointer)
+                    return EVP_MAC_init(context, keyPointer, key.count, &params)
+                }
             }
         }
         guard ok == 1 else {

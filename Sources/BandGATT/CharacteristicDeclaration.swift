@@ -1,3 +1,4 @@
+import BandATT
 import BandWire
 
 /// The value of a characteristic declaration attribute (type 0x2803), as a Read By Type
@@ -27,28 +28,12 @@ public struct CharacteristicDeclaration: WireCodable, Hashable, Sendable {
         let handleField = input
         valueHandle = try input.readUInt16LE("characteristic value handle")
         guard valueHandle != 0 else { throw handleField.error(.invalidValue, "characteristic value handle") }
-        uuid = try input.readUUIDToEnd("characteristic UUID")
+        uuid = try input.readUUIDFillingRest("characteristic UUID")
     }
 
     public func encode(into output: inout ByteWriter) {
         output.writeUInt8(properties.rawValue)
         output.writeUInt16LE(valueHandle)
         uuid.encode(into: &output)
-    }
-}
-
-extension ByteCursor {
-    /// A 2- or 16-byte UUID that makes up the rest of an attribute value.
-    mutating func readUUIDToEnd(_ field: StaticString) throws(ParseError) -> BluetoothUUID {
-        switch remaining {
-        case 2: return try BluetoothUUID(parsing: &self, width: 2)
-        case 16: return try BluetoothUUID(parsing: &self, width: 16)
-        case 17...:
-            var past = self
-            try past.skip(16)
-            throw past.error(.trailingBytes, field)
-        default:
-            throw error(.truncated, field)
-        }
     }
 }

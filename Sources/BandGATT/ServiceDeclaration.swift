@@ -1,3 +1,4 @@
+import BandATT
 import BandWire
 
 /// The value of a primary (0x2800) or secondary (0x2801) service declaration: the service UUID.
@@ -13,7 +14,7 @@ public struct ServiceDeclaration: WireCodable, Hashable, Sendable {
     public init(uuid: BluetoothUUID) { self.uuid = uuid }
 
     public init(parsing input: inout ByteCursor) throws(ParseError) {
-        uuid = try input.readUUIDToEnd("service UUID")
+        uuid = try input.readUUIDFillingRest("service UUID")
     }
 
     public func encode(into output: inout ByteWriter) {

@@ -16,7 +16,9 @@ public final class HealthStore: @unchecked Sendable {
 
     public let path: String
     let connection: Connection
-    private let lock = NSLock()
+    /// Recursive so that a query made inside a `write` closure (same thread) runs inside that
+    /// transaction and sees its uncommitted samples, instead of deadlocking.
+    private let lock = NSRecursiveLock()
     /// Sample type identifiers ↔ rows of `sample_type`; fixed once the store is open.
     let typeIDs: [SampleType: Int64]
     let typesByID: [Int64: SampleType]
@@ -29,8 +31,15 @@ public final class HealthStore: @unchecked Sendable {
         StoreFile.defaultPath(environment: environment)
     }
 
+    /// SQLite's page cache for bulk work (imports, year-long statistics).
+    public static let defaultCacheKiB = 65_536
+
     /// Opens the store at `path`, creating the file (mode 0600) and applying missing migrations.
-    public init(path: String) throws {
+    ///
+    /// `cacheKiB` bounds SQLite's page cache: the default suits bulk imports and statistics;
+    /// a long-running writer of a few rows a minute (the reader) needs only a few MiB, and a
+    /// larger cache only grows its resident memory as the database grows.
+    public init(path: String, cacheKiB: Int = HealthStore.defaultCacheKiB) throws {
         self.path = path
         try StoreFile.createIfMissing(path)
         connection = try Connection.open(path: path, create: true).get()
@@ -41,7 +50,7 @@ public final class HealthStore: @unchecked Sendable {
             PRAGMA journal_mode = WAL;
             PRAGMA synchronous = NORMAL;
             PRAGMA foreign_keys = ON;
-            PRAGMA cache_size = -65536;
+            PRAGMA cache_size = -\(max(64, cacheKiB));
             PRAGMA temp_store = MEMORY;
             """).get()
         _ = try Migrator.migrate(connection, now: Date().microsecondsSince1970).get()
@@ -85,9 +94,11 @@ public final class HealthStore: @unchecked Sendable {
         return try body(connection)
     }
 
-    /// Runs `body` in one read transaction: every statement sees the same snapshot.
+    /// Runs `body` in one read transaction: every statement sees the same snapshot. Inside a
+    /// write transaction it runs in that transaction.
     func read<T>(_ body: (Connection) throws -> T) throws -> T {
         try withConnection { connection in
+            if !connection.isAutocommit { return try body(connection) }
             try connection.execute("BEGIN").get()
             do {
                 let result = try body(connection)
@@ -123,6 +134,9 @@ public final class HealthStore: @unchecked Sendable {
     @discardableResult
     public func write<T>(as app: AppIdentity, _ body: (WriteTransaction) throws -> T) throws -> T {
         try withConnection { connection in
+            if !connection.isAutocommit {
+                throw HealthStoreError.misuse("write(as:) called inside another write transaction; use its transaction")
+            }
             try connection.execute("BEGIN IMMEDIATE").get()
             let transaction: WriteTransaction
             do {

@@ -12,6 +12,8 @@ public enum HealthStoreError: Error, Hashable, Sendable, CustomStringConvertible
     case ownerOnly(operation: String, app: String)
     /// A sample that cannot be stored as given.
     case invalidSample(String)
+    /// The API was used out of order (a transaction used after it ended, a write inside a write).
+    case misuse(String)
     case unit(UnitError)
     case statistics(StatisticsError)
     case model(HealthModelError)
@@ -23,6 +25,7 @@ public enum HealthStoreError: Error, Hashable, Sendable, CustomStringConvertible
         case .notAuthorized(let app, let type): return "\(app) is not authorized to write \(type) (see 'health grant')"
         case .ownerOnly(let operation, let app): return "\(operation) is reserved to the owner; \(app) may not"
         case .invalidSample(let reason): return "invalid sample: \(reason)"
+        case .misuse(let reason): return reason
         case .unit(let error): return error.description
         case .statistics(let error): return error.description
         case .model(let error): return error.description

@@ -16,6 +16,12 @@ enum MetadataCoding {
 
     static func appendString(_ text: String, to out: inout String) {
         out += "\""
+        // Nearly every value needs no escaping: append it whole instead of scalar by scalar.
+        if !text.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }) {
+            out += text
+            out += "\""
+            return
+        }
         for scalar in text.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""

@@ -75,7 +75,7 @@ public final class WriteTransaction {
     }
 
     private func ensureOpen() throws(HealthStoreError) {
-        if !isOpen { throw .invalidSample("the write transaction has ended; use the one passed to write(as:)") }
+        if !isOpen { throw .misuse("the write transaction has ended; use the one passed to write(as:)") }
     }
 
     // MARK: Identities

@@ -9,13 +9,14 @@ final class EventPrinter {
     /// Whether live readings are printed (stream) or only progress (sync, pair).
     let showReadings: Bool
     private var lastProgress: ContinuousClock.Instant?
-    private let timeFormatter: DateFormatter = {
+    private var lastPrintedSteps: UInt32?
+    private lazy var timeFormatter: DateFormatter = {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
         return formatter
     }()
-    private let isoFormatter = ISO8601DateFormatter()
+    private lazy var isoFormatter = ISO8601DateFormatter()
 
     init(json: Bool, showReadings: Bool) {
         self.json = json
@@ -66,7 +67,12 @@ final class EventPrinter {
         case .streaming:
             status("streaming live readings (Ctrl-C stops)")
         case .reading(let reading):
+            // One line per heart-rate measurement, and per step-count change; cadence and battery
+            // updates show on the next line.
             guard showReadings else { return }
+            let stepsChanged = reading.kind == "activity" && reading.stepsToday != lastPrintedSteps
+            guard reading.kind == "hr" || stepsChanged else { return }
+            lastPrintedSteps = reading.stepsToday
             var fields = [timeFormatter.string(from: reading.time)]
             fields.append("HR " + (reading.heartRate.map { String(format: "%3d", $0) } ?? "  –") + " bpm")
             if !reading.rrMilliseconds.isEmpty {

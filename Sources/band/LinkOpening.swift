@@ -1,6 +1,7 @@
 import BandBlueZ
 import BandLink
 import BandReader
+import CommandKit
 import Foundation
 
 /// Opens the ATT link an address names: the simulator's `SOCK_SEQPACKET` socket, or the LE ATT
@@ -14,8 +15,16 @@ struct LinkOpener {
     var keystore: Keystore
     /// Raise link security (SMP) on Bluetooth links.
     var secure: Bool
+    /// Where `--record` writes the session, if anywhere.
+    var recording: SessionRecording?
+    var onRecordingError: (String) -> Void = { CommandRunner.printError("band: \($0)") }
 
     func open(_ address: BandAddress) throws -> any ATTBearer {
+        let bearer = try openLink(address)
+        return recording?.wrap(bearer, address: address, onError: onRecordingError) ?? bearer
+    }
+
+    private func openLink(_ address: BandAddress) throws -> any ATTBearer {
         switch address {
         case .simulator(let path):
             return try SeqPacketLink.connect(path: path)
@@ -35,8 +44,8 @@ struct LinkOpener {
 extension ReaderOptions {
     /// Pairing always raises security; later connections do for bands that were paired (bonded),
     /// and not for a plain heart-rate strap, which may not support pairing at all.
-    func linkOpener(pairing: Bool) -> LinkOpener {
+    func linkOpener(pairing: Bool, recording: SessionRecording? = nil) -> LinkOpener {
         let bonded = pairing || ((try? keystore.band(address.keystoreKey)) ?? nil) != nil
-        return LinkOpener(keystore: keystore, secure: bonded)
+        return LinkOpener(keystore: keystore, secure: bonded, recording: recording)
     }
 }

@@ -17,7 +17,7 @@ struct PairCommand: Command {
 
     mutating func run() throws -> ExitCode {
         let printer = EventPrinter(json: options.json, showReadings: false)
-        let signals = try StopSignals()
+        let signals = try installStopSignals()
         defer { signals.restore() }
         let service = BandReaderService(address: options.address, keystore: options.keystore, storePath: "",
                                         stop: StopRequest(signals: signals), openLink: options.linkOpener(pairing: true).open, report: printer.handle)

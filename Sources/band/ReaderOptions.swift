@@ -1,3 +1,4 @@
+import BandLink
 import BandReader
 import CommandKit
 import Foundation
@@ -15,6 +16,8 @@ struct ReaderOptions {
         .option("store", value: "PATH", help: "Health store (default $BANDKIT_STORE or $XDG_DATA_HOME/bandkit/health.sqlite).")
     static let keepClockSpec: OptionSpec = .flag(
         "keep-band-clock", help: "Read the band's clock but do not set it (for a simulator running faster than real time).")
+    static let recordSpec: OptionSpec = .option(
+        "record", value: "TRACE", help: "Write every ATT PDU of the session to this btsnoop file (Wireshark, bandsim replay).")
     static let jsonSpec: OptionSpec = .flag("json", help: "Print NDJSON, one event per line, instead of text.")
 
     var address: BandAddress
@@ -22,6 +25,7 @@ struct ReaderOptions {
     var storePath: String
     var json: Bool
     var setsClock: Bool
+    var recordPath: String?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         do {
@@ -34,6 +38,15 @@ struct ReaderOptions {
         storePath = arguments.value("store") ?? HealthStore.defaultPath()
         json = arguments.flag("json")
         setsClock = !arguments.flag("keep-band-clock")
+        recordPath = arguments.value("record")
+    }
+
+    /// Opens the `--record` trace, if asked for.
+    func openRecording() throws -> SessionRecording? {
+        guard let recordPath else { return nil }
+        do { return try SessionRecording(path: recordPath) } catch {
+            throw RuntimeFailure("band: --record \(recordPath): \(error)")
+        }
     }
 }
 
@@ -51,4 +64,16 @@ func parseDuration(_ text: String) -> Duration? {
 /// Maps a session failure to the exit code and message the command reports.
 func failure(_ error: SessionError) -> any CommandFailure {
     RuntimeFailure("band: \(error)")
+}
+
+/// Ctrl-C and SIGTERM as a stop request. The signals are unblocked first: a process inherits its
+/// parent's signal mask, and a parent that blocks them (a test runner, some supervisors) would
+/// otherwise leave `band stream` deaf to Ctrl-C.
+func installStopSignals() throws -> StopSignals {
+    var signals = sigset_t()
+    sigemptyset(&signals)
+    sigaddset(&signals, SIGINT)
+    sigaddset(&signals, SIGTERM)
+    pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+    return try StopSignals()
 }

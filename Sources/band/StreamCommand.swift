@@ -12,26 +12,37 @@ struct StreamCommand: Command {
             received so far is committed. With --for, stops after that long (e.g. 30s, 5m, 2h) and
             syncs history once more so the band's records replace the provisional live minutes.
             """,
-        options: ReaderOptions.linkSpecs + [ReaderOptions.storeSpec, ReaderOptions.jsonSpec, ReaderOptions.keepClockSpec,
-                                            .option("for", value: "DURATION", help: "Stop after this long (default: until Ctrl-C).")])
+        options: ReaderOptions.linkSpecs + [ReaderOptions.storeSpec, ReaderOptions.jsonSpec, ReaderOptions.keepClockSpec, ReaderOptions.recordSpec,
+                                            .option("for", value: "DURATION", help: "Stop after this long (default: until Ctrl-C)."),
+                                            .option("sync-every", value: "DURATION",
+                                                    help: "Sync history again this often while streaming (default 10m; 0 disables).")])
 
     var options: ReaderOptions
     var duration: Duration?
+    var syncEvery: Duration?
 
     init(arguments: ParsedArguments) throws(UsageError) {
         options = try ReaderOptions(arguments)
         duration = try arguments.value("for", as: "a duration such as 30s, 5m or 2h", parseDuration)
+        let every = try arguments.value("sync-every", as: "a duration such as 10m, or 0", parseDuration) ?? .seconds(600)
+        syncEvery = every == .zero ? nil : every
     }
 
     mutating func run() throws -> ExitCode {
+        let recording = try options.openRecording()
+        defer {
+            // A trace that cannot be completed is reported, not dropped in silence.
+            do { try recording?.close() } catch { CommandRunner.printError("band: --record: \(error)") }
+        }
         let printer = EventPrinter(json: options.json, showReadings: true)
-        let signals = try StopSignals()
+        let signals = try installStopSignals()
         defer { signals.restore() }
         let stop = StopRequest(signals: signals)
         let service = BandReaderService(address: options.address, keystore: options.keystore, storePath: options.storePath,
-                                        stop: stop, openLink: options.linkOpener(pairing: false).open, report: printer.handle)
+                                        stop: stop, openLink: options.linkOpener(pairing: false, recording: recording).open, report: printer.handle)
         let deadline = duration.map { ContinuousClock.now.advanced(by: $0) }
         service.setsClock = options.setsClock
+        service.historySyncInterval = syncEvery
         let outcome: BandSession.Outcome
         do { outcome = try service.stream(until: deadline) } catch { throw failure(error) }
         if outcome.stopped { printer.handle(.stopped) }

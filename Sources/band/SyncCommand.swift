@@ -7,7 +7,7 @@ struct SyncCommand: Command {
         name: "sync",
         abstract: "Sync the band's minute history since the stored cursor into the store, then exit.",
         discussion: "Reconnects after a lost link and resumes from the cursor, up to --attempts connections.",
-        options: ReaderOptions.linkSpecs + [ReaderOptions.storeSpec, ReaderOptions.jsonSpec, ReaderOptions.keepClockSpec,
+        options: ReaderOptions.linkSpecs + [ReaderOptions.storeSpec, ReaderOptions.jsonSpec, ReaderOptions.keepClockSpec, ReaderOptions.recordSpec,
                                             .option("attempts", value: "N", help: "Connections to try before giving up (default 10).")])
 
     var options: ReaderOptions
@@ -19,11 +19,16 @@ struct SyncCommand: Command {
     }
 
     mutating func run() throws -> ExitCode {
+        let recording = try options.openRecording()
+        defer {
+            // A trace that cannot be completed is reported, not dropped in silence.
+            do { try recording?.close() } catch { CommandRunner.printError("band: --record: \(error)") }
+        }
         let printer = EventPrinter(json: options.json, showReadings: false)
-        let signals = try StopSignals()
+        let signals = try installStopSignals()
         defer { signals.restore() }
         let service = BandReaderService(address: options.address, keystore: options.keystore, storePath: options.storePath,
-                                        stop: StopRequest(signals: signals), openLink: options.linkOpener(pairing: false).open, report: printer.handle)
+                                        stop: StopRequest(signals: signals), openLink: options.linkOpener(pairing: false, recording: recording).open, report: printer.handle)
         service.setsClock = options.setsClock
         let outcome: BandSession.Outcome
         do { outcome = try service.sync(attempts: attempts) } catch { throw failure(error) }

@@ -41,7 +41,10 @@ struct ImportCommand: Command {
             try store.write(as: .owner) { transaction in
                 try reader.forEachLine { line, number in
                     if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
-                    let record = try ImportRecord(line: line, number: number, context: context)
+                    let record: ImportRecord
+                    do { record = try ImportRecord(line: line, number: number, context: context) } catch let error as ImportError {
+                        throw DataError(error.description)
+                    }
                     let outcome: SaveOutcome
                     do {
                         switch record.payload {

@@ -66,3 +66,20 @@ import Testing
         #expect(encoded(decoded) == bytes(hex))
     }
 }
+
+@Suite struct SummaryTests {
+    @Test func summariesUseSIGUnits() throws {
+        let hr = try decode(HeartRateMeasurement.self, bytes("1e 55 0c 00 b6 02 94 02"))
+        #expect(hr.summary == "85 bpm, contact detected, energy 12 kJ, RR 694 660 (1/1024 s)")
+        #expect(try decode(RSCMeasurement.self, bytes("07 80 03 ac 7d 00 d1 a8 00 00")).summary
+                == "running 3.5 m/s, 172 /min, stride 1.25 m, total 4321.7 m")
+        #expect(try decode(LocalTimeInformation.self, bytes("04 04")).summary == "UTC+01:00, DST +60 min")
+        #expect(try decode(LocalTimeInformation.self, bytes("de 00")).summary == "UTC-08:30, DST +0 min")
+        #expect(try decode(LocalTimeInformation.self, bytes("80 ff")).summary == "time zone unknown, DST unknown")
+        #expect(try decode(CurrentTime.self, bytes("ea 07 0b 1e 09 05 07 01 80 01")).summary
+                == "2026-11-30 09:05:07 +128/256 s, day 1, adjust 0x1")
+        #expect(CharacteristicValue.batteryLevel(BatteryLevel(percent: 90)!).summary == "battery 90 %")
+        #expect(try decode(HeartRateMeasurement.self, bytes("10 52")).summary == "82 bpm, RR none")
+        #expect(CharacteristicValue.unknown(AttributeBytes(bytes("0c 70"))).summary == "value 0c70")
+    }
+}

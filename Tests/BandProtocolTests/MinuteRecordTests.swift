@@ -35,6 +35,14 @@ struct MinuteRecordTests {
         }
     }
 
+    @Test("A non-zero reserved byte is accepted and survives a round trip (found by fuzz/bandprotocol)")
+    func reservedByteSurvives() throws {
+        let wire = bytes("103b0d6b 04 07 7000 5303 2b00 60 58 68 7a")
+        let record = try MinuteRecord(parsingAll: wire)
+        #expect(record.reserved == 0x7A)
+        #expect(record.encodedBytes() == wire)
+    }
+
     @Test("A start that is not on a minute boundary is refused at offset 0")
     func misalignedStart() {
         #expect(parseError(MinuteRecord.self, "3d000000 00 00 0000 0000 0000 00 00 00 00")

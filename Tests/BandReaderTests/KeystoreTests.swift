@@ -73,7 +73,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = directory + "/keys.json"
-        FileManager.default.createFile(atPath: path, contents: Data("{not json".utf8), attributes: [.posixPermissions: 0o600])
+        #expect(FileManager.default.createFile(atPath: path, contents: Data("{not json".utf8), attributes: [.posixPermissions: 0o600]))
         let store = Keystore(path: path)
         #expect(throws: KeystoreError.self) { try store.load() }
         #expect(throws: KeystoreError.self) { try store.save(band("AA:BB:CC:DD:EE:FF")) }

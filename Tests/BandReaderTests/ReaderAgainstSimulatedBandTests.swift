@@ -41,14 +41,30 @@ import Testing
         #expect(synced.historyMinutes >= 1440)
         let outcome = try fixture.service().stream(until: ContinuousClock.now.advanced(by: .seconds(2)))
         #expect(outcome.liveMinutes > 0, "the stream stored provisional minutes")
-        // Let the band close the minute the stream ended in, then sync it.
-        let after = fixture.harness.now.addingTimeInterval(120)
-        #expect(fixture.harness.waitUntil { band in Double(band.trueTime.seconds) >= after.timeIntervalSince1970 })
-        fixture.harness.pause()
-        _ = try fixture.service().sync()
+        // Let the band close the minutes the stream ended in, then sync them.
+        try fixture.settleAndSync()
         try expectStoreMatchesTruth(fixture)
         let readings = fixture.events.compactMap { event -> LiveReading? in if case .reading(let r) = event { r } else { nil } }
         #expect(readings.contains { $0.heartRate != nil && !$0.rrMilliseconds.isEmpty })
         #expect(readings.contains { $0.stepsToday != nil })
+    }
+
+    @Test func longStreamSyncsHistoryAsItGoesSoRecordsReplaceLiveMinutesWithoutReconnecting() throws {
+        let fixture = try ReaderFixture(Self.configuration(historyDays: 0))
+        _ = try #require(try fixture.service().pair())
+        let service = fixture.service()
+        service.historySyncInterval = .milliseconds(400)
+        let outcome = try service.stream(until: ContinuousClock.now.advanced(by: .seconds(3)))
+        let events = fixture.events
+        let streamingAt = try #require(events.firstIndex { if case .streaming = $0 { true } else { false } })
+        let commitsWhileStreaming = events[streamingAt...].filter { event in
+            if case .historyCommitted(let minutes, _, _) = event { minutes > 0 } else { false }
+        }.count
+        #expect(commitsWhileStreaming >= 2, "history synced during the stream, not only at its end")
+        let connects = events.filter { if case .connecting = $0 { true } else { false } }.count
+        #expect(connects == 2, "pair and one stream connection")
+        #expect(outcome.historyMinutes > 0)
+        try fixture.settleAndSync()
+        try expectStoreMatchesTruth(fixture)
     }
 }

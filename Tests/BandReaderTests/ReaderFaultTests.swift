@@ -21,14 +21,6 @@ import Testing
         #expect(try TruthCheck.dailyTotalProblems(truth: truth, store: store) == [], sourceLocation: sourceLocation)
     }
 
-    /// Lets the band finish the minute in progress, stops its clock, and syncs what is left.
-    func settleAndSync(_ fixture: ReaderFixture) throws {
-        let after = fixture.harness.now.addingTimeInterval(120)
-        #expect(fixture.harness.waitUntil { band in Double(band.trueTime.seconds) >= after.timeIntervalSince1970 })
-        fixture.harness.pause()
-        _ = try fixture.service().sync(attempts: 50)
-    }
-
     @Test func syncSurvivesTheLinkBeingCutAfterEveryPDUTheBandSends() throws {
         let fixture = try ReaderFixture(ReaderAgainstSimulatedBandTests.configuration())
         _ = try #require(try fixture.service().pair())
@@ -61,7 +53,7 @@ import Testing
         let fixture = try ReaderFixture(configuration)
         _ = try #require(try fixture.service().pair())
         _ = try fixture.service().stream(until: ContinuousClock.now.advanced(by: .seconds(3)))
-        try settleAndSync(fixture)
+        try fixture.settleAndSync()
         #expect(fixture.harness.log.contains { $0.contains("rebooted") }, "the band rebooted during the stream")
         let connects = fixture.events.filter { if case .connecting = $0 { true } else { false } }.count
         #expect(connects >= 4, "pair, stream, reconnect after the disconnect and after the reboot, final sync")
@@ -75,7 +67,7 @@ import Testing
         _ = try #require(try fixture.service().pair())
         _ = try fixture.service().sync(attempts: 50)
         _ = try fixture.service().stream(until: ContinuousClock.now.advanced(by: .seconds(2)))
-        try settleAndSync(fixture)
+        try fixture.settleAndSync()
         let discarded = fixture.events.filter { if case .historyDiscarded = $0 { true } else { false } }.count
         #expect(discarded > 0, "some transfers were damaged and fetched again")
         try expectStoreMatchesTruth(fixture)

@@ -21,10 +21,13 @@ private func heartRateRecords(_ bytes: [UInt8]) throws -> [(index: Int, offset: 
     return found
 }
 
-/// The `n`-th unfragmented heart-rate record, and how many heart-rate notifications precede it.
-private func unfragmentedHeartRateRecord(_ bytes: [UInt8], _ n: Int) throws -> (index: Int, offset: Int, before: Int) {
+/// An unfragmented heart-rate record `percent` of the way through them, and how many
+/// heart-rate notifications precede it.
+private func unfragmentedHeartRateRecord(_ bytes: [UInt8], percent: Int) throws -> (index: Int, offset: Int, before: Int) {
     let all = try heartRateRecords(bytes)
-    let chosen = all.filter(\.whole)[n]
+    let whole = all.filter(\.whole)
+    try #require(whole.count >= 10, "the generator's trace has too few unfragmented heart-rate notifications")
+    let chosen = whole[whole.count * percent / 100]
     return (chosen.index, chosen.offset, all.filter { $0.index < chosen.index }.count)
 }
 
@@ -38,7 +41,7 @@ private func write(_ bytes: [UInt8]) throws -> String {
     @Test func aTraceCutInsideItsLastRecordStopsThereWithRecordAndOffsetAndKeepsWhatCameBefore() throws {
         let (path, _) = try ReplayFixtures.syntheticHeartRateTrace(notifications: 200)
         var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
-        let cut = try unfragmentedHeartRateRecord(bytes, 150)
+        let cut = try unfragmentedHeartRateRecord(bytes, percent: 75)
         bytes.removeSubrange((cut.offset + 30)...)
         let damaged = try write(bytes)
 
@@ -64,7 +67,7 @@ private func write(_ bytes: [UInt8]) throws -> String {
     @Test func aMalformedPacketStopsTheReplayUnlessKeepGoingSkipsAndCountsIt() throws {
         let (path, _) = try ReplayFixtures.syntheticHeartRateTrace(notifications: 200)
         var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
-        let broken = try unfragmentedHeartRateRecord(bytes, 60)
+        let broken = try unfragmentedHeartRateRecord(bytes, percent: 30)
         bytes[broken.offset + 24 + 1 + 2] &+= 1  // ACL data length one more than the bytes present
         let damaged = try write(bytes)
 
@@ -89,7 +92,7 @@ private func write(_ bytes: [UInt8]) throws -> String {
     @Test func brokenFramingEndsTheReplayEvenWithKeepGoing() throws {
         let (path, _) = try ReplayFixtures.syntheticHeartRateTrace(notifications: 100)
         var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
-        let broken = try unfragmentedHeartRateRecord(bytes, 40)
+        let broken = try unfragmentedHeartRateRecord(bytes, percent: 40)
         bytes[broken.offset + 4] = 0x7F  // included length far beyond the original length
         let damaged = try write(bytes)
         var options = TraceStoreReplay.Options()

@@ -1,5 +1,6 @@
 import BandFirmware
 import BandLink
+import BandProtocol
 import BandReader
 import BandReplay
 import BandTrace
@@ -9,10 +10,11 @@ import HealthStore
 import Testing
 
 /// Everything a store says about the minutes, in a form two stores can be compared by.
-private func minuteSamples(_ store: HealthStore) throws -> [String] {
+private func minuteSamples(_ store: HealthStore, version: Int64? = nil) throws -> [String] {
     var lines: [String] = []
     for type in SampleWriter.writtenTypes {
-        for sample in try store.samples(HealthQuery(type: type), as: .owner).compactMap(\.quantitySample) {
+        for sample in try store.samples(HealthQuery(type: type), as: .owner).compactMap(\.quantitySample)
+        where version == nil || sample.syncVersion == version {
             let metadata = sample.metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
             lines.append([sample.syncIdentifier ?? "-", "v\(sample.syncVersion)", "\(sample.quantity.value)",
                           "\(sample.start.timeIntervalSince1970)", "\(sample.end.timeIntervalSince1970)",
@@ -23,41 +25,49 @@ private func minuteSamples(_ store: HealthStore) throws -> [String] {
     return lines.sorted()
 }
 
-@Suite(.serialized) struct RoundTripTests {
-    @Test func aSessionRecordedByTheReaderReplaysIntoAnEmptyStoreAsExactlyTheMinutesTheLiveRunWrote() throws {
+private let utc = TimeZone(identifier: "UTC")!
+
+/// A reader session against the simulated band — pairing (unrecorded), then one recorded
+/// connection: history, live stream, history again — and what it left in its store.
+private struct RecordedBandSession {
+    static let acceleration = 40  // band seconds per host second
+    let band: InProcessBand
+    let directory: String
+    let keystore: Keystore
+    let liveStore: HealthStore
+    let trace: String
+    let outcome: BandSession.Outcome
+
+    init(streamSeconds: Int = 4) throws {
         var configuration = BandConfiguration(start: BandInstant(seconds: 1_796_023_200))  // Monday 07:20 UTC, before the walk
         configuration.seed = 5
         configuration.historyDays = 1
         configuration.deterministicSecrets = true
-        // 40 band seconds per host second: a few minutes of live streaming in a few seconds.
-        let band = try InProcessBand(configuration, tickPeriod: .milliseconds(25))
+        band = try InProcessBand(configuration, tickPeriod: .seconds(1) / Self.acceleration)
         band.start()
-        defer { band.stop() }
-
-        let directory = ReplayFixtures.temporaryPath("roundtrip")
+        directory = ReplayFixtures.temporaryPath("roundtrip")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let keystore = Keystore(path: directory + "/keys.json")
+        keystore = Keystore(path: directory + "/keys.json")
         let liveStorePath = directory + "/live.sqlite"
-        let tracePath = directory + "/session.log"
-        let utc = TimeZone(identifier: "UTC")!
+        trace = directory + "/session.log"
+        let band = self.band
 
-        // Pairing is its own, unrecorded, run of the reader.
         let pairing = BandReaderService(address: .simulator(path: "/band"), keystore: keystore, storePath: liveStorePath,
                                         stop: StopRequest(), openLink: { _ in try band.openLink() }, report: { _ in })
         pairing.now = { band.now }
         pairing.timeZone = utc
-        _ = try #require(try pairing.pair())
+        guard try pairing.pair() != nil else { throw RecordingFailed() }
 
-        // The recorded run: history, live stream, history again, on one connection.
         var clock: ArrivalClock?
         var connections = 0
+        let trace = self.trace
         let stream = BandReaderService(
             address: .simulator(path: "/band"), keystore: keystore, storePath: liveStorePath, stop: StopRequest(),
             openLink: { _ in
                 connections += 1
                 let arrival = ArrivalClock(try band.openLink(), source: { band.now })
                 clock = arrival
-                return try TraceRecorder(recording: arrival, to: tracePath, role: .central,
+                return try TraceRecorder(recording: arrival, to: trace, role: .central,
                                          peer: LEPeer(addressType: .randomDevice, address: BluetoothDeviceAddress(0xC0_11_22_33_44_55)),
                                          clock: { arrival.microseconds })
             },
@@ -65,20 +75,29 @@ private func minuteSamples(_ store: HealthStore) throws -> [String] {
         stream.now = { clock?.now ?? band.now }
         stream.timeZone = utc
         stream.setsClock = false
-        let outcome = try stream.stream(until: ContinuousClock.now.advanced(by: .seconds(4)))
-        #expect(connections == 1, "one connection, one trace")
-        #expect(outcome.historyMinutes >= 1440)
-        #expect(outcome.liveMinutes > 0)
+        outcome = try stream.stream(until: ContinuousClock.now.advanced(by: .seconds(streamSeconds)))
+        guard connections == 1 else { throw RecordingFailed() }
+        liveStore = try HealthStore(path: liveStorePath)
+        band.stop()
+    }
 
-        let live = try minuteSamples(try HealthStore(path: liveStorePath))
+    struct RecordingFailed: Error {}
+}
+
+@Suite(.serialized) struct RoundTripTests {
+    @Test func aSessionRecordedByTheReaderReplaysIntoAnEmptyStoreAsExactlyTheMinutesTheLiveRunWrote() throws {
+        let session = try RecordedBandSession()
+        #expect(session.outcome.historyMinutes >= 1440)
+        #expect(session.outcome.liveMinutes > 0)
+        let live = try minuteSamples(session.liveStore)
         #expect(live.contains { $0.contains(" v1 ") }, "live-only samples (heart-rate variability) are part of the comparison")
 
         var options = TraceStoreReplay.Options()
         options.timeZone = utc
-        let replayStore = try HealthStore(path: directory + "/replay.sqlite")
-        let summary = try TraceStoreReplay(path: tracePath, options: options).run(into: replayStore)
+        let replayStore = try HealthStore(path: session.directory + "/replay.sqlite")
+        let summary = try TraceStoreReplay(path: session.trace, options: options).run(into: replayStore)
         #expect(summary.trace.skippedCount == 0)
-        #expect(summary.total.historyMinutes == outcome.historyMinutes)
+        #expect(summary.total.historyMinutes == session.outcome.historyMinutes)
         let replayed = try minuteSamples(replayStore)
         #expect(replayed.count == live.count)
         #expect(replayed == live)
@@ -87,9 +106,53 @@ private func minuteSamples(_ store: HealthStore) throws -> [String] {
             let extra = Set(replayed).subtracting(live).sorted().prefix(5)
             Issue.record("live only: \(Array(missing))\nreplay only: \(Array(extra))")
         }
-        // The history cursor moved the same way.
         let device = try #require(summary.connections.first?.deviceIdentifier)
-        #expect(try replayStore.appState(app: SampleWriter.app.id, key: HistoryCursor.key(device: device))
-                == (try HealthStore(path: liveStorePath).appState(app: SampleWriter.app.id, key: HistoryCursor.key(device: device))))
+        let key = HistoryCursor.key(device: device)
+        #expect(try replayStore.appState(app: SampleWriter.app.id, key: key) == (try session.liveStore.appState(app: SampleWriter.app.id, key: key)))
+    }
+
+    @Test func theSameSessionServedToASecondLiveReaderGivesItTheSameBandMinutes() throws {
+        let session = try RecordedBandSession()
+        let (recording, outcome) = try ReplayFixtures.record(session.trace)
+        #expect(outcome.stoppedAt == nil)
+        let side = try #require(recording.side())
+        let database = recording.database(side)
+        let control = try #require(ReplayAuthResponder.controlPointHandle(in: database))
+        var keys: [UInt64: BandKey] = [:]
+        for band in try session.keystore.load() { keys[band.readerID] = BandKey(band.key) }
+        let responder = ReplayAuthResponder(controlPointHandle: control, keys: keys)
+        // Recorded time runs `acceleration` times faster than host time; so does the replay.
+        let replay = ReplayServeSession(database: database, timeline: recording.timeline(side),
+                                        speed: .factor(Double(RecordedBandSession.acceleration)),
+                                        gateTimeout: .seconds(10), authResponder: responder)
+        let (readerEnd, replayEnd) = try SeqPacketLink.pair()
+        let box = Unchecked((replay, replayEnd))
+        let serving = BackgroundRun { try box.value.0.run(on: box.value.1) }
+
+        let secondStorePath = session.directory + "/second.sqlite"
+        var links = [readerEnd]
+        let second = BandReaderService(address: .simulator(path: "/band"), keystore: session.keystore, storePath: secondStorePath,
+                                       stop: StopRequest(), openLink: { _ in
+                                           guard !links.isEmpty else { throw LinkError.closed }
+                                           return links.removeFirst()
+                                       }, report: { _ in })
+        second.timeZone = utc
+        second.setsClock = false
+        second.backoff = ReconnectBackoff(initial: .milliseconds(50), maximum: .milliseconds(100), jitter: 0)
+        let outcome2 = try second.stream(until: ContinuousClock.now.advanced(by: .seconds(4)))
+        let summary = try serving.wait()
+        #expect(summary.authenticationsAnswered == 1, "the live reader accepted the replayed band")
+        #expect(summary.gatesTimedOut == 0)
+        #expect(outcome2.historyMinutes == session.outcome.historyMinutes)
+        #expect(outcome2.liveMinutes > 0)
+
+        // Every minute the band recorded (history, version 2) is stored exactly as the live run stored it.
+        let secondStore = try HealthStore(path: secondStorePath)
+        let bandMinutes = try minuteSamples(session.liveStore, version: SampleWriter.historySyncVersion)
+        #expect(!bandMinutes.isEmpty)
+        #expect(try minuteSamples(secondStore, version: SampleWriter.historySyncVersion) == bandMinutes)
+        let device = try #require(RecordedDevice(database: database, peer: nil).deviceIdentifier)
+        let key = HistoryCursor.key(device: device)
+        #expect(try secondStore.appState(app: SampleWriter.app.id, key: key) == (try session.liveStore.appState(app: SampleWriter.app.id, key: key)))
     }
 }

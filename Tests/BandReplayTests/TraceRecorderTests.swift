@@ -1,5 +1,6 @@
 import BandATT
 import BandLink
+import BandReader
 import BandReplay
 import BandTestSupport
 import BandTrace
@@ -116,4 +117,36 @@ func bothEndsOfAServedSessionRecordTheSameConversationFromOppositeSides(datalink
     #expect(throws: LinkError.system(call: "open /nonexistent-dir/x.log", errno: ENOENT)) {
         _ = try TraceRecorder(recording: a, to: "/nonexistent-dir/x.log", role: .central, peer: strapAddress)
     }
+}
+
+@Test func reconnectionsRecordIntoOneFileAsSeparateConnections() throws {
+    let path = ReplayFixtures.temporaryPath("reconnects.log")
+    let file = try TraceFile(path: path)
+    for value: UInt8 in [0x41, 0x42] {
+        let (a, b) = try SeqPacketLink.pair()
+        let recorder = try TraceRecorder(recording: a, into: file, role: .central, peer: strapAddress)
+        try recorder.send(bytes("0a 03 00"))
+        _ = try b.receive(timeout: .seconds(1))
+        try b.send([0x0B, value])
+        _ = try recorder.receive(timeout: .seconds(1))
+        recorder.close()
+        #expect(recorder.closeError == nil)
+    }
+    try file.close()
+
+    let (recording, outcome) = try ReplayFixtures.record(path)
+    #expect(outcome.stoppedAt == nil)
+    let first = ATTServerSide(connection: TraceConnection(handle: 0x40), server: .remoteDevice)
+    let second = ATTServerSide(connection: TraceConnection(handle: 0x41), server: .remoteDevice)
+    #expect(recording.database(first).values == [3: RecordedValue(bytes: [0x41])])
+    #expect(recording.database(second).values == [3: RecordedValue(bytes: [0x42])])
+    #expect(recording.peers[first.connection] == strapAddress && recording.peers[second.connection] == strapAddress)
+}
+
+@Test func aBandAddressBecomesThePeerOfTheRecordedConnection() throws {
+    let band = try BandAddress(parsing: "C8:0F:10:12:34:56", random: true)
+    let peer = LEPeer(recording: band)
+    #expect(peer.addressType == .randomDevice)
+    #expect("\(peer.address)" == "C8:0F:10:12:34:56", "the same text the reader files the band under")
+    #expect(LEPeer(recording: try BandAddress(parsing: "sim:/tmp/band.sock")).address.value == 0)
 }

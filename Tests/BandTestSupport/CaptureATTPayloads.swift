@@ -1,4 +1,9 @@
 import BandWire
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The shared real captures (`../shared/captures/` beside the checkout), for tests.
 public enum SharedCaptures {
@@ -62,9 +67,3 @@ public enum SharedCaptures {
         return pdus
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif

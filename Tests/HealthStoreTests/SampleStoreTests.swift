@@ -210,3 +210,26 @@ import Testing
         #expect(seen == [0, 1, 2, 3, 4])
     }
 }
+
+@Suite struct NestedCallTests {
+    @Test func aQueryInsideAWriteSeesTheUncommittedSamples() throws {
+        let temp = try TemporaryStore()
+        let seen = try temp.store.write(as: .owner) { tx in
+            try tx.save(steps(7, "2026-11-30T08:00:00Z", "2026-11-30T08:01:00Z"))
+            return try temp.store.samples(HealthQuery(type: .stepCount), as: .owner).count
+        }
+        #expect(seen == 1)
+    }
+
+    @Test func aWriteInsideAWriteIsAnErrorNotADeadlock() throws {
+        let temp = try TemporaryStore()
+        #expect(throws: HealthStoreError.misuse("write(as:) called inside another write transaction; use its transaction")) {
+            try temp.store.write(as: .owner) { _ in
+                try temp.store.write(as: .owner) { _ in }
+            }
+        }
+        // The outer transaction was rolled back and the store still works.
+        try temp.store.write(as: .owner) { try $0.save(steps(1, "2026-11-30T08:00:00Z", "2026-11-30T08:01:00Z")) }
+        #expect(try temp.store.samples(HealthQuery(type: .stepCount), as: .owner).count == 1)
+    }
+}

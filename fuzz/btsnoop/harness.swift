@@ -3,8 +3,8 @@
 //
 // Properties checked on every input:
 //  1. nothing traps, whatever the bytes;
-//  2. the streaming parser fed in small chunks (as BtsnoopFileReader refills its buffer)
-//     yields exactly the records, and the same final error, as the in-memory reader;
+//  2. the streaming parser fed in chunks of 1–29 bytes (as BtsnoopFileReader refills its
+//     buffer) yields exactly the records, and the same final error, as the in-memory reader;
 //  3. every record is a view inside the input, records are contiguous from offset 16, and an
 //     error names a record index and a byte offset that exist;
 //  4. the full decoder (TraceDecoder over the in-memory reader) sees the same records, every
@@ -14,41 +14,18 @@ import BandGATT
 import BandTrace
 import BandWire
 
-struct RecordSummary: Equatable {
-    var index: Int
-    var offset: Int
-    var length: Int
-    var flags: UInt32
-}
+nonisolated(unsafe) let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 2048, alignment: 8)
 
-func readInMemory(_ input: UnsafeRawBufferPointer) -> ([RecordSummary], BtsnoopError?) {
-    var records: [RecordSummary] = []
-    do {
-        var reader = try BtsnoopMemoryReader(bytes: input)
-        while let record = try reader.next() {
-            let start = record.data.baseAddress.map { $0 - input.baseAddress! } ?? record.offset + 24
-            precondition(start >= 0 && start + record.data.count <= input.count, "record view outside the input")
-            precondition(start == record.offset + BtsnoopRecordHeader.size, "record data does not follow its header")
-            precondition(record.index == records.count, "record index skipped")
-            let expected = records.last.map { $0.offset + BtsnoopRecordHeader.size + $0.length } ?? BtsnoopFileHeader.size
-            precondition(record.offset == expected, "records not contiguous")
-            records.append(RecordSummary(index: record.index, offset: record.offset, length: record.data.count, flags: record.flags))
-        }
-        return (records, nil)
-    } catch {
-        precondition(error.offset >= 0 && error.offset <= input.count, "error offset \(error.offset) outside \(input.count) bytes")
-        if let index = error.recordIndex { precondition(index == records.count, "error names record \(index) after \(records.count)") }
-        return (records, error)
-    }
-}
-
-/// The parser fed `chunk` more bytes at a time, never consuming a partial record.
-func readStreaming(_ input: UnsafeRawBufferPointer, chunk: Int) -> ([RecordSummary], BtsnoopError?) {
+/// The parser fed `chunk` more bytes at a time, as BtsnoopFileReader refills its buffer,
+/// never consuming a partial record.
+struct ChunkedReader {
+    let input: UnsafeRawBufferPointer
+    let chunk: Int
     var parser = BtsnoopRecordParser()
-    var records: [RecordSummary] = []
     var consumed = 0
     var available = 0
-    do {
+
+    mutating func next() throws(BtsnoopError) -> BtsnoopRecord? {
         while true {
             var cursor = ByteCursor(UnsafeRawBufferPointer(rebasing: input[consumed..<available]))
             if parser.datalink == nil {
@@ -57,44 +34,78 @@ func readStreaming(_ input: UnsafeRawBufferPointer, chunk: Int) -> ([RecordSumma
                     continue
                 }
             } else if let record = try parser.nextRecord(&cursor) {
-                records.append(RecordSummary(index: record.index, offset: record.offset, length: record.data.count, flags: record.flags))
                 consumed += cursor.position
                 precondition(consumed == parser.offset, "parser offset disagrees with bytes consumed")
-                continue
+                return record
             }
             if available == input.count {
                 try parser.finish(unconsumed: cursor)
-                return (records, nil)
+                return nil
             }
             available = min(input.count, available + chunk)
         }
+    }
+}
+
+/// Reads with the in-memory reader and the chunked parser in lockstep; returns the record count.
+func compareReaders(_ input: UnsafeRawBufferPointer, chunk: Int) -> Int {
+    var chunked = ChunkedReader(input: input, chunk: chunk)
+    var memory: BtsnoopMemoryReader
+    do {
+        memory = try BtsnoopMemoryReader(bytes: input)
     } catch {
-        return (records, error)
+        precondition(error.offset >= 0 && error.offset <= input.count, "error offset \(error.offset) outside \(input.count) bytes")
+        do {
+            while try chunked.next() != nil { preconditionFailure("chunked reader read a record of a file with a bad header") }
+            preconditionFailure("chunked reader accepted a bad header")
+        } catch let chunkedError {
+            precondition(chunkedError == error, "header errors differ: \(chunkedError) vs \(error)")
+        }
+        return 0
+    }
+    var count = 0
+    var expectedOffset = BtsnoopFileHeader.size
+    while true {
+        let a: BtsnoopRecord?, b: BtsnoopRecord?
+        var errorA: BtsnoopError?, errorB: BtsnoopError?
+        do { a = try memory.next() } catch { a = nil; errorA = error }
+        do { b = try chunked.next() } catch { b = nil; errorB = error }
+        precondition(errorA == errorB, "readers disagree on the error: \(String(describing: errorA)) vs \(String(describing: errorB))")
+        if let errorA {
+            precondition(errorA.offset >= 0 && errorA.offset <= input.count, "error offset outside the input")
+            precondition(errorA.recordIndex == nil || errorA.recordIndex == count, "error names record \(String(describing: errorA.recordIndex)) after \(count)")
+            return count
+        }
+        guard let a, let b else {
+            precondition(a == nil && b == nil, "one reader ended early")
+            return count
+        }
+        precondition(a.index == count && b.index == count, "record index skipped")
+        precondition(a.offset == expectedOffset && b.offset == expectedOffset, "records not contiguous")
+        precondition(a.header == b.header && a.data.elementsEqual(b.data), "readers disagree on record \(count)")
+        let start = a.data.baseAddress.map { $0 - input.baseAddress! } ?? a.offset + BtsnoopRecordHeader.size
+        precondition(start == a.offset + BtsnoopRecordHeader.size && start + a.data.count <= input.count, "record view outside the input")
+        expectedOffset += BtsnoopRecordHeader.size + a.data.count
+        count += 1
     }
 }
 
 func decodeAll(_ input: UnsafeRawBufferPointer, expectedRecords: Int) {
     guard let reader = try? BtsnoopMemoryReader(bytes: input) else { return }
     let decoder = TraceDecoder(source: reader)
-    var scratch = [UInt8](repeating: 0, count: 1024)
     do {
         while let event = try decoder.next() {
             guard case .att(let att) = event else { continue }
-            precondition(att.trace.pdu.count <= 0xFFFF, "PDU longer than any L2CAP frame")
             if let value = att.value {
                 precondition(value.count <= att.trace.pdu.count, "value longer than its PDU")
             }
-            if let characteristic = att.characteristic, let value = att.value {
-                let written = scratch.withUnsafeMutableBytes { raw -> [UInt8] in
-                    var writer = ByteWriter(raw)
-                    characteristic.encode(into: &writer)
-                    return Array(writer.written)
-                }
-                // Values whose decoders normalise (e.g. contact bit without support) may differ;
-                // a decoded value must at least re-decode to itself.
-                let again = written.withUnsafeBytes { try? CharacteristicValue(uuid: att.type!, bytes: $0) }
+            // A decoded characteristic value must survive encode → decode unchanged.
+            if let characteristic = try? att.characteristicValue(), let type = att.type {
+                var writer = ByteWriter(scratch)
+                characteristic.encode(into: &writer)
+                precondition(!writer.overflowed, "a decoded value does not re-encode in 2048 bytes")
+                let again = try? CharacteristicValue(uuid: type, bytes: writer.written)
                 precondition(again == characteristic, "characteristic value does not survive encode → decode")
-                _ = value
             }
         }
     } catch {
@@ -107,11 +118,8 @@ func decodeAll(_ input: UnsafeRawBufferPointer, expectedRecords: Int) {
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzBtsnoop(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let input = UnsafeRawBufferPointer(start: data, count: size)
-    let (records, error) = readInMemory(input)
     let chunk = size > 16 ? Int(input[size - 1] % 29) + 1 : 1
-    let (streamed, streamError) = readStreaming(input, chunk: chunk)
-    precondition(streamed == records, "streaming (chunk \(chunk)) and in-memory readers disagree on records")
-    precondition(streamError == error, "streaming and in-memory readers disagree on the error: \(String(describing: streamError)) vs \(String(describing: error))")
-    decodeAll(input, expectedRecords: records.count)
+    let records = compareReaders(input, chunk: chunk)
+    decodeAll(input, expectedRecords: records)
     return 0
 }

@@ -18,7 +18,7 @@ import BandWire
 /// | 12 | 1 | heart rate average | uint8 bpm, 0 when flag bit 1 clear |
 /// | 13 | 1 | heart rate minimum | uint8 bpm, 0 when flag bit 1 clear |
 /// | 14 | 1 | heart rate maximum | uint8 bpm, 0 when flag bit 1 clear |
-/// | 15 | 1 | reserved | 0; readers ignore it |
+/// | 15 | 1 | reserved | 0; readers ignore it (kept as ``reserved``) |
 ///
 /// Errors: a start that is not on a minute boundary, or heart-rate bytes that contradict
 /// flag bit 1 or are not `0 < min ≤ avg ≤ max`, are ``ParseError/Kind/invalidValue``.
@@ -33,6 +33,8 @@ public struct MinuteRecord: Hashable, Sendable, WireCodable {
     public var distanceDecimetres: UInt16
     public var energyDecikilocalories: UInt16
     public var heartRate: HeartRateSummary?
+    /// Byte 15 as received: 0 from this band; kept so a newer band's use of it survives a round trip.
+    public var reserved: UInt8 = 0
 
     public init(minuteStart: UInt32, utcOffset: LocalTimeOffset, flags: MinuteRecordFlags, steps: UInt16,
                 distanceDecimetres: UInt16, energyDecikilocalories: UInt16, heartRate: HeartRateSummary?) {
@@ -63,7 +65,7 @@ public struct MinuteRecord: Hashable, Sendable, WireCodable {
         let average = try input.readUInt8("heart rate average")
         let minimum = try input.readUInt8("heart rate minimum")
         let maximum = try input.readUInt8("heart rate maximum")
-        _ = try input.readUInt8("reserved")
+        reserved = try input.readUInt8("reserved")
         guard minuteStart % 60 == 0 else {
             throw ParseError(.invalidValue, at: startOffset, field: "minute start (not on a minute boundary)")
         }
@@ -91,6 +93,6 @@ public struct MinuteRecord: Hashable, Sendable, WireCodable {
         output.writeUInt8(heartRate?.average ?? 0)
         output.writeUInt8(heartRate?.minimum ?? 0)
         output.writeUInt8(heartRate?.maximum ?? 0)
-        output.writeUInt8(0)
+        output.writeUInt8(reserved)
     }
 }

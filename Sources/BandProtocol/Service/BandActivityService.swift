@@ -1,3 +1,4 @@
+import BandATT
 import BandWire
 
 /// The band's own activity service: UUIDs and the application error it defines.
@@ -34,4 +35,7 @@ public enum BandActivityService {
     /// level (SMP pairing) and retrying — which cannot help, since this is application-level
     /// authentication.
     public static let notAuthenticatedError: UInt8 = 0x80
+
+    /// ``notAuthenticatedError`` as the ATT error code a reader sees in an Error Response.
+    public static let notAuthenticated = ATTErrorCode(rawValue: notAuthenticatedError)
 }

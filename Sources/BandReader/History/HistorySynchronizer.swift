@@ -20,6 +20,7 @@ public final class HistorySynchronizer {
 
     private var transfer: HistoryTransfer?
     private var transferFailure: HistoryTransferError?
+    private var lastProgress = 0
 
     public init(connection: BandConnection, writer: SampleWriter, report: @escaping (ReaderEvent) -> Void) {
         self.connection = connection
@@ -117,6 +118,7 @@ public final class HistorySynchronizer {
     private func receiveTransfer(_ announced: HistoryFetchResponse, on control: GATTCharacteristic) throws(SessionError) -> Result<HistoryTransfer, HistoryTransferError>? {
         transfer = HistoryTransfer(announced: announced)
         transferFailure = nil
+        lastProgress = 0
         defer { transfer = nil }
         guard let bytes = try connection.awaitResponse(on: control, what: "the end of the history transfer", during: .history) else {
             return nil
@@ -140,7 +142,8 @@ public final class HistorySynchronizer {
             try transfer!.receive(value)
             let received = transfer!.records.count
             let total = Int(transfer!.announced.count)
-            if received == total || received % 256 < HistoryDataPacket.recordCapacity(mtu: connection.client.mtu) {
+            if received == total || received - lastProgress >= 240 {
+                lastProgress = received
                 report(.historyProgress(received: received, of: total))
             }
         } catch {

@@ -29,6 +29,7 @@ public final class LiveStream {
     public private(set) var aggregator = MinuteAggregator()
     public private(set) var stepsToday: UInt32?
     public private(set) var cadence: Int?
+    public private(set) var lastHeartRate: Int?
     public var batteryPercent: Int?
     /// Readings that were not used, for diagnostics.
     public private(set) var anomalies = 0
@@ -127,12 +128,13 @@ public final class LiveStream {
         }
         let time = bandTime()
         let bpm = measurement.beatsPerMinute == 0 ? nil : Int(measurement.beatsPerMinute)
+        lastHeartRate = bpm
         let offset = utcOffsetSeconds ?? (clock.estimate(at: now()) == nil ? hostOffset() : nil)
         let intervals = measurement.rrIntervals ?? RRIntervals()
         if let minute = aggregator.add(heartRate: bpm, rrIntervals: intervals.lazy.map(\.rawValue), at: time, utcOffsetSeconds: offset) {
             closed.append(minute)
         }
-        emit("hr", at: time, heartRate: bpm, rr: intervals.map(\.milliseconds))
+        emit("hr", at: time, rr: intervals.map(\.milliseconds))
     }
 
     private func rsc(_ value: UnsafeRawBufferPointer) {
@@ -159,8 +161,8 @@ public final class LiveStream {
         report(.anomaly(what))
     }
 
-    private func emit(_ kind: String, at time: UInt32, heartRate: Int? = nil, rr: [Double] = []) {
-        report(.reading(LiveReading(time: Date(timeIntervalSince1970: TimeInterval(time)), kind: kind, heartRate: heartRate,
+    private func emit(_ kind: String, at time: UInt32, rr: [Double] = []) {
+        report(.reading(LiveReading(time: Date(timeIntervalSince1970: TimeInterval(time)), kind: kind, heartRate: lastHeartRate,
                                     rrMilliseconds: rr, stepsToday: stepsToday, cadence: cadence, batteryPercent: batteryPercent)))
     }
 }

@@ -222,13 +222,14 @@ public final class RecordedSessionFeed {
 
     private func commit(_ received: HistoryTransfer) throws {
         let announced = received.announced
-        var next = HistoryCursor(historyID: announced.historyID, nextSequence: announced.endSequence)
+        var next = HistoryCursor(historyID: announced.historyID, nextSequence: announced.endSequence,
+                                 lastMinute: received.records.last?.minuteStart ?? cursor?.lastMinute)
         // A replay of an older part of the same history stores its records (a no-op if they are
         // there) but never moves the stored cursor back.
         if let cursor, cursor.historyID == next.historyID, cursor.nextSequence > next.nextSequence { next = cursor }
         guard !received.records.isEmpty || next != cursor else { return }
         try writePendingLive()
-        let write = try writer.commitHistory(received.records, cursor: next)
+        let write = try writer.commitHistory(received.records, cursor: next, previous: cursor)
         count(write)
         cursor = next
         outcome.historyMinutes += received.records.count

@@ -20,6 +20,8 @@ public final class BandReaderService {
     public var timeZone: TimeZone = .current
     /// See ``BandSession/setsClock``.
     public var setsClock = true
+    /// See ``BandSession/historySyncInterval``.
+    public var historySyncInterval: Duration? = .seconds(600)
     public var now: () -> Date = Date.init
     private let openLink: LinkOpener
     private let report: (ReaderEvent) -> Void
@@ -42,11 +44,17 @@ public final class BandReaderService {
     public func pair() throws(SessionError) -> PairedBand? {
         let connection = try connect(attempt: 1)
         defer { connection.close() }
+        // Pairing again keeps this host's reader ID, so the band replaces its key for us rather
+        // than filling another of its key slots.
         var readerID: UInt64 = 0
-        do {
-            try withUnsafeMutableBytes(of: &readerID) { (raw) throws(CryptoError) in try SecureRandom.fill(raw) }
-        } catch {
-            throw .controlPointProtocol("no random reader ID: \(error)")
+        if let known = try? keystore.band(address.keystoreKey) {
+            readerID = known.readerID
+        } else {
+            do {
+                try withUnsafeMutableBytes(of: &readerID) { (raw) throws(CryptoError) in try SecureRandom.fill(raw) }
+            } catch {
+                throw .controlPointProtocol("no random reader ID: \(error)")
+            }
         }
         guard let key = try BandAuthentication.pair(connection, readerID: readerID) else { return nil }
         report(.paired(readerID: readerID))
@@ -78,13 +86,25 @@ public final class BandReaderService {
         var attempt = 0
         while true {
             attempt += 1
+            // The backoff starts over only after a connection got somewhere; a band that accepts
+            // connections and then fails keeps being retried at growing intervals.
+            var progressed = false
+            let report = self.report
+            let track: (ReaderEvent) -> Void = { event in
+                switch event {
+                case .authenticated, .historyCommitted, .streaming: progressed = true
+                default: break
+                }
+                report(event)
+            }
             do {
                 let connection = try connect(attempt: attempt)
                 defer { connection.close() }
                 let session = BandSession(connection: connection, address: address.keystoreKey, pairing: pairing,
-                                          makeWriter: { [unowned self] device in try writer(for: device) }, report: report)
+                                          makeWriter: { [unowned self] device in try writer(for: device) }, report: track)
                 session.timeZone = timeZone
                 session.setsClock = setsClock
+                session.historySyncInterval = historySyncInterval
                 session.now = now
                 let outcome = try session.run(goal())
                 total.historyMinutes += outcome.historyMinutes
@@ -94,6 +114,7 @@ public final class BandReaderService {
                 return total
             } catch {
                 report(.disconnected(error.description))
+                if progressed { backoff.succeeded() }
                 guard error.isTransient, !stop.isRequested else { throw error }
                 if let attempts, attempt >= attempts { throw error }
                 let delay = backoff.nextDelay()
@@ -111,13 +132,12 @@ public final class BandReaderService {
         report(.connecting(address: address.description, attempt: attempt))
         let bearer: any ATTBearer
         do { bearer = try openLink(address) } catch { throw .connect("\(error)") }
-        let connection = try BandConnection(bearer: bearer, stop: stop, transactionTimeout: transactionTimeout)
-        backoff.succeeded()
-        return connection
+        return try BandConnection(bearer: bearer, stop: stop, transactionTimeout: transactionTimeout)
     }
 
     private func writer(for device: BandDeviceInfo) throws -> SampleWriter {
-        if store == nil { store = try HealthStore(path: storePath) }
+        // A few rows a minute: a small page cache keeps the reader's memory flat as the store grows.
+        if store == nil { store = try HealthStore(path: storePath, cacheKiB: 2048) }
         let info = DeviceInfo(name: device.name, manufacturer: device.manufacturer, model: device.model,
                               hardwareIdentifier: device.serialNumber ?? address.keystoreKey,
                               firmwareVersion: device.firmwareRevision)

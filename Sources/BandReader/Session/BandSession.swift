@@ -36,6 +36,9 @@ public final class BandSession {
     public var clockTolerance: Duration = .seconds(2)
     /// How often provisional live minutes are written while streaming.
     public var liveWriteInterval: Duration = .seconds(5)
+    /// How often history is synced again while streaming, so the band's records replace the
+    /// provisional minutes during a long stream too (nil: only at connect and at the deadline).
+    public var historySyncInterval: Duration? = .seconds(600)
     private let makeWriter: (BandDeviceInfo) throws -> SampleWriter
     private let report: (ReaderEvent) -> Void
     private let clock = ContinuousClock()
@@ -90,10 +93,20 @@ public final class BandSession {
         if let clockObservation { live.observeBandClock(clockObservation.bandTime, at: clockObservation.hostTime) }
         report(.streaming)
         var nextWrite = clock.now.advanced(by: liveWriteInterval)
+        let syncsWhileStreaming = profile.activity != nil && historySyncInterval != nil
+        var nextHistorySync = historySyncInterval.map { clock.now.advanced(by: $0) }
         var streamError: SessionError?
+        func writeClosedMinutes() throws(SessionError) {
+            let minutes = live.takeClosedMinutes()
+            guard !minutes.isEmpty else { return }
+            do { try writer.writeLive(minutes) } catch { throw .store("\(error)") }
+            outcome.liveMinutes += minutes.count
+            report(.liveMinutesStored(count: minutes.count))
+        }
         while true {
             if let deadline, clock.now >= deadline { break }
-            let wake = deadline.map { min($0, nextWrite) } ?? nextWrite
+            var wake = deadline.map { min($0, nextWrite) } ?? nextWrite
+            if syncsWhileStreaming, let nextHistorySync { wake = min(wake, nextHistorySync) }
             do {
                 guard try connection.pump(until: wake, during: .streaming) else {
                     outcome.stopped = true
@@ -104,13 +117,24 @@ public final class BandSession {
                 break
             }
             if clock.now >= nextWrite {
-                let minutes = live.takeClosedMinutes()
-                if !minutes.isEmpty {
-                    do { try writer.writeLive(minutes) } catch { throw .store("\(error)") }
-                    outcome.liveMinutes += minutes.count
-                    report(.liveMinutesStored(count: minutes.count))
-                }
+                try writeClosedMinutes()
                 nextWrite = clock.now.advanced(by: liveWriteInterval)
+            }
+            if syncsWhileStreaming, let due = nextHistorySync, let interval = historySyncInterval, clock.now >= due {
+                // Live minutes first, so the records synced now replace them; live notifications
+                // keep flowing into the stream during the sync.
+                try writeClosedMinutes()
+                do {
+                    guard let minutes = try HistorySynchronizer(connection: connection, writer: writer, report: report).run() else {
+                        outcome.stopped = true
+                        break
+                    }
+                    outcome.historyMinutes += minutes
+                } catch {
+                    streamError = error
+                    break
+                }
+                nextHistorySync = clock.now.advanced(by: interval)
             }
         }
         // Everything received so far is committed, however the stream ended.

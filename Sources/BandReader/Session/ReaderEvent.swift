@@ -30,7 +30,8 @@ public enum ReaderEvent: Sendable {
     case stopped
 }
 
-/// One line of `band stream`: the latest of everything, after one notification.
+/// One line of `band stream`: the latest of everything, after one notification (`kind` says
+/// which; RR intervals are those of this measurement only).
 public struct LiveReading: Sendable, Equatable {
     /// Band time of the reading (estimated from the band's last counter snapshot for heart rate).
     public var time: Date

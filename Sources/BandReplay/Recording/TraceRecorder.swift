@@ -20,6 +20,11 @@ import BandWire
 /// link.close()   // writes Disconnection Complete and closes the file
 /// ```
 ///
+/// A reader that reconnects records every connection into one file: open a ``TraceFile``
+/// once and wrap each new link with ``init(recording:into:role:peer:aclBufferSize:)``; each
+/// connection gets its own HCI handle and its own connect/disconnect events, as a phone's log
+/// shows reconnections.
+///
 /// Timestamps are the wall clock (`CLOCK_REALTIME`) at the moment each PDU went out or came
 /// in. A PDU that failed to send is not recorded (it never reached the air). Failing to
 /// write the trace fails the link operation (`LinkError.system("write TRACE", errno)`):
@@ -39,11 +44,13 @@ public final class TraceRecorder: ATTBearer {
     /// The connection handle written into every record.
     public static let defaultConnectionHandle: UInt16 = 0x0040
 
-    public let path: String
+    public var path: String { file.path }
     private let inner: any ATTBearer
-    private let writer: BtsnoopWriter
+    private let file: TraceFile
+    /// Whether closing this recorder closes the file (it opened it).
+    private let ownsFile: Bool
     private let recorder: ATTTraceRecorder
-    private let clock: () -> Int64
+    private var clock: () -> Int64 { file.clock }
     private var isClosed = false
     /// PDUs recorded so far (both directions).
     public private(set) var recordedPDUs = 0
@@ -54,24 +61,32 @@ public final class TraceRecorder: ATTBearer {
     ///   - datalink: `.h4` (1002, as Android writes) or `.linuxMonitor` (2001, as `btmon -w`).
     ///   - peer: the device at the other end as it would appear in the controller's event.
     ///   - clock: Unix microseconds now; the default is the wall clock.
-    public init(recording bearer: any ATTBearer, to path: String, datalink: BtsnoopDatalink = .h4, role: Role,
-                peer: LEPeer, connectionHandle: UInt16 = TraceRecorder.defaultConnectionHandle,
-                aclBufferSize: Int = TraceRecorder.defaultACLBufferSize,
-                clock: @escaping () -> Int64 = TraceRecorder.wallClockMicroseconds) throws(LinkError) {
-        self.path = path
+    public convenience init(recording bearer: any ATTBearer, to path: String, datalink: BtsnoopDatalink = .h4, role: Role,
+                            peer: LEPeer, connectionHandle: UInt16 = TraceRecorder.defaultConnectionHandle,
+                            aclBufferSize: Int = TraceRecorder.defaultACLBufferSize,
+                            clock: @escaping () -> Int64 = TraceRecorder.wallClockMicroseconds) throws(LinkError) {
+        let file = try TraceFile(path: path, datalink: datalink, firstConnectionHandle: connectionHandle, clock: clock)
+        try self.init(recording: bearer, file: file, ownsFile: true, role: role, peer: peer, aclBufferSize: aclBufferSize)
+    }
+
+    /// Records `bearer` as the next connection in `file` (which the caller closes).
+    public convenience init(recording bearer: any ATTBearer, into file: TraceFile, role: Role, peer: LEPeer,
+                            aclBufferSize: Int = TraceRecorder.defaultACLBufferSize) throws(LinkError) {
+        try self.init(recording: bearer, file: file, ownsFile: false, role: role, peer: peer, aclBufferSize: aclBufferSize)
+    }
+
+    private init(recording bearer: any ATTBearer, file: TraceFile, ownsFile: Bool, role: Role, peer: LEPeer,
+                 aclBufferSize: Int) throws(LinkError) {
         inner = bearer
-        self.clock = clock
+        self.file = file
+        self.ownsFile = ownsFile
+        let handle = file.allocateConnectionHandle()
+        recorder = ATTTraceRecorder(writer: file.writer, connection: handle, aclBufferSize: aclBufferSize)
+        let event = LEConnectionComplete(handle: handle, role: role.rawValue, peer: peer)
         do throws(BtsnoopError) {
-            writer = try BtsnoopWriter(path: path, datalink: datalink)
+            try recorder.recordEvent(.leMeta, at: file.clock()) { event.encode(into: &$0) }
         } catch {
-            throw Self.linkError(error, path: path)
-        }
-        recorder = ATTTraceRecorder(writer: writer, connection: connectionHandle, aclBufferSize: aclBufferSize)
-        let event = LEConnectionComplete(handle: connectionHandle, role: role.rawValue, peer: peer)
-        do throws(BtsnoopError) {
-            try recorder.recordEvent(.leMeta, at: clock()) { event.encode(into: &$0) }
-        } catch {
-            throw Self.linkError(error, path: path)
+            throw TraceFile.linkError(error, path: file.path)
         }
     }
 
@@ -111,7 +126,7 @@ public final class TraceRecorder: ATTBearer {
         isClosed = true
         do throws(BtsnoopError) {
             try recorder.recordDisconnection(reason: reason, at: clock())
-            try writer.close()
+            if ownsFile { try file.writer.close() } else { try file.writer.flush() }
         } catch {
             closeError = error
         }
@@ -125,14 +140,9 @@ public final class TraceRecorder: ATTBearer {
         do throws(BtsnoopError) {
             try recorder.record(pdu: pdu, direction: direction, at: clock())
         } catch {
-            throw Self.linkError(error, path: path)
+            throw TraceFile.linkError(error, path: path)
         }
         recordedPDUs += 1
-    }
-
-    private static func linkError(_ error: BtsnoopError, path: String) -> LinkError {
-        if case .system(let call, let errno) = error.kind { return .system(call: "\(call) \(path)", errno: errno) }
-        return .system(call: "record \(path): \(error)", errno: EIO)
     }
 
     /// Unix microseconds from `CLOCK_REALTIME`.

@@ -50,6 +50,14 @@ public struct NotificationTimeline: Sendable {
         try arena.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[push.valueStart..<push.valueStart + push.valueCount])) }
     }
 
+    /// The same timeline without the pushes for `handle` (answered live instead); the write
+    /// gates of the others are unchanged.
+    public func removingPushes(on handle: UInt16) -> NotificationTimeline {
+        var copy = self
+        copy.pushes.removeAll { $0.handle == handle }
+        return copy
+    }
+
     // MARK: Building
 
     /// Notes any PDU time on the connection (sets start and end when no events do).

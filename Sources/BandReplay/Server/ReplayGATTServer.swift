@@ -23,7 +23,7 @@ import BandWire
 /// | Write | characteristic with Write property | Write Response (the value is not stored) |
 /// | Write | anything else | Write Not Permitted |
 /// | Prepare/Execute Write, unknown requests | | Request Not Supported |
-/// | malformed request | | Invalid PDU |
+/// | malformed request | | Invalid PDU (other malformed PDUs are dropped) |
 ///
 /// Commands (Write Command, Signed Write, unknown opcodes with bit 6 set) never get a
 /// response, not even an error (§3.4.9).
@@ -95,7 +95,8 @@ public final class ReplayGATTServer {
         do throws(ParseError) {
             request = try ATTPDU(bytes: pdu)
         } catch {
-            if !opcode.isCommand { fail(opcode, handle: 0, .invalidPDU, &writer) }
+            // Only a request is owed an answer; a broken command, response or confirmation is dropped.
+            if opcode.isRequest { fail(opcode, handle: 0, .invalidPDU, &writer) }
             return .none
         }
         switch request {

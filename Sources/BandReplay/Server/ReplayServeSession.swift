@@ -25,6 +25,8 @@ public final class ReplayServeSession {
         /// Values longer than the live ATT_MTU allowed, sent cut to ATT_MTU − 3 (§3.4.7.1).
         public var truncatedToMTU = 0
         public var gatesTimedOut = 0
+        /// Authentications answered live (``ReplayAuthResponder``).
+        public var authenticationsAnswered = 0
         /// True when the client hung up before the recorded end.
         public var clientHungUp = false
         /// True when a stop signal ended the session.
@@ -36,14 +38,19 @@ public final class ReplayServeSession {
     public let server: ReplayGATTServer
     private var scheduler: NotificationScheduler
     private let timeline: NotificationTimeline
+    private let authResponder: ReplayAuthResponder?
     /// Called after every push with (pushes done, pushes total).
     public var progress: ((Int, Int) -> Void)?
 
+    /// - Parameter authResponder: answers a BandKit band's Auth Control Point live (the
+    ///   recorded answers to it are then dropped from the timeline); nil replays them as recorded.
     public init(database: RecordedGATTDatabase, timeline: NotificationTimeline, speed: ReplaySpeed,
-                serverMTU: Int? = nil, gateTimeout: Duration = .seconds(2)) {
+                serverMTU: Int? = nil, gateTimeout: Duration = .seconds(2), authResponder: ReplayAuthResponder? = nil) {
         let mtu = serverMTU ?? database.serverMTU ?? ATT.maximumMTU
         server = ReplayGATTServer(database: database, serverMTU: mtu)
+        let timeline = authResponder.map { timeline.removingPushes(on: $0.controlPointHandle) } ?? timeline
         self.timeline = timeline
+        self.authResponder = authResponder
         scheduler = NotificationScheduler(timeline: timeline, speed: speed)
         scheduler.gateTimeout = gateTimeout
     }
@@ -119,6 +126,7 @@ public final class ReplayServeSession {
         }
         summary.errorsSent = server.errorsSent
         summary.gatesTimedOut = scheduler.gatesTimedOut
+        summary.authenticationsAnswered = authResponder?.authenticated ?? 0
         bearer.close()
         return summary
     }
@@ -133,8 +141,17 @@ public final class ReplayServeSession {
             bearer.mtu = mtu
             summary.requestsAnswered += 1
             return
-        case .wrote(let handle, _):
+        case .wrote(let handle, let accepted):
             scheduler.clientWrote(handle: handle, at: .now)
+            if accepted, let authResponder, handle == authResponder.controlPointHandle,
+               let answer = authResponder.respond(to: UnsafeRawBufferPointer(rebasing: pdu[3...])) {
+                if length > 0 {
+                    try bearer.send(UnsafeRawBufferPointer(rebasing: output[0..<length]))
+                    summary.requestsAnswered += 1
+                }
+                try indicate(answer, on: handle, bearer: bearer, buffer: output)
+                return
+            }
         case .configured(let cccd, _, _):
             scheduler.clientWrote(handle: cccd, at: .now)
         case .confirmedIndication:
@@ -146,6 +163,16 @@ public final class ReplayServeSession {
             try bearer.send(UnsafeRawBufferPointer(rebasing: output[0..<length]))
             summary.requestsAnswered += 1
         }
+    }
+
+    /// A live indication (the auth responder's answer), if the client enabled indications.
+    private func indicate(_ value: [UInt8], on handle: UInt16, bearer: any ATTBearer, buffer: UnsafeMutableRawBufferPointer) throws(LinkError) {
+        guard server.configuration(forValueHandle: handle)?.indicationsEnabled ?? true else { return }
+        var writer = ByteWriter(buffer)
+        writer.writeUInt8(ATTOpcode.handleValueIndication.rawValue)
+        writer.writeUInt16LE(handle)
+        writer.writeBytes(value.prefix(bearer.mtu - 3))
+        try bearer.send(writer.written)
     }
 
     private func send(_ push: NotificationTimeline.Push, bearer: any ATTBearer, buffer: UnsafeMutableRawBufferPointer,

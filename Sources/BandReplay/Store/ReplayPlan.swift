@@ -33,7 +33,9 @@ struct ReplayPlan {
             if let wanted = options.connectionHandle, connection.handle != wanted { continue }
             let side = [ATTServerSide(connection: connection, server: .remoteDevice), ATTServerSide(connection: connection, server: .recordingHost)]
                 .max { a, b in
-                    (recording.timeline(a).count, recording.database(a).attributeCount) < (recording.timeline(b).count, recording.database(b).attributeCount)
+                    let reconstructor = recording.reconstructor
+                    return (reconstructor.notificationCount(a), recording.database(a).attributeCount)
+                        < (reconstructor.notificationCount(b), recording.database(b).attributeCount)
                 }!
             let peer = recording.peers[connection]
             var database = recording.database(side)
@@ -53,7 +55,7 @@ struct ReplayPlan {
             var device = RecordedDevice(database: database, peer: side.server == .remoteDevice ? peer : nil)
             if let name = options.device { device.address = name; device.information.serialNumber = nil }
             if let name = options.sourceName { device.information.name = name }
-            if !device.isIdentified, recording.timeline(side).count > 0, unidentified == nil { unidentified = connection }
+            if !device.isIdentified, recording.reconstructor.notificationCount(side) > 0, unidentified == nil { unidentified = connection }
             connections[connection] = Chosen(side: side, profile: profile, device: device)
         }
     }

@@ -7,6 +7,11 @@ import BandWire
 import Foundation
 import HealthStore
 
+private struct PushKey: Hashable {
+    var handle: UInt16
+    var type: BluetoothUUID?
+}
+
 /// `bandsim replay --into`: a trace fed through the live reader's own handling into a health
 /// store, connection by connection (``RecordedSessionFeed``).
 ///
@@ -72,7 +77,7 @@ public final class TraceStoreReplay {
             switch self {
             case .damaged(let damage, _): return "\(damage)"
             case .unidentifiedDevice(let connection):
-                return "the trace does not say which device \(connection) was (no serial number, no connection event); name it with --device"
+                return "the trace does not say which device \(connection) was: no serial number was read, and no connection event names it (a trace recorded at the device's own end names only the reader); name it with --device"
             case .store(let what): return what
             }
         }
@@ -94,7 +99,7 @@ public final class TraceStoreReplay {
         // Pass 1: databases and devices.
         let first = try TraceReplayReader(path: path, overrides: options.overrides)
         let size = first.fileSize
-        var recording = TraceRecording()
+        var recording = TraceRecording(keepsTimelines: false)
         var events = 0
         let firstOutcome = first.run(keepGoing: options.keepGoing) { event in
             recording.consume(event)
@@ -105,6 +110,8 @@ public final class TraceStoreReplay {
 
         // Pass 2: every connection through its own feed, in recorded order.
         var summary = Summary()
+        // Counted by (handle, type) on the hot path, named once at the end.
+        var pushCounts: [PushKey: Int] = [:]
         var feeds: [TraceConnection: RecordedSessionFeed] = [:]
         var failure: (any Error)?
         let report: (ReaderEvent) -> Void = { event in
@@ -134,7 +141,7 @@ public final class TraceStoreReplay {
                     let connection = resolver.resolve(raw)
                     guard let opcode = att.opcode else { return }
                     if opcode == .handleValueNotification || opcode == .handleValueIndication, let handle = att.handle {
-                        summary.notifications[att.type.map { "\($0)" } ?? "handle 0x" + String(handle, radix: 16), default: 0] += 1
+                        pushCounts[PushKey(handle: handle, type: att.type), default: 0] += 1
                     }
                     guard let chosen = plan.connections[connection] else { return }
                     let fromServer = sender == chosen.side.server
@@ -163,6 +170,9 @@ public final class TraceStoreReplay {
             } catch {
                 failure = error
             }
+        }
+        for (key, count) in pushCounts {
+            summary.notifications[key.type.map { "\($0)" } ?? "handle 0x" + String(key.handle, radix: 16), default: 0] += count
         }
         if let failure { throw Failure.store("\(failure)") }
         do {

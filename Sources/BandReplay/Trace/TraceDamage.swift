@@ -14,6 +14,8 @@ public struct TraceDamage: Error, Hashable, Sendable, CustomStringConvertible {
         case packet
         /// One ATT PDU does not parse.
         case attPDU
+        /// The file could not be opened or read: not damage in the data, an I/O failure.
+        case io
     }
 
     public var kind: Kind
@@ -33,6 +35,8 @@ public struct TraceDamage: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// Whether the records after this one can still be read (they are, with `--keep-going`).
     public var leavesRestReadable: Bool { kind == .packet || kind == .attPDU }
+    /// Whether this is bad data (exit 65) rather than a failure to read the file (exit 1).
+    public var isBadData: Bool { kind != .io }
 
     public var description: String {
         let place = recordIndex.map { "record \($0) at byte offset \(offset)" } ?? "byte offset \(offset)"
@@ -44,6 +48,8 @@ public struct TraceDamage: Error, Hashable, Sendable, CustomStringConvertible {
         let text = error.description
         let reason = text.firstRange(of: ": ").map { String(text[$0.upperBound...]) } ?? text
         switch error.kind {
+        case .system:
+            self.init(kind: .io, recordIndex: error.recordIndex, offset: error.offset, reason: reason)
         case .truncatedRecordData, .truncatedRecordHeader:
             self.init(kind: .truncatedTail, recordIndex: error.recordIndex, offset: error.offset, reason: reason)
         default:

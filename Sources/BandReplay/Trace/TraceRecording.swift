@@ -18,8 +18,12 @@ public struct TraceRecording {
     public private(set) var unreadablePDUs = 0
 
     private var resolver = ConnectionResolver()
+    /// Whether push timelines are kept (`--serve` needs them; `--into` only the databases).
+    public let keepsTimelines: Bool
 
-    public init() {}
+    public init(keepsTimelines: Bool = true) {
+        self.keepsTimelines = keepsTimelines
+    }
 
     private func resolve(_ raw: TraceConnection) -> TraceConnection { resolver.resolve(raw) }
 
@@ -50,7 +54,7 @@ public struct TraceRecording {
             } catch {
                 unreadablePDUs += 1
             }
-            guard let opcode = att.opcode else { return }
+            guard keepsTimelines, let opcode = att.opcode else { return }
             switch opcode {
             case .handleValueNotification, .handleValueIndication:
                 guard let handle = att.handle, let value = att.value else { return }

@@ -58,7 +58,7 @@ public final class TraceReplayReader {
     public func run(keepGoing: Bool, visit: (TraceReplayEvent) -> Void) -> Outcome {
         var outcome = Outcome()
         func damaged(_ damage: TraceDamage) -> Bool {
-            guard keepGoing, damage.kind != .framing else {
+            guard keepGoing, damage.kind != .framing, damage.kind != .io else {
                 outcome.stoppedAt = damage
                 return false
             }

@@ -19,16 +19,16 @@ public final class BtsnoopFileReader: BtsnoopRecordSource {
     public static let defaultBufferSize = 1 << 20
 
     public let datalink: BtsnoopDatalink
-    private var parser: BtsnoopRecordParser
     private let calls: FileSystemCalls
     private let fd: Int32
     private let ownsDescriptor: Bool
     private let buffer: UnsafeMutableRawBufferPointer
-    private var start = 0
-    private var end = 0
-    private var reachedEnd = false
+    /// Everything that changes per record, in one struct so the per-record path makes a
+    /// single (dynamically checked) access to the class's state instead of one per field.
+    private var stream: Stream
+
     /// Bytes read from the file so far.
-    public private(set) var bytesRead = 0
+    public var bytesRead: Int { stream.bytesRead }
 
     /// Opens `path` and reads its header.
     public convenience init(path: String, bufferSize: Int = BtsnoopFileReader.defaultBufferSize) throws(BtsnoopError) {
@@ -53,39 +53,21 @@ public final class BtsnoopFileReader: BtsnoopRecordSource {
     init(fileDescriptor: Int32, ownsDescriptor: Bool, bufferSize: Int, calls: FileSystemCalls) throws(BtsnoopError) {
         precondition(bufferSize >= BtsnoopRecordHeader.size + BtsnoopRecordParser.maximumRecordLength,
                      "buffer must hold the largest record")
-        self.calls = calls
-        self.fd = fileDescriptor
-        self.ownsDescriptor = ownsDescriptor
-        self.buffer = .allocate(byteCount: bufferSize, alignment: 16)
-        self.parser = BtsnoopRecordParser()
-        // Placeholder until the header is read; `datalink` is a let so it is set exactly once.
-        var parser = BtsnoopRecordParser()
-        var start = 0, end = 0, reachedEnd = false, bytesRead = 0
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferSize, alignment: 16)
+        var stream = Stream()
         do {
-            while true {
-                var cursor = ByteCursor(UnsafeRawBufferPointer(rebasing: buffer[start..<end]))
-                if try parser.parseFileHeader(&cursor) {
-                    start += cursor.position
-                    break
-                }
-                if reachedEnd {
-                    try parser.finish(unconsumed: cursor)
-                }
-                let n = try Self.fill(buffer, start: &start, end: &end, fd: fileDescriptor, calls: calls, parser: parser)
-                bytesRead += n
-                reachedEnd = n == 0
-            }
+            try stream.readFileHeader(buffer: buffer, fd: fileDescriptor, calls: calls)
         } catch {
             buffer.deallocate()
             if ownsDescriptor { _ = calls.closeReportingErrors(fileDescriptor) }
             throw error
         }
-        self.datalink = parser.datalink!
-        self.parser = parser
-        self.start = start
-        self.end = end
-        self.reachedEnd = reachedEnd
-        self.bytesRead = bytesRead
+        self.calls = calls
+        self.fd = fileDescriptor
+        self.ownsDescriptor = ownsDescriptor
+        self.buffer = buffer
+        self.datalink = stream.parser.datalink!
+        self.stream = stream
     }
 
     deinit {
@@ -95,39 +77,62 @@ public final class BtsnoopFileReader: BtsnoopRecordSource {
 
     /// The next record; its data is valid until the next call.
     public func next() throws(BtsnoopError) -> BtsnoopRecord? {
-        while true {
-            var cursor = ByteCursor(UnsafeRawBufferPointer(rebasing: buffer[start..<end]))
-            if let record = try parser.nextRecord(&cursor) {
-                start += cursor.position
-                return record
-            }
-            if reachedEnd {
-                try parser.finish(unconsumed: cursor)
-                return nil
-            }
-            let n = try Self.fill(buffer, start: &start, end: &end, fd: fd, calls: calls, parser: parser)
-            bytesRead += n
-            reachedEnd = n == 0
-        }
+        try stream.nextRecord(buffer: buffer, fd: fd, calls: calls)
     }
 
-    /// Moves the unconsumed tail to the front and reads as much as fits after it.
-    private static func fill(_ buffer: UnsafeMutableRawBufferPointer, start: inout Int, end: inout Int,
-                             fd: Int32, calls: FileSystemCalls, parser: BtsnoopRecordParser) throws(BtsnoopError) -> Int {
-        if start > 0 {
-            let pending = end - start
-            if pending > 0 {
-                buffer.baseAddress!.copyMemory(from: buffer.baseAddress! + start, byteCount: pending)
+    /// The parser and the window of the buffer that holds unconsumed bytes.
+    private struct Stream {
+        var parser = BtsnoopRecordParser()
+        var start = 0
+        var end = 0
+        var reachedEnd = false
+        var bytesRead = 0
+
+        mutating func readFileHeader(buffer: UnsafeMutableRawBufferPointer, fd: Int32, calls: FileSystemCalls) throws(BtsnoopError) {
+            while true {
+                var cursor = ByteCursor(UnsafeRawBufferPointer(rebasing: buffer[start..<end]))
+                if try parser.parseFileHeader(&cursor) {
+                    start += cursor.position
+                    return
+                }
+                if reachedEnd { try parser.finish(unconsumed: cursor) }
+                try fill(buffer, fd: fd, calls: calls)
             }
-            start = 0
-            end = pending
         }
-        switch calls.readRetrying(fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[end...])) {
-        case .success(let n):
-            end += n
-            return n
-        case .failure(let errno):
-            throw BtsnoopError(.system(call: "read", errno: errno.rawValue), recordIndex: parser.recordIndex, offset: parser.offset)
+
+        mutating func nextRecord(buffer: UnsafeMutableRawBufferPointer, fd: Int32, calls: FileSystemCalls) throws(BtsnoopError) -> BtsnoopRecord? {
+            while true {
+                var cursor = ByteCursor(UnsafeRawBufferPointer(rebasing: buffer[start..<end]))
+                if let record = try parser.nextRecord(&cursor) {
+                    start += cursor.position
+                    return record
+                }
+                if reachedEnd {
+                    try parser.finish(unconsumed: cursor)
+                    return nil
+                }
+                try fill(buffer, fd: fd, calls: calls)
+            }
+        }
+
+        /// Moves the unconsumed tail to the front and reads as much as fits after it.
+        mutating func fill(_ buffer: UnsafeMutableRawBufferPointer, fd: Int32, calls: FileSystemCalls) throws(BtsnoopError) {
+            if start > 0 {
+                let pending = end - start
+                if pending > 0 {
+                    buffer.baseAddress!.copyMemory(from: buffer.baseAddress! + start, byteCount: pending)
+                }
+                start = 0
+                end = pending
+            }
+            switch calls.readRetrying(fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[end...])) {
+            case .success(let n):
+                end += n
+                bytesRead += n
+                reachedEnd = n == 0
+            case .failure(let errno):
+                throw BtsnoopError(.system(call: "read", errno: errno.rawValue), recordIndex: parser.recordIndex, offset: parser.offset)
+            }
         }
     }
 }

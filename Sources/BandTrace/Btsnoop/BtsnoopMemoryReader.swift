@@ -10,11 +10,12 @@ public struct BtsnoopMemoryReader: BtsnoopRecordSource {
     /// Parses the file header; throws if `bytes` do not start with a supported one.
     public init(bytes: UnsafeRawBufferPointer) throws(BtsnoopError) {
         cursor = ByteCursor(bytes)
-        guard try parser.parseFileHeader(&cursor) else {
+        guard try parser.parseFileHeader(&cursor), let datalink = parser.datalink else {
+            // finish(unconsumed:) names what is wrong with an incomplete header (and always throws here).
             try parser.finish(unconsumed: cursor)
-            fatalError("unreachable: finish throws when the header is incomplete")
+            throw BtsnoopError(.truncatedFileHeader(available: bytes.count), recordIndex: nil, offset: 0)
         }
-        datalink = parser.datalink!
+        self.datalink = datalink
     }
 
     public mutating func next() throws(BtsnoopError) -> BtsnoopRecord? {

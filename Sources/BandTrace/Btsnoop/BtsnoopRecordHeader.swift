@@ -37,6 +37,16 @@ public struct BtsnoopRecordHeader: WireCodable, Hashable, Sendable {
         timestamp = try input.readInt64BE("btsnoop timestamp")
     }
 
+    /// Reads the 24 bytes at `pointer`, which the caller has checked are there.
+    @inlinable
+    init(loadingFrom pointer: UnsafeRawPointer) {
+        originalLength = UInt32(bigEndian: pointer.loadUnaligned(fromByteOffset: 0, as: UInt32.self))
+        includedLength = UInt32(bigEndian: pointer.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
+        flags = UInt32(bigEndian: pointer.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
+        cumulativeDrops = UInt32(bigEndian: pointer.loadUnaligned(fromByteOffset: 12, as: UInt32.self))
+        timestamp = Int64(bigEndian: pointer.loadUnaligned(fromByteOffset: 16, as: Int64.self))
+    }
+
     public func encode(into output: inout ByteWriter) {
         output.writeUInt32BE(originalLength)
         output.writeUInt32BE(includedLength)

@@ -69,13 +69,11 @@ public struct BtsnoopRecordParser: Sendable {
             guard try parseFileHeader(&input) else { return nil }
         }
         guard input.remaining >= BtsnoopRecordHeader.size else { return nil }
+        // The size is checked, so the header is read with plain loads (this is the hot loop);
+        // BtsnoopRecordHeader(parsing:) is the same layout, field by field.
+        let header = BtsnoopRecordHeader(loadingFrom: input.bytes.baseAddress! + input.position)
         var attempt = input
-        let header: BtsnoopRecordHeader
-        do throws(ParseError) {
-            header = try BtsnoopRecordHeader(parsing: &attempt)
-        } catch {
-            return nil  // unreachable: the size was checked above
-        }
+        do throws(ParseError) { try attempt.skip(BtsnoopRecordHeader.size) } catch { return nil }
         guard header.includedLength <= header.originalLength else {
             throw BtsnoopError(.includedLengthExceedsOriginal(included: header.includedLength, original: header.originalLength),
                                recordIndex: recordIndex, offset: offset)

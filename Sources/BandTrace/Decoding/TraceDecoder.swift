@@ -7,98 +7,107 @@ import BandWire
 ///
 /// The pipeline, one record at a time, nothing allocated per PDU in steady state:
 /// ``BtsnoopRecordSource`` → ``ATTExtractor`` (HCI, L2CAP reassembly, CID 4) →
-/// ``ATTPDULayout`` → ``AttributeDiscovery`` → BandGATT's `CharacteristicValue` for the
-/// values of characteristics it knows (Heart Rate Measurement, RSC, Battery Level, …), which
-/// decode into inline storage (no heap).
+/// ``ATTPDULayout`` → ``AttributeDiscovery``; then ``DecodedATTEvent/characteristicValue()``
+/// decodes the value with BandGATT's `CharacteristicValue` (Heart Rate Measurement, RSC,
+/// Battery Level, …) into inline storage (no heap). Values are decoded on request, not
+/// carried in the event: a decoded value is up to ~530 bytes, and copying it along with every
+/// event cost more than the rest of the pipeline.
 ///
 /// ```swift
 /// let decoder = try TraceDecoder(path: "btsnoop_hci.log")
 /// while let event = try decoder.next() {
 ///     guard case .att(let att) = event else { continue }
-///     if case .heartRateMeasurement(let hr)? = att.characteristic { print(att.trace.unixMicroseconds, hr.beatsPerMinute) }
+///     if case .heartRateMeasurement(let hr)? = try? att.characteristicValue() {
+///         print(att.trace.unixMicroseconds, hr.beatsPerMinute)
+///     }
 /// }
 /// ```
 ///
 /// A damaged file throws ``BtsnoopError`` after every event before the damage was returned.
 /// Events are views: valid until the next call to ``next()``.
 public final class TraceDecoder<Source: BtsnoopRecordSource> {
-    public private(set) var source: Source
     public let extractor: ATTExtractor
     public let discovery: AttributeDiscovery
-    private var deferred: ATTExtractor.Event?
-    public private(set) var statistics = Statistics()
+    /// The source, the event held back behind an anomaly, and the counters: one struct so each
+    /// call makes a single (dynamically checked) access to the class's mutable state.
+    private var pipeline: Pipeline
 
     public struct Statistics: Hashable, Sendable {
         public var records = 0
         public var attPDUs = 0
         public var malformedPDUs = 0
-        /// PDUs whose characteristic value did not decode.
-        public var malformedValues = 0
         public var anomalies = 0
     }
 
-    /// Whether known characteristic values are decoded (off: the caller only wants PDUs).
-    public var decodesValues: Bool
-
-    public init(source: Source, overrides: [UInt16: BluetoothUUID] = [:], decodesValues: Bool = true,
+    public init(source: Source, overrides: [UInt16: BluetoothUUID] = [:],
                 extractor: ATTExtractor = ATTExtractor()) {
-        self.source = source
-        self.decodesValues = decodesValues
         self.extractor = extractor
         self.discovery = AttributeDiscovery(overrides: overrides)
+        self.pipeline = Pipeline(source: source)
     }
+
+    public var source: Source { pipeline.source }
+    public var statistics: Statistics { pipeline.statistics }
 
     /// The next event, or nil at the end of the trace.
+    // Callers in other modules cannot specialise a generic class's methods; pre-specialise the
+    // two sources BandKit ships so the per-record loop makes no witness-table calls.
+    @_specialize(exported: true, where Source == BtsnoopFileReader)
+    @_specialize(exported: true, where Source == BtsnoopMemoryReader)
     public func next() throws(BtsnoopError) -> TraceDecoderEvent? {
-        if let event = deferred {
-            deferred = nil
-            return decode(event)
-        }
-        while let record = try source.next() {
-            statistics.records += 1
-            let output = extractor.process(record, datalink: source.datalink)
-            if let anomaly = output.anomaly {
-                statistics.anomalies += 1
-                deferred = output.event
-                return .anomaly(anomaly)
-            }
-            if let event = output.event { return decode(event) }
-        }
-        return nil
+        try pipeline.next(extractor: extractor, discovery: discovery)
     }
 
-    private func decode(_ event: ATTExtractor.Event) -> TraceDecoderEvent {
-        switch event {
-        case .connection(let change):
-            if case .disconnected = change.change {
-                discovery.connectionClosed(adapter: change.adapter, connection: change.connection)
+    private struct Pipeline {
+        var source: Source
+        var deferred: ATTExtractor.Event?
+        var statistics = Statistics()
+
+        init(source: Source) { self.source = source }
+
+        mutating func next(extractor: ATTExtractor, discovery: AttributeDiscovery) throws(BtsnoopError) -> TraceDecoderEvent? {
+            if let event = deferred {
+                deferred = nil
+                return decode(event, discovery: discovery)
             }
-            return .connection(change)
-        case .att(let trace):
-            statistics.attPDUs += 1
-            let layout: ATTPDULayout
-            do throws(ParseError) {
-                layout = try ATTPDULayout(of: trace.pdu)
-            } catch {
-                statistics.malformedPDUs += 1
-                return .att(DecodedATTEvent(trace: trace, handle: nil, type: nil, value: nil, error: error))
-            }
-            let (handle, type) = discovery.observe(trace, layout: layout)
-            var decoded = DecodedATTEvent(trace: trace, handle: handle, type: type, value: nil, error: nil)
-            if let range = layout.value {
-                let value = UnsafeRawBufferPointer(rebasing: trace.pdu[range])
-                decoded.value = value
-                decoded.valueOffset = range.lowerBound
-                if decodesValues, let type, CharacteristicValue.isKnown(type) {
-                    do throws(ParseError) {
-                        decoded.characteristic = try CharacteristicValue(uuid: type, bytes: value, baseOffset: range.lowerBound)
-                    } catch {
-                        statistics.malformedValues += 1
-                        decoded.error = error
-                    }
+            let datalink = source.datalink
+            while let record = try source.next() {
+                statistics.records += 1
+                let output = extractor.process(record, datalink: datalink)
+                if let anomaly = output.anomaly {
+                    statistics.anomalies += 1
+                    deferred = output.event
+                    return .anomaly(anomaly)
                 }
+                if let event = output.event { return decode(event, discovery: discovery) }
             }
-            return .att(decoded)
+            return nil
+        }
+
+        mutating func decode(_ event: ATTExtractor.Event, discovery: AttributeDiscovery) -> TraceDecoderEvent {
+            switch event {
+            case .connection(let change):
+                if case .disconnected = change.change {
+                    discovery.connectionClosed(adapter: change.adapter, connection: change.connection)
+                }
+                return .connection(change)
+            case .att(let trace):
+                statistics.attPDUs += 1
+                let layout: ATTPDULayout
+                do throws(ParseError) {
+                    layout = try ATTPDULayout(of: trace.pdu)
+                } catch {
+                    statistics.malformedPDUs += 1
+                    return .att(DecodedATTEvent(trace: trace, handle: nil, type: nil, value: nil, error: error))
+                }
+                let (handle, type) = discovery.observe(trace, layout: layout)
+                var decoded = DecodedATTEvent(trace: trace, handle: handle, type: type, value: nil, error: nil)
+                if let range = layout.value {
+                    decoded.value = UnsafeRawBufferPointer(rebasing: trace.pdu[range])
+                    decoded.valueOffset = range.lowerBound
+                }
+                return .att(decoded)
+            }
         }
     }
 }
@@ -129,9 +138,7 @@ public struct DecodedATTEvent {
     public var value: UnsafeRawBufferPointer?
     /// Offset of `value` in the PDU, to turn value-relative error offsets into PDU offsets.
     public var valueOffset: Int
-    /// The value decoded by the characteristic's UUID, when BandGATT knows that characteristic.
-    public var characteristic: CharacteristicValue?
-    /// Why the PDU, or the characteristic value it carries, is malformed (offset within the PDU).
+    /// Why the PDU is malformed (offset within the PDU), if it is.
     public var error: ParseError?
 
     public init(trace: ATTTraceEvent, handle: UInt16?, type: BluetoothUUID?, value: UnsafeRawBufferPointer?,
@@ -142,7 +149,14 @@ public struct DecodedATTEvent {
         self.value = value
         self.valueOffset = valueOffset
         self.error = error
-        self.characteristic = nil
+    }
+
+    /// The value decoded by its characteristic's UUID with BandGATT; nil when the PDU carries
+    /// no value, its handle's UUID is unknown, or BandGATT has no decoder for it. A value that
+    /// breaks its characteristic's layout throws, with the offset within the PDU.
+    public func characteristicValue() throws(ParseError) -> CharacteristicValue? {
+        guard let type, let value, CharacteristicValue.isKnown(type) else { return nil }
+        return try CharacteristicValue(uuid: type, bytes: value, baseOffset: valueOffset)
     }
 
     @inlinable public var opcode: ATTOpcode? { trace.pdu.first.map { ATTOpcode(rawValue: $0) } }

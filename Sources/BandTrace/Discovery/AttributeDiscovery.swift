@@ -42,6 +42,8 @@ public final class AttributeDiscovery {
     private var tables: [TableKey: AttributeTable] = [:]
     private var requests: [TransactionKey: Outstanding] = [:]
     private var indications: [TransactionKey: UInt16] = [:]
+    /// The last handle resolved, and what to: notifications come in long runs on one handle.
+    private var lastResolution: (key: TableKey, handle: UInt16, type: BluetoothUUID?)?
 
     public init(overrides: [UInt16: BluetoothUUID] = [:]) {
         self.overrides = overrides
@@ -80,7 +82,11 @@ public final class AttributeDiscovery {
         }
         guard let handle else { return (nil, nil) }
         if !overrides.isEmpty, let type = overrides[handle] { return (handle, type) }
-        return (handle, tables[tableKey(event)]?.type(of: handle))
+        let key = tableKey(event)
+        if let last = lastResolution, last.handle == handle, last.key == key { return (handle, last.type) }
+        let type = tables[key]?.type(of: handle)
+        lastResolution = (key, handle, type)
+        return (handle, type)
     }
 
     /// Forgets a connection's outstanding transactions and, if its peer is unknown, its table.
@@ -91,6 +97,7 @@ public final class AttributeDiscovery {
             indications[key] = nil
         }
         tables[.connection(adapter: adapter, connection: connection)] = nil
+        lastResolution = nil
     }
 
     private func tableKey(_ event: ATTTraceEvent) -> TableKey {
@@ -121,6 +128,7 @@ public final class AttributeDiscovery {
         // Layouts were validated by ATTPDULayout; a failure here means nothing to learn.
         guard let pdu = try? ATTPDU(bytes: event.pdu) else { return }
         let key = tableKey(event)
+        lastResolution = nil
         var table = tables[key] ?? AttributeTable()
         tables[key] = nil  // keep the table uniquely referenced while it grows
         switch pdu {

@@ -27,6 +27,8 @@ public final class ATTExtractor {
 
     public let reassembler: L2CAPReassembler
     private var peers: [ConnectionKey: LEPeer] = [:]
+    /// The last lookup in `peers`: PDUs come in long runs on one connection.
+    private var lastPeer: (key: ConnectionKey, peer: LEPeer?)?
     /// L2CAP frames on channels other than ATT (signaling, SMP), counted and skipped.
     public private(set) var otherChannelFrames = 0
 
@@ -93,7 +95,14 @@ public final class ATTExtractor {
             otherChannelFrames += 1
             return
         }
-        let peer = peers.isEmpty ? nil : peers[ConnectionKey(adapter: packet.adapter, handle: header.handle)]
+        let connection = ConnectionKey(adapter: packet.adapter, handle: header.handle)
+        let peer: LEPeer?
+        if let last = lastPeer, last.key == connection {
+            peer = last.peer
+        } else {
+            peer = peers[connection]
+            lastPeer = (connection, peer)
+        }
         output.event = .att(ATTTraceEvent(unixMicroseconds: record.unixMicroseconds, direction: packet.direction,
                                           adapter: packet.adapter, connection: header.handle, peer: peer,
                                           pdu: frame.payload, recordIndex: record.index, recordOffset: record.offset))
@@ -120,6 +129,7 @@ public final class ATTExtractor {
             change = .disconnected(reason: event.reason)
             reassembler.close(adapter: packet.adapter, handle: handle)
             peers[ConnectionKey(adapter: packet.adapter, handle: handle)] = nil
+            lastPeer = nil
         } else {
             let status: UInt8, peer: LEPeer
             if payload[2] == LEMetaSubevent.connectionComplete.rawValue {
@@ -133,6 +143,7 @@ public final class ATTExtractor {
             // A handle reused without a disconnection in the trace: the old frames are stale.
             reassembler.close(adapter: packet.adapter, handle: handle)
             peers[ConnectionKey(adapter: packet.adapter, handle: handle)] = peer
+            lastPeer = nil
             change = .connected(peer)
         }
         output.event = .connection(ConnectionTraceEvent(unixMicroseconds: record.unixMicroseconds, adapter: packet.adapter,
@@ -142,5 +153,6 @@ public final class ATTExtractor {
     private func forget(adapter: UInt16) {
         reassembler.close(adapter: adapter)
         for key in peers.keys where key.adapter == adapter { peers[key] = nil }
+        lastPeer = nil
     }
 }

@@ -80,168 +80,187 @@ public final class L2CAPReassembler {
     }
 
     public let frameCapacity: Int
-    public private(set) var statistics = Statistics()
-    private var slots: [Slot]
     private let storage: UnsafeMutableRawBufferPointer
-    private var openCount = 0
-    private var clock = 0
+    /// All per-fragment state, in one struct so a push makes a single (dynamically checked)
+    /// access to the class's state instead of one per field.
+    private var table: Table
 
     public init(slotCount: Int = L2CAPReassembler.defaultSlotCount, frameCapacity: Int = L2CAPReassembler.defaultFrameCapacity) {
         precondition(slotCount > 0 && frameCapacity >= L2CAPBasicHeader.size)
         self.frameCapacity = frameCapacity
-        slots = Array(repeating: Slot(), count: slotCount)
         storage = .allocate(byteCount: slotCount * frameCapacity, alignment: 16)
+        table = Table(slots: Array(repeating: Slot(), count: slotCount), frameCapacity: frameCapacity)
     }
 
     deinit { storage.deallocate() }
 
+    /// Everything that did not go to plan so far.
+    public var statistics: Statistics { table.statistics }
+
     /// Number of frames currently waiting for continuations.
-    public var openFrames: Int { openCount }
+    public var openFrames: Int { table.openCount }
 
     /// Feeds one ACL packet's data (after the 4-byte ACL header).
     public func push(_ key: Key, boundary: ACLPacketBoundary, fragment: UnsafeRawBufferPointer) -> Outcome {
-        clock &+= 1
-        if boundary.startsPDU {
-            return start(key, fragment: fragment)
-        }
-        return `continue`(key, fragment: fragment)
+        table.push(key, boundary: boundary, fragment: fragment, storage: storage)
     }
 
     /// Forgets both directions of a connection (on Disconnection Complete).
     public func close(adapter: UInt16, handle: UInt16) {
-        closeSlots { $0.adapter == adapter && $0.handle == handle }
+        table.closeSlots { $0.adapter == adapter && $0.handle == handle }
     }
 
     /// Forgets every connection of an adapter (monitor DEL_INDEX).
     public func close(adapter: UInt16) {
-        closeSlots { $0.adapter == adapter }
+        table.closeSlots { $0.adapter == adapter }
     }
 
     /// Forgets everything.
     public func reset() {
-        closeSlots { _ in true }
+        table.closeSlots { _ in true }
     }
 
-    private func closeSlots(where matches: (Key) -> Bool) {
-        guard openCount > 0 else { return }
-        for i in slots.indices where slots[i].isOpen && matches(slots[i].key) {
-            slots[i].isOpen = false
-            openCount -= 1
-            statistics.framesDroppedOnDisconnect += 1
-        }
-    }
+    private struct Table {
+        var slots: [Slot]
+        let frameCapacity: Int
+        var statistics = Statistics()
+        var openCount = 0
+        var clock = 0
 
-    // MARK: Fragments
-
-    private func start(_ key: Key, fragment: UnsafeRawBufferPointer) -> Outcome {
-        var outcome = Outcome()
-        if openCount > 0, let open = slotIndex(for: key) {
-            outcome.anomaly = .incompleteFrameDiscarded(received: slots[open].received, expected: slots[open].expected)
-            statistics.incompleteFramesDiscarded += 1
-            slots[open].isOpen = false
-            openCount -= 1
+        init(slots: [Slot], frameCapacity: Int) {
+            self.slots = slots
+            self.frameCapacity = frameCapacity
         }
-        if fragment.count >= L2CAPBasicHeader.size {
-            let header = Self.header(fragment)
-            let total = Int(header.payloadLength) + L2CAPBasicHeader.size
-            if fragment.count >= total {
-                // Whole frame in one packet: hand out a view, copy nothing.
-                if fragment.count > total {
-                    statistics.excessByteEvents += 1
-                    outcome.anomaly = outcome.anomaly ?? .excessBytes(fragment.count - total)
-                }
-                if total > frameCapacity {
-                    statistics.framesTooLong += 1
-                    outcome.anomaly = .frameTooLong(channel: header.channel, length: total)
+
+        mutating func push(_ key: Key, boundary: ACLPacketBoundary, fragment: UnsafeRawBufferPointer,
+                           storage: UnsafeMutableRawBufferPointer) -> Outcome {
+            clock &+= 1
+            if boundary.startsPDU {
+                return start(key, fragment: fragment, storage: storage)
+            }
+            return `continue`(key, fragment: fragment, storage: storage)
+        }
+
+        mutating func closeSlots(where matches: (Key) -> Bool) {
+            guard openCount > 0 else { return }
+            for i in slots.indices where slots[i].isOpen && matches(slots[i].key) {
+                slots[i].isOpen = false
+                openCount -= 1
+                statistics.framesDroppedOnDisconnect += 1
+            }
+        }
+
+        mutating func start(_ key: Key, fragment: UnsafeRawBufferPointer, storage: UnsafeMutableRawBufferPointer) -> Outcome {
+            var outcome = Outcome()
+            if openCount > 0, let open = slotIndex(for: key) {
+                outcome.anomaly = .incompleteFrameDiscarded(received: slots[open].received, expected: slots[open].expected)
+                statistics.incompleteFramesDiscarded += 1
+                slots[open].isOpen = false
+                openCount -= 1
+            }
+            if fragment.count >= L2CAPBasicHeader.size {
+                let header = L2CAPReassembler.header(fragment)
+                let total = Int(header.payloadLength) + L2CAPBasicHeader.size
+                if fragment.count >= total {
+                    // Whole frame in one packet: hand out a view, copy nothing.
+                    if fragment.count > total {
+                        statistics.excessByteEvents += 1
+                        outcome.anomaly = outcome.anomaly ?? .excessBytes(fragment.count - total)
+                    }
+                    if total > frameCapacity {
+                        statistics.framesTooLong += 1
+                        outcome.anomaly = .frameTooLong(channel: header.channel, length: total)
+                        return outcome
+                    }
+                    statistics.frames += 1
+                    outcome.frame = L2CAPFrame(channel: header.channel,
+                                               payload: UnsafeRawBufferPointer(rebasing: fragment[L2CAPBasicHeader.size..<total]))
                     return outcome
                 }
-                statistics.frames += 1
-                outcome.frame = L2CAPFrame(channel: header.channel,
-                                           payload: UnsafeRawBufferPointer(rebasing: fragment[L2CAPBasicHeader.size..<total]))
-                return outcome
             }
-        }
-        let index = freeSlot(for: key, outcome: &outcome)
-        slots[index] = Slot(key: key, isOpen: true, received: 0, expected: nil, isDiscarding: false, lastUse: clock)
-        openCount += 1
-        outcome.frame = append(fragment, to: index, outcome: &outcome)
-        return outcome
-    }
-
-    private func `continue`(_ key: Key, fragment: UnsafeRawBufferPointer) -> Outcome {
-        var outcome = Outcome()
-        guard openCount > 0, let index = slotIndex(for: key) else {
-            statistics.continuationsWithoutStart += 1
-            outcome.anomaly = .continuationWithoutStart(bytes: fragment.count)
+            let index = freeSlot(outcome: &outcome)
+            slots[index] = Slot(key: key, isOpen: true, received: 0, expected: nil, isDiscarding: false, lastUse: clock)
+            openCount += 1
+            outcome.frame = append(fragment, to: index, storage: storage, outcome: &outcome)
             return outcome
         }
-        slots[index].lastUse = clock
-        outcome.frame = append(fragment, to: index, outcome: &outcome)
-        return outcome
-    }
 
-    /// Appends to an open slot; completes the frame when its announced length is reached.
-    private func append(_ fragment: UnsafeRawBufferPointer, to index: Int, outcome: inout Outcome) -> L2CAPFrame? {
-        let base = storage.baseAddress! + index * frameCapacity
-        var bytes = fragment
-        // Until the 4-byte header is complete the expected length is unknown (drip-fed headers).
-        if slots[index].expected == nil {
-            let take = min(L2CAPBasicHeader.size - slots[index].received, bytes.count)
-            if take > 0 {
-                (base + slots[index].received).copyMemory(from: bytes.baseAddress!, byteCount: take)
-                slots[index].received += take
-                bytes = UnsafeRawBufferPointer(rebasing: bytes[take...])
+        mutating func `continue`(_ key: Key, fragment: UnsafeRawBufferPointer, storage: UnsafeMutableRawBufferPointer) -> Outcome {
+            var outcome = Outcome()
+            guard openCount > 0, let index = slotIndex(for: key) else {
+                statistics.continuationsWithoutStart += 1
+                outcome.anomaly = .continuationWithoutStart(bytes: fragment.count)
+                return outcome
             }
-            guard slots[index].received == L2CAPBasicHeader.size else { return nil }
-            let header = Self.header(UnsafeRawBufferPointer(start: base, count: L2CAPBasicHeader.size))
-            let total = Int(header.payloadLength) + L2CAPBasicHeader.size
-            slots[index].expected = total
-            slots[index].isDiscarding = total > frameCapacity
+            slots[index].lastUse = clock
+            outcome.frame = append(fragment, to: index, storage: storage, outcome: &outcome)
+            return outcome
         }
-        let expected = slots[index].expected!
-        let room = expected - slots[index].received
-        let take = min(room, bytes.count)
-        if take > 0 && !slots[index].isDiscarding {
-            (base + slots[index].received).copyMemory(from: bytes.baseAddress!, byteCount: take)
+
+        /// Appends to an open slot; completes the frame when its announced length is reached.
+        mutating func append(_ fragment: UnsafeRawBufferPointer, to index: Int, storage: UnsafeMutableRawBufferPointer,
+                             outcome: inout Outcome) -> L2CAPFrame? {
+            let base = storage.baseAddress! + index * frameCapacity
+            var bytes = fragment
+            // Until the 4-byte header is complete the expected length is unknown (drip-fed headers).
+            if slots[index].expected == nil {
+                let take = min(L2CAPBasicHeader.size - slots[index].received, bytes.count)
+                if take > 0 {
+                    (base + slots[index].received).copyMemory(from: bytes.baseAddress!, byteCount: take)
+                    slots[index].received += take
+                    bytes = UnsafeRawBufferPointer(rebasing: bytes[take...])
+                }
+                guard slots[index].received == L2CAPBasicHeader.size else { return nil }
+                let header = L2CAPReassembler.header(UnsafeRawBufferPointer(start: base, count: L2CAPBasicHeader.size))
+                let total = Int(header.payloadLength) + L2CAPBasicHeader.size
+                slots[index].expected = total
+                slots[index].isDiscarding = total > frameCapacity
+            }
+            let expected = slots[index].expected!
+            let room = expected - slots[index].received
+            let take = min(room, bytes.count)
+            if take > 0 && !slots[index].isDiscarding {
+                (base + slots[index].received).copyMemory(from: bytes.baseAddress!, byteCount: take)
+            }
+            slots[index].received += take
+            if bytes.count > take {
+                statistics.excessByteEvents += 1
+                outcome.anomaly = outcome.anomaly ?? .excessBytes(bytes.count - take)
+            }
+            guard slots[index].received == expected else { return nil }
+            slots[index].isOpen = false
+            openCount -= 1
+            let header = L2CAPReassembler.header(UnsafeRawBufferPointer(start: base, count: L2CAPBasicHeader.size))
+            if slots[index].isDiscarding {
+                statistics.framesTooLong += 1
+                outcome.anomaly = .frameTooLong(channel: header.channel, length: expected)
+                return nil
+            }
+            statistics.frames += 1
+            return L2CAPFrame(channel: header.channel,
+                              payload: UnsafeRawBufferPointer(start: base + L2CAPBasicHeader.size, count: expected - L2CAPBasicHeader.size))
         }
-        slots[index].received += take
-        if bytes.count > take {
-            statistics.excessByteEvents += 1
-            outcome.anomaly = outcome.anomaly ?? .excessBytes(bytes.count - take)
-        }
-        guard slots[index].received == expected else { return nil }
-        slots[index].isOpen = false
-        openCount -= 1
-        let header = Self.header(UnsafeRawBufferPointer(start: base, count: L2CAPBasicHeader.size))
-        if slots[index].isDiscarding {
-            statistics.framesTooLong += 1
-            outcome.anomaly = .frameTooLong(channel: header.channel, length: expected)
+
+        func slotIndex(for key: Key) -> Int? {
+            for i in slots.indices where slots[i].isOpen && slots[i].key == key { return i }
             return nil
         }
-        statistics.frames += 1
-        return L2CAPFrame(channel: header.channel,
-                          payload: UnsafeRawBufferPointer(start: base + L2CAPBasicHeader.size, count: expected - L2CAPBasicHeader.size))
-    }
 
-    private func slotIndex(for key: Key) -> Int? {
-        for i in slots.indices where slots[i].isOpen && slots[i].key == key { return i }
-        return nil
-    }
-
-    private func freeSlot(for key: Key, outcome: inout Outcome) -> Int {
-        var oldest = 0
-        for i in slots.indices {
-            if !slots[i].isOpen { return i }
-            if slots[i].lastUse < slots[oldest].lastUse { oldest = i }
+        mutating func freeSlot(outcome: inout Outcome) -> Int {
+            var oldest = 0
+            for i in slots.indices {
+                if !slots[i].isOpen { return i }
+                if slots[i].lastUse < slots[oldest].lastUse { oldest = i }
+            }
+            statistics.slotsEvicted += 1
+            outcome.anomaly = outcome.anomaly ?? .slotEvicted(slots[oldest].key)
+            slots[oldest].isOpen = false
+            openCount -= 1
+            return oldest
         }
-        statistics.slotsEvicted += 1
-        outcome.anomaly = outcome.anomaly ?? .slotEvicted(slots[oldest].key)
-        slots[oldest].isOpen = false
-        openCount -= 1
-        return oldest
     }
 
-    private static func header(_ bytes: UnsafeRawBufferPointer) -> L2CAPBasicHeader {
+    static func header(_ bytes: UnsafeRawBufferPointer) -> L2CAPBasicHeader {
         L2CAPBasicHeader(payloadLength: UInt16(bytes[0]) | UInt16(bytes[1]) << 8,
                          channel: L2CAPChannelID(rawValue: UInt16(bytes[2]) | UInt16(bytes[3]) << 8))
     }

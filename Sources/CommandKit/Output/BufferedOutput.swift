@@ -13,7 +13,13 @@ public final class BufferedOutput {
     public let fileDescriptor: Int32
     private let buffer: UnsafeMutableRawBufferPointer
     private let threshold: Int
-    private var count = 0
+    /// The fill level lives in allocated memory rather than a stored property: appends happen
+    /// per byte, and a class's stored `var` would cost a dynamic exclusivity check on each.
+    private let fill: UnsafeMutablePointer<Int>
+    private var count: Int {
+        get { fill.pointee }
+        set { fill.pointee = newValue }
+    }
     /// Bytes handed to `write(2)` so far.
     public private(set) var bytesWritten = 0
 
@@ -23,29 +29,27 @@ public final class BufferedOutput {
         self.fileDescriptor = fileDescriptor
         buffer = .allocate(byteCount: capacity, alignment: 16)
         threshold = capacity * 3 / 4
+        fill = .allocate(capacity: 1)
+        fill.initialize(to: 0)
     }
 
     deinit {
         try? flush()
         buffer.deallocate()
+        fill.deallocate()
     }
 
-    /// Makes room for `n` more bytes, flushing if needed. Lines longer than the buffer are written in pieces.
+    /// Makes room for `n` more bytes (at most the capacity), flushing if needed.
     @inline(__always)
     private func reserve(_ n: Int) {
         if buffer.count - count < n { try? flush() }
     }
 
-    @inlinable
     public func append(_ byte: UInt8) {
-        appendByte(byte)
-    }
-
-    @usableFromInline
-    func appendByte(_ byte: UInt8) {
         reserve(1)
-        buffer[count] = byte
-        count += 1
+        let at = count
+        buffer[at] = byte
+        count = at + 1
     }
 
     public func append(_ text: StaticString) {
@@ -53,6 +57,20 @@ public final class BufferedOutput {
     }
 
     public func append(_ bytes: UnsafeRawBufferPointer) {
+        guard let source = bytes.baseAddress else { return }
+        let start = count
+        if buffer.count - start >= bytes.count {
+            // The common case. Keys and punctuation are a few bytes: a loop beats calling memcpy.
+            if bytes.count <= 32 {
+                let out = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self) + start
+                let input = source.assumingMemoryBound(to: UInt8.self)
+                for i in 0..<bytes.count { out[i] = input[i] }
+            } else {
+                (buffer.baseAddress! + start).copyMemory(from: source, byteCount: bytes.count)
+            }
+            count = start + bytes.count
+            return
+        }
         var rest = bytes
         while !rest.isEmpty {
             if count == buffer.count { try? flush() }
@@ -69,25 +87,42 @@ public final class BufferedOutput {
         text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
     }
 
-    /// Appends a signed decimal integer.
+    /// Appends a signed decimal integer: digits are produced right to left, two at a time.
     public func append(decimal value: Int64) {
         reserve(20)
         var magnitude = value.magnitude
-        if value < 0 {
-            buffer[count] = UInt8(ascii: "-")
-            count += 1
-        }
-        var digits = 0
+        var digits = 1
         var probe = magnitude
-        repeat { digits += 1; probe /= 10 } while probe > 0
-        var index = count + digits - 1
-        repeat {
-            buffer[index] = UInt8(truncatingIfNeeded: magnitude % 10) &+ 48
-            magnitude /= 10
-            index -= 1
-        } while magnitude > 0
-        count += digits
+        while probe >= 10 { digits += 1; probe /= 10 }
+        let negative = value < 0
+        let start = count
+        let out = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self) + start + (negative ? 1 : 0)
+        if negative { out[-1] = UInt8(ascii: "-") }
+        var index = digits
+        let pairs = Self.digitPairs.utf8Start
+        while magnitude >= 100 {
+            let pair = Int(magnitude % 100)
+            magnitude /= 100
+            index -= 2
+            out[index] = pairs[2 * pair]
+            out[index + 1] = pairs[2 * pair + 1]
+        }
+        if magnitude >= 10 {
+            let pair = Int(magnitude)
+            out[index - 2] = pairs[2 * pair]
+            out[index - 1] = pairs[2 * pair + 1]
+        } else {
+            out[index - 1] = UInt8(truncatingIfNeeded: magnitude) &+ 48
+        }
+        count = start + digits + (negative ? 1 : 0)
     }
+
+    /// "00" "01" … "99", as static bytes (no array to retain).
+    private static let digitPairs: StaticString = """
+        00010203040506070809101112131415161718192021222324252627282930313233343536373839\
+        40414243444546474849505152535455565758596061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899
+        """
 
     public func append(decimal value: Int) { append(decimal: Int64(value)) }
 
@@ -95,17 +130,17 @@ public final class BufferedOutput {
     /// e.g. 10, 100, 256, 1024), without trailing zeros: 896/256 → "3.5".
     public func append(numerator: Int64, denominator: Int64) {
         precondition(denominator > 0)
-        if numerator < 0 { appendByte(UInt8(ascii: "-")) }
+        if numerator < 0 { append(UInt8(ascii: "-")) }
         let magnitude = numerator.magnitude
         let d = UInt64(denominator)
         append(decimal: Int64(magnitude / d))
         var remainder = magnitude % d
         guard remainder != 0 else { return }
-        appendByte(UInt8(ascii: "."))
+        append(UInt8(ascii: "."))
         var digits = 0
         while remainder != 0 && digits < 18 {
             remainder *= 10
-            appendByte(UInt8(truncatingIfNeeded: remainder / d) &+ 48)
+            append(UInt8(truncatingIfNeeded: remainder / d) &+ 48)
             remainder %= d
             digits += 1
         }
@@ -113,8 +148,7 @@ public final class BufferedOutput {
 
     /// Appends lowercase hex of `bytes`.
     public func append(hex bytes: UnsafeRawBufferPointer) {
-        let digits: StaticString = "0123456789abcdef"
-        let table = digits.utf8Start
+        let table = Self.hexDigits.utf8Start
         var rest = bytes
         while !rest.isEmpty {
             if buffer.count - count < 2 { try? flush() }
@@ -130,29 +164,33 @@ public final class BufferedOutput {
         }
     }
 
+    private static let hexDigits: StaticString = "0123456789abcdef"
+
     /// Appends a fixed number of lowercase hex digits of `value`.
     public func append(hex value: UInt64, digits: Int) {
         reserve(digits)
-        let table: StaticString = "0123456789abcdef"
+        let table = Self.hexDigits.utf8Start
+        let start = count
         for i in 0..<digits {
             let nibble = Int((value >> UInt64(4 * (digits - 1 - i))) & 0xF)
-            buffer[count + i] = table.utf8Start[nibble]
+            buffer[start + i] = table[nibble]
         }
-        count += digits
+        count = start + digits
     }
 
     /// Ends a line; flushes when the buffer is past its threshold.
     public func endLine() throws(OutputError) {
-        appendByte(UInt8(ascii: "\n"))
+        append(UInt8(ascii: "\n"))
         if count >= threshold { try flush() }
     }
 
     /// Writes out everything buffered.
     public func flush() throws(OutputError) {
         var done = 0
+        let total = count
         defer { count = 0 }
-        while done < count {
-            let n = write(fileDescriptor, buffer.baseAddress! + done, count - done)
+        while done < total {
+            let n = write(fileDescriptor, buffer.baseAddress! + done, total - done)
             if n > 0 {
                 done += n
                 bytesWritten += n

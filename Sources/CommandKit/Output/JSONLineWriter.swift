@@ -13,11 +13,20 @@
 /// ```
 public final class JSONLineWriter {
     public let output: BufferedOutput
-    private var needsComma = false
+    /// In allocated memory rather than a stored `var`, for the reason given in ``BufferedOutput``.
+    private let comma: UnsafeMutablePointer<Bool>
+    private var needsComma: Bool {
+        get { comma.pointee }
+        set { comma.pointee = newValue }
+    }
 
     public init(output: BufferedOutput) {
         self.output = output
+        comma = .allocate(capacity: 1)
+        comma.initialize(to: false)
     }
+
+    deinit { comma.deallocate() }
 
     @inline(__always)
     private func separate() {

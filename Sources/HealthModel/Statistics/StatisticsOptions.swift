@@ -72,7 +72,7 @@ public struct StatisticsValues: Hashable, Sendable {
     public var maximum: Double?
     public var mostRecent: Double?
     public var mostRecentDate: Date?
-    /// Samples that contributed.
+    /// Discrete statistics: how many samples the bucket holds (0 for sums, which count time, not samples).
     public var sampleCount: Int
 
     public init(sum: Double? = nil, average: Double? = nil, minimum: Double? = nil, maximum: Double? = nil,

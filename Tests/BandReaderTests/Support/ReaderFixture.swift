@@ -2,6 +2,7 @@ import BandFirmware
 import BandLink
 import BandReader
 import Foundation
+import HealthModel
 import HealthStore
 import Synchronization
 
@@ -53,4 +54,25 @@ final class ReaderFixture: @unchecked Sendable {
     }
 
     func openStore() throws -> HealthStore { try HealthStore(path: storePath) }
+}
+
+extension ReaderFixture {
+    /// Lets the band run until it has recorded every minute the reader stored provisionally (the
+    /// reader stamps heart rate with an extrapolated band clock, which under a loaded test
+    /// machine may run a little ahead of the simulation), plus two more, then stops the band's
+    /// clock and syncs, so the store can be compared with a truth that covers everything.
+    func settleAndSync() throws {
+        let store = try openStore()
+        var latest = harness.now
+        for type in [QuantityType.stepCount, .heartRate] {
+            for sample in try store.samples(HealthQuery(type: type), as: .owner).compactMap(\.quantitySample)
+            where sample.metadata["bandkit.origin"] == "live" && sample.end > latest {
+                latest = sample.end
+            }
+        }
+        let target = latest.addingTimeInterval(120)
+        _ = harness.waitUntil(timeout: .seconds(60)) { band in Double(band.trueTime.seconds) >= target.timeIntervalSince1970 }
+        harness.pause()
+        _ = try service().sync(attempts: 50)
+    }
 }

@@ -123,6 +123,9 @@ enum CharacteristicText {
             output.append("  battery ")
             output.append(decimal: Int(battery.percent))
             output.append(" %")
+        case .bodySensorLocation(let location):
+            output.append("  sensor location ")
+            output.append(location.description)
         default:
             output.append("  ")
             output.append(String(describing: value))

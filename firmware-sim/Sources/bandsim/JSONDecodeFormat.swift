@@ -27,8 +27,12 @@ final class JSONDecodeFormat: DecodedEventSink {
         json.key("pdu"); json.value(hex: trace.pdu)
         if let error = event.error {
             writeError(error)
-        } else if let characteristic = event.characteristic {
-            CharacteristicJSON.write(characteristic, to: json)
+        } else {
+            do throws(ParseError) {
+                if let value = try event.characteristicValue() { CharacteristicJSON.write(value, to: json) }
+            } catch {
+                writeError(error)
+            }
         }
         json.endObject()
         try json.endLine()

@@ -3,6 +3,8 @@ import Glibc
 #endif
 import BandATT
 import BandLink
+import BandProtocol
+import BandReader
 import BandReplay
 import BandTrace
 import BandWire
@@ -41,7 +43,9 @@ struct ReplayCommand: Command {
             .option("source", value: "NAME", help: "With --into: the device name stored with the samples (default: the trace's Device Name)."),
             .flag("serve", help: "Serve the trace to a live reader instead."),
             .option("socket", value: "PATH", help: "Socket to listen on with --serve (default: \(SocketPath.defaultPath()))."),
-            .option("speed", value: "X|max", help: "Replay speed for --serve: a factor on recorded time (default 1), or max."),
+            .option("speed", value: "X|max", help: "Replay speed for --serve: a factor on recorded time (default 1), or max (--into: always max)."),
+            .option("record", value: "TRACE", help: "With --serve: record the served session as a btsnoop trace (H4), as the band's end sees it."),
+            .option("keystore", value: "PATH", help: "With --serve: the reader's keystore, to answer a BandKit band's authentication live (default: \(Keystore.defaultPath()))."),
             .option("connection", value: "HANDLE", help: "Replay this HCI connection (default: the one with the most notifications)."),
             .option("map", value: "HANDLE=UUID", repeats: true, help: "Treat HANDLE as characteristic UUID when the trace lacks discovery."),
             .flag("keep-going", help: "Skip damaged records (counted) instead of stopping at the first."),
@@ -49,7 +53,7 @@ struct ReplayCommand: Command {
         ])
 
     enum Mode {
-        case serve(socket: String, speed: ReplaySpeed)
+        case serve(socket: String, speed: ReplaySpeed, keystore: String, record: String?)
         case into(store: String, device: String?, source: String?)
     }
 
@@ -85,10 +89,14 @@ struct ReplayCommand: Command {
                 throw arguments.usageError("--\(option) applies to --into, not --serve")
             }
             let speed = try arguments.value("speed", as: "a positive factor or max", ReplaySpeed.init(argument:)) ?? .realTime
-            mode = .serve(socket: arguments.value("socket") ?? SocketPath.defaultPath(), speed: speed)
+            mode = .serve(socket: arguments.value("socket") ?? SocketPath.defaultPath(), speed: speed,
+                          keystore: arguments.value("keystore") ?? Keystore.defaultPath(), record: arguments.value("record"))
         } else {
-            for option in ["socket", "speed"] where arguments.value(option) != nil {
-                throw arguments.usageError("--\(option) applies to --serve (a replay into a store runs as fast as it can)")
+            for option in ["socket", "keystore", "record"] where arguments.value(option) != nil {
+                throw arguments.usageError("--\(option) applies to --serve")
+            }
+            if let speed = arguments.value("speed"), speed.lowercased() != "max" {
+                throw arguments.usageError("--speed \(speed): a replay into a store always runs as fast as it can (--speed max)")
             }
             if let device = arguments.value("device"), device.isEmpty { throw arguments.usageError("--device needs a non-empty identity") }
             mode = .into(store: store ?? HealthStore.defaultPath(), device: arguments.value("device"), source: arguments.value("source"))
@@ -97,8 +105,8 @@ struct ReplayCommand: Command {
 
     func run() throws -> ExitCode {
         switch mode {
-        case .serve(let socket, let speed):
-            return try serve(socket: socket, speed: speed)
+        case .serve(let socket, let speed, let keystore, let record):
+            return try serve(socket: socket, speed: speed, keystore: keystore, record: record)
         case .into(let store, let device, let source):
             return try into(storePath: store, device: device, source: source)
         }
@@ -142,7 +150,7 @@ struct ReplayCommand: Command {
 
     // MARK: --serve
 
-    private func serve(socket: String, speed: ReplaySpeed) throws -> ExitCode {
+    private func serve(socket: String, speed: ReplaySpeed, keystore: String, record: String?) throws -> ExitCode {
         let (recording, outcome) = try load()
         guard let side = recording.side(onConnectionHandle: connection) else {
             let which = connection.map { " on connection 0x\(String($0, radix: 16))" } ?? ""
@@ -150,7 +158,8 @@ struct ReplayCommand: Command {
         }
         let database = recording.database(side)
         let timeline = recording.timeline(side)
-        let session = ReplayServeSession(database: database, timeline: timeline, speed: speed)
+        let responder = try authResponder(for: database, keystore: keystore)
+        let session = ReplayServeSession(database: database, timeline: timeline, speed: speed, authResponder: responder)
         note("""
             serving \(side.connection) of \(path) (\(side.server)): \(database.services.count) services, \
             \(database.characteristics.count) characteristics, \(timeline.count) notifications at speed \(speed)
@@ -194,7 +203,13 @@ struct ReplayCommand: Command {
         session.progress = { done, total in progress.update(done, of: total) }
         let summary: ReplayServeSession.Summary
         do throws(LinkError) {
-            summary = try session.run(on: link, stop: stop)
+            // The reader's address is not known on a Unix socket: the recording names none.
+            var bearer: any ATTBearer = link
+            if let record {
+                bearer = try TraceRecorder(recording: link, to: record, role: .peripheral,
+                                           peer: LEPeer(addressType: .randomDevice, address: BluetoothDeviceAddress(0)))
+            }
+            summary = try session.run(on: bearer, stop: stop)
         } catch {
             progress.finish()
             throw RuntimeFailure("bandsim replay: serving \(socket): \(error)")
@@ -202,6 +217,22 @@ struct ReplayCommand: Command {
         progress.finish()
         printServeSummary(summary, database: database, outcome: outcome)
         return .success
+    }
+
+    /// For a BandKit band, a live answerer for its Auth Control Point with the keystore's keys.
+    private func authResponder(for database: RecordedGATTDatabase, keystore path: String) throws -> ReplayAuthResponder? {
+        guard let control = ReplayAuthResponder.controlPointHandle(in: database) else { return nil }
+        let bands: [PairedBand]
+        do { bands = try Keystore(path: path).load() } catch {
+            throw RuntimeFailure("bandsim replay: cannot read the keystore \(path): \(error)")
+        }
+        guard !bands.isEmpty else {
+            note("no paired readers in \(path): the recorded authentication is replayed as it was, which a live reader will reject")
+            return nil
+        }
+        var keys: [UInt64: BandKey] = [:]
+        for band in bands where band.key.count == BandKey.capacity { keys[band.readerID] = BandKey(band.key) }
+        return ReplayAuthResponder(controlPointHandle: control, keys: keys)
     }
 
     // MARK: Loading
@@ -232,7 +263,7 @@ struct ReplayCommand: Command {
     }
 
     private func failure(_ damage: TraceDamage) -> any CommandFailure {
-        if damage.reason.contains("failed:") { return RuntimeFailure("bandsim replay: \(path): \(damage)") }
+        guard damage.isBadData else { return RuntimeFailure("bandsim replay: \(path): \(damage)") }
         var message = "bandsim replay: \(path): \(damage)"
         if !keepGoing, damage.leavesRestReadable { message += " (--keep-going skips damaged records)" }
         return DataError(message)

@@ -53,11 +53,12 @@ final class TextDecodeFormat: DecodedEventSink {
         }
         output.append(" ")
         output.append(hex: trace.pdu)
-        if let error = event.error {
+        do throws(ParseError) {
+            if let error = event.error { throw error }
+            if let value = try event.characteristicValue() { CharacteristicText.write(value, to: output) }
+        } catch {
             output.append("  malformed: ")
             output.append(error.description)
-        } else if let characteristic = event.characteristic {
-            CharacteristicText.write(characteristic, to: output)
         }
         try output.endLine()
     }

@@ -111,6 +111,8 @@ struct AuthenticationTests {
         for _ in 0..<3 { #expect(try c.authenticate(key: bad).status == .wrongProof) }
         try c.exchange("12 3600 02 8877665544332211 0100000000000000", "13")
         #expect(try c.indication(on: Handles.authControlPoint) == bytes("82 06"))
+        try c.exchange("12 3600 01 8877665544332211", "13")
+        #expect(try c.indication(on: Handles.authControlPoint) == bytes("81 06"), "no way around the lockout by pairing again")
         try c.reconnect()
         #expect(try c.authenticate(key: good).status == .success)
     }

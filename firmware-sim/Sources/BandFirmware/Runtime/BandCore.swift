@@ -33,19 +33,21 @@ struct BandCore {
         self.flash = flash
         sensorRandom = random
         heart = HeartModel(wearer: configuration.wearer)
-        clock = BandClock(trueTime: configuration.start, bandTime: configuration.start,
-                          timeZone: configuration.timeZoneQuarterHours, driftPPM: faults.clockDriftPPM, isSet: true)
+        let clock = BandClock(trueTime: configuration.start, bandTime: configuration.start,
+                              timeZone: configuration.timeZoneQuarterHours, driftPPM: faults.clockDriftPPM, isSet: true)
+        self.clock = clock
         battery = Double(faults.initialBattery ?? Int(flash.batteryLevel))
-        counters = DailyCounters(localDay: 0)
         counters = DailyCounters(localDay: clock.localDay(of: configuration.start))
     }
 
     var bootEpoch: UInt16 { flash.bootEpoch }
 
-    /// A boot: the epoch moves on, RAM state (counters, the minute in progress) starts empty.
+    /// A boot: the epoch moves on, RAM state (counters, the minute in progress, Energy
+    /// Expended) starts empty.
     mutating func boot(at trueTime: BandInstant) {
         flash.bootEpoch &+= 1
         minute = nil
+        energySinceReset = 0
         let now = clock.now(at: trueTime)
         // Booting exactly on a minute boundary loses nothing of that minute.
         nextMinutePartial = now.milliseconds.floorModulo(60_000) != 0

@@ -76,7 +76,10 @@ public final class BandRunner {
         let realStart = clock.now
         let simulationStart = band.trueTime
         var poller = Poller()
+        var watchedConnection: Int32?
         var answerBuffer = [UInt8](repeating: 0, count: 64)
+        if let stop { poller.watch(stop.pollDescriptor) }
+        if let stopDescriptor { poller.watch(stopDescriptor) }
 
         func trueTime(at instant: ContinuousClock.Instant) -> BandInstant {
             let (seconds, attoseconds) = (instant - realStart).components
@@ -93,16 +96,20 @@ public final class BandRunner {
             if let stop, let number = stop.received().first { return .signal(number) }
             if let limit = options.exitAfterDuration, band.trueTime - simulationStart >= limit { return .duration(limit) }
 
-            // What to wait for.
-            for fd in poller.descriptors { poller.unwatch(fd) }
-            if let stop { poller.watch(stop.pollDescriptor) }
-            if let stopDescriptor { poller.watch(stopDescriptor) }
-            if band.isConnected, let fd = band.connectionDescriptor {
-                poller.watch(fd, for: band.hasPendingWork ? [.readable, .writable] : .readable)
-            } else {
-                poller.watch(listener.pollDescriptor)
+            // What to wait for. The set changes only when the connection does, so a turn of the
+            // loop allocates nothing.
+            let connectionDescriptor = band.isConnected ? band.connectionDescriptor : nil
+            if connectionDescriptor != watchedConnection {
+                if let old = watchedConnection { poller.unwatch(old) }
+                watchedConnection = connectionDescriptor
             }
-            if band.pairingPromptPending, let input = options.promptInput { poller.watch(input) }
+            if let fd = connectionDescriptor {
+                poller.watch(fd, for: band.hasPendingWork ? [.readable, .writable] : .readable)
+                poller.watch(listener.pollDescriptor, for: [])
+            } else {
+                poller.watch(listener.pollDescriptor, for: .readable)
+            }
+            if let input = options.promptInput { poller.watch(input, for: band.pairingPromptPending ? .readable : []) }
             var deadline = realInstant(of: band.nextDeadline)
             if flashDirty { deadline = min(deadline, lastSave + .seconds(1)) }
             try poller.wait(until: deadline)
@@ -118,7 +125,10 @@ public final class BandRunner {
             }
             let wasConnected = band.isConnected
             if wasConnected { band.pump() }
-            band.advance(to: trueTime(at: clock.now))
+            var target = trueTime(at: clock.now)
+            // Never run past the end a run was asked for: the same seed must give the same records.
+            if let limit = options.exitAfterDuration { target = min(target, simulationStart + limit) }
+            band.advance(to: target)
             if band.isConnected { band.pump() }
             if wasConnected, !band.isConnected {
                 connectionsEnded += 1

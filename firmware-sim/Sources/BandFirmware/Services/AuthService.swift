@@ -13,6 +13,10 @@ extension SimulatedBand {
         guard let current = connection else { return }
         switch request {
         case .pair(let pair):
+            guard !current.auth.lockedOut else {
+                indicate(.authControlPoint) { PairingResponse(status: .lockedOut).encode(into: &$0) }
+                return
+            }
             current.pairing = PendingPairing(readerID: pair.readerID, deadline: trueTime + Self.pairingTimeout)
             log("connection \(current.number): reader \(hex(pair.readerID)) asks to pair")
             switch configuration.confirmation {

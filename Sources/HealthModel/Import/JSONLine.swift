@@ -1,5 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A JSON value from one NDJSON line.
-enum JSONValue: Equatable {
+public enum JSONValue: Equatable, Sendable {
     case string(String)
     case number(Double)
     case bool(Bool)
@@ -7,7 +13,7 @@ enum JSONValue: Equatable {
     case object([(String, JSONValue)])
     case array([JSONValue])
 
-    static func == (a: JSONValue, b: JSONValue) -> Bool {
+    public static func == (a: JSONValue, b: JSONValue) -> Bool {
         switch (a, b) {
         case (.string(let x), .string(let y)): return x == y
         case (.number(let x), .number(let y)): return x == y
@@ -19,7 +25,7 @@ enum JSONValue: Equatable {
         }
     }
 
-    var kind: String {
+    public var kind: String {
         switch self {
         case .string: "a string"
         case .number: "a number"
@@ -32,17 +38,18 @@ enum JSONValue: Equatable {
 }
 
 /// A strict JSON (RFC 8259) parser over one line's bytes; errors carry the byte offset.
-struct JSONLineParser {
-    struct Failure: Error {
-        var offset: Int
-        var message: String
+public struct JSONLineParser {
+    /// Why a line is not JSON, and the 0-based byte offset where that became clear.
+    public struct Failure: Error, Sendable {
+        public var offset: Int
+        public var message: String
     }
 
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
 
     /// Parses one complete value; nothing but whitespace may follow it.
-    static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(Failure) -> JSONValue {
+    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(Failure) -> JSONValue {
         var parser = JSONLineParser(bytes: bytes)
         parser.skipSpace()
         let value = try parser.value(depth: 0)
@@ -239,6 +246,3 @@ struct JSONLineParser {
     }
 }
 
-#if canImport(Glibc)
-import Glibc
-#endif

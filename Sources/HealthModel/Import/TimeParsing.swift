@@ -7,8 +7,8 @@ import Foundation
 /// - `2026-11-30T08:15:00[Europe/Berlin]`: local time in a named zone;
 /// - `2026-11-30T08:15` and `2026-11-30`: local time (a date alone is midnight) in the default zone;
 /// - `now`.
-enum TimeParsing {
-    static func instant(_ text: String, defaultZone: TimeZone) -> Date? {
+public enum TimeParsing {
+    public static func instant(_ text: String, defaultZone: TimeZone) -> Date? {
         if text == "now" { return Date() }
         var bytes = Array(text.utf8)
         var zone: TimeZone? = nil
@@ -25,7 +25,7 @@ enum TimeParsing {
 
     /// Fast path for import: parses UTF-8 bytes without building a String.
     /// `hasOffset` tells whether the text carried `Z` or a numeric offset (else it was read in `zone`).
-    static func instant(_ bytes: UnsafeBufferPointer<UInt8>, zone: TimeZone, explicitZone: Bool = false,
+    public static func instant(_ bytes: UnsafeBufferPointer<UInt8>, zone: TimeZone, explicitZone: Bool = false,
                         hasOffset: inout Bool) -> Date? {
         var index = 0
         func digits(_ count: Int) -> Int? {
@@ -124,7 +124,7 @@ enum TimeParsing {
     }
 
     /// The local day `[midnight, next midnight)` in `zone` containing `date`: 23, 24 or 25 hours.
-    static func day(containing date: Date, in zone: TimeZone) -> Range<Date> {
+    public static func day(containing date: Date, in zone: TimeZone) -> Range<Date> {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
         let start = calendar.startOfDay(for: date)
@@ -133,7 +133,7 @@ enum TimeParsing {
     }
 
     /// RFC 3339 in `zone`, with the zone's offset: `2026-11-30T08:15:00+01:00`.
-    static func format(_ date: Date, in zone: TimeZone) -> String {
+    public static func format(_ date: Date, in zone: TimeZone) -> String {
         let formatter = ISO8601DateFormatter()
         formatter.timeZone = zone
         formatter.formatOptions = [.withInternetDateTime]

@@ -1,8 +1,7 @@
-import CommandKit
 import Foundation
-import HealthModel
 
-/// One NDJSON import line turned into a sample, or a ``DataError`` naming the line and field.
+/// One NDJSON import line (the `health import` / `health export` format) turned into a sample,
+/// or an ``ImportError`` naming the line and field.
 ///
 /// Fields: `type`, `value`, `start`, `source` (required); `unit` (default: the type's canonical
 /// unit), `end` (default: `start`), `source_version`, `device` (a name, or an object with `name`,
@@ -10,32 +9,34 @@ import HealthModel
 /// recording zone; times without an offset are read in it), `user_entered`, `metadata` (an
 /// object of strings), `id` (a UUID). Category values may be given by name (`"stood"`).
 /// Unknown fields are errors, so a misspelt field never passes silently.
-struct ImportRecord {
-    enum Payload {
+public struct ImportRecord: Sendable {
+    public enum Payload: Sendable {
         case quantity(QuantitySample)
         case category(CategorySample)
     }
 
-    var payload: Payload
-    var source: AppIdentity
+    public var payload: Payload
+    /// The source the line names (`source`, `source_version`).
+    public var source: AppIdentity
 
     /// Caches shared across lines: names resolve once.
-    final class Context {
+    public final class Context {
+        public init() {}
         var types: [String: SampleType] = [:]
         var units: [String: HealthUnit] = [:]
         var zones: [String: TimeZone] = [:]
         var sources: [String: AppIdentity] = [:]
     }
 
-    init(line: UnsafeBufferPointer<UInt8>, number: Int, context: Context) throws(DataError) {
-        func failure(_ field: String, _ message: String) -> DataError {
-            DataError("line \(number): field '\(field)': \(message)")
+    public init(line: UnsafeBufferPointer<UInt8>, number: Int, context: Context) throws(ImportError) {
+        func failure(_ field: String, _ message: String) -> ImportError {
+            ImportError(line: number, message: "field '\(field)': \(message)")
         }
         let parsed: JSONValue
         do { parsed = try JSONLineParser.parse(line) } catch {
-            throw DataError("line \(number): malformed JSON at byte \(error.offset + 1): \(error.message)")
+            throw ImportError(line: number, message: "malformed JSON at byte \(error.offset + 1): \(error.message)")
         }
-        guard case .object(let members) = parsed else { throw DataError("line \(number): expected a JSON object") }
+        guard case .object(let members) = parsed else { throw ImportError(line: number, message: "expected a JSON object") }
         var fields = Fields()
         for (key, value) in members {
             guard fields.set(key, value) else {
@@ -43,7 +44,7 @@ struct ImportRecord {
                 throw failure(key, "unknown field (known: \(Fields.names.joined(separator: ", ")))")
             }
         }
-        func string(_ field: String, required: Bool = false) throws(DataError) -> String? {
+        func string(_ field: String, required: Bool = false) throws(ImportError) -> String? {
             switch fields[field] {
             case .string(let text): return text
             case nil, .null?:
@@ -74,7 +75,7 @@ struct ImportRecord {
                 zone = found
             }
         }
-        func instant(_ field: String, required: Bool) throws(DataError) -> Date? {
+        func instant(_ field: String, required: Bool) throws(ImportError) -> Date? {
             guard let text = try string(field, required: required) else { return nil }
             var utf8 = text
             var hasOffset = false
@@ -189,7 +190,7 @@ struct ImportRecord {
             switch fields["value"] {
             case .number(let number)?:
                 guard number == number.rounded(), categoryType.valueNames.indices.contains(Int(number)) else {
-                    throw failure("value", "\(formatValue(number)) is not a \(categoryType) value (\(categoryType.valueNames.enumerated().map { "\($0.offset)=\($0.element)" }.joined(separator: ", ")))")
+                    throw failure("value", "\(number) is not a \(categoryType) value (\(categoryType.valueNames.enumerated().map { "\($0.offset)=\($0.element)" }.joined(separator: ", ")))")
                 }
                 index = Int(number)
             case .string(let name)?:
@@ -248,4 +249,15 @@ struct ImportRecord {
             }
         }
     }
+}
+
+/// A bad import line: which line (1-based) and what is wrong with which field.
+public struct ImportError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var line: Int
+    public var message: String
+    public init(line: Int, message: String) {
+        self.line = line
+        self.message = message
+    }
+    public var description: String { "line \(line): \(message)" }
 }

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Trace decoding benchmark: one command, release build, a few minutes of CPU. Not run in CI.
+#
+#   bash bench/decode/run.sh                 # 1 000 000 heart-rate notifications (~85 MB trace)
+#   BENCH_NOTIFICATIONS=200000 bash bench/decode/run.sh
+#
+# In one run on the same generated trace (bandsim generate-trace: discovery, HR notifications
+# with RR intervals and energy, 8/16-bit values, ~25 % fragmented over 27-byte ACL packets,
+# RSC and battery notifications, an advertising report after every other notification):
+#   1. the library path (TraceDecoder → BandGATT values) in bench/decode/DecodeBench.swift:
+#      MB/s, PDUs/s, and heap allocations per PDU in steady state, counted by interposing
+#      malloc & co. in the benchmark executable (allocation_counter.c; no LD_PRELOAD);
+#   2. `bandsim decode --json > /dev/null`;
+#   3. `tshark -T fields -e frame.time_epoch -e btatt.opcode -e btatt.handle` (the baseline).
+# Wall and CPU time are both reported (the machine is shared; CPU time is what a core spent).
+# Figures go to docs/performance.md ("Trace decoding") by hand, with the machine line printed last.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+source scripts/packages.sh
+bash scripts/ensure-packages.sh "${BUILD_PACKAGES[@]}" tshark
+
+notifications=${BENCH_NOTIFICATIONS:-1000000}
+work=$(mktemp -d /tmp/bandkit-decode-bench.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+echo "==> release build"
+swift build -c release --product bandsim 2>&1 | grep -E "error|warning: unre|Build" | tail -3
+bandsim=.build/release/bandsim
+# The driver links the release objects of the modules it uses (no extra package target);
+# --export-dynamic makes its malloc the one every library in the process calls.
+clang -O2 -c bench/decode/allocation_counter.c -o "$work/allocation_counter.o"
+swiftc -O -parse-as-library -module-name DecodeBench bench/decode/DecodeBench.swift "$work/allocation_counter.o" \
+  -I .build/release/Modules -Xlinker --export-dynamic -o "$work/DecodeBench" \
+  .build/release/BandWire.build/*.o .build/release/BandATT.build/*.o .build/release/BandGATT.build/*.o \
+  .build/release/BandTrace.build/*.o
+
+echo "==> generating $notifications heart-rate notifications"
+"$bandsim" generate-trace "$work/trace.log" --notifications "$notifications"
+bytes=$(stat -c %s "$work/trace.log")
+
+# measure NAME COMMAND...: sets NAME_wall and NAME_cpu (user + system seconds of the command).
+measure() {
+  local name=$1; shift
+  local times; times=$( { TIMEFORMAT='%R %U %S'; time "$@" >"$work/$name.out" 2>"$work/$name.err"; } 2>&1 )
+  read -r wall user sys <<<"$(tail -1 <<<"$times")"
+  printf -v "${name}_wall" '%s' "$wall"
+  printf -v "${name}_cpu" '%s' "$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.3f", u + s }')"
+}
+
+echo "==> 1. library path (TraceDecoder + BandGATT values)"
+measure library "$work/DecodeBench" "$work/trace.log"
+cat "$work/library.out"
+pdus=$(grep -Eo 'pdus=[0-9]+' "$work/library.out" | head -1 | cut -d= -f2)
+
+echo "==> 2. bandsim decode --json > /dev/null"
+measure bandsim sh -c "'$bandsim' decode --json '$work/trace.log' > /dev/null"
+"$bandsim" decode --json "$work/trace.log" | wc -l > "$work/lines"
+[ "$(cat "$work/lines")" -eq "$pdus" ] || { echo "bandsim printed $(cat "$work/lines") lines for $pdus PDUs"; exit 1; }
+
+echo "==> 3. tshark -T fields (baseline)"
+measure tshark sh -c "tshark -r '$work/trace.log' -Y btatt -T fields -e frame.time_epoch -e btatt.opcode -e btatt.handle > '$work/tshark.txt' 2>/dev/null"
+tshark_lines=$(wc -l < "$work/tshark.txt")
+
+report() {  # report NAME LABEL
+  local wall="${1}_wall" cpu="${1}_cpu"
+  awk -v w="${!wall}" -v c="${!cpu}" -v b="$bytes" -v p="$pdus" -v label="$2" 'BEGIN {
+    printf "%-34s wall %7.2f s  %8.1f MB/s  %10.0f PDUs/s | CPU %7.2f s  %8.1f MB/s  %10.0f PDUs/s\n",
+      label, w, b / 1e6 / w, p / w, c, b / 1e6 / c, p / c }'
+}
+echo
+echo "trace: $bytes bytes, $pdus ATT PDUs ($notifications HR notifications); tshark found $tshark_lines"
+report library "library (TraceDecoder)"
+report bandsim "bandsim decode --json > /dev/null"
+report tshark "tshark -T fields"
+awk -v tw="$tshark_wall" -v tc="$tshark_cpu" -v bw="$bandsim_wall" -v bc="$bandsim_cpu" 'BEGIN {
+  printf "bandsim decode --json vs tshark: %.0fx faster by wall time, %.0fx by CPU time\n", tw / bw, tc / bc }'
+grep -Eo 'steady_pdus=[0-9]+ steady_allocations=[0-9]+ allocations_per_pdu=[0-9.e-]+' "$work/library.out"
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
