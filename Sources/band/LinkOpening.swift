@@ -17,6 +17,8 @@ struct LinkOpener {
     var secure: Bool
     /// Where `--record` writes the session, if anywhere.
     var recording: SessionRecording?
+    /// Say what the pairing agent does (`band pair`): which requests it answered, which keys it kept.
+    var explainPairing = false
     var onRecordingError: (String) -> Void = { CommandRunner.printError("band: \($0)") }
 
     func open(_ address: BandAddress) throws -> any ATTBearer {
@@ -32,7 +34,12 @@ struct LinkOpener {
             let adapter = try BlueZAdapter(adapterName)
             _ = try adapter.prepareForLowEnergy()
             let bonds = LongTermKeyStore(path: (keystore.path as NSString).deletingLastPathComponent + "/smp-keys")
-            let agent = try PairingAgent(adapter: adapter, keyStore: bonds)
+            // With no bluetoothd agent, nobody else answers the kernel's User Confirmation Request:
+            // without this agent SMP times out after 30 s and connect() fails with EACCES.
+            let explain = explainPairing
+            let agent = try PairingAgent(adapter: adapter, keyStore: bonds, log: { message in
+                if explain { CommandRunner.printError("band: pairing agent: \(message)") }
+            })
             _ = try agent.restoreKeys()
             let peer = LEAddress(try BluetoothAddress(device.description), type: type == .random ? .leRandom : .lePublic)
             return try L2CAPATTLink.connect(to: peer, from: agent.adapterAddress, security: secure ? .medium : .low,
@@ -46,6 +53,6 @@ extension ReaderOptions {
     /// and not for a plain heart-rate strap, which may not support pairing at all.
     func linkOpener(pairing: Bool, recording: SessionRecording? = nil) -> LinkOpener {
         let bonded = pairing || ((try? keystore.band(address.keystoreKey)) ?? nil) != nil
-        return LinkOpener(keystore: keystore, secure: bonded, recording: recording)
+        return LinkOpener(keystore: keystore, secure: bonded, recording: recording, explainPairing: pairing)
     }
 }

@@ -6,7 +6,15 @@ struct PairCommand: Command {
     static let configuration = CommandConfiguration(
         name: "pair",
         abstract: "Pair with a band: link security, then the band's key exchange; the key goes to the keystore.",
-        discussion: "The wearer confirms the pairing on the band. A plain heart-rate strap needs no pairing.",
+        discussion: """
+            The wearer confirms the pairing on the band. A plain heart-rate strap needs no pairing.
+
+            On Bluetooth, pairing first raises link security (BT_SECURITY medium), so the kernel runs
+            SMP. When no bluetoothd agent is running, nobody else would answer the kernel's
+            confirmation request, so band answers it itself on the management socket (Just Works
+            only; passkey entry is refused) and says so on stderr; the long-term key the kernel hands
+            out is kept in smp-keys next to the keystore and loaded back on later runs.
+            """,
         options: ReaderOptions.linkSpecs + [ReaderOptions.jsonSpec])
 
     var options: ReaderOptions
