@@ -11,40 +11,31 @@ import BandWire
 public struct ATTReadMultipleVariableRequest: ATTPDUType {
     public static let opcode = ATTOpcode.readMultipleVariableRequest
 
+    /// The handles, in order.
+    public private(set) var handleSet: ATTHandleSet
+
     /// The handles, little-endian, inline.
-    public private(set) var handleBytes: ATTParameterBytes
+    public var handleBytes: ATTParameterBytes { handleSet.bytes }
 
-    /// At least two handles (§3.4.4.11: "Two or more attribute handles").
+    /// At least two handles.
     public init(handles: some Collection<UInt16>) {
-        precondition(handles.count >= 2, "Read Multiple Variable Request needs at least two handles")
-        handleBytes = ATTParameterBytes()
-        for handle in handles {
-            precondition(handleBytes.appendUInt16LE(handle), "too many handles for one PDU")
-        }
+        handleSet = ATTHandleSet(handles, pdu: "Read Multiple Variable Request")
     }
 
-    public var handleCount: Int { handleBytes.count / 2 }
+    public var handleCount: Int { handleSet.count }
 
-    public func handle(at index: Int) -> UInt16 {
-        precondition(index >= 0 && index < handleCount, "handle index out of range")
-        return handleBytes.uint16LE(at: 2 * index)
-    }
+    public func handle(at index: Int) -> UInt16 { handleSet.handle(at: index) }
 
     /// The handles in order (allocates; cold paths and tests).
     public var handles: [UInt16] { (0..<handleCount).map(handle(at:)) }
 
     public init(parsing input: inout ByteCursor) throws(ParseError) {
         try input.readOpcode(Self.opcode)
-        // Two handles, and whole handles only: a partial one is a truncated PDU.
-        guard input.remaining >= 4 else { throw input.error(.truncated, "set of handles") }
-        let wholeHandles = input.remaining & ~1
-        let start = input.offset
-        handleBytes = try ATTParameterBytes(copying: try input.readBytes(wholeHandles, "set of handles"), offset: start)
-        guard input.isAtEnd else { throw input.error(.truncated, "attribute handle") }
+        handleSet = try ATTHandleSet(parsing: &input)
     }
 
     public func encode(into output: inout ByteWriter) {
         output.writeUInt8(Self.opcode.rawValue)
-        handleBytes.write(to: &output)
+        handleSet.encode(into: &output)
     }
 }
