@@ -94,9 +94,8 @@ public struct HeartRateMeasurement: WireCodable, Equatable, Sendable {
             rrIntervals = nil
             return
         }
-        // Filled in a local and moved in once: RRIntervals is 512 bytes, and appending through
-        // `rrIntervals!` copied the whole Optional out and back (3 copies per measurement).
         var intervals = RRIntervals()
+        intervals.reserveCapacity(input.remaining / 2)
         while !input.isAtEnd {
             let field = input
             // A lone last byte is half an interval: the value was cut short.

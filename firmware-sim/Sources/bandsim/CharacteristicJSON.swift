@@ -15,7 +15,7 @@ import CommandKit
 /// | `cccd` | `{"notify": bool, "indicate": bool}` |
 /// | `hr_control_point` | the command byte |
 enum CharacteristicJSON {
-    static func write(_ value: CharacteristicValue, to json: JSONLineWriter) {
+    static func write(_ value: CharacteristicValue, to json: inout JSONLine) {
         switch value {
         case .heartRateMeasurement(let hr):
             json.key("heart_rate")
@@ -65,11 +65,11 @@ enum CharacteristicJSON {
     }
 
     /// `{"kind": "truncated", "offset": 3, "field": "heart rate value"}`, offset within the PDU.
-    static func write(error: ParseError, to json: JSONLineWriter) {
+    static func write(error: ParseError, to json: inout JSONLine) {
         json.beginObject()
         json.key("kind"); json.value(error.kind.rawValue)
         json.key("offset"); json.value(error.offset)
-        json.key("field"); json.value(error.field.description)
+        json.key("field"); json.value(error.field)
         json.endObject()
     }
 }
