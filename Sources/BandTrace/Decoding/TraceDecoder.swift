@@ -65,6 +65,9 @@ public final class TraceDecoder<Source: BtsnoopRecordSource> {
 
         init(source: Source) { self.source = source }
 
+        // Both inlined into TraceDecoder.next, so the event is built once, in its return slot:
+        // a decoded event is ~170 bytes, and each layer's copy of it showed up as memmove.
+        @inline(__always)
         mutating func next(extractor: ATTExtractor, discovery: AttributeDiscovery) throws(BtsnoopError) -> TraceDecoderEvent? {
             if let event = deferred {
                 deferred = nil
@@ -84,6 +87,7 @@ public final class TraceDecoder<Source: BtsnoopRecordSource> {
             return nil
         }
 
+        @inline(__always)
         mutating func decode(_ event: ATTExtractor.Event, discovery: AttributeDiscovery) -> TraceDecoderEvent {
             switch event {
             case .connection(let change):

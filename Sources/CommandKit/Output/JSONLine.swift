@@ -55,10 +55,24 @@ public struct JSONLine {
     /// Writes `"name":`; the next value belongs to it.
     @inlinable @inline(__always)
     public mutating func key(_ name: StaticString) {
-        separate()
-        line.append(UInt8(ascii: "\""))
-        line.append(name)
-        line.append("\":")
+        guard name.hasPointerRepresentation else {  // a one-character name such as "n"
+            separate()
+            line.append(UInt8(ascii: "\""))
+            line.append(name)
+            line.append("\":")
+            needsComma = false
+            return
+        }
+        // One reservation for the separator, both quotes, the name and the colon.
+        let length = name.utf8CodeUnitCount
+        let out = line.claim(length + 4)
+        var at = out
+        if needsComma { at.pointee = UInt8(ascii: ","); at += 1 }
+        at.pointee = UInt8(ascii: "\"")
+        (at + 1).update(from: name.utf8Start, count: length)
+        (at + 1 + length).pointee = UInt8(ascii: "\"")
+        (at + 2 + length).pointee = UInt8(ascii: ":")
+        line.next = at + 3 + length
         needsComma = false
     }
 
@@ -102,7 +116,9 @@ public struct JSONLine {
         line.append(UInt8(ascii: "\""))
     }
 
-    /// Any string, escaped (up to 6 bytes per UTF-8 byte, plus the quotes).
+    /// Any string, escaped (up to 6 bytes per UTF-8 byte, plus the quotes). Disfavoured so a
+    /// literal picks the `StaticString` overload and is copied straight from the binary.
+    @_disfavoredOverload
     public mutating func value(_ text: String) {
         separate()
         line.append(UInt8(ascii: "\""))

@@ -69,13 +69,27 @@ public struct OutputLine {
         append(decimal: value.magnitude)
     }
 
-    /// Values below 100 (flags, opcodes, most fields of a packet) are a compare and a store or two.
+    /// Values below 10 000 (flags, opcodes, handles, heart rates, RR-intervals: most numbers a
+    /// packet holds) take a compare or two and up to two table stores, inlined.
     @inlinable @inline(__always)
     public mutating func append(decimal value: UInt64) {
-        if value < 10 {
-            append(UInt8(truncatingIfNeeded: value) &+ 48)
-        } else if value < 100 {
-            appendPair(Int(value), at: claim(2))
+        if value < 100 {
+            if value < 10 {
+                append(UInt8(truncatingIfNeeded: value) &+ 48)
+            } else {
+                appendPair(Int(value), at: claim(2))
+            }
+        } else if value < 10_000 {
+            let high = Int(value / 100), low = Int(value % 100)
+            if high < 10 {
+                let out = claim(3)
+                out.pointee = UInt8(truncatingIfNeeded: high) &+ 48
+                appendPair(low, at: out + 1)
+            } else {
+                let out = claim(4)
+                appendPair(high, at: out)
+                appendPair(low, at: out + 2)
+            }
         } else {
             appendLargeDecimal(value)
         }
@@ -125,9 +139,7 @@ public struct OutputLine {
 
     @inlinable @inline(__always)
     func appendPair(_ pair: Int, at out: UnsafeMutablePointer<UInt8>) {
-        let table = OutputTables.digitPairs.utf8Start
-        out[0] = table[2 * pair]
-        out[1] = table[2 * pair + 1]
+        UnsafeMutableRawPointer(out).copyMemory(from: OutputTables.digitPairs.utf8Start + 2 * pair, byteCount: 2)
     }
 
     /// `numerator / denominator` exactly in decimal (denominator a product of 2s and 5s, e.g.
@@ -155,24 +167,26 @@ public struct OutputLine {
     /// Lowercase hex of `bytes`, two characters per byte from a 256-entry table.
     @inlinable
     public mutating func append(hex bytes: UnsafeRawBufferPointer) {
-        let out = claim(2 * bytes.count)
-        let table = OutputTables.hexPairs.utf8Start
+        let out = UnsafeMutableRawPointer(claim(2 * bytes.count))
+        let table = UnsafeRawPointer(OutputTables.hexPairs.utf8Start)
         for i in 0..<bytes.count {
-            let byte = Int(bytes[i])
-            out[2 * i] = table[2 * byte]
-            out[2 * i + 1] = table[2 * byte + 1]
+            (out + 2 * i).copyMemory(from: table + 2 * Int(bytes[i]), byteCount: 2)
         }
     }
 
-    /// `digits` lowercase hex digits of `value` (a 16-bit UUID as "2a37").
+    /// `digits` lowercase hex digits of `value` (a 16-bit UUID as "2a37"), a byte at a time.
     @inlinable
     public mutating func append(hex value: UInt64, digits: Int) {
-        let out = claim(digits)
-        let table = OutputTables.hexPairs.utf8Start
-        for i in 0..<digits {
-            let nibble = Int((value >> UInt64(4 * (digits - 1 - i))) & 0xF)
-            out[i] = table[2 * nibble + 1]
+        let out = UnsafeMutableRawPointer(claim(digits))
+        let table = UnsafeRawPointer(OutputTables.hexPairs.utf8Start)
+        var rest = value
+        var index = digits
+        while index >= 2 {
+            index -= 2
+            (out + index).copyMemory(from: table + 2 * Int(rest & 0xFF), byteCount: 2)
+            rest >>= 8
         }
+        if index == 1 { out.storeBytes(of: (table + 2 * Int(rest & 0xF) + 1).load(as: UInt8.self), as: UInt8.self) }
     }
 
     // MARK: JSON strings

@@ -15,8 +15,9 @@ import CommandKit
 /// | `cccd` | `{"notify": bool, "indicate": bool}` |
 /// | `hr_control_point` | the command byte |
 enum CharacteristicJSON {
-    static func write(_ value: CharacteristicValue, to json: inout JSONLine) {
-        switch value {
+    /// Takes the value (it is the caller's last use) so the payloads are moved out, not copied.
+    static func write(_ value: consuming CharacteristicValue, to json: inout JSONLine) {
+        switch consume value {
         case .heartRateMeasurement(let hr):
             json.key("heart_rate")
             json.beginObject()
@@ -32,7 +33,8 @@ enum CharacteristicJSON {
             json.key("rr")
             json.beginArray()
             if let intervals = hr.rrIntervals {
-                for interval in intervals { json.value(Int(interval.rawValue)) }
+                // By index: a for-in loop's iterator would copy the list first.
+                for index in 0..<intervals.count { json.value(Int(intervals[index].rawValue)) }
             }
             json.endArray()
             json.endObject()

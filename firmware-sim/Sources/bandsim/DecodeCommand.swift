@@ -59,23 +59,19 @@ struct DecodeCommand: Command {
         let output = BufferedOutput(fileDescriptor: 1)
         let sink: any DecodedEventSink = json ? JSONDecodeFormat(output: output) : TextDecodeFormat(output: output)
         var damage: BtsnoopError?
-        while true {
-            let event: TraceDecoderEvent?
-            do throws(BtsnoopError) {
-                event = try decoder.next()
-            } catch {
-                damage = error
-                break
+        do {
+            while let event = try decoder.next() {
+                switch event {
+                case .att(let att):
+                    try sink.write(att)
+                case .connection(let change):
+                    try sink.write(change)
+                case .anomaly(let anomaly):
+                    CommandRunner.printError("bandsim decode: \(path): \(anomaly)")
+                }
             }
-            guard let event else { break }
-            switch event {
-            case .att(let att):
-                try sink.write(att)
-            case .connection(let change):
-                try sink.write(change)
-            case .anomaly(let anomaly):
-                CommandRunner.printError("bandsim decode: \(path): \(anomaly)")
-            }
+        } catch let error as BtsnoopError {
+            damage = error  // reported after everything decoded before the damage is flushed
         }
         try sink.finish(decoder.statistics)
         try output.flush()

@@ -37,7 +37,7 @@ final class JSONDecodeFormat: DecodedEventSink {
                 CharacteristicJSON.write(error: error, to: &json)
             } else {
                 do throws(ParseError) {
-                    if let value = try event.characteristicValue() { CharacteristicJSON.write(value, to: &json) }
+                    if let value = try event.characteristicValue() { CharacteristicJSON.write(consume value, to: &json) }
                 } catch {
                     json.key("error")
                     CharacteristicJSON.write(error: error, to: &json)
