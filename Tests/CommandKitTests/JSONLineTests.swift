@@ -46,7 +46,9 @@ import Testing
     @Test func stringsAreEscapedPerRFC8259() throws {
         let text = try written { output in
             try output.writeJSONLine(maximumLength: 64) { json in
-                json.beginObject(); json.key("s"); json.value("a\"b\\c\nd\u{01}é"); json.endObject()
+                // A String (a literal would pick the StaticString overload, written as it is).
+                let text: String = "a\"b\\c\nd\u{01}é"
+                json.beginObject(); json.key("s"); json.value(text); json.endObject()
             }
         }
         #expect(text == "{\"s\":\"a\\\"b\\\\c\\nd\\u0001é\"}\n")
