@@ -94,17 +94,7 @@ public struct HeartRateMeasurement: WireCodable, Equatable, Sendable {
             rrIntervals = nil
             return
         }
-        var intervals = RRIntervals()
-        intervals.reserveCapacity(input.remaining / 2)
-        while !input.isAtEnd {
-            let field = input
-            // A lone last byte is half an interval: the value was cut short.
-            let raw = try input.readUInt16LE("RR-interval")
-            guard intervals.append(RRInterval(rawValue: raw)) else {
-                throw field.error(.invalidValue, "RR-interval count")
-            }
-        }
-        rrIntervals = consume intervals
+        rrIntervals = try RRIntervals(parsingToEnd: &input)
     }
 
     /// Equal when they encode to the same bytes: the format flag and the unmodelled bits are

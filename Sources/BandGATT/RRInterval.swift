@@ -1,3 +1,5 @@
+import BandWire
+
 /// One beat-to-beat interval of a Heart Rate Measurement, in the SIG's unit of 1/1024 second.
 ///
 /// Heart Rate Service 1.0 §3.1.1.5; GATT XML `heart_rate_measurement.xml`: "Resolution of
@@ -96,6 +98,38 @@ public struct RRIntervals: RandomAccessCollection, Equatable, Sendable, CustomSt
     public mutating func removeAll() {
         headCount = 0
         tail.removeAll()
+    }
+
+    /// Reads RR-intervals (uint16, 1/1024 s) up to the end of `input`: they are the last field
+    /// of a Heart Rate Measurement and run to the end of its value. More than ``capacity`` is an
+    /// `invalidValue` at the first one that does not fit; a lone last byte is half an interval,
+    /// `truncated` at its offset.
+    @inlinable
+    public init(parsingToEnd input: inout ByteCursor) throws(ParseError) {
+        let available = input.remaining / 2
+        guard available <= Self.capacity else {
+            try input.skip(2 * Self.capacity, "RR-interval")
+            throw input.error(.invalidValue, "RR-interval count")
+        }
+        let inlineCount = Swift.min(available, Self.inlineCapacity)
+        head = InlineArray(repeating: 0)
+        for index in 0..<inlineCount { head[index] = input.load(littleEndian: UInt16.self, at: 2 * index) }
+        try input.skip(2 * inlineCount, "RR-interval")
+        headCount = UInt8(inlineCount)
+        tail = []
+        if available > inlineCount {
+            tail.reserveCapacity(available - inlineCount)
+            for _ in inlineCount..<available { tail.append(try input.readUInt16LE("RR-interval")) }
+        }
+        if !input.isAtEnd { _ = try input.readUInt16LE("RR-interval") }
+    }
+
+    /// Calls `body` with each interval's raw value (1/1024 s) in order, without copying the
+    /// list (a for-in loop's iterator holds a copy).
+    @inlinable @inline(__always)
+    public func forEachRawValue<E: Error>(_ body: (UInt16) throws(E) -> Void) throws(E) {
+        for index in 0..<Int(headCount) { try body(head[index]) }
+        for value in tail { try body(value) }
     }
 
     public static func == (lhs: RRIntervals, rhs: RRIntervals) -> Bool {

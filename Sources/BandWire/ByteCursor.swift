@@ -54,6 +54,12 @@ public struct ByteCursor {
         T(littleEndian: bytes.loadUnaligned(fromByteOffset: position_, as: T.self))
     }
 
+    /// A little-endian load `offset` bytes past `position`, which the caller has checked are there.
+    @inlinable @inline(__always)
+    public func load<T: FixedWidthInteger>(littleEndian type: T.Type, at offset: Int) -> T {
+        T(littleEndian: bytes.loadUnaligned(fromByteOffset: position_ + offset, as: T.self))
+    }
+
     /// A big-endian load at `position` (bounds already checked).
     @inlinable @inline(__always)
     func load<T: FixedWidthInteger>(bigEndian type: T.Type) -> T {

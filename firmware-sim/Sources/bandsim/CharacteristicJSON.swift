@@ -32,10 +32,7 @@ enum CharacteristicJSON {
             if let energy = hr.energyExpended { json.value(Int(energy)) } else { json.null() }
             json.key("rr")
             json.beginArray()
-            if let intervals = hr.rrIntervals {
-                // By index: a for-in loop's iterator would copy the list first.
-                for index in 0..<intervals.count { json.value(Int(intervals[index].rawValue)) }
-            }
+            hr.rrIntervals?.forEachRawValue { json.value(Int($0)) }
             json.endArray()
             json.endObject()
         case .rscMeasurement(let rsc):
