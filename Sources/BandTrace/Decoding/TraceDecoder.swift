@@ -163,7 +163,7 @@ public final class TraceDecoder<Source: BtsnoopRecordSource> {
 /// Receives a trace's events in order from ``TraceDecoder/decodeAll(into:)``. Events are lent
 /// for the duration of the call: their bytes are views into the decoder's buffers.
 public protocol TraceEventHandler {
-    associatedtype Failure: Error
+    associatedtype Failure: Error = Never
     mutating func handle(_ event: borrowing DecodedATTEvent) throws(Failure)
     mutating func handle(_ event: ConnectionTraceEvent) throws(Failure)
     mutating func handle(_ anomaly: TraceAnomaly) throws(Failure)
