@@ -131,4 +131,28 @@ import Testing
         }
         #expect(text == "pdu " + String(repeating: "cd", count: 5000) + "-42\n")
     }
+
+    /// A write that fails while an append makes room (where nothing can throw) is not lost,
+    /// even when later writes succeed: the next flush throws it. A non-blocking pipe that is full
+    /// fails the first write with EAGAIN, then takes the rest once the reader has drained it.
+    @Test func aWriteErrorMidLineIsThrownByTheNextFlushEvenIfLaterWritesSucceed() throws {
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        defer { close(ends[0]); close(ends[1]) }
+        _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)
+        _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
+        var filler = [UInt8](repeating: 0, count: 4096)
+        while write(ends[1], &filler, filler.count) > 0 {}
+        let output = BufferedOutput(fileDescriptor: ends[1], capacity: 4096)
+        let payload = [UInt8](repeating: 0x5A, count: 1500)
+        payload.withUnsafeBytes { output.append(hex: $0) }   // 3000 bytes buffered
+        payload.withUnsafeBytes { output.append(hex: $0) }   // needs room: that write fails (EAGAIN)
+        while read(ends[0], &filler, filler.count) > 0 {}    // the reader catches up
+        do {
+            try output.flush()
+            Issue.record("the failed write must be reported, not dropped")
+        } catch {
+            #expect(error.errno == EAGAIN)
+        }
+    }
 }

@@ -24,6 +24,9 @@ public final class BufferedOutput {
     }
     /// Bytes handed to `write(2)` so far.
     public private(set) var bytesWritten = 0
+    /// A write that failed where no error could be thrown (an append that had to make room):
+    /// thrown by the next ``endLine()`` or ``flush()``, so a full disk is never silent.
+    private var deferredError: OutputError?
 
     /// `capacity` must hold the longest line plus the threshold (default 256 KiB, flushing at 192 KiB).
     public init(fileDescriptor: Int32 = 1, capacity: Int = 256 * 1024) {
@@ -44,7 +47,7 @@ public final class BufferedOutput {
     /// Makes room for `n` more bytes (at most the capacity), flushing if needed.
     @inlinable @inline(__always)
     func reserve(_ n: Int) {
-        if buffer.count - count < n { try? flush() }
+        if buffer.count - count < n { flushMidLine() }
     }
 
     @inlinable @inline(__always)
@@ -78,7 +81,7 @@ public final class BufferedOutput {
     func appendSplitting(_ bytes: UnsafeRawBufferPointer) {
         var rest = bytes
         while !rest.isEmpty {
-            if count == buffer.count { try? flush() }
+            if count == buffer.count { flushMidLine() }
             let n = min(rest.count, buffer.count - count)
             (buffer.baseAddress! + count).copyMemory(from: rest.baseAddress!, byteCount: n)
             count += n
@@ -155,8 +158,20 @@ public final class BufferedOutput {
         if count >= threshold { try flush() }
     }
 
-    /// Writes out everything buffered.
+    /// Makes room in the middle of a line, where appends cannot throw; a failure is kept for
+    /// the next ``flush()``.
+    @usableFromInline
+    func flushMidLine() {
+        do throws(OutputError) { try flush() } catch { if deferredError == nil { deferredError = error } }
+    }
+
+    /// Writes out everything buffered, or throws the error an earlier mid-line flush hit.
     public func flush() throws(OutputError) {
+        if let error = deferredError {
+            deferredError = nil
+            count = 0
+            throw error
+        }
         var done = 0
         let total = count
         defer { count = 0 }
