@@ -14,7 +14,8 @@
 #   2. `bandsim decode --json > /dev/null`;
 #   3. `tshark -T fields -e frame.time_epoch -e btatt.opcode -e btatt.handle` (the baseline).
 # Wall and CPU time are both reported (the machine is shared; CPU time is what a core spent),
-# each the best of BENCH_RUNS runs (default 5; tshark BENCH_TSHARK_RUNS, default 2).
+# each the best of BENCH_RUNS runs (default 6; tshark BENCH_TSHARK_RUNS, default 2), the short
+# runs spread around the tshark ones.
 # Targets (issue 2): library ≥ 200 MB/s on one core, bandsim ≥ 50× tshark, 0 allocations per
 # PDU in steady state; the last lines say which are met, and the script exits 1 on a miss.
 # Figures go to docs/performance.md ("Trace decoding") by hand, with the machine line printed last.
@@ -42,39 +43,51 @@ echo "==> generating $notifications heart-rate notifications"
 "$bandsim" generate-trace "$work/trace.log" --notifications "$notifications"
 bytes=$(stat -c %s "$work/trace.log")
 
-# measure NAME RUNS COMMAND...: runs COMMAND RUNS times and keeps the run with the least CPU
-# time (user + system), setting NAME_wall and NAME_cpu from it. Best-of-N for every command
-# alike: on a shared machine the other tenants only ever add time, so the minimum is the
-# closest to what the command itself costs, and the ratio compares like with like.
-measure() {
-  local name=$1 runs=$2; shift 2
-  local best_cpu="" best_wall=""
-  for _ in $(seq 1 "$runs"); do
-    local times; times=$( { TIMEFORMAT='%R %U %S'; time "$@" >"$work/$name.out" 2>"$work/$name.err"; } 2>&1 )
-    read -r wall user sys <<<"$(tail -1 <<<"$times")"
-    local cpu; cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.3f", u + s }')
-    if [ -z "$best_cpu" ] || awk -v a="$cpu" -v b="$best_cpu" 'BEGIN { exit !(a < b) }'; then
-      best_cpu=$cpu best_wall=$wall
-    fi
-  done
-  printf -v "${name}_wall" '%s' "$best_wall"
-  printf -v "${name}_cpu" '%s' "$best_cpu"
+# sample NAME COMMAND...: runs COMMAND once; NAME_wall and NAME_cpu keep the run with the least
+# CPU time (user + system) so far. Best-of-N for every command alike: on a shared machine the
+# other tenants only ever add time (a busy sibling hyperthread halves the instructions per
+# cycle), so the minimum is the closest to what the command itself costs.
+sample() {
+  local name=$1; shift
+  local times; times=$( { TIMEFORMAT='%R %U %S'; time "$@" >"$work/$name.out" 2>"$work/$name.err"; } 2>&1 )
+  read -r wall user sys <<<"$(tail -1 <<<"$times")"
+  local cpu; cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.3f", u + s }')
+  local best="${name}_cpu"
+  if [ -z "${!best:-}" ] || awk -v a="$cpu" -v b="${!best}" 'BEGIN { exit !(a < b) }'; then
+    printf -v "${name}_wall" '%s' "$wall"
+    printf -v "${name}_cpu" '%s' "$cpu"
+  fi
 }
-runs=${BENCH_RUNS:-5}
+runs=${BENCH_RUNS:-6}
 tshark_runs=${BENCH_TSHARK_RUNS:-2}
+library_cpu="" bandsim_cpu="" tshark_cpu=""
+run_library() { sample library "$work/DecodeBench" "$work/trace.log"; }
+run_bandsim() { sample bandsim sh -c "'$bandsim' decode --json '$work/trace.log' > /dev/null"; }
+run_tshark() {
+  sample tshark sh -c "tshark -r '$work/trace.log' -Y btatt -T fields -e frame.time_epoch -e btatt.opcode -e btatt.handle > '$work/tshark.txt' 2>/dev/null"
+}
 
-echo "==> 1. library path (TraceDecoder + BandGATT values)"
-measure library "$runs" "$work/DecodeBench" "$work/trace.log"
+echo "==> checking outputs"
+run_library
 cat "$work/library.out"
 pdus=$(grep -Eo 'pdus=[0-9]+' "$work/library.out" | head -1 | cut -d= -f2)
-
-echo "==> 2. bandsim decode --json > /dev/null"
-measure bandsim "$runs" sh -c "'$bandsim' decode --json '$work/trace.log' > /dev/null"
 "$bandsim" decode --json "$work/trace.log" | wc -l > "$work/lines"
 [ "$(cat "$work/lines")" -eq "$pdus" ] || { echo "bandsim printed $(cat "$work/lines") lines for $pdus PDUs"; exit 1; }
 
-echo "==> 3. tshark -T fields (baseline)"
-measure tshark "$tshark_runs" sh -c "tshark -r '$work/trace.log' -Y btatt -T fields -e frame.time_epoch -e btatt.opcode -e btatt.handle > '$work/tshark.txt' 2>/dev/null"
+# The short runs are spread before, between and after the tshark runs, so all three commands
+# are sampled across the same stretch of the machine's load.
+echo "==> $runs runs each of 1. the library path and 2. bandsim decode --json, around $tshark_runs runs of 3. tshark -T fields"
+per_slot=$(( (runs + tshark_runs) / (tshark_runs + 1) ))
+done_runs=0
+for slot in $(seq 0 "$tshark_runs"); do
+  for _ in $(seq 1 "$per_slot"); do
+    [ "$done_runs" -lt "$runs" ] || break
+    run_library; run_bandsim
+    done_runs=$((done_runs + 1))
+  done
+  if [ "$slot" -lt "$tshark_runs" ]; then run_tshark; fi
+done
+while [ "$done_runs" -lt "$runs" ]; do run_library; run_bandsim; done_runs=$((done_runs + 1)); done
 tshark_lines=$(wc -l < "$work/tshark.txt")
 
 report() {  # report NAME LABEL
