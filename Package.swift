@@ -76,7 +76,8 @@ let package = Package(
         .executableTarget(
             name: "band",
             dependencies: ["CommandKit", "BandLink", "BandBlueZ", "BandReader", "HealthStore", "HealthModel"],
-            swiftSettings: strict),
+            swiftSettings: strict,
+            linkerSettings: [.unsafeFlags(["-static-stdlib"]), .linkedLibrary("_FoundationCollections"), .linkedLibrary("_FoundationCShims")]),
         // Radio probe over BlueZ (scan, advertise, ATT on L2CAP, pairing): Tests/radio and docs/real-hardware.md.
         .executableTarget(
             name: "bandradio",
