@@ -6,6 +6,11 @@ import BandWire
 ///
 /// The value must fill the buffer exactly (`init(uuid:parsing:)` rejects trailing bytes);
 /// a UUID without a decoder here yields ``unknown(_:)`` with the raw bytes.
+///
+/// The cases that own up to 512 bytes inline (strings, unknown values) are `indirect`: they
+/// are read once per connection, while an enum is as large as its largest payload and every
+/// Heart Rate Measurement would otherwise be built, moved and matched as a 530-byte value.
+/// What the packet path decodes (measurements, battery, CCCD) stays inline and small.
 public enum CharacteristicValue: Equatable, Sendable, WireEncodable {
     case heartRateMeasurement(HeartRateMeasurement)
     case bodySensorLocation(BodySensorLocation)
@@ -16,18 +21,18 @@ public enum CharacteristicValue: Equatable, Sendable, WireEncodable {
     case currentTime(CurrentTime)
     case dateTime(DateTime)
     case localTimeInformation(LocalTimeInformation)
-    case deviceName(DeviceInformationString)
+    indirect case deviceName(DeviceInformationString)
     case appearance(Appearance)
     case serviceChanged(ServiceChanged)
     case systemID(SystemID)
-    case manufacturerName(DeviceInformationString)
-    case modelNumber(DeviceInformationString)
-    case serialNumber(DeviceInformationString)
-    case hardwareRevision(DeviceInformationString)
-    case firmwareRevision(DeviceInformationString)
-    case softwareRevision(DeviceInformationString)
+    indirect case manufacturerName(DeviceInformationString)
+    indirect case modelNumber(DeviceInformationString)
+    indirect case serialNumber(DeviceInformationString)
+    indirect case hardwareRevision(DeviceInformationString)
+    indirect case firmwareRevision(DeviceInformationString)
+    indirect case softwareRevision(DeviceInformationString)
     case clientCharacteristicConfiguration(ClientCharacteristicConfiguration)
-    case unknown(AttributeBytes)
+    indirect case unknown(AttributeBytes)
 
     /// Whether ``init(uuid:parsing:)`` has a decoder for `uuid`.
     public static func isKnown(_ uuid: BluetoothUUID) -> Bool {
@@ -62,7 +67,13 @@ public enum CharacteristicValue: Equatable, Sendable, WireEncodable {
     @inline(__always)  // into init(uuid:bytes:), the trace decoder's: the value is built in place, not copied
     public init(uuid: BluetoothUUID, parsing input: inout ByteCursor) throws(ParseError) {
         switch uuid {
-        case GATTUUID.Characteristic.heartRateMeasurement: self = .heartRateMeasurement(try HeartRateMeasurement(parsing: &input))
+        case GATTUUID.Characteristic.heartRateMeasurement:
+            // Built in a local and moved in at its last use: assigned straight from the throwing
+            // init, the measurement was copied into the payload and the temporary destroyed.
+            let measurement = try HeartRateMeasurement(parsing: &input)
+            try input.expectEnd("characteristic value")
+            self = .heartRateMeasurement(consume measurement)
+            return
         case GATTUUID.Characteristic.bodySensorLocation: self = .bodySensorLocation(try BodySensorLocation(parsing: &input))
         case GATTUUID.Characteristic.heartRateControlPoint: self = .heartRateControlPoint(try HeartRateControlPoint(parsing: &input))
         case GATTUUID.Characteristic.rscMeasurement: self = .rscMeasurement(try RSCMeasurement(parsing: &input))

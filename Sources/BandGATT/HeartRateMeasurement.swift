@@ -94,18 +94,7 @@ public struct HeartRateMeasurement: WireCodable, Equatable, Sendable {
             rrIntervals = nil
             return
         }
-        // Filled in a local and moved in once: RRIntervals is 512 bytes, and appending through
-        // `rrIntervals!` copied the whole Optional out and back (3 copies per measurement).
-        var intervals = RRIntervals()
-        while !input.isAtEnd {
-            let field = input
-            // A lone last byte is half an interval: the value was cut short.
-            let raw = try input.readUInt16LE("RR-interval")
-            guard intervals.append(RRInterval(rawValue: raw)) else {
-                throw field.error(.invalidValue, "RR-interval count")
-            }
-        }
-        rrIntervals = consume intervals
+        rrIntervals = try RRIntervals(parsingToEnd: &input)
     }
 
     /// Equal when they encode to the same bytes: the format flag and the unmodelled bits are

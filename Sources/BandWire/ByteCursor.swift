@@ -37,83 +37,97 @@ public struct ByteCursor {
         ParseError(kind, at: offset, field: field)
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     mutating func require(_ count: Int, _ field: StaticString) throws(ParseError) {
-        guard count >= 0, count <= bytes.count - position else {
-            throw ParseError(.truncated, at: offset, field: field)
-        }
+        guard count >= 0, count <= bytes.count - position_ else { throw truncated(field) }
+    }
+
+    /// The error of a read past the end; kept out of line so the reads inline to a compare and a load.
+    @usableFromInline @inline(never)
+    func truncated(_ field: StaticString) -> ParseError {
+        ParseError(.truncated, at: offset, field: field)
+    }
+
+    /// A little-endian load at `position` (bounds already checked).
+    @inlinable @inline(__always)
+    func load<T: FixedWidthInteger>(littleEndian type: T.Type) -> T {
+        T(littleEndian: bytes.loadUnaligned(fromByteOffset: position_, as: T.self))
+    }
+
+    /// A little-endian load `offset` bytes past `position`, which the caller has checked are there.
+    @inlinable @inline(__always)
+    public func load<T: FixedWidthInteger>(littleEndian type: T.Type, at offset: Int) -> T {
+        T(littleEndian: bytes.loadUnaligned(fromByteOffset: position_ + offset, as: T.self))
+    }
+
+    /// A big-endian load at `position` (bounds already checked).
+    @inlinable @inline(__always)
+    func load<T: FixedWidthInteger>(bigEndian type: T.Type) -> T {
+        T(bigEndian: bytes.loadUnaligned(fromByteOffset: position_, as: T.self))
     }
 
     // MARK: Integers
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func readUInt8(_ field: StaticString = "") throws(ParseError) -> UInt8 {
-        try require(1, field)
+        guard position_ < bytes.count else { throw truncated(field) }
         defer { position_ += 1 }
-        return bytes[position]
+        return bytes[position_]
     }
 
     @inlinable
     public func peekUInt8(_ field: StaticString = "") throws(ParseError) -> UInt8 {
-        guard position < bytes.count else { throw ParseError(.truncated, at: offset, field: field) }
-        return bytes[position]
+        guard position_ < bytes.count else { throw truncated(field) }
+        return bytes[position_]
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func readUInt16LE(_ field: StaticString = "") throws(ParseError) -> UInt16 {
         try require(2, field)
         defer { position_ += 2 }
-        return UInt16(bytes[position]) | UInt16(bytes[position + 1]) << 8
+        return load(littleEndian: UInt16.self)
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func readUInt16BE(_ field: StaticString = "") throws(ParseError) -> UInt16 {
         try require(2, field)
         defer { position_ += 2 }
-        return UInt16(bytes[position]) << 8 | UInt16(bytes[position + 1])
+        return load(bigEndian: UInt16.self)
     }
 
     @inlinable
     public mutating func readUInt24LE(_ field: StaticString = "") throws(ParseError) -> UInt32 {
         try require(3, field)
         defer { position_ += 3 }
-        return UInt32(bytes[position]) | UInt32(bytes[position + 1]) << 8 | UInt32(bytes[position + 2]) << 16
+        return UInt32(bytes[position_]) | UInt32(bytes[position_ + 1]) << 8 | UInt32(bytes[position_ + 2]) << 16
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func readUInt32LE(_ field: StaticString = "") throws(ParseError) -> UInt32 {
         try require(4, field)
         defer { position_ += 4 }
-        var value: UInt32 = 0
-        for i in 0..<4 { value |= UInt32(bytes[position + i]) << (8 * UInt32(i)) }
-        return value
+        return load(littleEndian: UInt32.self)
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func readUInt32BE(_ field: StaticString = "") throws(ParseError) -> UInt32 {
         try require(4, field)
         defer { position_ += 4 }
-        var value: UInt32 = 0
-        for i in 0..<4 { value = value << 8 | UInt32(bytes[position + i]) }
-        return value
+        return load(bigEndian: UInt32.self)
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func readUInt64LE(_ field: StaticString = "") throws(ParseError) -> UInt64 {
         try require(8, field)
         defer { position_ += 8 }
-        var value: UInt64 = 0
-        for i in 0..<8 { value |= UInt64(bytes[position + i]) << (8 * UInt64(i)) }
-        return value
+        return load(littleEndian: UInt64.self)
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func readUInt64BE(_ field: StaticString = "") throws(ParseError) -> UInt64 {
         try require(8, field)
         defer { position_ += 8 }
-        var value: UInt64 = 0
-        for i in 0..<8 { value = value << 8 | UInt64(bytes[position + i]) }
-        return value
+        return load(bigEndian: UInt64.self)
     }
 
     @inlinable
@@ -134,7 +148,7 @@ public struct ByteCursor {
     // MARK: Byte runs
 
     /// The next `count` bytes as a view into the same buffer (no copy).
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func readBytes(_ count: Int, _ field: StaticString = "") throws(ParseError) -> UnsafeRawBufferPointer {
         try require(count, field)
         defer { position_ += count }
@@ -156,7 +170,7 @@ public struct ByteCursor {
         return ByteCursor(view, baseOffset: start)
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func skip(_ count: Int, _ field: StaticString = "") throws(ParseError) {
         try require(count, field)
         position_ += count
@@ -165,7 +179,12 @@ public struct ByteCursor {
     /// Throws ``ParseError/Kind/trailingBytes`` unless every byte has been read.
     @inlinable
     public func expectEnd(_ field: StaticString = "") throws(ParseError) {
-        guard isAtEnd else { throw ParseError(.trailingBytes, at: offset, field: field) }
+        guard isAtEnd else { throw trailing(field) }
+    }
+
+    @usableFromInline @inline(never)
+    func trailing(_ field: StaticString) -> ParseError {
+        ParseError(.trailingBytes, at: offset, field: field)
     }
 
     /// Runs `body`; if it throws, the cursor is left exactly where it was (for "need more data" framers).

@@ -103,6 +103,39 @@ import Testing
         }
     }
 
+    /// Sixteen intervals stay inline; every longer list spills the rest and still reads back in order.
+    @Test(arguments: [0, 1, 15, 16, 17, 40, 254, 255])
+    func rrIntervalListsOfEveryLengthDecodeInOrderAndReencode(count: Int) throws {
+        let raw = (0..<count).map { UInt16(600 + 7 * $0) }
+        let input = bytes("10 50") + raw.flatMap { [UInt8(truncatingIfNeeded: $0), UInt8($0 >> 8)] }
+        let measurement = try decode(HeartRateMeasurement.self, input)
+        let intervals = try #require(measurement.rrIntervals)
+        #expect(intervals.count == count)
+        #expect(intervals.map(\.rawValue) == raw)
+        var visited: [UInt16] = []
+        intervals.forEachRawValue { visited.append($0) }
+        #expect(visited == raw)
+        #expect(encoded(measurement) == input)
+        #expect(RRIntervals(raw: raw) == intervals)
+        // Half an interval at the end is cut short right there.
+        #expect(throws: ParseError(.truncated, at: input.count, field: "RR-interval")) {
+            _ = try decode(HeartRateMeasurement.self, input + [0x01])
+        }
+    }
+
+    @Test func appendingBeyondTheCapacityIsRefused() {
+        var intervals = RRIntervals()
+        for i in 0..<RRIntervals.capacity {
+            let appended = intervals.append(RRInterval(rawValue: UInt16(i)))
+            #expect(appended)
+        }
+        let overflowed = intervals.append(RRInterval(rawValue: 1))
+        #expect(!overflowed)
+        #expect(intervals.count == 255 && intervals[254].rawValue == 254 && intervals[16].rawValue == 16)
+        intervals.removeAll()
+        #expect(intervals.isEmpty)
+    }
+
     @Test func rrIntervalFromSecondsRoundsToTheNearest1024th() {
         #expect(RRInterval(seconds: 0.5).rawValue == 512)
         #expect(RRInterval(seconds: 0.6777).rawValue == 694)

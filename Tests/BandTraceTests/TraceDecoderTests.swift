@@ -186,4 +186,100 @@ import Testing
         // As tshark learns it (btatt.uuid16 of the Read By Type Response that declares it).
         #expect(tables.contains { $0.type(of: handle)?.description == uuid })
     }
+
+    /// What an event said, comparable between the two ways of walking a trace.
+    enum Seen: Equatable {
+        case att(record: Int, handle: UInt16?, type: BluetoothUUID?, error: ParseError?, pdu: [UInt8], value: CharacteristicValue?)
+        case connection(ConnectionTraceEvent)
+        case anomaly(TraceAnomaly)
+
+        init(_ event: borrowing DecodedATTEvent) {
+            self = .att(record: event.trace.recordIndex, handle: event.handle, type: event.type, error: event.error,
+                        pdu: Array(event.trace.pdu), value: try? event.characteristicValue())
+        }
+    }
+
+    struct Recorder: TraceEventHandler {
+        var seen: [Seen] = []
+        /// Reads the decoder's statistics from inside a call, as the handler contract allows.
+        var recordsSeenByHandler: [Int] = []
+        let decoder: TraceDecoder<BtsnoopFileReader>
+
+        mutating func handle(_ event: borrowing DecodedATTEvent) throws(ParseError) {
+            seen.append(Seen(event))
+            recordsSeenByHandler.append(decoder.statistics.records)
+        }
+        mutating func handle(_ event: ConnectionTraceEvent) throws(ParseError) { seen.append(.connection(event)) }
+        mutating func handle(_ anomaly: TraceAnomaly) throws(ParseError) { seen.append(.anomaly(anomaly)) }
+    }
+
+    static func stepped(_ path: String) throws -> (seen: [Seen], damage: BtsnoopError?) {
+        let decoder = try TraceDecoder(path: path)
+        var seen: [Seen] = []
+        do {
+            while let event = try decoder.next() {
+                switch event {
+                case .att(let e): seen.append(Seen(e))
+                case .connection(let c): seen.append(.connection(c))
+                case .anomaly(let a): seen.append(.anomaly(a))
+                }
+            }
+        } catch {
+            return (seen, error)
+        }
+        return (seen, nil)
+    }
+
+    @Test func decodeAllLendsTheEventsNextReturnsAndEndsWithTheSameDamage() throws {
+        var configuration = SyntheticHeartRateTrace.Configuration()
+        configuration.heartRateNotifications = 300
+        let (path, summary) = try Self.generate(configuration)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+
+        let clean = try Self.stepped(path)
+        let decoder = try TraceDecoder(path: path)
+        var recorder = Recorder(decoder: decoder)
+        let end = try decoder.decodeAll(into: &recorder)
+        #expect(end == nil)
+        #expect(recorder.seen == clean.seen)
+        #expect(recorder.seen.count >= summary.attPDUs)
+        #expect(recorder.recordsSeenByHandler == recorder.recordsSeenByHandler.sorted())
+
+        // Cut inside a record: both stop there, with the same error, after the same events.
+        var file = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        file.removeSubrange((file.count * 2 / 3)...)
+        F.write(file, to: path)
+        let damaged = try Self.stepped(path)
+        let damagedDecoder = try TraceDecoder(path: path)
+        var again = Recorder(decoder: damagedDecoder)
+        let damage = try damagedDecoder.decodeAll(into: &again)
+        #expect(damage != nil && damage == damaged.damage)
+        #expect(again.seen == damaged.seen && !again.seen.isEmpty)
+    }
+
+    @Test func decodeAllStopsAtTheHandlersFirstError() throws {
+        struct StopAtThird: TraceEventHandler {
+            typealias Failure = ParseError
+            var att = 0
+            mutating func handle(_ event: borrowing DecodedATTEvent) throws(ParseError) {
+                att += 1
+                if att == 3 { throw ParseError(.unsupported, at: 0, field: "stop") }
+            }
+            func handle(_ event: ConnectionTraceEvent) {}
+            func handle(_ anomaly: TraceAnomaly) {}
+        }
+        var configuration = SyntheticHeartRateTrace.Configuration()
+        configuration.heartRateNotifications = 20
+        let (path, _) = try Self.generate(configuration)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let decoder = try TraceDecoder(path: path)
+        var handler = StopAtThird()
+        do {
+            _ = try decoder.decodeAll(into: &handler)
+            Issue.record("the handler's error must end decoding")
+        } catch {
+            #expect(error == ParseError(.unsupported, at: 0, field: "stop"))
+        }
+        #expect(handler.att == 3)
+    }
 }

@@ -2,9 +2,9 @@
 //
 //   DecodeBench TRACE [WARMUP_EVENTS]
 //
-// Streams TRACE through TraceDecoder (btsnoop → HCI → L2CAP → ATT → discovery → BandGATT
-// characteristic values) and folds every decoded Heart Rate Measurement (bpm, energy, RR
-// count) into a checksum so nothing can be optimised away. Prints one line of key=value figures. Heap allocations are
+// Streams TRACE through TraceDecoder.decodeAll (btsnoop → HCI → L2CAP → ATT → discovery →
+// BandGATT characteristic values) and folds every decoded Heart Rate Measurement (bpm, energy,
+// every RR interval) into a checksum so nothing can be optimised away. Prints one line of key=value figures. Heap allocations are
 // counted by allocation_counter.c (linked in; see run.sh); "steady" counts those after the first WARMUP_EVENTS
 // events (default 10 000: connection, discovery and dictionary growth are done by then).
 import BandGATT
@@ -28,6 +28,36 @@ func cpuSeconds() -> Double {
 @_silgen_name("bench_allocation_count")
 func allocationCount() -> Int
 
+/// Folds every decoded Heart Rate Measurement into a checksum (bpm, RR intervals, energy),
+/// so none of the decoding can be optimised away; notes the allocation count after warm-up.
+struct Counter: TraceEventHandler {
+    typealias Failure = Never
+    let warmup: Int
+    var events = 0, pdus = 0, heartRate = 0, checksum: UInt64 = 0
+    var steadyStart = 0, steadyPDUs = 0
+
+    init(warmup: Int) { self.warmup = warmup }
+
+    mutating func count() {
+        events += 1
+        if events == warmup { steadyStart = allocationCount(); steadyPDUs = pdus }
+    }
+
+    mutating func handle(_ event: borrowing DecodedATTEvent) {
+        count()
+        pdus += 1
+        guard case .heartRateMeasurement(let hr)? = try? event.characteristicValue() else { return }
+        heartRate += 1
+        checksum = checksum &* 31 &+ UInt64(hr.beatsPerMinute) &+ UInt64(hr.energyExpended ?? 0)
+        if let intervals = hr.rrIntervals {
+            for index in 0..<intervals.count { checksum = checksum &* 31 &+ UInt64(intervals[index].rawValue) }
+        }
+    }
+
+    mutating func handle(_ event: ConnectionTraceEvent) { count() }
+    mutating func handle(_ anomaly: TraceAnomaly) { count() }
+}
+
 @main
 struct DecodeBench {
     static func main() throws {
@@ -47,22 +77,11 @@ struct DecodeBench {
 
         let startWall = now(), startCPU = cpuSeconds()
         let decoder = try TraceDecoder(path: arguments[1])
-        var events = 0, pdus = 0, heartRate = 0, checksum: UInt64 = 0
-        var steadyStart = 0, steadyPDUs = 0
-        while let event = try decoder.next() {
-            events += 1
-            if events == warmup { steadyStart = allocationCount(); steadyPDUs = pdus }
-            guard case .att(let att) = event else { continue }
-            pdus += 1
-            if case .heartRateMeasurement(let hr)? = try att.characteristicValue() {
-                heartRate += 1
-                checksum = checksum &* 31 &+ UInt64(hr.beatsPerMinute)
-                // RR intervals are decoded (into inline storage) but not iterated here: with BandGATT
-                // as of this writing each RRIntervals element access copies its 510-byte storage,
-                // a consumer cost that would swamp the decoder's (see docs/performance.md).
-                checksum &+= UInt64(hr.rrIntervals?.count ?? 0) &+ UInt64(hr.energyExpended ?? 0)
-            }
-        }
+        var counter = Counter(warmup: warmup)
+        if let damage = decoder.decodeAll(into: &counter) { throw damage }
+        let (events, pdus, heartRate, checksum) = (counter.events, counter.pdus, counter.heartRate, counter.checksum)
+        let (steadyStart, steadyPDUs) = (counter.steadyStart, counter.steadyPDUs)
+        _ = events
         let wall = now() - startWall, cpu = cpuSeconds() - startCPU
         let steadyAllocations = allocationCount() - steadyStart
         let steady = pdus - steadyPDUs

@@ -7,12 +7,16 @@
 # In one run on the same generated trace (bandsim generate-trace: discovery, HR notifications
 # with RR intervals and energy, 8/16-bit values, ~25 % fragmented over 27-byte ACL packets,
 # RSC and battery notifications, an advertising report after every other notification):
-#   1. the library path (TraceDecoder → BandGATT values) in bench/decode/DecodeBench.swift:
+#   1. the library path (TraceDecoder.decodeAll → BandGATT values, every RR interval read) in
+#      bench/decode/DecodeBench.swift:
 #      MB/s, PDUs/s, and heap allocations per PDU in steady state, counted by interposing
 #      malloc & co. in the benchmark executable (allocation_counter.c; no LD_PRELOAD);
 #   2. `bandsim decode --json > /dev/null`;
 #   3. `tshark -T fields -e frame.time_epoch -e btatt.opcode -e btatt.handle` (the baseline).
-# Wall and CPU time are both reported (the machine is shared; CPU time is what a core spent).
+# Wall and CPU time are both reported (the machine is shared; CPU time is what a core spent),
+# each the best of BENCH_RUNS runs (default 5; tshark BENCH_TSHARK_RUNS, default 2).
+# Targets (issue 2): library ≥ 200 MB/s on one core, bandsim ≥ 50× tshark, 0 allocations per
+# PDU in steady state; the last lines say which are met, and the script exits 1 on a miss.
 # Figures go to docs/performance.md ("Trace decoding") by hand, with the machine line printed last.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -38,27 +42,39 @@ echo "==> generating $notifications heart-rate notifications"
 "$bandsim" generate-trace "$work/trace.log" --notifications "$notifications"
 bytes=$(stat -c %s "$work/trace.log")
 
-# measure NAME COMMAND...: sets NAME_wall and NAME_cpu (user + system seconds of the command).
+# measure NAME RUNS COMMAND...: runs COMMAND RUNS times and keeps the run with the least CPU
+# time (user + system), setting NAME_wall and NAME_cpu from it. Best-of-N for every command
+# alike: on a shared machine the other tenants only ever add time, so the minimum is the
+# closest to what the command itself costs, and the ratio compares like with like.
 measure() {
-  local name=$1; shift
-  local times; times=$( { TIMEFORMAT='%R %U %S'; time "$@" >"$work/$name.out" 2>"$work/$name.err"; } 2>&1 )
-  read -r wall user sys <<<"$(tail -1 <<<"$times")"
-  printf -v "${name}_wall" '%s' "$wall"
-  printf -v "${name}_cpu" '%s' "$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.3f", u + s }')"
+  local name=$1 runs=$2; shift 2
+  local best_cpu="" best_wall=""
+  for _ in $(seq 1 "$runs"); do
+    local times; times=$( { TIMEFORMAT='%R %U %S'; time "$@" >"$work/$name.out" 2>"$work/$name.err"; } 2>&1 )
+    read -r wall user sys <<<"$(tail -1 <<<"$times")"
+    local cpu; cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.3f", u + s }')
+    if [ -z "$best_cpu" ] || awk -v a="$cpu" -v b="$best_cpu" 'BEGIN { exit !(a < b) }'; then
+      best_cpu=$cpu best_wall=$wall
+    fi
+  done
+  printf -v "${name}_wall" '%s' "$best_wall"
+  printf -v "${name}_cpu" '%s' "$best_cpu"
 }
+runs=${BENCH_RUNS:-5}
+tshark_runs=${BENCH_TSHARK_RUNS:-2}
 
 echo "==> 1. library path (TraceDecoder + BandGATT values)"
-measure library "$work/DecodeBench" "$work/trace.log"
+measure library "$runs" "$work/DecodeBench" "$work/trace.log"
 cat "$work/library.out"
 pdus=$(grep -Eo 'pdus=[0-9]+' "$work/library.out" | head -1 | cut -d= -f2)
 
 echo "==> 2. bandsim decode --json > /dev/null"
-measure bandsim sh -c "'$bandsim' decode --json '$work/trace.log' > /dev/null"
+measure bandsim "$runs" sh -c "'$bandsim' decode --json '$work/trace.log' > /dev/null"
 "$bandsim" decode --json "$work/trace.log" | wc -l > "$work/lines"
 [ "$(cat "$work/lines")" -eq "$pdus" ] || { echo "bandsim printed $(cat "$work/lines") lines for $pdus PDUs"; exit 1; }
 
 echo "==> 3. tshark -T fields (baseline)"
-measure tshark sh -c "tshark -r '$work/trace.log' -Y btatt -T fields -e frame.time_epoch -e btatt.opcode -e btatt.handle > '$work/tshark.txt' 2>/dev/null"
+measure tshark "$tshark_runs" sh -c "tshark -r '$work/trace.log' -Y btatt -T fields -e frame.time_epoch -e btatt.opcode -e btatt.handle > '$work/tshark.txt' 2>/dev/null"
 tshark_lines=$(wc -l < "$work/tshark.txt")
 
 report() {  # report NAME LABEL
@@ -69,6 +85,7 @@ report() {  # report NAME LABEL
 }
 echo
 echo "trace: $bytes bytes, $pdus ATT PDUs ($notifications HR notifications); tshark found $tshark_lines"
+echo "best of $runs runs (tshark: $tshark_runs) by CPU time"
 report library "library (TraceDecoder)"
 report bandsim "bandsim decode --json > /dev/null"
 report tshark "tshark -T fields"
@@ -76,3 +93,12 @@ awk -v tw="$tshark_wall" -v tc="$tshark_cpu" -v bw="$bandsim_wall" -v bc="$bands
   printf "bandsim decode --json vs tshark: %.0fx faster by wall time, %.0fx by CPU time\n", tw / bw, tc / bc }'
 grep -Eo 'steady_pdus=[0-9]+ steady_allocations=[0-9]+ allocations_per_pdu=[0-9.e-]+' "$work/library.out"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
+missed=0
+target() {  # target LABEL CONDITION
+  if awk "BEGIN { exit !($2) }"; then echo "target met: $1"; else echo "target MISSED: $1"; missed=1; fi
+}
+target "library ≥ 200 MB/s per core" "$bytes / 1e6 / $library_cpu >= 200"
+target "bandsim decode --json ≥ 50× faster than tshark by CPU time" "$tshark_cpu / $bandsim_cpu >= 50"
+steady=$(grep -Eo 'steady_allocations=[0-9]+' "$work/library.out" | cut -d= -f2)
+target "0 heap allocations per PDU in steady state" "$steady == 0"
+exit $missed

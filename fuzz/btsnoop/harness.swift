@@ -9,7 +9,9 @@
 //     error names a record index and a byte offset that exist;
 //  4. the full decoder (TraceDecoder over the in-memory reader) sees the same records, every
 //     ATT PDU it yields lies inside the input or the reassembler's buffers, and its
-//     characteristic values re-encode to their bytes when they decoded.
+//     characteristic values re-encode to their bytes when they decoded;
+//  5. TraceDecoder.decodeAll(into:) hands out exactly the events next() returns, in order,
+//     and ends with the same damage.
 import BandGATT
 import BandTrace
 import BandWire
@@ -90,11 +92,38 @@ func compareReaders(_ input: UnsafeRawBufferPointer, chunk: Int) -> Int {
     }
 }
 
-func decodeAll(_ input: UnsafeRawBufferPointer, expectedRecords: Int) {
-    guard let reader = try? BtsnoopMemoryReader(bytes: input) else { return }
+/// What one event said, comparable across the two ways of walking a trace.
+enum EventSignature: Equatable {
+    case att(record: Int, handle: UInt16?, type: BluetoothUUID?, error: ParseError?, pdu: [UInt8], value: [UInt8]?)
+    case connection(ConnectionTraceEvent)
+    case anomaly(TraceAnomaly)
+
+    init(_ event: borrowing DecodedATTEvent) {
+        self = .att(record: event.trace.recordIndex, handle: event.handle, type: event.type, error: event.error,
+                    pdu: Array(event.trace.pdu), value: event.value.map { Array($0) })
+    }
+}
+
+struct SignatureRecorder: TraceEventHandler {
+    typealias Failure = Never
+    var events: [EventSignature] = []
+    mutating func handle(_ event: borrowing DecodedATTEvent) { events.append(EventSignature(event)) }
+    mutating func handle(_ event: ConnectionTraceEvent) { events.append(.connection(event)) }
+    mutating func handle(_ anomaly: TraceAnomaly) { events.append(.anomaly(anomaly)) }
+}
+
+func decodeWithNext(_ input: UnsafeRawBufferPointer, expectedRecords: Int) -> (events: [EventSignature], damage: BtsnoopError?)? {
+    guard let reader = try? BtsnoopMemoryReader(bytes: input) else { return nil }
     let decoder = TraceDecoder(source: reader)
+    var events: [EventSignature] = []
+    var damage: BtsnoopError?
     do {
         while let event = try decoder.next() {
+            switch event {
+            case .connection(let change): events.append(.connection(change))
+            case .anomaly(let anomaly): events.append(.anomaly(anomaly))
+            case .att(let att): events.append(EventSignature(att))
+            }
             guard case .att(let att) = event else { continue }
             if let value = att.value {
                 precondition(value.count <= att.trace.pdu.count, "value longer than its PDU")
@@ -109,10 +138,20 @@ func decodeAll(_ input: UnsafeRawBufferPointer, expectedRecords: Int) {
             }
         }
     } catch {
+        damage = error
         precondition(error.recordIndex.map { $0 <= expectedRecords } ?? true, "decoder error after the last record")
     }
     precondition(decoder.statistics.records == expectedRecords, "decoder saw \(decoder.statistics.records) records, reader \(expectedRecords)")
     precondition(decoder.extractor.reassembler.openFrames <= L2CAPReassembler.defaultSlotCount, "more open frames than slots")
+    return (events, damage)
+}
+
+func decodeWithHandler(_ input: UnsafeRawBufferPointer) -> (events: [EventSignature], damage: BtsnoopError?)? {
+    guard let reader = try? BtsnoopMemoryReader(bytes: input) else { return nil }
+    let decoder = TraceDecoder(source: reader)
+    var recorder = SignatureRecorder()
+    let damage = decoder.decodeAll(into: &recorder)
+    return (recorder.events, damage)
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -120,6 +159,9 @@ public func fuzzBtsnoop(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let input = UnsafeRawBufferPointer(start: data, count: size)
     let chunk = size > 16 ? Int(input[size - 1] % 29) + 1 : 1
     let records = compareReaders(input, chunk: chunk)
-    decodeAll(input, expectedRecords: records)
+    let stepped = decodeWithNext(input, expectedRecords: records)
+    let handled = decodeWithHandler(input)
+    precondition(stepped?.events == handled?.events, "decodeAll(into:) and next() disagree on the events")
+    precondition(stepped?.damage == handled?.damage, "decodeAll(into:) and next() disagree on the damage")
     return 0
 }

@@ -28,8 +28,7 @@ import BandWire
 public final class TraceDecoder<Source: BtsnoopRecordSource> {
     public let extractor: ATTExtractor
     public let discovery: AttributeDiscovery
-    /// The source, the event held back behind an anomaly, and the counters: one struct so each
-    /// call makes a single (dynamically checked) access to the class's mutable state.
+    /// The source, the event held back behind an anomaly, and the counters.
     private var pipeline: Pipeline
 
     public struct Statistics: Hashable, Sendable {
@@ -55,7 +54,101 @@ public final class TraceDecoder<Source: BtsnoopRecordSource> {
     @_specialize(exported: true, where Source == BtsnoopFileReader)
     @_specialize(exported: true, where Source == BtsnoopMemoryReader)
     public func next() throws(BtsnoopError) -> TraceDecoderEvent? {
-        try pipeline.next(extractor: extractor, discovery: discovery)
+        if let event = pipeline.deferred {
+            pipeline.deferred = nil
+            return decode(event)
+        }
+        let datalink = source.datalink
+        while let record = try pipeline.source.next() {
+            pipeline.statistics.records += 1
+            let output = extractor.process(record, datalink: datalink)
+            if let anomaly = output.anomaly {
+                pipeline.statistics.anomalies += 1
+                pipeline.deferred = output.event
+                return .anomaly(anomaly)
+            }
+            if let event = output.event { return decode(event) }
+        }
+        return nil
+    }
+
+    /// Decodes the rest of the trace into `handler`, event by event, and returns the damage that
+    /// ended it early (nil at a clean end; everything before the damage has been handled).
+    ///
+    /// The loop for tools that visit every PDU (`bandsim decode`, benchmarks): each event is
+    /// built once and lent to the handler, where ``next()`` returns ~170-byte events by value
+    /// through every layer (half the copying `bandsim decode --json` did). The handler may read
+    /// ``statistics`` but must not call ``next()`` from inside.
+    public func decodeAll<Handler: TraceEventHandler>(into handler: inout Handler) throws(Handler.Failure) -> BtsnoopError? {
+        let datalink = source.datalink
+        if let event = pipeline.deferred {
+            pipeline.deferred = nil
+            try deliver(event, to: &handler)
+        }
+        while true {
+            let record: BtsnoopRecord
+            do throws(BtsnoopError) {
+                guard let next = try pipeline.source.next() else { return nil }
+                record = next
+            } catch {
+                return error
+            }
+            pipeline.statistics.records += 1
+            let output = extractor.process(record, datalink: datalink)
+            if let anomaly = output.anomaly {
+                pipeline.statistics.anomalies += 1
+                try handler.handle(anomaly)
+            }
+            if let event = output.event { try deliver(event, to: &handler) }
+        }
+    }
+
+    @inline(__always)
+    private func deliver<Handler: TraceEventHandler>(_ event: ATTExtractor.Event, to handler: inout Handler) throws(Handler.Failure) {
+        switch event {
+        case .connection(let change):
+            connectionChanged(change)
+            try handler.handle(change)
+        case .att(let trace):
+            try handler.handle(decodeATT(trace))
+        }
+    }
+
+    @inline(__always)
+    private func decode(_ event: ATTExtractor.Event) -> TraceDecoderEvent {
+        switch event {
+        case .connection(let change):
+            connectionChanged(change)
+            return .connection(change)
+        case .att(let trace):
+            return .att(decodeATT(trace))
+        }
+    }
+
+    private func connectionChanged(_ change: ConnectionTraceEvent) {
+        if case .disconnected = change.change {
+            discovery.connectionClosed(adapter: change.adapter, connection: change.connection)
+        }
+    }
+
+    /// The PDU's layout, the handle it concerns and that handle's type, and its value.
+    @inline(__always)
+    private func decodeATT(_ trace: ATTTraceEvent) -> DecodedATTEvent {
+        pipeline.statistics.attPDUs += 1
+        let layout: ATTPDULayout
+        do throws(ParseError) {
+            layout = try ATTPDULayout(of: trace.pdu)
+        } catch {
+            pipeline.statistics.malformedPDUs += 1
+            return DecodedATTEvent(trace: trace, handle: nil, type: nil, value: nil, error: error)
+        }
+        let (handle, type) = discovery.observe(trace, layout: layout)
+        var decoded = DecodedATTEvent(trace: trace, handle: handle, type: type, value: nil, error: nil)
+        if let range = layout.value {
+            decoded.value = UnsafeRawBufferPointer(rebasing: trace.pdu[range])
+            decoded.valueOffset = range.lowerBound
+        }
+        return decoded
     }
 
     private struct Pipeline {
@@ -64,52 +157,16 @@ public final class TraceDecoder<Source: BtsnoopRecordSource> {
         var statistics = Statistics()
 
         init(source: Source) { self.source = source }
-
-        mutating func next(extractor: ATTExtractor, discovery: AttributeDiscovery) throws(BtsnoopError) -> TraceDecoderEvent? {
-            if let event = deferred {
-                deferred = nil
-                return decode(event, discovery: discovery)
-            }
-            let datalink = source.datalink
-            while let record = try source.next() {
-                statistics.records += 1
-                let output = extractor.process(record, datalink: datalink)
-                if let anomaly = output.anomaly {
-                    statistics.anomalies += 1
-                    deferred = output.event
-                    return .anomaly(anomaly)
-                }
-                if let event = output.event { return decode(event, discovery: discovery) }
-            }
-            return nil
-        }
-
-        mutating func decode(_ event: ATTExtractor.Event, discovery: AttributeDiscovery) -> TraceDecoderEvent {
-            switch event {
-            case .connection(let change):
-                if case .disconnected = change.change {
-                    discovery.connectionClosed(adapter: change.adapter, connection: change.connection)
-                }
-                return .connection(change)
-            case .att(let trace):
-                statistics.attPDUs += 1
-                let layout: ATTPDULayout
-                do throws(ParseError) {
-                    layout = try ATTPDULayout(of: trace.pdu)
-                } catch {
-                    statistics.malformedPDUs += 1
-                    return .att(DecodedATTEvent(trace: trace, handle: nil, type: nil, value: nil, error: error))
-                }
-                let (handle, type) = discovery.observe(trace, layout: layout)
-                var decoded = DecodedATTEvent(trace: trace, handle: handle, type: type, value: nil, error: nil)
-                if let range = layout.value {
-                    decoded.value = UnsafeRawBufferPointer(rebasing: trace.pdu[range])
-                    decoded.valueOffset = range.lowerBound
-                }
-                return .att(decoded)
-            }
-        }
     }
+}
+
+/// Receives a trace's events in order from ``TraceDecoder/decodeAll(into:)``. Events are lent
+/// for the duration of the call: their bytes are views into the decoder's buffers.
+public protocol TraceEventHandler {
+    associatedtype Failure: Error = Never
+    mutating func handle(_ event: borrowing DecodedATTEvent) throws(Failure)
+    mutating func handle(_ event: ConnectionTraceEvent) throws(Failure)
+    mutating func handle(_ anomaly: TraceAnomaly) throws(Failure)
 }
 
 extension TraceDecoder where Source == BtsnoopFileReader {

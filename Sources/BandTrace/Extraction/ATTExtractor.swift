@@ -41,6 +41,7 @@ public final class ATTExtractor {
         peers[ConnectionKey(adapter: adapter, handle: connection)]
     }
 
+    @inline(__always)  // into the trace decoder: its Output (~140 bytes) is then built in place, not copied
     public func process(_ record: BtsnoopRecord, datalink: BtsnoopDatalink) -> Output {
         var output = Output()
         let packet: TraceHCIPacket

@@ -14,7 +14,7 @@ public final class BufferedOutput {
     // Internal but usable from inlinable code: the small appends below are inlined into the
     // callers (a JSON key is a constant-size copy there instead of a call and a memcpy).
     @usableFromInline let buffer: UnsafeMutableRawBufferPointer
-    private let threshold: Int
+    @usableFromInline let threshold: Int
     /// The fill level lives in allocated memory rather than a stored property: appends happen
     /// per byte, and a class's stored `var` would cost a dynamic exclusivity check on each.
     @usableFromInline let fill: UnsafeMutablePointer<Int>
@@ -24,6 +24,9 @@ public final class BufferedOutput {
     }
     /// Bytes handed to `write(2)` so far.
     public private(set) var bytesWritten = 0
+    /// A write that failed where no error could be thrown (an append that had to make room):
+    /// thrown by the next ``endLine()`` or ``flush()``, so a full disk is never silent.
+    private var deferredError: OutputError?
 
     /// `capacity` must hold the longest line plus the threshold (default 256 KiB, flushing at 192 KiB).
     public init(fileDescriptor: Int32 = 1, capacity: Int = 256 * 1024) {
@@ -44,7 +47,7 @@ public final class BufferedOutput {
     /// Makes room for `n` more bytes (at most the capacity), flushing if needed.
     @inlinable @inline(__always)
     func reserve(_ n: Int) {
-        if buffer.count - count < n { try? flush() }
+        if buffer.count - count < n { flushMidLine() }
     }
 
     @inlinable @inline(__always)
@@ -78,7 +81,7 @@ public final class BufferedOutput {
     func appendSplitting(_ bytes: UnsafeRawBufferPointer) {
         var rest = bytes
         while !rest.isEmpty {
-            if count == buffer.count { try? flush() }
+            if count == buffer.count { flushMidLine() }
             let n = min(rest.count, buffer.count - count)
             (buffer.baseAddress! + count).copyMemory(from: rest.baseAddress!, byteCount: n)
             count += n
@@ -97,96 +100,56 @@ public final class BufferedOutput {
         text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
     }
 
-    /// Appends a signed decimal integer: digits are produced right to left, two at a time.
-    public func append(decimal value: Int64) {
-        reserve(20)
-        var magnitude = value.magnitude
-        // Digit count by comparison with powers of ten (no division per digit).
-        var digits = 1
-        var power: UInt64 = 10
-        while digits < 20 && magnitude >= power { digits += 1; power &*= 10 }
-        let negative = value < 0
-        let start = count
-        let out = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self) + start + (negative ? 1 : 0)
-        if negative { out[-1] = UInt8(ascii: "-") }
-        var index = digits
-        let pairs = Self.digitPairs.utf8Start
-        while magnitude >= 100 {
-            let pair = Int(magnitude % 100)
-            magnitude /= 100
-            index -= 2
-            out[index] = pairs[2 * pair]
-            out[index + 1] = pairs[2 * pair + 1]
-        }
-        if magnitude >= 10 {
-            let pair = Int(magnitude)
-            out[index - 2] = pairs[2 * pair]
-            out[index - 1] = pairs[2 * pair + 1]
-        } else {
-            out[index - 1] = UInt8(truncatingIfNeeded: magnitude) &+ 48
-        }
-        count = start + digits + (negative ? 1 : 0)
+    /// Appends through an ``OutputLine`` over the next `maximumLength` bytes of the buffer.
+    @inlinable @inline(__always)
+    func appendFormatted(maximumLength: Int, _ body: (inout OutputLine) -> Void) {
+        reserve(maximumLength)
+        var line = OutputLine(start: buffer.baseAddress!.assumingMemoryBound(to: UInt8.self) + count, capacity: maximumLength)
+        body(&line)
+        count += line.count
     }
 
-    /// "00" "01" … "99", as static bytes (no array to retain).
-    private static let digitPairs: StaticString = """
-        00010203040506070809101112131415161718192021222324252627282930313233343536373839\
-        40414243444546474849505152535455565758596061626364656667686970717273747576777879\
-        8081828384858687888990919293949596979899
-        """
+    /// Writes one line: `body` appends at most `maximumLength` bytes, then the newline is added
+    /// (it need not be counted). Flushes first if the line might not fit, and after it once the
+    /// buffer is past its threshold, so a pipe's reader sees whole lines.
+    @inlinable
+    public func writeLine(maximumLength: Int, _ body: (inout OutputLine) -> Void) throws(OutputError) {
+        precondition(maximumLength < buffer.count, "a line must fit in the output buffer")
+        if buffer.count - count <= maximumLength { try flush() }
+        appendFormatted(maximumLength: maximumLength + 1) { line in
+            body(&line)
+            line.append(UInt8(ascii: "\n"))
+        }
+        if count >= threshold { try flush() }
+    }
+
+    /// Appends a signed decimal integer.
+    public func append(decimal value: Int64) {
+        appendFormatted(maximumLength: 20) { $0.append(decimal: value) }
+    }
 
     public func append(decimal value: Int) { append(decimal: Int64(value)) }
 
     /// Appends `numerator / denominator` exactly in decimal (denominator a product of 2s and 5s,
     /// e.g. 10, 100, 256, 1024), without trailing zeros: 896/256 → "3.5".
     public func append(numerator: Int64, denominator: Int64) {
-        precondition(denominator > 0)
-        if numerator < 0 { append(UInt8(ascii: "-")) }
-        let magnitude = numerator.magnitude
-        let d = UInt64(denominator)
-        append(decimal: Int64(magnitude / d))
-        var remainder = magnitude % d
-        guard remainder != 0 else { return }
-        append(UInt8(ascii: "."))
-        var digits = 0
-        while remainder != 0 && digits < 18 {
-            remainder *= 10
-            append(UInt8(truncatingIfNeeded: remainder / d) &+ 48)
-            remainder %= d
-            digits += 1
-        }
+        appendFormatted(maximumLength: 40) { $0.append(numerator: numerator, denominator: denominator) }
     }
 
     /// Appends lowercase hex of `bytes`.
     public func append(hex bytes: UnsafeRawBufferPointer) {
-        let table = Self.hexDigits.utf8Start
+        let chunk = buffer.count / 4
         var rest = bytes
         while !rest.isEmpty {
-            if buffer.count - count < 2 { try? flush() }
-            let n = min(rest.count, (buffer.count - count) / 2)
-            let out = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self) + count
-            for i in 0..<n {
-                let byte = rest[i]
-                out[2 * i] = table[Int(byte >> 4)]
-                out[2 * i + 1] = table[Int(byte & 0x0F)]
-            }
-            count += 2 * n
-            rest = UnsafeRawBufferPointer(rebasing: rest[n...])
+            let piece = UnsafeRawBufferPointer(rebasing: rest.prefix(chunk))
+            appendFormatted(maximumLength: 2 * piece.count) { $0.append(hex: piece) }
+            rest = UnsafeRawBufferPointer(rebasing: rest.dropFirst(piece.count))
         }
     }
 
-    private static let hexDigits: StaticString = "0123456789abcdef"
-
     /// Appends a fixed number of lowercase hex digits of `value`.
     public func append(hex value: UInt64, digits: Int) {
-        reserve(digits)
-        let table = Self.hexDigits.utf8Start
-        let start = count
-        for i in 0..<digits {
-            let nibble = Int((value >> UInt64(4 * (digits - 1 - i))) & 0xF)
-            buffer[start + i] = table[nibble]
-        }
-        count = start + digits
+        appendFormatted(maximumLength: digits) { $0.append(hex: value, digits: digits) }
     }
 
     /// Ends a line; flushes when the buffer is past its threshold.
@@ -195,8 +158,20 @@ public final class BufferedOutput {
         if count >= threshold { try flush() }
     }
 
-    /// Writes out everything buffered.
+    /// Makes room in the middle of a line, where appends cannot throw; a failure is kept for
+    /// the next ``flush()``.
+    @usableFromInline
+    func flushMidLine() {
+        do throws(OutputError) { try flush() } catch { if deferredError == nil { deferredError = error } }
+    }
+
+    /// Writes out everything buffered, or throws the error an earlier mid-line flush hit.
     public func flush() throws(OutputError) {
+        if let error = deferredError {
+            deferredError = nil
+            count = 0
+            throw error
+        }
         var done = 0
         let total = count
         defer { count = 0 }

@@ -15,8 +15,9 @@ import CommandKit
 /// | `cccd` | `{"notify": bool, "indicate": bool}` |
 /// | `hr_control_point` | the command byte |
 enum CharacteristicJSON {
-    static func write(_ value: CharacteristicValue, to json: JSONLineWriter) {
-        switch value {
+    /// Takes the value (it is the caller's last use) so the payloads are moved out, not copied.
+    static func write(_ value: consuming CharacteristicValue, to json: inout JSONLine) {
+        switch consume value {
         case .heartRateMeasurement(let hr):
             json.key("heart_rate")
             json.beginObject()
@@ -31,9 +32,7 @@ enum CharacteristicJSON {
             if let energy = hr.energyExpended { json.value(Int(energy)) } else { json.null() }
             json.key("rr")
             json.beginArray()
-            if let intervals = hr.rrIntervals {
-                for interval in intervals { json.value(Int(interval.rawValue)) }
-            }
+            hr.rrIntervals?.forEachRawValue { json.value(Int($0)) }
             json.endArray()
             json.endObject()
         case .rscMeasurement(let rsc):
@@ -65,11 +64,11 @@ enum CharacteristicJSON {
     }
 
     /// `{"kind": "truncated", "offset": 3, "field": "heart rate value"}`, offset within the PDU.
-    static func write(error: ParseError, to json: JSONLineWriter) {
+    static func write(error: ParseError, to json: inout JSONLine) {
         json.beginObject()
         json.key("kind"); json.value(error.kind.rawValue)
         json.key("offset"); json.value(error.offset)
-        json.key("field"); json.value(error.field.description)
+        json.key("field"); json.value(error.field)
         json.endObject()
     }
 }

@@ -57,30 +57,21 @@ struct DecodeCommand: Command {
             throw Self.failure(error, path: path)
         }
         let output = BufferedOutput(fileDescriptor: 1)
-        let sink: any DecodedEventSink = json ? JSONDecodeFormat(output: output) : TextDecodeFormat(output: output)
-        var damage: BtsnoopError?
-        while true {
-            let event: TraceDecoderEvent?
-            do throws(BtsnoopError) {
-                event = try decoder.next()
-            } catch {
-                damage = error
-                break
-            }
-            guard let event else { break }
-            switch event {
-            case .att(let att):
-                try sink.write(att)
-            case .connection(let change):
-                try sink.write(change)
-            case .anomaly(let anomaly):
-                CommandRunner.printError("bandsim decode: \(path): \(anomaly)")
-            }
-        }
-        try sink.finish(decoder.statistics)
+        let damage = json
+            ? try decodeAll(decoder, into: JSONDecodeFormat(output: output))
+            : try decodeAll(decoder, into: TextDecodeFormat(output: output))
         try output.flush()
         if let damage { throw Self.failure(damage, path: path) }
         return .success
+    }
+
+    /// Everything decodable goes to `sink` (and anomalies to stderr); returns the damage that
+    /// stopped decoding early, reported after what came before it has been written.
+    private func decodeAll<Sink: DecodedEventSink>(_ decoder: TraceDecoder<BtsnoopFileReader>, into sink: Sink) throws(OutputError) -> BtsnoopError? {
+        var handler = SinkHandler(sink: sink, path: path)
+        let damage = try decoder.decodeAll(into: &handler)
+        try sink.finish(decoder.statistics)
+        return damage
     }
 
     /// A file that cannot be read is exit 1; one that is damaged is bad data, exit 65.
@@ -88,6 +79,16 @@ struct DecodeCommand: Command {
         if case .system = error.kind { return RuntimeFailure("bandsim decode: \(path): \(error)") }
         return DataError("bandsim decode: \(path): \(error)")
     }
+}
+
+/// Hands the decoder's events to an output format; anomalies go to standard error.
+private struct SinkHandler<Sink: DecodedEventSink>: TraceEventHandler {
+    let sink: Sink
+    let path: String
+
+    func handle(_ event: borrowing DecodedATTEvent) throws(OutputError) { try sink.write(event) }
+    func handle(_ event: ConnectionTraceEvent) throws(OutputError) { try sink.write(event) }
+    func handle(_ anomaly: TraceAnomaly) { CommandRunner.printError("bandsim decode: \(path): \(anomaly)") }
 }
 
 /// Where decoded events go: one implementation per output format.
