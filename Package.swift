@@ -80,7 +80,13 @@ let package = Package(
         .executableTarget(
             name: "band",
             dependencies: ["CommandKit", "BandLink", "BandBlueZ", "BandReader", "HealthStore", "HealthModel"],
-            swiftSettings: strict),
+            swiftSettings: strict,
+            // The Swift runtime and FoundationEssentials linked in (docs/architecture.md, "Foundation
+            // and linking"). The modules are compiled against the shared toolchain's module files, whose
+            // link entries leave out the two archives the static FoundationEssentials needs.
+            linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux])),
+                             .linkedLibrary("_FoundationCollections", .when(platforms: [.linux])),
+                             .linkedLibrary("_FoundationCShims", .when(platforms: [.linux]))]),
         // Radio probe over BlueZ (scan, advertise, ATT on L2CAP, pairing): Tests/radio and docs/real-hardware.md.
         .executableTarget(
             name: "bandradio",

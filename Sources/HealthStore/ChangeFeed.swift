@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HealthModel
 
 /// The change feed (HealthKit `HKAnchoredObjectQuery`).
@@ -89,8 +89,8 @@ extension HealthStore {
     /// also re-read at least every `recheckInterval` (filesystems without inotify, missed events).
     public func waitForChanges(after anchor: Anchor, timeout: Duration,
                                recheckInterval: Duration = .seconds(1)) throws -> Anchor? {
-        let watch = DirectoryWatch(directory: (path as NSString).deletingLastPathComponent.isEmpty
-                                   ? "." : (path as NSString).deletingLastPathComponent)
+        let directory = StoreFile.directory(of: path)
+        let watch = DirectoryWatch(directory: directory.isEmpty ? "." : directory)
         let deadline = ContinuousClock.now + timeout
         while true {
             let current = try currentAnchor()

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HealthModel
 
 /// Characteristics: read by the owner and by apps with a read grant per characteristic; written

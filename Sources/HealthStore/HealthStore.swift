@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HealthModel
 
 /// A HealthKit-like store of health samples in one SQLite file.
@@ -18,7 +18,7 @@ public final class HealthStore: @unchecked Sendable {
     let connection: Connection
     /// Recursive so that a query made inside a `write` closure (same thread) runs inside that
     /// transaction and sees its uncommitted samples, instead of deadlocking.
-    private let lock = NSRecursiveLock()
+    private let lock = RecursiveLock()
     /// Sample type identifiers ↔ rows of `sample_type`; fixed once the store is open.
     let typeIDs: [SampleType: Int64]
     let typesByID: [Int64: SampleType]

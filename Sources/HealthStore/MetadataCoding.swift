@@ -1,4 +1,4 @@
-import Foundation
+import HealthModel
 
 /// Metadata is stored as a JSON object with sorted keys (NULL when empty).
 enum MetadataCoding {
@@ -30,18 +30,29 @@ enum MetadataCoding {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             case _ where scalar.value < 0x20:
-                out += String(format: "\\u%04x", scalar.value)
+                out += scalar.value < 0x10 ? "\\u000" : "\\u001"
+                out += String(scalar.value & 0xF, radix: 16)
             default: out.unicodeScalars.append(scalar)
             }
         }
         out += "\""
     }
 
+    /// The object `encode` wrote; a value that is not a string (only another writer could have
+    /// stored one) comes back as its JSON text; anything but an object is no metadata.
     static func decode(_ text: String?) -> [String: String] {
-        guard let text, let data = text.data(using: .utf8),
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return [:] }
+        guard var text else { return [:] }
+        let parsed = text.withUTF8 { bytes in try? JSONLineParser.parse(bytes) }
+        guard case .object(let members)? = parsed else { return [:] }
         var metadata: [String: String] = [:]
-        for (key, value) in object { metadata[key] = value as? String ?? "\(value)" }
+        for (key, value) in members {
+            switch value {
+            case .string(let string): metadata[key] = string
+            case .number(let number): metadata[key] = number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)
+            case .bool(let bool): metadata[key] = bool ? "true" : "false"
+            case .null, .object, .array: continue
+            }
+        }
         return metadata
     }
 

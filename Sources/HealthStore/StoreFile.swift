@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
+import FoundationEssentials
 
 /// Where the store lives and how its file is created.
 enum StoreFile {
@@ -15,7 +15,7 @@ enum StoreFile {
         if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
             dataHome = xdg
         } else {
-            dataHome = (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
+            dataHome = (environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path) + "/.local/share"
         }
         return dataHome + "/bandkit/health.sqlite"
     }
@@ -25,13 +25,13 @@ enum StoreFile {
     /// is never readable by other users.
     static func createIfMissing(_ path: String) throws(HealthStoreError) {
         if access(path, F_OK) == 0 { return }
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = directory(of: path)
         if !directory.isEmpty, access(directory, F_OK) != 0 {
             do {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                                         attributes: [.posixPermissions: 0o700])
             } catch {
-                throw .file(path: directory, reason: "cannot create directory: \(error.localizedDescription)")
+                throw .file(path: directory, reason: "cannot create directory: \(error)")
             }
         }
         let descriptor = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
@@ -41,5 +41,14 @@ enum StoreFile {
             throw .file(path: path, reason: "cannot create: \(String(cString: strerror(code)))")
         }
         close(descriptor)
+    }
+
+    /// The directory part of `path`: `/a/b` for `/a/b/c`, `/` for `/c`, empty for a bare file
+    /// name (as `NSString.deletingLastPathComponent`).
+    static func directory(of path: String) -> String {
+        var path = Substring(path)
+        while path.count > 1, path.hasSuffix("/") { path.removeLast() }
+        guard let slash = path.lastIndex(of: "/") else { return "" }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 }

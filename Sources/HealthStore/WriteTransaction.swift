@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HealthModel
 
 /// The inside of ``HealthStore/write(as:_:)``: saves, deletes and app state, all committed at once.

@@ -1,6 +1,6 @@
 import BandReader
 import CommandKit
-import Foundation
+import FoundationEssentials
 
 struct DevicesCommand: Command {
     static let configuration = CommandConfiguration(
@@ -20,16 +20,15 @@ struct DevicesCommand: Command {
     mutating func run() throws -> ExitCode {
         let bands: [PairedBand]
         do { bands = try keystore.load() } catch { throw RuntimeFailure("band devices: \(error)") }
-        let formatter = ISO8601DateFormatter()
         for band in bands {
             if json {
                 writeLine(JSONValue.object([("address", .string(band.address)), ("name", .optional(band.device.name)),
                                         ("manufacturer", .optional(band.device.manufacturer)), ("model", .optional(band.device.model)),
                                         ("serial", .optional(band.device.serialNumber)),
-                                        ("paired_at", .string(formatter.string(from: band.pairedAt)))]).text)
+                                        ("paired_at", .string(utcTimestamp(band.pairedAt)))]).text)
             } else {
                 let what = [band.device.name, band.device.model, band.device.serialNumber.map { "serial \($0)" }].compactMap { $0 }
-                writeLine("\(band.address)  \(what.joined(separator: ", "))  paired \(formatter.string(from: band.pairedAt))")
+                writeLine("\(band.address)  \(what.joined(separator: ", "))  paired \(utcTimestamp(band.pairedAt))")
             }
         }
         if bands.isEmpty, !json { CommandRunner.printError("no paired bands in \(keystore.path)") }

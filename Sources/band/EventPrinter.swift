@@ -1,6 +1,10 @@
 import BandReader
 import CommandKit
-import Foundation
+import FoundationEssentials
+import HealthModel
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Prints reader events: one line per live reading for people (status on stderr), or NDJSON on
 /// stdout with `--json` (every event, one object per line, `"event"` naming it).
@@ -10,13 +14,6 @@ final class EventPrinter {
     let showReadings: Bool
     private var lastProgress: ContinuousClock.Instant?
     private var lastPrintedSteps: UInt32?
-    private lazy var timeFormatter: DateFormatter = {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
-        return formatter
-    }()
-    private lazy var isoFormatter = ISO8601DateFormatter()
 
     init(json: Bool, showReadings: Bool) {
         self.json = json
@@ -73,8 +70,8 @@ final class EventPrinter {
             let stepsChanged = reading.kind == "activity" && reading.stepsToday != lastPrintedSteps
             guard reading.kind == "hr" || stepsChanged else { return }
             lastPrintedSteps = reading.stepsToday
-            var fields = [timeFormatter.string(from: reading.time)]
-            fields.append("HR " + (reading.heartRate.map { String(format: "%3d", $0) } ?? "  –") + " bpm")
+            var fields = [localTimestamp(reading.time)]
+            fields.append("HR " + (reading.heartRate.map { padded(String($0), width: 3) } ?? "  –") + " bpm")
             if !reading.rrMilliseconds.isEmpty {
                 fields.append("RR " + reading.rrMilliseconds.map { String(Int($0.rounded())) }.joined(separator: ",") + " ms")
             }
@@ -89,13 +86,33 @@ final class EventPrinter {
         case .disconnected(let why):
             status("disconnected: \(why)")
         case .reconnecting(let delay):
-            status("reconnecting in \(delay.formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow)))")
+            status("reconnecting in \(describe(delay))")
         case .stopped:
             status("stopped")
         }
     }
 
     private func two(_ value: some BinaryInteger) -> String { value < 10 ? "0\(value)" : "\(value)" }
+
+    private func padded(_ text: String, width: Int) -> String {
+        text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
+    }
+
+    /// `2026-11-30 08:15:00` in the host's local time (TZ, /etc/localtime), as `date(1)` shows it.
+    private func localTimestamp(_ date: Date) -> String {
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var local = tm()
+        localtime_r(&seconds, &local)
+        return "\(local.tm_year + 1900)-\(two(local.tm_mon + 1))-\(two(local.tm_mday)) \(two(local.tm_hour)):\(two(local.tm_min)):\(two(local.tm_sec))"
+    }
+
+    /// `2s`, `750ms`, `1s 500ms`.
+    private func describe(_ delay: Duration) -> String {
+        let (seconds, attoseconds) = delay.components
+        let milliseconds = attoseconds / 1_000_000_000_000_000
+        if milliseconds == 0 { return "\(seconds)s" }
+        return seconds == 0 ? "\(milliseconds)ms" : "\(seconds)s \(milliseconds)ms"
+    }
 
     // MARK: JSON
 
@@ -134,7 +151,7 @@ final class EventPrinter {
             object = [("event", "streaming")]
         case .reading(let reading):
             guard showReadings else { return }
-            object = [("event", "reading"), ("time", .string(isoFormatter.string(from: reading.time))), ("kind", .string(reading.kind)),
+            object = [("event", "reading"), ("time", .string(utcTimestamp(reading.time))), ("kind", .string(reading.kind)),
                       ("heart_rate", reading.heartRate.map { .int($0) } ?? .null),
                       ("rr_ms", .array(reading.rrMilliseconds.map { .double($0) })),
                       ("steps_today", reading.stepsToday.map { .int(Int($0)) } ?? .null),
@@ -169,7 +186,7 @@ enum JSONValue: ExpressibleByStringLiteral {
         switch self {
         case .string(let s): return JSONValue.quote(s)
         case .int(let i): return String(i)
-        case .double(let d): return d.isFinite ? String(format: "%.1f", d) : "null"
+        case .double(let d): return d.isFinite ? oneDecimal(d) : "null"
         case .bool(let b): return b ? "true" : "false"
         case .null: return "null"
         case .array(let items): return "[" + items.map(\.text).joined(separator: ",") + "]"
@@ -186,11 +203,26 @@ enum JSONValue: ExpressibleByStringLiteral {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            case _ where scalar.value < 0x20:
+                out += scalar.value < 0x10 ? "\\u000" : "\\u001"
+                out += String(scalar.value & 0xF, radix: 16)
             default: out.unicodeScalars.append(scalar)
             }
         }
         return out + "\""
+    }
+}
+
+/// `2026-11-30T07:15:00Z`: whole seconds in UTC (RFC 3339).
+func utcTimestamp(_ date: Date) -> String {
+    TimeParsing.format(Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down)), utcOffsetSeconds: 0)
+}
+
+/// `value` with one decimal, exactly as C's `%.1f` rounds it (half to even on the binary value).
+func oneDecimal(_ value: Double) -> String {
+    withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
+        let count = withVaList([value]) { vsnprintf(buffer.baseAddress!, buffer.count, "%.1f", $0) }
+        return String(decoding: UnsafeRawBufferPointer(start: buffer.baseAddress!, count: Int(max(0, min(count, 63)))).bindMemory(to: UInt8.self), as: UTF8.self)
     }
 }
 

@@ -2,7 +2,6 @@ import BandBlueZ
 import BandLink
 import BandReader
 import CommandKit
-import Foundation
 
 /// Opens the ATT link an address names: the simulator's `SOCK_SEQPACKET` socket, or the LE ATT
 /// channel (L2CAP CID 4) through the kernel's Bluetooth stack.
@@ -33,7 +32,7 @@ struct LinkOpener {
         case .bluetooth(let device, let type, let adapterName):
             let adapter = try BlueZAdapter(adapterName)
             _ = try adapter.prepareForLowEnergy()
-            let bonds = LongTermKeyStore(path: (keystore.path as NSString).deletingLastPathComponent + "/smp-keys")
+            let bonds = LongTermKeyStore(path: keystore.directory + "/smp-keys")
             // With no bluetoothd agent, nobody else answers the kernel's User Confirmation Request:
             // without this agent SMP times out after 30 s and connect() fails with EACCES.
             let explain = explainPairing

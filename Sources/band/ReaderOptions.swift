@@ -1,7 +1,9 @@
 import BandLink
 import BandReader
 import CommandKit
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import HealthStore
 
 /// The options every command that talks to a band shares, parsed and checked once.

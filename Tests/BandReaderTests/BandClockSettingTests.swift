@@ -53,4 +53,30 @@ import Testing
         let setting = try BandClockSetting(date: date("2026-12-31T23:30:00Z"), timeZone: try zone("Pacific/Kiritimati"))
         #expect((setting.year, setting.month, setting.day, setting.hours) == (2027, 1, 1, 13))
     }
+
+    @Test func fractionsOfASecondAreIn256ths() throws {
+        let setting = try BandClockSetting(date: Date(timeIntervalSince1970: 1_796_032_800.5), timeZone: try zone("UTC"))
+        #expect(setting.fractions256 == 128)
+        #expect((setting.hours, setting.minutes, setting.seconds) == (10, 0, 0))
+    }
+
+    @Test func instantsBeforeTheEpochCountDownCorrectly() throws {
+        let setting = try BandClockSetting(date: Date(timeIntervalSince1970: -0.25), timeZone: try zone("UTC"))
+        #expect((setting.year, setting.month, setting.day, setting.hours, setting.minutes, setting.seconds) == (1969, 12, 31, 23, 59, 59))
+        #expect(setting.fractions256 == 192)
+        #expect(setting.dayOfWeek == 3)  // a Wednesday
+    }
+
+    @Test func yearsCurrentTimeCannotCarryAreRefused() throws {
+        #expect(throws: ClockSettingError.self) {
+            try BandClockSetting(date: Date(timeIntervalSince1970: 253_402_300_800), timeZone: try zone("UTC"))  // 10000-01-01
+        }
+        #expect(throws: ClockSettingError.self) {
+            try BandClockSetting(date: Date(timeIntervalSince1970: -12_250_000_000), timeZone: try zone("UTC"))  // 1581
+        }
+        // The limit is on local time: 9999-12-31T10:00:00Z is already 10000-01-01 in Kiritimati (+14).
+        #expect(throws: ClockSettingError.self) {
+            try BandClockSetting(date: Date(timeIntervalSince1970: 253_402_250_400), timeZone: try zone("Pacific/Kiritimati"))
+        }
+    }
 }

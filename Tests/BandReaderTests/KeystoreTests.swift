@@ -79,4 +79,29 @@ import Testing
         #expect(throws: KeystoreError.self) { try store.save(band("AA:BB:CC:DD:EE:FF")) }
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "{not json")
     }
+
+    @Test func theFileHoldsHexKeysAndWholeSecondUTCTimesAndReadsThemBack() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = Keystore(path: directory + "/keys.json")
+        #expect(store.directory == directory)
+        var paired = band("AA:BB:CC:DD:EE:FF", key: 0x0F)
+        paired.pairedAt = Date(timeIntervalSince1970: 1_796_032_800.75)
+        try store.save(paired)
+        let text = try String(contentsOfFile: store.path, encoding: .utf8)
+        #expect(text.contains(#""paired_at" : "2026-11-30T10:00:00Z""#), "\(text)")
+        #expect(text.contains(#""key" : "0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f""#), "\(text)")
+        #expect(try store.load().first?.pairedAt == Date(timeIntervalSince1970: 1_796_032_800))
+    }
+
+    @Test func aKeystoreWrittenWithAnOffsetOrFractionStillLoads() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/keys.json"
+        let file = #"{"version":1,"bands":[{"address":"sim:/b","reader_id":"1","key":"a5a5","paired_at":"2026-11-30T11:00:00.500+01:00","#
+            + #""device":{}}]}"#
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(file.utf8), attributes: [.posixPermissions: 0o600]))
+        #expect(try Keystore(path: path).load().first?.pairedAt == Date(timeIntervalSince1970: 1_796_032_800.5))
+    }
 }

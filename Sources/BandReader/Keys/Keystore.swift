@@ -1,4 +1,6 @@
-import Foundation
+import BandWire
+import FoundationEssentials
+import HealthModel
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -15,12 +17,15 @@ public struct Keystore: Sendable {
 
     public init(path: String) { self.path = path }
 
+    /// The directory holding the file (other per-host secrets go beside it).
+    public var directory: String { Self.directory(of: path) }
+
     /// The default location, from the environment.
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
             return xdg + "/bandkit/keys.json"
         }
-        let home = environment["HOME"] ?? NSHomeDirectory()
+        let home = environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path
         return home + "/.config/bandkit/keys.json"
     }
 
@@ -34,10 +39,7 @@ public struct Keystore: Sendable {
         guard info.st_mode & 0o077 == 0 else {
             throw KeystoreError(path: path, reason: "is accessible by group or others (mode \(String(info.st_mode & 0o777, radix: 8))); run chmod 600 on it")
         }
-        let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw KeystoreError(path: path, reason: "cannot read: \(error.localizedDescription)")
-        }
+        let data = try readFile()
         do {
             let file = try JSONDecoder().decode(KeystoreFile.self, from: data)
             guard file.version == KeystoreFile.currentVersion else {
@@ -73,7 +75,6 @@ public struct Keystore: Sendable {
     }
 
     private func write(_ bands: [PairedBand]) throws(KeystoreError) {
-        let directory = (path as NSString).deletingLastPathComponent
         try makeDirectory(directory)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -107,12 +108,36 @@ public struct Keystore: Sendable {
         }
     }
 
+    private func readFile() throws(KeystoreError) -> Data {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw KeystoreError(path: path, reason: "cannot read: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var data = Data()
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+            if n > 0 { data.append(contentsOf: chunk[..<n]); continue }
+            if n == 0 { return data }
+            if errno == EINTR { continue }
+            throw KeystoreError(path: path, reason: "cannot read: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// The directory part of `path`: `/a/b` for `/a/b/c`, `/` for `/c`, empty for a bare file
+    /// name (as `NSString.deletingLastPathComponent`).
+    static func directory(of path: String) -> String {
+        var path = Substring(path)
+        while path.count > 1, path.hasSuffix("/") { path.removeLast() }
+        guard let slash = path.lastIndex(of: "/") else { return "" }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
     private func makeDirectory(_ directory: String) throws(KeystoreError) {
         var components: [String] = []
         var current = directory
         while !current.isEmpty, current != "/", access(current, F_OK) != 0 {
             components.append(current)
-            current = (current as NSString).deletingLastPathComponent
+            current = Self.directory(of: current)
         }
         for component in components.reversed() {
             if mkdir(component, 0o700) != 0, errno != EEXIST {
@@ -159,7 +184,7 @@ public struct PairedBand: Codable, Equatable, Sendable {
         self.key = key
         device = try container.decode(BandDeviceInfo.self, forKey: .device)
         let stamp = try container.decode(String.self, forKey: .pairedAt)
-        guard let date = ISO8601DateFormatter().date(from: stamp) else {
+        guard let date = TimeParsing.instant(stamp, defaultZone: .gmt) else {
             throw DecodingError.dataCorruptedError(forKey: .pairedAt, in: container, debugDescription: "not an ISO 8601 time")
         }
         pairedAt = date
@@ -169,9 +194,11 @@ public struct PairedBand: Codable, Equatable, Sendable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(address, forKey: .address)
         try container.encode(String(readerID, radix: 16), forKey: .readerID)
-        try container.encode(key.map { String(format: "%02x", $0) }.joined(), forKey: .key)
+        try container.encode(Hex.encode(key), forKey: .key)
         try container.encode(device, forKey: .device)
-        try container.encode(ISO8601DateFormatter().string(from: pairedAt), forKey: .pairedAt)
+        // Whole seconds, as the file has always held them.
+        let seconds = Date(timeIntervalSince1970: pairedAt.timeIntervalSince1970.rounded(.down))
+        try container.encode(TimeParsing.format(seconds, utcOffsetSeconds: 0), forKey: .pairedAt)
     }
 }
 

@@ -1,6 +1,6 @@
 import BandLink
 import BandTrace
-import Foundation
+import FoundationEssentials
 
 /// An ATT bearer that writes every PDU of a reader's session into a btsnoop trace
 /// (`band stream --record`), from the reader host's vantage point like a phone's or BlueZ's HCI

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The band's clock as seen from the host: where it was at the last trustworthy observation and
 /// how fast it runs against the host's (1 for a real band; faster for a simulator running

@@ -1,7 +1,7 @@
 import BandGATT
 import BandProtocol
 import BandWire
-import Foundation
+import FoundationEssentials
 
 /// Turns the live notifications of one connection into readings for the screen and provisional
 /// minutes for the store.
@@ -42,7 +42,7 @@ public final class LiveStream {
     private let report: (ReaderEvent) -> Void
 
     public init(handles: Handles, now: @escaping () -> Date = Date.init,
-                hostOffset: @escaping () -> Int = { TimeZone.current.secondsFromGMT() },
+                hostOffset: @escaping () -> Int = { SystemTimeZone().secondsFromGMT(for: Date()) },
                 report: @escaping (ReaderEvent) -> Void) {
         self.handles = handles
         self.now = now

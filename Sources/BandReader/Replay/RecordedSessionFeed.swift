@@ -1,7 +1,7 @@
 import BandGATT
 import BandProtocol
 import BandWire
-import Foundation
+import FoundationEssentials
 import HealthModel
 
 /// The reader's handling of one connection's traffic, fed from a recording instead of a link:
@@ -40,7 +40,7 @@ public final class RecordedSessionFeed {
 
     public let profile: BandProfile
     public let writer: SampleWriter
-    public let timeZone: TimeZone
+    public let timeZone: any LocalTimeRules
     public private(set) var outcome = Outcome()
     private let report: (ReaderEvent) -> Void
 
@@ -65,7 +65,7 @@ public final class RecordedSessionFeed {
     /// Writes are batched: this many closed live minutes, or any history commit, flush them.
     public var liveBatchSize = 1440
 
-    public init(profile: BandProfile, writer: SampleWriter, timeZone: TimeZone = .current,
+    public init(profile: BandProfile, writer: SampleWriter, timeZone: any LocalTimeRules = SystemTimeZone(),
                 report: @escaping (ReaderEvent) -> Void = { _ in }) throws {
         self.profile = profile
         self.writer = writer

@@ -1,6 +1,6 @@
 import BandCrypto
 import BandLink
-import Foundation
+import FoundationEssentials
 import HealthModel
 import HealthStore
 
@@ -17,7 +17,7 @@ public final class BandReaderService {
     public var backoff = ReconnectBackoff()
     /// ATT transaction timeout (30 s per the specification).
     public var transactionTimeout: Duration = .seconds(30)
-    public var timeZone: TimeZone = .current
+    public var timeZone: any LocalTimeRules = SystemTimeZone()
     /// See ``BandSession/setsClock``.
     public var setsClock = true
     /// See ``BandSession/historySyncInterval``.

@@ -2,7 +2,7 @@ import BandGATT
 import BandGATTClient
 import BandProtocol
 import BandWire
-import Foundation
+import FoundationEssentials
 import HealthModel
 
 /// One connection's worth of work, in the order the issue fixes: authenticate, set the clock and
@@ -27,7 +27,7 @@ public final class BandSession {
     public let connection: BandConnection
     public let address: String
     public let pairing: PairedBand?
-    public var timeZone: TimeZone = .current
+    public var timeZone: any LocalTimeRules = SystemTimeZone()
     public var now: () -> Date = Date.init
     /// Whether the reader sets the band's clock (false: only read it, for a simulator running
     /// faster than real time, whose clock the host's cannot match).

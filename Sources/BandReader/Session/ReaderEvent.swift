@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What a reader session reports as it goes; the `band` command prints these for people or as
 /// NDJSON. Sent synchronously from the session's thread.

@@ -1,5 +1,5 @@
 import BandProtocol
-import Foundation
+import FoundationEssentials
 import HealthModel
 import HealthStore
 

@@ -1,4 +1,5 @@
-import Foundation
+import BandGATT
+import FoundationEssentials
 
 /// What the reader writes to the band's Current Time Service: local wall-clock time (Current
 /// Time 0x2A2B) and the zone with its DST part separately (Local Time Information 0x2A0F), both
@@ -26,7 +27,7 @@ public struct BandClockSetting: Equatable, Sendable {
     /// Total offset (zone + DST) in seconds east of UTC.
     public var utcOffsetSeconds: Int
 
-    public init(date: Date, timeZone: TimeZone) throws(ClockSettingError) {
+    public init(date: Date, timeZone: some LocalTimeRules) throws(ClockSettingError) {
         let total = timeZone.secondsFromGMT(for: date)
         let dst = Int(timeZone.daylightSavingTimeOffset(for: date))
         let standard = total - dst
@@ -43,23 +44,29 @@ public struct BandClockSetting: Equatable, Sendable {
         timeZoneQuarterHours = Int8(standard / 900)
         utcOffsetSeconds = total
 
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second, .weekday, .nanosecond], from: date)
-        guard let year = parts.year, (1582...9999).contains(year) else {
-            throw ClockSettingError(reason: "year \(parts.year ?? 0) is outside what Current Time can carry (1582–9999)")
+        // Local wall-clock time is UTC plus the offset, on the proleptic Gregorian calendar.
+        let utc = date.timeIntervalSince1970.rounded(.down)
+        guard utc.magnitude < 1e15 else { throw ClockSettingError(reason: "\(date) is outside what Current Time can carry (1582–9999)") }
+        let local = Int64(utc) + Int64(total)
+        guard (Self.firstLocalSecond...Self.lastLocalSecond).contains(local) else {
+            throw ClockSettingError(reason: "\(date) is outside what Current Time can carry (1582–9999)")
         }
-        self.year = UInt16(year)
-        month = UInt8(parts.month ?? 1)
-        day = UInt8(parts.day ?? 1)
-        hours = UInt8(parts.hour ?? 0)
-        minutes = UInt8(parts.minute ?? 0)
-        seconds = UInt8(parts.second ?? 0)
-        // Foundation: 1 = Sunday … 7 = Saturday. GATT: 1 = Monday … 7 = Sunday.
-        let weekday = parts.weekday ?? 1
-        dayOfWeek = UInt8(weekday == 1 ? 7 : weekday - 1)
-        fractions256 = UInt8(min(255, (parts.nanosecond ?? 0) / 3_906_250))
+        let nanoseconds = Int((date.timeIntervalSince1970 - utc) * 1_000_000_000)
+        let time = CurrentTime(secondsSince1970: local, fractions256: UInt8(min(255, nanoseconds / 3_906_250)))
+        year = time.dateTime.year
+        month = time.dateTime.month
+        day = time.dateTime.day
+        hours = time.dateTime.hours
+        minutes = time.dateTime.minutes
+        seconds = time.dateTime.seconds
+        dayOfWeek = time.dayOfWeek.rawValue
+        fractions256 = time.fractions256
     }
+
+    /// Local wall-clock seconds since 1970 of 1582-01-01 00:00:00 and 9999-12-31 23:59:59, the
+    /// years a GATT Date Time carries.
+    private static let firstLocalSecond = DateTime(year: 1582, month: 1, day: 1, hours: 0, minutes: 0, seconds: 0).secondsSince1970!
+    private static let lastLocalSecond = DateTime(year: 9999, month: 12, day: 31, hours: 23, minutes: 59, seconds: 59).secondsSince1970!
 }
 
 /// The host's clock or zone cannot be expressed in Current Time Service terms.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One NDJSON import line (the `health import` / `health export` format) turned into a sample,
 /// or an ``ImportError`` naming the line and field.

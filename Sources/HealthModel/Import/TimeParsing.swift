@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Instants on the command line and in import files.
 ///
@@ -132,14 +132,83 @@ public enum TimeParsing {
         return start..<end
     }
 
+    /// Year, month and day of the proleptic Gregorian date `days` after 1970-01-01 (Howard
+    /// Hinnant's `civil_from_days`, the inverse of ``daysFromCivil(year:month:day:)``).
+    static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shiftedMonth = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
+        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
     /// RFC 3339 in `zone`, with the zone's offset: `2026-11-30T08:15:00+01:00`.
     public static func format(_ date: Date, in zone: TimeZone) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.timeZone = zone
-        formatter.formatOptions = [.withInternetDateTime]
+        format(date, utcOffsetSeconds: zone.secondsFromGMT(for: date))
+    }
+
+    /// RFC 3339 at a fixed offset east of UTC: `2026-11-30T07:15:00Z` for 0,
+    /// `2026-11-30T08:15:00+01:00` for 3600; milliseconds (rounded to the nearest, as
+    /// `ISO8601DateFormatter` rounds them) only when the instant has a fraction of a second:
+    /// `2026-11-30T07:15:00.250Z`. Seconds of the offset are dropped, as RFC 3339 has none.
+    public static func format(_ date: Date, utcOffsetSeconds offset: Int) -> String {
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded()) + Int64(offset) * 1000
+        let (localSeconds, millisecond) = floorDivide(milliseconds, 1000)
+        let (days, secondOfDay) = floorDivide(localSeconds, 86_400)
+        let (year, month, day) = civilFromDays(Int(days))
+        var out = [UInt8]()
+        out.reserveCapacity(29)
+        appendDigits(year, width: 4, to: &out)
+        out.append(UInt8(ascii: "-"))
+        appendDigits(month, width: 2, to: &out)
+        out.append(UInt8(ascii: "-"))
+        appendDigits(day, width: 2, to: &out)
+        out.append(UInt8(ascii: "T"))
+        appendDigits(Int(secondOfDay / 3600), width: 2, to: &out)
+        out.append(UInt8(ascii: ":"))
+        appendDigits(Int(secondOfDay / 60 % 60), width: 2, to: &out)
+        out.append(UInt8(ascii: ":"))
+        appendDigits(Int(secondOfDay % 60), width: 2, to: &out)
         if date.timeIntervalSince1970.truncatingRemainder(dividingBy: 1) != 0 {
-            formatter.formatOptions.insert(.withFractionalSeconds)
+            out.append(UInt8(ascii: "."))
+            appendDigits(Int(millisecond), width: 3, to: &out)
         }
-        return formatter.string(from: date)
+        if offset == 0 {
+            out.append(UInt8(ascii: "Z"))
+        } else {
+            let minutes = abs(offset) / 60
+            out.append(offset < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
+            appendDigits(minutes / 60, width: 2, to: &out)
+            out.append(UInt8(ascii: ":"))
+            appendDigits(minutes % 60, width: 2, to: &out)
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `value` in decimal, zero-padded to at least `width` digits (a negative year keeps its sign).
+    static func appendDigits(_ value: Int, width: Int, to out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        let magnitude = value.magnitude
+        var divisor: UInt = 1
+        var digits = 1
+        while divisor <= magnitude / 10 {
+            divisor *= 10
+            digits += 1
+        }
+        for _ in digits..<max(width, digits) { out.append(UInt8(ascii: "0")) }
+        while divisor > 0 {
+            out.append(UInt8(ascii: "0") + UInt8(magnitude / divisor % 10))
+            divisor /= 10
+        }
+    }
+
+    /// `value` split into a floor quotient and a remainder in `0..<divisor`.
+    static func floorDivide(_ value: Int64, _ divisor: Int64) -> (quotient: Int64, remainder: Int64) {
+        let remainder = (value % divisor + divisor) % divisor
+        return ((value - remainder) / divisor, remainder)
     }
 }

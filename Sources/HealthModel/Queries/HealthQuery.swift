@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Which samples a time range selects (HealthKit `HKQueryOptions` on a sample predicate).
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Instants are stored as integer microseconds since 1970-01-01 UTC: exact, ordered, and cheap to
 /// compare. These convert at the API edge.

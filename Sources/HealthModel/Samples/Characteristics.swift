@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// HealthKit `HKBiologicalSex`; open so values written by newer versions survive.
 public struct BiologicalSex: RawRepresentable, Hashable, Sendable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A measured amount over an interval (HealthKit `HKQuantitySample`).
 ///

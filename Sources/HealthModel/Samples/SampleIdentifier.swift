@@ -3,7 +3,8 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
+import FoundationEssentials
+import Synchronization
 
 extension UUID {
     /// A UUID version 7 (RFC 9562 §5.7): 48-bit Unix milliseconds, then random bits.
@@ -26,40 +27,45 @@ extension UUID {
 }
 
 /// Bytes from the kernel CSPRNG (`/dev/urandom`) handed out in small pieces; thread-safe.
-final class RandomBytePool: @unchecked Sendable {
+final class RandomBytePool: Sendable {
     static let shared = RandomBytePool()
-    private let lock = NSLock()
-    private var buffer = [UInt8](repeating: 0, count: 4096)
-    private var used = 4096
+
+    private struct State {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var used = 4096
+    }
+    private let state = Mutex(State())
 
     func fill(_ target: UnsafeMutableRawBufferPointer) {
-        lock.lock()
-        defer { lock.unlock() }
-        if used + target.count > buffer.count {
-            buffer.withUnsafeMutableBytes { bytes in
-                var filled = 0
-                let descriptor = open("/dev/urandom", O_RDONLY | O_CLOEXEC)
-                defer { if descriptor >= 0 { close(descriptor) } }
-                while descriptor >= 0, filled < bytes.count {
-                    let count = read(descriptor, bytes.baseAddress! + filled, bytes.count - filled)
-                    if count > 0 { filled += count; continue }
-                    if count < 0, errno == EINTR { continue }
-                    break
-                }
-                if filled < bytes.count {
-                    // No /dev/urandom (a chroot): the standard library's generator, 8 bytes a call.
-                    var generator = SystemRandomNumberGenerator()
-                    while filled < bytes.count {
-                        bytes[filled] = UInt8(truncatingIfNeeded: generator.next() as UInt64)
-                        filled += 1
-                    }
-                }
+        state.withLock { state in
+            if state.used + target.count > state.buffer.count {
+                state.buffer.withUnsafeMutableBytes(Self.refill)
+                state.used = 0
             }
-            used = 0
+            state.buffer.withUnsafeBytes { bytes in
+                target.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[state.used..<(state.used + target.count)]))
+            }
+            state.used += target.count
         }
-        buffer.withUnsafeBytes { bytes in
-            target.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[used..<(used + target.count)]))
+    }
+
+    private static func refill(_ bytes: UnsafeMutableRawBufferPointer) {
+        var filled = 0
+        let descriptor = open("/dev/urandom", O_RDONLY | O_CLOEXEC)
+        defer { if descriptor >= 0 { close(descriptor) } }
+        while descriptor >= 0, filled < bytes.count {
+            let count = read(descriptor, bytes.baseAddress! + filled, bytes.count - filled)
+            if count > 0 { filled += count; continue }
+            if count < 0, errno == EINTR { continue }
+            break
         }
-        used += target.count
+        if filled < bytes.count {
+            // No /dev/urandom (a chroot): the standard library's generator, 8 bytes a call.
+            var generator = SystemRandomNumberGenerator()
+            while filled < bytes.count {
+                bytes[filled] = UInt8(truncatingIfNeeded: generator.next() as UInt64)
+                filled += 1
+            }
+        }
     }
 }

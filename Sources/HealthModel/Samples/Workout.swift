@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The kind of a workout (HealthKit `HKWorkoutActivityType`); open so unknown kinds survive.
 public struct WorkoutActivityType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {

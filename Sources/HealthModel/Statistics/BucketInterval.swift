@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The length of statistics buckets (HealthKit collection `intervalComponents`).
 ///

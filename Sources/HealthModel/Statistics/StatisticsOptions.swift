@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Which statistics to compute (HealthKit `HKStatisticsOptions`).
 ///
