@@ -1,11 +1,11 @@
 /// Proleptic Gregorian date arithmetic on integers, so time characteristics convert without
-/// Foundation (and without allocating) on the parse path.
+/// Foundation (and without allocating) on the parse path; the simulated band's clock uses it too.
 ///
 /// The algorithms are Howard Hinnant's `days_from_civil` / `civil_from_days`
 /// ("chrono-Compatible Low-Level Date Algorithms"), exact for every year BandKit sees.
-enum CivilCalendar {
+public enum CivilCalendar {
     /// Days since 1970-01-01 of `year`-`month`-`day` (month 1–12, day 1–31).
-    static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
+    public static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400
@@ -15,7 +15,7 @@ enum CivilCalendar {
     }
 
     /// The date `days` after 1970-01-01.
-    static func date(daysSince1970 days: Int) -> (year: Int, month: Int, day: Int) {
+    public static func date(daysSince1970 days: Int) -> (year: Int, month: Int, day: Int) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097
@@ -28,15 +28,15 @@ enum CivilCalendar {
     }
 
     /// ISO weekday, 1 = Monday … 7 = Sunday (1970-01-01 was a Thursday).
-    static func isoWeekday(daysSince1970 days: Int) -> Int {
+    public static func isoWeekday(daysSince1970 days: Int) -> Int {
         ((days % 7 + 7 + 3) % 7) + 1
     }
 
-    static func isLeapYear(_ year: Int) -> Bool {
+    public static func isLeapYear(_ year: Int) -> Bool {
         year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
     }
 
-    static func daysInMonth(year: Int, month: Int) -> Int {
+    public static func daysInMonth(year: Int, month: Int) -> Int {
         switch month {
         case 2: isLeapYear(year) ? 29 : 28
         case 4, 6, 9, 11: 30

@@ -1,5 +1,8 @@
+import BandGATT
+
 /// A proleptic Gregorian date and time of day, converted to and from Unix seconds without
-/// Foundation (days-from-civil after H. Hinnant, "chrono-Compatible Low-Level Date Algorithms").
+/// Foundation (the date arithmetic is BandGATT's `CivilCalendar`, after H. Hinnant's
+/// "chrono-Compatible Low-Level Date Algorithms").
 public struct CivilTime: Hashable, Sendable {
     public var year: Int
     public var month: Int
@@ -43,35 +46,17 @@ public struct CivilTime: Hashable, Sendable {
     }
 
     public static func daysInMonth(year: Int, month: Int) -> Int {
-        switch month {
-        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
+        CivilCalendar.daysInMonth(year: year, month: month)
     }
 
     /// Days since 1970-01-01 of a civil date.
     public static func days(year: Int, month: Int, day: Int) -> Int64 {
-        let y = Int64(month <= 2 ? year - 1 : year)
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let m = Int64(month)
-        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + Int64(day) - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
+        Int64(CivilCalendar.daysSince1970(year: year, month: month, day: day))
     }
 
     /// The civil date `days` days after 1970-01-01.
     public static func civil(fromDays days: Int64) -> (year: Int, month: Int, day: Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (Int(yoe + era * 400 + (m <= 2 ? 1 : 0)), Int(m), Int(d))
+        CivilCalendar.date(daysSince1970: Int(days))
     }
 
     /// `2026-11-30T09:00:00Z` (the fields taken as UTC).
