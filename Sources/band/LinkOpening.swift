@@ -29,7 +29,7 @@ struct LinkOpener {
         switch address {
         case .simulator(let path):
             return try SeqPacketLink.connect(path: path)
-        case .bluetooth(let device, let type, let adapterName):
+        case .bluetooth(let peer, let adapterName):
             let adapter = try BlueZAdapter(adapterName)
             _ = try adapter.prepareForLowEnergy()
             let bonds = LongTermKeyStore(path: keystore.directory + "/smp-keys")
@@ -40,7 +40,6 @@ struct LinkOpener {
                 if explain { CommandRunner.printError("band: pairing agent: \(message)") }
             })
             _ = try agent.restoreKeys()
-            let peer = LEAddress(try BluetoothAddress(device.description), type: type == .random ? .leRandom : .lePublic)
             return try L2CAPATTLink.connect(to: peer, from: agent.adapterAddress, security: secure ? .medium : .low,
                                             timeout: .seconds(20), agent: agent)
         }

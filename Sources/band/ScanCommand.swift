@@ -37,13 +37,13 @@ struct ScanCommand: Command {
             if json {
                 writeLine(JSONValue.object([
                     ("address", .string(device.address.address.description)),
-                    ("address_type", .string(device.address.type.description)),
+                    ("address_type", .string(device.address.type.isRandom ? "random" : "public")),
                     ("name", .optional(device.name)), ("rssi", device.rssi.map { .int(Int($0)) } ?? .null),
                     ("kind", .string(kind)), ("services", .array(device.serviceUUIDs.map { .string($0.description) })),
                     ("connectable", .bool(device.isConnectable)),
                 ]).text)
             } else {
-                let random = device.address.type == .leRandom ? " --random" : ""
+                let random = device.address.type.isRandom ? " --random" : ""
                 writeLine("\(device.address.address)\(random)  \(device.rssi.map { "\($0) dBm" } ?? "? dBm")  \(kind)  \(device.name ?? "(no name)")")
             }
         }

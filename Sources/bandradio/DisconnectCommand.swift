@@ -1,4 +1,5 @@
 import BandBlueZ
+import BandWire
 import CommandKit
 
 /// `bandradio disconnect`: drops the LE link to a peer from this adapter's side (mgmt

@@ -19,7 +19,7 @@ struct HCIEventTests {
         }
         let report = try #require(reports.first)
         #expect(reports.count == 1)
-        #expect(report.address == LEAddress(try BluetoothAddress("00:AA:01:00:00:24"), type: .lePublic))
+        #expect(report.address == LEAddress(try BluetoothAddress("00:AA:01:00:00:24"), type: .public))
         #expect(report.rssi == -59)
         #expect(report.isConnectable)
         #expect(!report.isScanResponse)

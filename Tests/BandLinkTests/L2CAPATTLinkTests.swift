@@ -1,13 +1,14 @@
 import BandBlueZ
 import BandLink
 import BandTestSupport
+import BandWire
 import Glibc
 import Testing
 
 @Suite("L2CAPATTLink")
 struct L2CAPATTLinkTests {
     static let adapter = try! BluetoothAddress("00:AA:01:01:00:23")
-    static let band = LEAddress(try! BluetoothAddress("00:AA:01:00:00:24"), type: .lePublic)
+    static let band = LEAddress(try! BluetoothAddress("00:AA:01:00:00:24"), type: .public)
     static let solBluetooth: Int32 = 274
     static let btSecurity: Int32 = 4
 
@@ -28,7 +29,7 @@ struct L2CAPATTLinkTests {
 
     @Test func aRandomAddressIsConnectedWithItsType() throws {
         let kernel = FakeBluetoothKernel()
-        let peer = LEAddress(try BluetoothAddress("C0:11:22:33:44:55"), type: .leRandom)
+        let peer = LEAddress(try BluetoothAddress("C0:11:22:33:44:55"), type: .random)
         _ = try L2CAPATTLink.connect(to: peer, from: Self.adapter, system: kernel.system)
         #expect(kernel.state.withLock { $0.connectedAddresses } == [bytes("1f 00 00 00 55 44 33 22 11 c0 04 00 02 00")])
     }
@@ -149,7 +150,7 @@ struct L2CAPATTLinkTests {
         #expect(try listener.accept(timeout: .milliseconds(10)) == nil)
         kernel.incomingConnection(bytes("1f 00 00 00 23 00 01 01 aa 00 04 00 01 00"), on: listenerEnd)
         let link = try #require(try listener.accept(timeout: .seconds(1)))
-        #expect(link.peer == LEAddress(Self.adapter, type: .lePublic))
+        #expect(link.peer == LEAddress(Self.adapter, type: .public))
         kernel.deliver(bytes("02 17 00"))
         #expect(try link.receive(timeout: .seconds(1)) == bytes("02 17 00"))
         listener.close()

@@ -1,5 +1,6 @@
 import BandBlueZ
 import BandTestSupport
+import BandWire
 import Glibc
 import Testing
 
@@ -7,7 +8,7 @@ import Testing
 struct LongTermKeyStoreTests {
     static let adapter = try! BluetoothAddress("00:AA:01:01:00:23")
     static let otherAdapter = try! BluetoothAddress("00:AA:01:02:00:23")
-    static let band = LEAddress(try! BluetoothAddress("00:AA:01:00:00:24"), type: .lePublic)
+    static let band = LEAddress(try! BluetoothAddress("00:AA:01:00:00:24"), type: .public)
 
     static func key(_ first: UInt8, peer: LEAddress = band, central: Bool = false) -> LongTermKey {
         LongTermKey(peer: peer, keyType: 2, central: central, encryptionSize: 16, ediv: 0xBEEF, rand: 0x1122334455667788,

@@ -1,4 +1,4 @@
-import BandBlueZ
+@testable import BandBlueZ
 import BandLink
 import BandTestSupport
 import BandWire
@@ -7,7 +7,7 @@ import Testing
 
 @Suite("Management socket, adapter and pairing agent")
 struct ManagementTests {
-    static let peer = LEAddress(try! BluetoothAddress("00:AA:01:00:00:24"), type: .lePublic)
+    static let peer = LEAddress(try! BluetoothAddress("00:AA:01:00:00:24"), type: .public)
     static let adapterAddress = try! BluetoothAddress("00:AA:01:01:00:23")
 
     /// Command Complete for `opcode` on `index` with `returned` parameters.
@@ -21,7 +21,7 @@ struct ManagementTests {
     }
 
     static func controllerInformation(address: BluetoothAddress, current: AdapterSettings) -> [UInt8] {
-        var reply = Array(address.textOrder.reversed()) + [0x09, 0x02, 0x00]
+        var reply = address.wireOrder + [0x09, 0x02, 0x00]
         reply += settings([.powered, .lowEnergy, .bondable, .connectable, .advertising])
         reply += settings(current)
         reply += [0, 0, 0]
@@ -105,6 +105,22 @@ struct ManagementTests {
         #expect(throws: ParseError(.invalidValue, at: 8, field: "Central")) {
             try LongTermKey(parsingAll: bytes("24 00 00 01 aa 00 01 02 06 10 34 12 08 07 06 05 04 03 02 01 00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f"))
         }
+    }
+
+    @Test func aLongTermKeyForANonLEAddressTypeIsRefused() {
+        // Address_Type 0 is BDADDR_BREDR: an LE long-term key cannot belong to it.
+        #expect(throws: ParseError(.invalidValue, at: 6, field: "Address_Type")) {
+            try LongTermKey(parsingAll: bytes("24 00 00 01 aa 00 00 02 00 10 34 12 08 07 06 05 04 03 02 01 00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f"))
+        }
+    }
+
+    @Test func addressTypesAreConvertedFromBlueZNumberingAndBREDREventsAreLeftAlone() throws {
+        let random = try ManagementEvent(ManagementPacket(code: 0x000C, controllerIndex: 0, parameters: bytes("55 44 33 22 11 c0 02 03")))
+        #expect(random == .deviceDisconnected(controllerIndex: 0, LEAddress(BluetoothAddress(0xC0_11_22_33_44_55), type: .random), reason: 3))
+        let bredr = ManagementPacket(code: 0x000C, controllerIndex: 0, parameters: bytes("55 44 33 22 11 c0 00 03"))
+        #expect(try ManagementEvent(bredr) == .other(code: 0x000C, controllerIndex: 0, parameters: bredr.parameters))
+        let peer = LEAddress(BluetoothAddress(0xC0_11_22_33_44_55), type: .randomIdentity)
+        #expect(ManagementEvent.addressParameters(peer) == bytes("55 44 33 22 11 c0 02"))
     }
 
     @Test func everyTruncationOfAManagementPacketIsTruncated() {

@@ -4,6 +4,7 @@ import BandProtocol
 import BandReader
 import BandReplay
 import BandTrace
+import BandWire
 import Foundation
 import HealthModel
 import HealthStore
@@ -68,7 +69,7 @@ private struct RecordedBandSession {
                 let arrival = ArrivalClock(try band.openLink(), source: { band.now })
                 clock = arrival
                 return try TraceRecorder(recording: arrival, to: trace, role: .central,
-                                         peer: LEPeer(addressType: .randomDevice, address: BluetoothDeviceAddress(0xC0_11_22_33_44_55)),
+                                         peer: LEAddress(BluetoothAddress(0xC0_11_22_33_44_55), type: .random),
                                          clock: { arrival.microseconds })
             },
             report: { _ in })

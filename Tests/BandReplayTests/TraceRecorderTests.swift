@@ -8,8 +8,8 @@ import BandWire
 import Foundation
 import Testing
 
-private let reader = LEPeer(addressType: .publicDevice, address: BluetoothDeviceAddress(0x00_1A_7D_DA_71_13))
-private let strapAddress = LEPeer(addressType: .randomDevice, address: BluetoothDeviceAddress(0xD5_42_A7_10_B3_0C))
+private let reader = LEAddress(BluetoothAddress(0x00_1A_7D_DA_71_13), type: .public)
+private let strapAddress = LEAddress(BluetoothAddress(0xD5_42_A7_10_B3_0C), type: .random)
 
 /// Replays a synthetic strap to a scripted reader with both ends recorded; returns the two traces.
 private func recordBothEnds(datalink: BtsnoopDatalink) throws -> (central: String, peripheral: String, pushes: [[UInt8]]) {
@@ -145,8 +145,8 @@ func bothEndsOfAServedSessionRecordTheSameConversationFromOppositeSides(datalink
 
 @Test func aBandAddressBecomesThePeerOfTheRecordedConnection() throws {
     let band = try BandAddress(parsing: "C8:0F:10:12:34:56", random: true)
-    let peer = LEPeer(recording: band)
-    #expect(peer.addressType == .randomDevice)
+    let peer = LEAddress(recording: band)
+    #expect(peer.type == .random)
     #expect("\(peer.address)" == "C8:0F:10:12:34:56", "the same text the reader files the band under")
-    #expect(LEPeer(recording: try BandAddress(parsing: "sim:/tmp/band.sock")).address.value == 0)
+    #expect(LEAddress(recording: try BandAddress(parsing: "sim:/tmp/band.sock")).address.value == 0)
 }

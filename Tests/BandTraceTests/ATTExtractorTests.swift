@@ -10,7 +10,7 @@ import Testing
         var direction: TraceDirection
         var connection: UInt16
         var pdu: [UInt8]
-        var peer: LEPeer?
+        var peer: LEAddress?
     }
 
     func extract(_ file: [UInt8]) throws -> (att: [Seen], connections: [ConnectionTraceEvent], anomalies: [TraceAnomaly]) {
@@ -31,7 +31,7 @@ import Testing
         }
     }
 
-    static let peer = LEPeer(addressType: .publicDevice, address: BluetoothDeviceAddress(0xC80F_1012_3456))
+    static let peer = LEAddress(BluetoothAddress(0xC80F_1012_3456), type: .public)
 
     @Test func conversationOfConnectReadNotifyDisconnect() throws {
         let read = bytes("0a 29 00")

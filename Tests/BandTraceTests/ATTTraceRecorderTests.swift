@@ -14,7 +14,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: path) }
         let writer = try BtsnoopWriter(path: path, datalink: datalink)
         let recorder = ATTTraceRecorder(writer: writer, connection: 0x0040)
-        let peer = LEPeer(addressType: .publicDevice, address: BluetoothDeviceAddress(0xC80F_1012_3456))
+        let peer = LEAddress(BluetoothAddress(0xC80F_1012_3456), type: .public)
         try recorder.recordConnection(peer: peer, at: 1_000)
         let notification = [0x1B, 0x12, 0x00] + [UInt8](repeating: 0x55, count: 37)
         try notification.withUnsafeBytes { try recorder.record(pdu: $0, direction: .rx, at: 2_000) }

@@ -7,14 +7,14 @@ import Testing
 /// Conversations of discovery PDUs (tx = the recording host as GATT client) and what the
 /// discovery learns from them.
 @Suite struct AttributeDiscoveryTests {
-    static let band = LEPeer(addressType: .randomDevice, address: BluetoothDeviceAddress(0xD542_A710_B30C))
+    static let band = LEAddress(BluetoothAddress(0xD542_A710_B30C), type: .random)
 
     final class Conversation {
         let discovery: AttributeDiscovery
         init(overrides: [UInt16: BluetoothUUID] = [:]) { discovery = AttributeDiscovery(overrides: overrides) }
 
         @discardableResult
-        func say(_ direction: TraceDirection, _ hex: String, connection: UInt16 = 0x40, peer: LEPeer? = band) -> (UInt16?, String?) {
+        func say(_ direction: TraceDirection, _ hex: String, connection: UInt16 = 0x40, peer: LEAddress? = band) -> (UInt16?, String?) {
             let pdu = bytes(hex)
             return pdu.withUnsafeBytes { raw in
                 let event = ATTTraceEvent(unixMicroseconds: 0, direction: direction, adapter: 0, connection: connection, peer: peer,
@@ -27,7 +27,7 @@ import Testing
     }
 
     /// The Heart Rate part of the synthetic band's discovery.
-    func discoverHeartRate(_ c: Conversation, connection: UInt16 = 0x40, peer: LEPeer? = band) {
+    func discoverHeartRate(_ c: Conversation, connection: UInt16 = 0x40, peer: LEAddress? = band) {
         c.say(.tx, "10 01 00 ff ff 00 28", connection: connection, peer: peer)
         c.say(.rx, "11 06 10 00 17 00 0d 18", connection: connection, peer: peer)
         c.say(.tx, "08 10 00 17 00 03 28", connection: connection, peer: peer)
@@ -72,7 +72,7 @@ import Testing
 
     @Test func tablesArePerPeerSoTwoDevicesCanShareHandleNumbers() {
         let c = Conversation()
-        let footPod = LEPeer(addressType: .randomDevice, address: BluetoothDeviceAddress(0xE1_00_00_00_00_01))
+        let footPod = LEAddress(BluetoothAddress(0xE1_00_00_00_00_01), type: .random)
         discoverHeartRate(c, connection: 0x40, peer: Self.band)
         c.say(.tx, "08 10 00 17 00 03 28", connection: 0x41, peer: footPod)
         c.say(.rx, "09 07 11 00 10 12 00 53 2a", connection: 0x41, peer: footPod)

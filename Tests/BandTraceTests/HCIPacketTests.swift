@@ -36,7 +36,7 @@ import Testing
         let vector = bytes("01 00 40 00 00 00 56 34 12 10 0f c8 24 00 00 00 f4 01 00")
         let event = try roundTrip(vector, as: LEConnectionComplete.self)
         #expect(event.status == 0 && event.handle == 0x0040 && event.role == 0)
-        #expect(event.peer == LEPeer(addressType: .publicDevice, address: BluetoothDeviceAddress(0xC80F_1012_3456)))
+        #expect(event.peer == LEAddress(BluetoothAddress(0xC80F_1012_3456), type: .public))
         #expect(event.peer.address.description == "C8:0F:10:12:34:56")
         #expect(event.interval == 36 && event.latency == 0 && event.supervisionTimeout == 500)
     }
@@ -53,7 +53,7 @@ import Testing
         let vector = bytes("0a 00 41 00 01 03 66 55 44 33 22 d1 01 02 03 04 05 46 0b 0c 0d 0e 0f 50 18 00 00 00 48 00 05")
         let event = try roundTrip(vector, as: LEEnhancedConnectionComplete.self)
         #expect(event.handle == 0x0041 && event.role == 1)
-        #expect(event.peer.addressType == .randomIdentity)
+        #expect(event.peer.type == .randomIdentity)
         #expect(event.peer.address.description == "D1:22:33:44:55:66")
         #expect(event.localResolvablePrivateAddress.description == "46:05:04:03:02:01")
         #expect(event.peerResolvablePrivateAddress.description == "50:0F:0E:0D:0C:0B")

@@ -57,7 +57,7 @@ public struct AdvertisingReport: Hashable, Sendable {
         eventType = UInt16(type)
         isConnectable = type == 0 || type == 1
         isScanResponse = type == 4
-        let addressType = AddressType(hciLEAddressType: try input.readUInt8("Address_Type"))
+        let addressType = LEAddressType(rawValue: try input.readUInt8("Address_Type"))
         address = LEAddress(try BluetoothAddress(parsing: &input), type: addressType)
         let length = Int(try input.readUInt8("Data_Length"))
         guard length <= 31 else { throw ParseError(.invalidValue, at: input.offset - 1, field: "Data_Length") }
@@ -71,7 +71,7 @@ public struct AdvertisingReport: Hashable, Sendable {
         eventType = try input.readUInt16LE("Event_Type")
         isConnectable = eventType & 0x0001 != 0
         isScanResponse = eventType & 0x0008 != 0
-        let addressType = AddressType(hciLEAddressType: try input.readUInt8("Address_Type"))
+        let addressType = LEAddressType(rawValue: try input.readUInt8("Address_Type"))
         address = LEAddress(try BluetoothAddress(parsing: &input), type: addressType)
         try input.skip(4, "Primary_PHY, Secondary_PHY, Advertising_SID, TX_Power")
         let raw = Int8(bitPattern: try input.readUInt8("RSSI"))
@@ -89,7 +89,7 @@ public struct AdvertisingReport: Hashable, Sendable {
     /// Mirror of ``init(parsingLegacy:)``.
     public func encodeLegacy(into output: inout ByteWriter) {
         output.writeUInt8(UInt8(truncatingIfNeeded: eventType))
-        output.writeUInt8(address.type.hciLEAddressType)
+        output.writeUInt8(address.type.rawValue)
         address.address.encode(into: &output)
         output.writeUInt8(UInt8(truncatingIfNeeded: data.encodedSize))
         data.encode(into: &output)
@@ -99,7 +99,7 @@ public struct AdvertisingReport: Hashable, Sendable {
     /// Mirror of ``init(parsingExtended:)`` (PHYs LE 1M/none, SID 0, TX power and direct address unset).
     public func encodeExtended(into output: inout ByteWriter) {
         output.writeUInt16LE(eventType)
-        output.writeUInt8(address.type.hciLEAddressType)
+        output.writeUInt8(address.type.rawValue)
         address.address.encode(into: &output)
         output.writeUInt8(0x01)  // Primary_PHY: LE 1M
         output.writeUInt8(0x00)  // Secondary_PHY: none

@@ -1,4 +1,5 @@
 import BandLink
+import BandWire
 import CBlueZ
 #if canImport(Glibc)
 import Glibc
@@ -46,7 +47,7 @@ public final class L2CAPATTLink: ATTBearer {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         let fd = try system.bluetoothSocket(type: SocketFlags.seqPacket | SocketFlags.nonBlocking, protocol: BluetoothSocket.protocolL2CAP)
         let link = L2CAPATTLink(adopting: fd, peer: peer, system: system)
-        let local = L2CAPSocketAddress(adapter, type: .lePublic)
+        let local = L2CAPSocketAddress(adapter, type: .public)
         if case .failure(let error) = local.withRawAddress({ system.bind(fd, address: $0) }) {
             throw .system("bind L2CAP ATT to \(adapter)", error)
         }

@@ -1,4 +1,5 @@
 import BandLink
+import BandWire
 import CBlueZ
 #if canImport(Glibc)
 import Glibc
@@ -13,7 +14,7 @@ public final class L2CAPATTListener {
     private let system: SystemCalls
 
     /// Binds to `adapter` (its own address; see ``BlueZAdapter/address()``) and listens.
-    public init(adapter: BluetoothAddress, addressType: AddressType = .lePublic, backlog: Int32 = 1,
+    public init(adapter: BluetoothAddress, addressType: LEAddressType = .public, backlog: Int32 = 1,
                 system: SystemCalls = .live) throws(LinkError) {
         self.adapter = adapter
         self.system = system

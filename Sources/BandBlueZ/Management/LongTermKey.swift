@@ -6,7 +6,7 @@ import BandWire
 /// | offset | size | field                                                        |
 /// |--------|------|--------------------------------------------------------------|
 /// | 0      | 6    | Address (peer), LE                                           |
-/// | 6      | 1    | Address_Type (``AddressType``: 1 LE public, 2 LE random)     |
+/// | 6      | 1    | Address_Type (BlueZ numbering: 1 LE public, 2 LE random)     |
 /// | 7      | 1    | Key_Type: 0 unauthenticated legacy, 1 authenticated legacy, 2 unauthenticated P-256, 3 authenticated P-256, 4 debug P-256 |
 /// | 8      | 1    | Central: 1 if this key is used when the local side is central (legacy pairing only) |
 /// | 9      | 1    | Encryption_Size (7…16)                                       |
@@ -38,8 +38,7 @@ public struct LongTermKey: Hashable, Sendable, WireCodable {
 
     public init(parsing input: inout ByteCursor) throws(ParseError) {
         let address = try BluetoothAddress(parsing: &input)
-        let type = AddressType(rawValue: try input.readUInt8("Address_Type"))
-        peer = LEAddress(address, type: type)
+        peer = LEAddress(address, type: try input.readBlueZLEAddressType("Address_Type"))
         keyType = try input.readUInt8("Key_Type")
         let role = try input.readUInt8("Central")
         // Only 0 and 1 are defined; the kernel refuses anything else in Load Long Term Keys.
@@ -54,7 +53,7 @@ public struct LongTermKey: Hashable, Sendable, WireCodable {
 
     public func encode(into output: inout ByteWriter) {
         peer.address.encode(into: &output)
-        output.writeUInt8(peer.type.rawValue)
+        output.writeUInt8(peer.type.bluezAddressType)
         output.writeUInt8(keyType)
         output.writeUInt8(central ? 1 : 0)
         output.writeUInt8(encryptionSize)

@@ -117,11 +117,11 @@ public struct LongTermKeyStore: Sendable {
         func fail(_ reason: String) -> KeyFileError { .malformed(path: path, line: number, reason: reason) }
         let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
         guard fields.count == 9 else { throw fail("expected 9 fields, found \(fields.count)") }
-        let adapter: BluetoothAddress, peer: BluetoothAddress, peerType: AddressType
+        let adapter: BluetoothAddress, peer: BluetoothAddress, peerType: LEAddressType
         do throws(AddressSyntaxError) {
             adapter = try BluetoothAddress(fields[0])
             peer = try BluetoothAddress(fields[1])
-            peerType = try AddressType(fields[2])
+            peerType = try LEAddressType(fields[2])
         } catch { throw fail(error.description) }
         guard let keyType = UInt8(fields[3]), keyType <= 4 else { throw fail("key type '\(fields[3])' is not 0…4") }
         guard fields[4] == "0" || fields[4] == "1" else { throw fail("central '\(fields[4])' is not 0 or 1") }

@@ -15,7 +15,8 @@ import BandWire
 /// | 0x0010 | User Passkey Request       | Address (6), Address_Type (1)                                |
 /// | 0x0011 | Authentication Failed      | Address (6), Address_Type (1), Status (1)                    |
 ///
-/// Any other event is kept as ``other(code:controllerIndex:parameters:)``.
+/// Any other event, and an address event about a BR/EDR device, is kept as
+/// ``other(code:controllerIndex:parameters:)``.
 public enum ManagementEvent: Hashable, Sendable {
     case commandComplete(ManagementOpcode, controllerIndex: UInt16, status: ManagementStatus, returnParameters: [UInt8])
     case commandStatus(ManagementOpcode, controllerIndex: UInt16, status: ManagementStatus)
@@ -53,25 +54,26 @@ public enum ManagementEvent: Hashable, Sendable {
                     let hint = try input.readUInt8("Store_Hint") != 0
                     event = .newLongTermKey(controllerIndex: index, try LongTermKey(parsing: &input), storeHint: hint)
                 case .deviceConnected:
-                    let peer = try Self.address(&input)
+                    guard let peer = try Self.address(&input) else { return .success(.other(code: packet.code, controllerIndex: index, parameters: packet.parameters)) }
                     try input.skip(4, "Flags")
                     let length = Int(try input.readUInt16LE("EIR_Data_Length"))
                     try input.skip(length, "EIR_Data")
                     event = .deviceConnected(controllerIndex: index, peer)
                 case .deviceDisconnected:
-                    let peer = try Self.address(&input)
+                    guard let peer = try Self.address(&input) else { return .success(.other(code: packet.code, controllerIndex: index, parameters: packet.parameters)) }
                     event = .deviceDisconnected(controllerIndex: index, peer, reason: try input.readUInt8("Reason"))
                 case .connectFailed:
-                    let peer = try Self.address(&input)
+                    guard let peer = try Self.address(&input) else { return .success(.other(code: packet.code, controllerIndex: index, parameters: packet.parameters)) }
                     event = .connectFailed(controllerIndex: index, peer, status: ManagementStatus(rawValue: try input.readUInt8("Status")))
                 case .userConfirmationRequest:
-                    let peer = try Self.address(&input)
+                    guard let peer = try Self.address(&input) else { return .success(.other(code: packet.code, controllerIndex: index, parameters: packet.parameters)) }
                     let hint = try input.readUInt8("Confirm_Hint")
                     event = .userConfirmationRequest(controllerIndex: index, peer, confirmHint: hint, value: try input.readUInt32LE("Value"))
                 case .userPasskeyRequest:
-                    event = .userPasskeyRequest(controllerIndex: index, try Self.address(&input))
+                    guard let peer = try Self.address(&input) else { return .success(.other(code: packet.code, controllerIndex: index, parameters: packet.parameters)) }
+                    event = .userPasskeyRequest(controllerIndex: index, peer)
                 case .authenticationFailed:
-                    let peer = try Self.address(&input)
+                    guard let peer = try Self.address(&input) else { return .success(.other(code: packet.code, controllerIndex: index, parameters: packet.parameters)) }
                     event = .authenticationFailed(controllerIndex: index, peer, status: ManagementStatus(rawValue: try input.readUInt8("Status")))
                 default:
                     return .success(.other(code: packet.code, controllerIndex: index, parameters: packet.parameters))
@@ -85,13 +87,16 @@ public enum ManagementEvent: Hashable, Sendable {
         self = try result.get()
     }
 
-    private static func address(_ input: inout ByteCursor) throws(ParseError) -> LEAddress {
+    /// Address (6) and Address_Type (1, BlueZ numbering); nil when the type is not LE
+    /// (`BDADDR_BREDR` or undefined), which this LE-only code has no use for.
+    private static func address(_ input: inout ByteCursor) throws(ParseError) -> LEAddress? {
         let address = try BluetoothAddress(parsing: &input)
-        return LEAddress(address, type: AddressType(rawValue: try input.readUInt8("Address_Type")))
+        guard let type = LEAddressType.fromBlueZ(try input.readUInt8("Address_Type")) else { return nil }
+        return LEAddress(address, type: type)
     }
 
     /// The address-and-type parameter block that starts many commands and events (7 bytes).
     static func addressParameters(_ peer: LEAddress) -> [UInt8] {
-        peer.address.textOrder.reversed() + [peer.type.rawValue]
+        peer.address.wireOrder + [peer.type.bluezAddressType]
     }
 }

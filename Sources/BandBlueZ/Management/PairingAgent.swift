@@ -1,4 +1,5 @@
 import BandLink
+import BandWire
 
 /// Answers the kernel's pairing questions for one adapter when no bluetoothd agent runs, and
 /// keeps the keys pairing produced.

@@ -5,7 +5,7 @@ import BandWire
 /// `band stream` need from BlueZ.
 ///
 /// ```swift
-/// let link = try BlueZCentral.connect(to: LEAddress(address, type: .lePublic), adapter: "hci1",
+/// let link = try BlueZCentral.connect(to: LEAddress(address, type: .public), adapter: "hci1",
 ///                                     keyFile: LongTermKeyStore.defaultPath(), log: { print($0) })
 /// // link is an ATTBearer at security medium: paired (Just Works, confirmed by our agent)
 /// // or re-encrypted with a stored key.

@@ -1,4 +1,5 @@
 import BandLink
+import BandWire
 import CBlueZ
 #if canImport(Glibc)
 import Glibc
@@ -45,15 +46,15 @@ struct HCISocketAddress {
 struct L2CAPSocketAddress {
     private(set) var bytes: [UInt8]
 
-    init(_ address: BluetoothAddress, type: AddressType, channel: UInt16 = BluetoothSocket.attChannel) {
+    init(_ address: BluetoothAddress, type: LEAddressType, channel: UInt16 = BluetoothSocket.attChannel) {
         bytes = [UInt8](repeating: 0, count: MemoryLayout<sockaddr_l2>.size)
         let family = sa_family_t(BluetoothSocket.family)
-        let addressBytes = [address.bytes.0, address.bytes.1, address.bytes.2, address.bytes.3, address.bytes.4, address.bytes.5]
+        let addressBytes = address.wireOrder
         bytes.withUnsafeMutableBytes { raw in
             raw.storeBytes(of: family, toByteOffset: MemoryLayout<sockaddr_l2>.offset(of: \.l2_family)!, as: sa_family_t.self)
             // PSM stays 0; the CID is little-endian on every host (htobs()).
             raw.storeBytes(of: channel.littleEndian, toByteOffset: MemoryLayout<sockaddr_l2>.offset(of: \.l2_cid)!, as: UInt16.self)
-            raw.storeBytes(of: type.rawValue, toByteOffset: MemoryLayout<sockaddr_l2>.offset(of: \.l2_bdaddr_type)!, as: UInt8.self)
+            raw.storeBytes(of: type.bluezAddressType, toByteOffset: MemoryLayout<sockaddr_l2>.offset(of: \.l2_bdaddr_type)!, as: UInt8.self)
             let start = MemoryLayout<sockaddr_l2>.offset(of: \.l2_bdaddr)!
             for (i, byte) in addressBytes.enumerated() { raw[start + i] = byte }
         }
@@ -67,11 +68,12 @@ struct L2CAPSocketAddress {
         }
     }
 
+    /// The address the kernel wrote; an LE ATT socket's peer is always LE public or random,
+    /// so anything else (which the kernel does not produce there) reads as public.
     var address: LEAddress {
         let start = MemoryLayout<sockaddr_l2>.offset(of: \.l2_bdaddr)!
-        let b = Array(bytes[start..<start + 6])
         let type = bytes[MemoryLayout<sockaddr_l2>.offset(of: \.l2_bdaddr_type)!]
-        return LEAddress(BluetoothAddress(wireOrder: (b[0], b[1], b[2], b[3], b[4], b[5])), type: AddressType(rawValue: type))
+        return LEAddress(BluetoothAddress(wireOrder: bytes[start..<start + 6]), type: LEAddressType.fromBlueZ(type) ?? .public)
     }
 
     var channel: UInt16 {

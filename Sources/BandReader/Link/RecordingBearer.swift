@@ -1,5 +1,6 @@
 import BandLink
 import BandTrace
+import BandWire
 import FoundationEssentials
 
 /// An ATT bearer that writes every PDU of a reader's session into a btsnoop trace
@@ -17,7 +18,7 @@ public final class RecordingBearer: ATTBearer {
     private var failed = false
     private var closed = false
 
-    public init(_ inner: any ATTBearer, recorder: ATTTraceRecorder, peer: LEPeer, onError: @escaping (String) -> Void) {
+    public init(_ inner: any ATTBearer, recorder: ATTTraceRecorder, peer: LEAddress, onError: @escaping (String) -> Void) {
         self.inner = inner
         self.recorder = recorder
         self.onError = onError
@@ -81,13 +82,10 @@ public final class SessionRecording {
     /// `bearer`, recording into this trace; the peer is the band's address (all zeros for a
     /// simulator socket, which has none).
     public func wrap(_ bearer: any ATTBearer, address: BandAddress, onError: @escaping (String) -> Void) -> any ATTBearer {
-        let peer: LEPeer
+        let peer: LEAddress
         switch address {
-        case .bluetooth(let device, let type, _):
-            let value = device.bytes.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-            peer = LEPeer(addressType: type == .random ? .randomDevice : .publicDevice, address: BandTrace.BluetoothDeviceAddress(value))
-        case .simulator:
-            peer = LEPeer(addressType: .publicDevice, address: BandTrace.BluetoothDeviceAddress(0))
+        case .bluetooth(let device, _): peer = device
+        case .simulator: peer = LEAddress(.any, type: .public)
         }
         return RecordingBearer(bearer, recorder: recorder, peer: peer, onError: onError)
     }

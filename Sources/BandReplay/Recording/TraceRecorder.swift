@@ -62,7 +62,7 @@ public final class TraceRecorder: ATTBearer {
     ///   - peer: the device at the other end as it would appear in the controller's event.
     ///   - clock: Unix microseconds now; the default is the wall clock.
     public convenience init(recording bearer: any ATTBearer, to path: String, datalink: BtsnoopDatalink = .h4, role: Role,
-                            peer: LEPeer, connectionHandle: UInt16 = TraceRecorder.defaultConnectionHandle,
+                            peer: LEAddress, connectionHandle: UInt16 = TraceRecorder.defaultConnectionHandle,
                             aclBufferSize: Int = TraceRecorder.defaultACLBufferSize,
                             clock: @escaping () -> Int64 = TraceRecorder.wallClockMicroseconds) throws(LinkError) {
         let file = try TraceFile(path: path, datalink: datalink, firstConnectionHandle: connectionHandle, clock: clock)
@@ -70,12 +70,12 @@ public final class TraceRecorder: ATTBearer {
     }
 
     /// Records `bearer` as the next connection in `file` (which the caller closes).
-    public convenience init(recording bearer: any ATTBearer, into file: TraceFile, role: Role, peer: LEPeer,
+    public convenience init(recording bearer: any ATTBearer, into file: TraceFile, role: Role, peer: LEAddress,
                             aclBufferSize: Int = TraceRecorder.defaultACLBufferSize) throws(LinkError) {
         try self.init(recording: bearer, file: file, ownsFile: false, role: role, peer: peer, aclBufferSize: aclBufferSize)
     }
 
-    private init(recording bearer: any ATTBearer, file: TraceFile, ownsFile: Bool, role: Role, peer: LEPeer,
+    private init(recording bearer: any ATTBearer, file: TraceFile, ownsFile: Bool, role: Role, peer: LEAddress,
                  aclBufferSize: Int) throws(LinkError) {
         inner = bearer
         self.file = file

@@ -14,7 +14,7 @@ public struct RecordedDevice: Equatable, Sendable {
     public var address: String?
 
     /// Reads the strings the trace holds; values that are not UTF-8 are left out.
-    public init(database: RecordedGATTDatabase, peer: LEPeer?) {
+    public init(database: RecordedGATTDatabase, peer: LEAddress?) {
         func string(_ uuid: BluetoothUUID) -> String? {
             guard let characteristic = database.characteristics.first(where: { $0.uuid == uuid }),
                   let value = database.values[characteristic.valueHandle] else { return nil }

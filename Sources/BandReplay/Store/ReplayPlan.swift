@@ -28,7 +28,7 @@ struct ReplayPlan {
     init(recording: TraceRecording, options: TraceStoreReplay.Options) {
         var connectionsSeen = Set(recording.pduCounts.keys)
         connectionsSeen.formUnion(recording.peers.keys)
-        var lastDatabaseByPeer: [LEPeer: RecordedGATTDatabase] = [:]
+        var lastDatabaseByPeer: [LEAddress: RecordedGATTDatabase] = [:]
         for connection in connectionsSeen.sorted() {
             if let wanted = options.connectionHandle, connection.handle != wanted { continue }
             let side = [ATTServerSide(connection: connection, server: .remoteDevice), ATTServerSide(connection: connection, server: .recordingHost)]

@@ -10,7 +10,7 @@ public struct TraceRecording {
     public private(set) var reconstructor = GATTDatabaseReconstructor()
     public private(set) var timelines: [ATTServerSide: NotificationTimeline] = [:]
     /// The remote device of each connection, when the trace shows it connecting.
-    public private(set) var peers: [TraceConnection: LEPeer] = [:]
+    public private(set) var peers: [TraceConnection: LEAddress] = [:]
     /// ATT PDUs per connection.
     public private(set) var pduCounts: [TraceConnection: Int] = [:]
     /// Discovery responses the reconstruction could not read (already counted as damage by

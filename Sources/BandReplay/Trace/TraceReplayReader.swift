@@ -7,7 +7,7 @@ import BandWire
 
 /// One thing a trace says happened, as a replay consumes it.
 public enum TraceReplayEvent {
-    case connected(TraceConnection, peer: LEPeer, unixMicroseconds: Int64)
+    case connected(TraceConnection, peer: LEAddress, unixMicroseconds: Int64)
     case disconnected(TraceConnection, unixMicroseconds: Int64)
     /// An ATT PDU that parsed, with who sent it and, for PDUs about one attribute, that
     /// attribute's handle and type (learned from discovery, or given with `--map`).

@@ -21,7 +21,7 @@ import BandWire
 /// Nothing is allocated for a PDU once its connection's entries exist.
 public final class AttributeDiscovery {
     enum TableKey: Hashable {
-        case peer(LEPeer)
+        case peer(LEAddress)
         case connection(adapter: UInt16, connection: UInt16)
     }
 
@@ -50,7 +50,7 @@ public final class AttributeDiscovery {
     }
 
     /// What is known about `peer`'s attributes (tests, summaries).
-    public func table(for peer: LEPeer) -> AttributeTable? { tables[.peer(peer)] }
+    public func table(for peer: LEAddress) -> AttributeTable? { tables[.peer(peer)] }
 
     /// What is known about the attributes behind a connection whose peer was not seen.
     public func table(adapter: UInt16, connection: UInt16) -> AttributeTable? {

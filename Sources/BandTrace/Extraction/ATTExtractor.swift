@@ -26,9 +26,9 @@ public final class ATTExtractor {
     }
 
     public let reassembler: L2CAPReassembler
-    private var peers: [ConnectionKey: LEPeer] = [:]
+    private var peers: [ConnectionKey: LEAddress] = [:]
     /// The last lookup in `peers`: PDUs come in long runs on one connection.
-    private var lastPeer: (key: ConnectionKey, peer: LEPeer?)?
+    private var lastPeer: (key: ConnectionKey, peer: LEAddress?)?
     /// L2CAP frames on channels other than ATT (signaling, SMP), counted and skipped.
     public private(set) var otherChannelFrames = 0
 
@@ -37,7 +37,7 @@ public final class ATTExtractor {
     }
 
     /// The peer of a live connection, if its connection event was in the trace.
-    public func peer(adapter: UInt16, connection: UInt16) -> LEPeer? {
+    public func peer(adapter: UInt16, connection: UInt16) -> LEAddress? {
         peers[ConnectionKey(adapter: adapter, handle: connection)]
     }
 
@@ -97,7 +97,7 @@ public final class ATTExtractor {
             return
         }
         let connection = ConnectionKey(adapter: packet.adapter, handle: header.handle)
-        let peer: LEPeer?
+        let peer: LEAddress?
         if let last = lastPeer, last.key == connection {
             peer = last.peer
         } else {
@@ -132,7 +132,7 @@ public final class ATTExtractor {
             peers[ConnectionKey(adapter: packet.adapter, handle: handle)] = nil
             lastPeer = nil
         } else {
-            let status: UInt8, peer: LEPeer
+            let status: UInt8, peer: LEAddress
             if payload[2] == LEMetaSubevent.connectionComplete.rawValue {
                 let event = try LEConnectionComplete(parsing: &parameters)
                 (status, handle, peer) = (event.status, event.handle, event.peer)

@@ -13,13 +13,13 @@ public struct ATTTraceEvent {
     /// HCI connection handle.
     public var connection: UInt16
     /// The peer, when the trace shows the connection being made.
-    public var peer: LEPeer?
+    public var peer: LEAddress?
     public var pdu: UnsafeRawBufferPointer
     /// The btsnoop record that completed the PDU.
     public var recordIndex: Int
     public var recordOffset: Int
 
-    public init(unixMicroseconds: Int64, direction: TraceDirection, adapter: UInt16, connection: UInt16, peer: LEPeer?,
+    public init(unixMicroseconds: Int64, direction: TraceDirection, adapter: UInt16, connection: UInt16, peer: LEAddress?,
                 pdu: UnsafeRawBufferPointer, recordIndex: Int, recordOffset: Int) {
         self.unixMicroseconds = unixMicroseconds
         self.direction = direction
@@ -38,7 +38,7 @@ public struct ATTTraceEvent {
 /// A connection coming or going, as the trace's HCI events tell it.
 public struct ConnectionTraceEvent: Hashable, Sendable {
     public enum Change: Hashable, Sendable {
-        case connected(LEPeer)
+        case connected(LEAddress)
         case disconnected(reason: UInt8)
     }
     public var unixMicroseconds: Int64

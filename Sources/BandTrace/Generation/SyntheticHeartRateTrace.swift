@@ -54,7 +54,7 @@ public enum SyntheticHeartRateTrace {
     public static let batteryLevelHandle: UInt16 = 0x0022
     public static let rscMeasurementHandle: UInt16 = 0x0032
     public static let vendorNotifyHandle: UInt16 = 0x0042
-    public static let band = LEPeer(addressType: .randomDevice, address: BluetoothDeviceAddress(0xD5_42_A7_10_B3_0C))
+    public static let band = LEAddress(BluetoothAddress(0xD5_42_A7_10_B3_0C), type: .random)
     static let vendorService = BluetoothUUID(high: 0x6E40_0001_B5A3_F393, low: 0xE0A9_E50E_24DC_CA9E)
     static let vendorCharacteristic = BluetoothUUID(high: 0x6E40_0003_B5A3_F393, low: 0xE0A9_E50E_24DC_CA9E)
 
@@ -222,10 +222,10 @@ public enum SyntheticHeartRateTrace {
         }
 
         mutating func advertise(_ i: Int) throws(BtsnoopError) {
-            let address = BluetoothDeviceAddress(0xF0_11_22_33_44_00 | UInt64(i % 7))
+            let address = BluetoothAddress(0xF0_11_22_33_44_00 | UInt64(i % 7))
             let name = Array("Scale \(i % 7)".utf8)
             let data = FixedBytes<31>([0x02, 0x01, 0x06, UInt8(name.count + 1), 0x09] + name)
-            let report = LEAdvertisingReport(.init(eventType: 0, advertiser: LEPeer(addressType: .publicDevice, address: address),
+            let report = LEAdvertisingReport(.init(eventType: 0, advertiser: LEAddress(address, type: .public),
                                                    data: data, rssi: Int8(-40 - i % 50)))
             try recorder.recordEvent(.leMeta, at: now) { report.encode(into: &$0) }
             summary.advertisingReports += 1

@@ -27,11 +27,11 @@ public struct LEAdvertisingReport: WireCodable, Equatable, Sendable {
     /// One device's report.
     public struct Entry: WireCodable, Equatable, Sendable {
         public var eventType: UInt8
-        public var advertiser: LEPeer
+        public var advertiser: LEAddress
         public var data: FixedBytes<31>
         public var rssi: Int8
 
-        public init(eventType: UInt8 = 0, advertiser: LEPeer, data: FixedBytes<31>, rssi: Int8) {
+        public init(eventType: UInt8 = 0, advertiser: LEAddress, data: FixedBytes<31>, rssi: Int8) {
             self.eventType = eventType
             self.advertiser = advertiser
             self.data = data
@@ -41,7 +41,7 @@ public struct LEAdvertisingReport: WireCodable, Equatable, Sendable {
         public init(parsing input: inout ByteCursor) throws(ParseError) {
             eventType = try input.readUInt8("advertising event type")
             let type = LEAddressType(rawValue: try input.readUInt8("address type"))
-            advertiser = LEPeer(addressType: type, address: try BluetoothDeviceAddress(parsing: &input))
+            advertiser = LEAddress(try BluetoothAddress(parsing: &input), type: type)
             let lengthOffset = input.offset
             let length = Int(try input.readUInt8("advertising data length"))
             guard length <= 31 else { throw ParseError(.invalidValue, at: lengthOffset, field: "advertising data length") }
@@ -51,7 +51,7 @@ public struct LEAdvertisingReport: WireCodable, Equatable, Sendable {
 
         public func encode(into output: inout ByteWriter) {
             output.writeUInt8(eventType)
-            output.writeUInt8(advertiser.addressType.rawValue)
+            output.writeUInt8(advertiser.type.rawValue)
             advertiser.address.encode(into: &output)
             output.writeUInt8(UInt8(data.count))
             data.write(to: &output)

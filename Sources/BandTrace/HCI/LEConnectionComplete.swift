@@ -22,13 +22,13 @@ public struct LEConnectionComplete: WireCodable, Hashable, Sendable {
     public var status: UInt8
     public var handle: UInt16
     public var role: UInt8
-    public var peer: LEPeer
+    public var peer: LEAddress
     public var interval: UInt16
     public var latency: UInt16
     public var supervisionTimeout: UInt16
     public var clockAccuracy: UInt8
 
-    public init(status: UInt8 = 0, handle: UInt16, role: UInt8 = 0, peer: LEPeer,
+    public init(status: UInt8 = 0, handle: UInt16, role: UInt8 = 0, peer: LEAddress,
                 interval: UInt16 = 24, latency: UInt16 = 0, supervisionTimeout: UInt16 = 72, clockAccuracy: UInt8 = 0) {
         self.status = status
         self.handle = handle
@@ -48,7 +48,7 @@ public struct LEConnectionComplete: WireCodable, Hashable, Sendable {
         handle = try input.readUInt16LE("connection handle") & 0x0FFF
         role = try input.readUInt8("role")
         let type = LEAddressType(rawValue: try input.readUInt8("peer address type"))
-        peer = LEPeer(addressType: type, address: try BluetoothDeviceAddress(parsing: &input))
+        peer = LEAddress(try BluetoothAddress(parsing: &input), type: type)
         interval = try input.readUInt16LE("connection interval")
         latency = try input.readUInt16LE("peripheral latency")
         supervisionTimeout = try input.readUInt16LE("supervision timeout")
@@ -60,7 +60,7 @@ public struct LEConnectionComplete: WireCodable, Hashable, Sendable {
         output.writeUInt8(status)
         output.writeUInt16LE(handle)
         output.writeUInt8(role)
-        output.writeUInt8(peer.addressType.rawValue)
+        output.writeUInt8(peer.type.rawValue)
         peer.address.encode(into: &output)
         output.writeUInt16LE(interval)
         output.writeUInt16LE(latency)

@@ -26,17 +26,17 @@ public struct LEEnhancedConnectionComplete: WireCodable, Hashable, Sendable {
     public var status: UInt8
     public var handle: UInt16
     public var role: UInt8
-    public var peer: LEPeer
-    public var localResolvablePrivateAddress: BluetoothDeviceAddress
-    public var peerResolvablePrivateAddress: BluetoothDeviceAddress
+    public var peer: LEAddress
+    public var localResolvablePrivateAddress: BluetoothAddress
+    public var peerResolvablePrivateAddress: BluetoothAddress
     public var interval: UInt16
     public var latency: UInt16
     public var supervisionTimeout: UInt16
     public var clockAccuracy: UInt8
 
-    public init(status: UInt8 = 0, handle: UInt16, role: UInt8 = 0, peer: LEPeer,
-                localResolvablePrivateAddress: BluetoothDeviceAddress = BluetoothDeviceAddress(0),
-                peerResolvablePrivateAddress: BluetoothDeviceAddress = BluetoothDeviceAddress(0),
+    public init(status: UInt8 = 0, handle: UInt16, role: UInt8 = 0, peer: LEAddress,
+                localResolvablePrivateAddress: BluetoothAddress = BluetoothAddress(0),
+                peerResolvablePrivateAddress: BluetoothAddress = BluetoothAddress(0),
                 interval: UInt16 = 24, latency: UInt16 = 0, supervisionTimeout: UInt16 = 72, clockAccuracy: UInt8 = 0) {
         self.status = status
         self.handle = handle
@@ -58,9 +58,9 @@ public struct LEEnhancedConnectionComplete: WireCodable, Hashable, Sendable {
         handle = try input.readUInt16LE("connection handle") & 0x0FFF
         role = try input.readUInt8("role")
         let type = LEAddressType(rawValue: try input.readUInt8("peer address type"))
-        peer = LEPeer(addressType: type, address: try BluetoothDeviceAddress(parsing: &input))
-        localResolvablePrivateAddress = try BluetoothDeviceAddress(parsing: &input)
-        peerResolvablePrivateAddress = try BluetoothDeviceAddress(parsing: &input)
+        peer = LEAddress(try BluetoothAddress(parsing: &input), type: type)
+        localResolvablePrivateAddress = try BluetoothAddress(parsing: &input)
+        peerResolvablePrivateAddress = try BluetoothAddress(parsing: &input)
         interval = try input.readUInt16LE("connection interval")
         latency = try input.readUInt16LE("peripheral latency")
         supervisionTimeout = try input.readUInt16LE("supervision timeout")
@@ -72,7 +72,7 @@ public struct LEEnhancedConnectionComplete: WireCodable, Hashable, Sendable {
         output.writeUInt8(status)
         output.writeUInt16LE(handle)
         output.writeUInt8(role)
-        output.writeUInt8(peer.addressType.rawValue)
+        output.writeUInt8(peer.type.rawValue)
         peer.address.encode(into: &output)
         localResolvablePrivateAddress.encode(into: &output)
         peerResolvablePrivateAddress.encode(into: &output)

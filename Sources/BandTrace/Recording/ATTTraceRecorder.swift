@@ -45,7 +45,7 @@ public final class ATTTraceRecorder {
     }
 
     /// Writes LE Connection Complete (the recording host as central).
-    public func recordConnection(peer: LEPeer, at unixMicroseconds: Int64) throws(BtsnoopError) {
+    public func recordConnection(peer: LEAddress, at unixMicroseconds: Int64) throws(BtsnoopError) {
         try recordEvent(.leMeta, at: unixMicroseconds) { LEConnectionComplete(handle: connection, peer: peer).encode(into: &$0) }
     }
 

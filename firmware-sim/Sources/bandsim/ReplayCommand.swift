@@ -207,7 +207,7 @@ struct ReplayCommand: Command {
             var bearer: any ATTBearer = link
             if let record {
                 bearer = try TraceRecorder(recording: link, to: record, role: .peripheral,
-                                           peer: LEPeer(addressType: .randomDevice, address: BluetoothDeviceAddress(0)))
+                                           peer: LEAddress(BluetoothAddress(0), type: .random))
             }
             summary = try session.run(on: bearer, stop: stop)
         } catch {

@@ -70,7 +70,8 @@ final class TextDecodeFormat: DecodedEventSink {
             output.append(" connected conn 0x")
             output.append(hex: UInt64(event.connection), digits: 4)
             output.append(" to ")
-            output.append(peer.description)
+            output.append(peer.address.description)
+            output.append(peer.type.isRandom ? " (random)" : " (public)")
         case .disconnected(let reason):
             output.append(" disconnected conn 0x")
             output.append(hex: UInt64(event.connection), digits: 4)

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import BandLink
 import BandTrace
+import BandWire
 
 /// The band's one event loop, as `bandsim serve` runs it: `poll()` on the listener, the
 /// connection, a stop signal and (under `--confirm ask`) the terminal, with the next sensor
@@ -151,7 +152,7 @@ public final class BandRunner {
         guard let recorder = options.recorder else { return link }
         let band = self.band
         return RecordingBearer(link, recorder: recorder,
-                               peer: LEPeer(addressType: .randomDevice, address: BluetoothDeviceAddress(0xC0_B5_C0_00_00_01)),
+                               peer: LEAddress(BluetoothAddress(0xC0_B5_C0_00_00_01), type: .random),
                                now: { band.trueTime.milliseconds * 1000 },
                                onError: { band.log("trace: \($0)") })
     }

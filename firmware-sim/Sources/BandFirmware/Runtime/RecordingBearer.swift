@@ -17,7 +17,7 @@ final class RecordingBearer: ATTBearer {
     private let onError: (String) -> Void
     private var closed = false
 
-    init(_ inner: any ATTBearer, recorder: ATTTraceRecorder, peer: LEPeer, now: @escaping () -> Int64, onError: @escaping (String) -> Void) {
+    init(_ inner: any ATTBearer, recorder: ATTTraceRecorder, peer: LEAddress, now: @escaping () -> Int64, onError: @escaping (String) -> Void) {
         self.inner = inner
         self.recorder = recorder
         self.now = now
