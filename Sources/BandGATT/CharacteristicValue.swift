@@ -67,13 +67,7 @@ public enum CharacteristicValue: Equatable, Sendable, WireEncodable {
     @inline(__always)  // into init(uuid:bytes:), the trace decoder's: the value is built in place, not copied
     public init(uuid: BluetoothUUID, parsing input: inout ByteCursor) throws(ParseError) {
         switch uuid {
-        case GATTUUID.Characteristic.heartRateMeasurement:
-            // Built in a local and moved in at its last use: assigned straight from the throwing
-            // init, the measurement was copied into the payload and the temporary destroyed.
-            let measurement = try HeartRateMeasurement(parsing: &input)
-            try input.expectEnd("characteristic value")
-            self = .heartRateMeasurement(consume measurement)
-            return
+        case GATTUUID.Characteristic.heartRateMeasurement: self = .heartRateMeasurement(try HeartRateMeasurement(parsing: &input))
         case GATTUUID.Characteristic.bodySensorLocation: self = .bodySensorLocation(try BodySensorLocation(parsing: &input))
         case GATTUUID.Characteristic.heartRateControlPoint: self = .heartRateControlPoint(try HeartRateControlPoint(parsing: &input))
         case GATTUUID.Characteristic.rscMeasurement: self = .rscMeasurement(try RSCMeasurement(parsing: &input))

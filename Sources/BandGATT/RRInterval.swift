@@ -90,11 +90,6 @@ public struct RRIntervals: RandomAccessCollection, Equatable, Sendable, CustomSt
         return true
     }
 
-    /// Makes room for `total` intervals, so a long value spills with one allocation.
-    public mutating func reserveCapacity(_ total: Int) {
-        if total > Self.inlineCapacity { tail.reserveCapacity(Swift.min(total, Self.capacity) - Self.inlineCapacity) }
-    }
-
     public mutating func removeAll() {
         headCount = 0
         tail.removeAll()

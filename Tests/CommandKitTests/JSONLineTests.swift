@@ -46,9 +46,7 @@ import Testing
     @Test func stringsAreEscapedPerRFC8259() throws {
         let text = try written { output in
             try output.writeJSONLine(maximumLength: 64) { json in
-                // A String (a literal would pick the StaticString overload, written as it is).
-                let text: String = "a\"b\\c\nd\u{01}é"
-                json.beginObject(); json.key("s"); json.value(text); json.endObject()
+                json.beginObject(); json.key("s"); json.value("a\"b\\c\nd\u{01}é"); json.endObject()
             }
         }
         #expect(text == "{\"s\":\"a\\\"b\\\\c\\nd\\u0001é\"}\n")
@@ -68,10 +66,11 @@ import Testing
                 json.value(numerator: -3, denominator: 4)
                 [UInt8]([0x1b, 0x12, 0x00]).withUnsafeBytes { json.value(hex: $0) }
                 json.value(hex: 0x2a37, digits: 4)
+                json.value(verbatim: "rx")
                 json.endArray()
             }
         }
-        #expect(text == "[3.5,0.00390625,1.21,1234.5,2,-0.75,\"1b1200\",\"2a37\"]\n")
+        #expect(text == "[3.5,0.00390625,1.21,1234.5,2,-0.75,\"1b1200\",\"2a37\",\"rx\"]\n")
     }
 
     /// Every digit count of both signs and the edges of each formatting path (1–2 digits,

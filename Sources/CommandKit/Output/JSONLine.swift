@@ -107,18 +107,18 @@ public struct JSONLine {
         line.append("null")
     }
 
-    /// A string known to need no escaping (identifiers, enum names).
+    /// A string written as it is, quoted: for the program's own identifiers and enum names,
+    /// which need no escaping (`json.value(verbatim: "tx")`). The label keeps a literal from
+    /// landing here by accident: `value(_:)` with a String escapes.
     @inlinable @inline(__always)
-    public mutating func value(_ text: StaticString) {
+    public mutating func value(verbatim text: StaticString) {
         separate()
         line.append(UInt8(ascii: "\""))
         line.append(text)
         line.append(UInt8(ascii: "\""))
     }
 
-    /// Any string, escaped (up to 6 bytes per UTF-8 byte, plus the quotes). Disfavoured so a
-    /// literal picks the `StaticString` overload and is copied straight from the binary.
-    @_disfavoredOverload
+    /// Any string, escaped (up to 6 bytes per UTF-8 byte, plus the quotes).
     public mutating func value(_ text: String) {
         separate()
         line.append(UInt8(ascii: "\""))

@@ -68,7 +68,7 @@ enum CharacteristicJSON {
         json.beginObject()
         json.key("kind"); json.value(error.kind.rawValue)
         json.key("offset"); json.value(error.offset)
-        json.key("field"); json.value(error.field)
+        json.key("field"); json.value(verbatim: error.field)  // BandKit's own field names
         json.endObject()
     }
 }

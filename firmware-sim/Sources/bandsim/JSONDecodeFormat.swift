@@ -22,7 +22,7 @@ final class JSONDecodeFormat: DecodedEventSink {
             json.beginObject()
             json.key("t_us"); json.value(trace.unixMicroseconds)
             json.key("dir")
-            if trace.direction == .tx { json.value("tx") } else { json.value("rx") }  // static strings: nothing to escape
+            if trace.direction == .tx { json.value(verbatim: "tx") } else { json.value(verbatim: "rx") }
             json.key("adapter"); json.value(Int(trace.adapter))
             json.key("conn"); json.value(Int(trace.connection))
             json.key("opcode")
