@@ -145,8 +145,8 @@ func bothEndsOfAServedSessionRecordTheSameConversationFromOppositeSides(datalink
 
 @Test func aBandAddressBecomesThePeerOfTheRecordedConnection() throws {
     let band = try BandAddress(parsing: "C8:0F:10:12:34:56", random: true)
-    let peer = LEAddress(recording: band)
+    let peer = band.recordedPeer
     #expect(peer.type == .random)
     #expect("\(peer.address)" == "C8:0F:10:12:34:56", "the same text the reader files the band under")
-    #expect(LEAddress(recording: try BandAddress(parsing: "sim:/tmp/band.sock")).address.value == 0)
+    #expect(try BandAddress(parsing: "sim:/tmp/band.sock").recordedPeer == LEAddress(.any, type: .public))
 }

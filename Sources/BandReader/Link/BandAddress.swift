@@ -54,3 +54,16 @@ public struct BandAddressError: Error, Equatable, Sendable, CustomStringConverti
     public var reason: String
     public var description: String { "'\(text)': \(reason)" }
 }
+
+extension BandAddress {
+    /// The peer a recording of a connection to this address names in its LE Connection Complete
+    /// event: the band's address and type, or, for a simulated band reached over a Unix socket,
+    /// the all-zero public address (it has none; a replay then names the device by its Device
+    /// Information serial number, or by `--device`).
+    public var recordedPeer: LEAddress {
+        switch self {
+        case .bluetooth(let device, _): device
+        case .simulator: LEAddress(.any, type: .public)
+        }
+    }
+}

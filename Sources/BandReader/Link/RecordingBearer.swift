@@ -79,15 +79,9 @@ public final class SessionRecording {
         recorder = ATTTraceRecorder(writer: writer, connection: 0x0040)
     }
 
-    /// `bearer`, recording into this trace; the peer is the band's address (all zeros for a
-    /// simulator socket, which has none).
+    /// `bearer`, recording into this trace; the peer is ``BandAddress/recordedPeer``.
     public func wrap(_ bearer: any ATTBearer, address: BandAddress, onError: @escaping (String) -> Void) -> any ATTBearer {
-        let peer: LEAddress
-        switch address {
-        case .bluetooth(let device, _): peer = device
-        case .simulator: peer = LEAddress(.any, type: .public)
-        }
-        return RecordingBearer(bearer, recorder: recorder, peer: peer, onError: onError)
+        RecordingBearer(bearer, recorder: recorder, peer: address.recordedPeer, onError: onError)
     }
 
     /// Flushes and closes the file (a `BtsnoopError` names what failed).
