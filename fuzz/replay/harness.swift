@@ -30,6 +30,17 @@ import BandReplay
 import BandTrace
 import BandWire
 
+/// `precondition` without its message under -O; these say what broke in the fuzzer's log.
+func check(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String) {
+    if !condition() { fail(message()) }
+}
+
+func fail(_ message: String) -> Never {
+    let line = Array("replay harness: \(message)\n".utf8)
+    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    abort()
+}
+
 // MARK: The file
 
 /// The command reads a path; the harness writes each input to one file in memory-backed /dev/shm.
@@ -37,11 +48,11 @@ let tracePath = "/dev/shm/bandkit-fuzz-replay-\(getpid()).btsnoop"
 
 func writeTrace(_ input: UnsafeRawBufferPointer) {
     let fd = open(tracePath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    precondition(fd >= 0, "cannot create \(tracePath)")
+    check(fd >= 0, "cannot create \(tracePath)")
     var written = 0
     while written < input.count {
         let n = write(fd, input.baseAddress! + written, input.count - written)
-        precondition(n > 0, "cannot write \(tracePath)")
+        check(n > 0, "cannot write \(tracePath)")
         written += n
     }
     close(fd)
@@ -52,6 +63,9 @@ func writeTrace(_ input: UnsafeRawBufferPointer) {
 struct Loaded {
     var outcome: TraceReplayReader.Outcome
     var recording: TraceRecording
+    /// The first ATT PDUs with their sender and connection (resolved as TraceRecording does),
+    /// to send again to the replaying server.
+    var pdus: [(sender: ATTSender, connection: TraceConnection, bytes: [UInt8])] = []
 }
 
 func load(keepGoing: Bool) -> Result<Loaded, TraceDamage> {
@@ -62,8 +76,19 @@ func load(keepGoing: Bool) -> Result<Loaded, TraceDamage> {
         return .failure(error)
     }
     var recording = TraceRecording()
-    let outcome = reader.run(keepGoing: keepGoing) { recording.consume($0) }
-    return .success(Loaded(outcome: outcome, recording: recording))
+    var resolver = ConnectionResolver()
+    var pdus: [(sender: ATTSender, connection: TraceConnection, bytes: [UInt8])] = []
+    let outcome = reader.run(keepGoing: keepGoing) { event in
+        recording.consume(event)
+        switch event {
+        case .connected(let raw, _, _): resolver.connected(raw)
+        case .disconnected: break
+        case .att(let att, let sender, let raw):
+            resolver.sawPDU(raw)
+            if pdus.count < 64 { pdus.append((sender, resolver.resolve(raw), Array(att.trace.pdu))) }
+        }
+    }
+    return .success(Loaded(outcome: outcome, recording: recording, pdus: pdus))
 }
 
 /// Where the in-memory reader finds records, and how it stops.
@@ -89,39 +114,39 @@ struct RecordMap {
 }
 
 func checkDamage(_ damage: TraceDamage, records: RecordMap, inputSize: Int) {
-    precondition(damage.offset >= 0 && damage.offset <= inputSize, "damage offset \(damage.offset) outside \(inputSize) bytes: \(damage)")
+    check(damage.offset >= 0 && damage.offset <= inputSize, "damage offset \(damage.offset) outside \(inputSize) bytes: \(damage)")
     switch damage.kind {
     case .packet, .attPDU:
         guard let index = damage.recordIndex, index < records.offsets.count else {
-            preconditionFailure("\(damage) names no record the file has (\(records.offsets.count) records)")
+            fail("\(damage) names no record the file has (\(records.offsets.count) records)")
         }
-        precondition(records.offsets[index] == damage.offset, "\(damage): record \(index) is at offset \(records.offsets[index])")
+        check(records.offsets[index] == damage.offset, "\(damage): record \(index) is at offset \(records.offsets[index])")
     case .framing, .truncatedTail:
         let expected = records.headerError ?? records.endError
-        precondition(expected != nil, "\(damage) but the in-memory reader reads the whole file")
-        precondition(damage.recordIndex == expected!.recordIndex && damage.offset == expected!.offset,
+        check(expected != nil, "\(damage) but the in-memory reader reads the whole file")
+        check(damage.recordIndex == expected!.recordIndex && damage.offset == expected!.offset,
                      "\(damage) but the in-memory reader stops with \(expected!)")
     case .io:
-        preconditionFailure("I/O failure on an in-memory file: \(damage)")
+        fail("I/O failure on an in-memory file: \(damage)")
     }
 }
 
 func checkOutcome(_ outcome: TraceReplayReader.Outcome, keepGoing: Bool, records: RecordMap, inputSize: Int) {
-    precondition(outcome.records <= records.offsets.count, "replay read \(outcome.records) records, the file has \(records.offsets.count)")
-    precondition(outcome.skipped.count <= 100 && outcome.skipped.count <= outcome.skippedCount, "skipped list out of bounds")
-    precondition(keepGoing || outcome.skippedCount == 0, "damage skipped without --keep-going")
+    check(outcome.records <= records.offsets.count, "replay read \(outcome.records) records, the file has \(records.offsets.count)")
+    check(outcome.skipped.count <= 100 && outcome.skipped.count <= outcome.skippedCount, "skipped list out of bounds")
+    check(keepGoing || outcome.skippedCount == 0, "damage skipped without --keep-going")
     var previous = -1
     for damage in outcome.skipped {
         checkDamage(damage, records: records, inputSize: inputSize)
-        precondition(damage.leavesRestReadable || damage.kind == .truncatedTail, "skipped \(damage), which ends the file")
+        check(damage.leavesRestReadable || damage.kind == .truncatedTail, "skipped \(damage), which ends the file")
         let index = damage.recordIndex ?? 0
-        precondition(index >= previous, "skipped damage out of file order")
+        check(index >= previous, "skipped damage out of file order")
         previous = index
     }
     if let stop = outcome.stoppedAt { checkDamage(stop, records: records, inputSize: inputSize) }
     if outcome.stoppedAt == nil, outcome.skippedCount == 0 {
-        precondition(records.endError == nil, "replay ended cleanly, but the file ends with \(records.endError!)")
-        precondition(outcome.records == records.offsets.count, "replay read \(outcome.records) of \(records.offsets.count) records")
+        check(records.endError == nil, "replay ended cleanly, but the file ends with \(records.endError!)")
+        check(outcome.records == records.offsets.count, "replay read \(outcome.records) of \(records.offsets.count) records")
     }
 }
 
@@ -130,19 +155,19 @@ func checkOutcome(_ outcome: TraceReplayReader.Outcome, keepGoing: Bool, records
 func checkDatabase(_ database: RecordedGATTDatabase, table: ReplayAttributeTable) {
     var previous: UInt16 = 0
     for attribute in table.attributes {
-        precondition(attribute.handle > previous, "attribute handle 0x\(String(attribute.handle, radix: 16)) not unique, not ascending or 0")
+        check(attribute.handle > previous, "attribute handle 0x\(String(attribute.handle, radix: 16)) not unique, not ascending or 0")
         previous = attribute.handle
     }
     for (handle, value) in database.values {
-        precondition(handle != 0, "a value recorded at handle 0")
-        precondition(value.bytes.count <= ATT.maximumAttributeValueLength, "value at 0x\(String(handle, radix: 16)) is \(value.bytes.count) bytes")
+        check(handle != 0, "a value recorded at handle 0")
+        check(value.bytes.count <= ATT.maximumAttributeValueLength, "value at 0x\(String(handle, radix: 16)) is \(value.bytes.count) bytes")
     }
     for characteristic in database.characteristics {
-        precondition(characteristic.handle != 0 && characteristic.valueHandle != 0, "characteristic at handle 0")
+        check(characteristic.handle != 0 && characteristic.valueHandle != 0, "characteristic at handle 0")
     }
-    for service in database.services { precondition(service.handle != 0, "service at handle 0") }
-    for include in database.includes { precondition(include.handle != 0, "include at handle 0") }
-    for descriptor in database.descriptors { precondition(descriptor.handle != 0, "descriptor at handle 0") }
+    for service in database.services { check(service.handle != 0, "service at handle 0") }
+    for include in database.includes { check(include.handle != 0, "include at handle 0") }
+    for descriptor in database.descriptors { check(descriptor.handle != 0, "descriptor at handle 0") }
 }
 
 // MARK: The server, scripted
@@ -154,7 +179,7 @@ struct ScriptedClient {
     let server: ReplayGATTServer
     var transcript: [[UInt8]] = []
     /// Requests left; bounds the work per input.
-    var budget = 400
+    var budget = 250
 
     init(server: ReplayGATTServer) { self.server = server }
 
@@ -172,27 +197,27 @@ struct ScriptedClient {
                 let opcode = ATTOpcode(rawValue: first)
                 // A request always gets an answer (Invalid PDU when malformed, §3.4.1.1), and so
                 // does an opcode nobody defined unless it is a command (§3.4.9).
-                precondition(!opcode.isRequest, "request \(opcode) got no response")
-                precondition(opcode.name != nil || opcode.isCommand, "undefined non-command \(opcode) got no response")
+                check(!opcode.isRequest, "request \(opcode) got no response")
+                check(opcode.name != nil || opcode.isCommand, "undefined non-command \(opcode) got no response")
             }
             return nil
         }
         let response = Array(UnsafeRawBufferPointer(rebasing: output[0..<length]))
         transcript.append(response)
-        precondition(length <= mtu, "response of \(length) bytes exceeds ATT_MTU \(mtu)")
+        check(length <= mtu, "response of \(length) bytes exceeds ATT_MTU \(mtu)")
         let request = ATTOpcode(rawValue: pdu[0])
-        precondition(!request.isCommand, "command \(request) got a response")
+        check(!request.isCommand, "command \(request) got a response")
         let decoded: ATTPDU = response.withUnsafeBytes { raw in
             do throws(ParseError) {
                 return try ATTPDU(bytes: raw)
             } catch {
-                preconditionFailure("response \(response) to \(pdu) does not decode: \(error)")
+                fail("response \(response) to \(pdu) does not decode: \(error)")
             }
         }
         if case .errorResponse(let error) = decoded {
-            precondition(error.requestOpcode == request, "Error Response names \(error.requestOpcode), request was \(request)")
+            check(error.requestOpcode == request, "Error Response names \(error.requestOpcode), request was \(request)")
         } else {
-            precondition(decoded.opcode == request.responseOpcode, "\(request) answered with \(decoded.opcode)")
+            check(decoded.opcode == request.responseOpcode, "\(request) answered with \(decoded.opcode)")
         }
         return response
     }
@@ -218,10 +243,10 @@ struct ScriptedClient {
             guard let response = send([opcode] + Self.le(start) + Self.le(0xFFFF) + parameters),
                   response[0] != ATTOpcode.errorResponse.rawValue else { return }
             let found = handles(response)
-            precondition(!found.isEmpty, "discovery response lists nothing: \(response)")
+            check(!found.isEmpty, "discovery response lists nothing: \(response)")
             var previous: UInt16 = 0
             for (handle, _) in found {
-                precondition(handle >= start && handle > previous, "discovery response handles out of order or range: \(response) after start \(start)")
+                check(handle >= start && handle > previous, "discovery response handles out of order or range: \(response) after start \(start)")
                 previous = handle
             }
             let last = found.map { max($0.0, $0.1) }.max()!
@@ -240,7 +265,7 @@ struct ScriptedClient {
             result.append((handle, end))
             index += entryLength
         }
-        precondition(index == response.count, "response entries do not fill the PDU: \(response)")
+        check(index == response.count, "response entries do not fill the PDU: \(response)")
         return result
     }
 
@@ -283,11 +308,11 @@ struct ScriptedClient {
             guard case .descriptor(let descriptor, _) = attribute.role, descriptor.isClientCharacteristicConfiguration else { continue }
             let handle = Self.le(attribute.handle)
             let written = send([ATTOpcode.writeRequest.rawValue] + handle + [0x01, 0x00])
-            precondition(written == [ATTOpcode.writeResponse.rawValue], "CCCD write at \(attribute.handle) answered \(String(describing: written))")
+            check(written == [ATTOpcode.writeResponse.rawValue], "CCCD write at \(attribute.handle) answered \(String(describing: written))")
             let readBack = send([ATTOpcode.readRequest.rawValue] + handle)
-            precondition(readBack == [ATTOpcode.readResponse.rawValue, 0x01, 0x00], "CCCD at \(attribute.handle) reads back \(String(describing: readBack))")
+            check(readBack == [ATTOpcode.readResponse.rawValue, 0x01, 0x00], "CCCD at \(attribute.handle) reads back \(String(describing: readBack))")
             let wrong = send([ATTOpcode.writeRequest.rawValue] + handle + [0x01])
-            precondition(wrong?[0] == ATTOpcode.errorResponse.rawValue && wrong?[4] == ATTErrorCode.invalidAttributeValueLength.rawValue,
+            check(wrong?[0] == ATTOpcode.errorResponse.rawValue && wrong?[4] == ATTErrorCode.invalidAttributeValueLength.rawValue,
                          "1-byte CCCD write answered \(String(describing: wrong))")
         }
         // Handle 0 and past the table.
@@ -300,17 +325,17 @@ struct ScriptedClient {
 
     mutating func readWhole(_ attribute: ReplayAttributeTable.Attribute) {
         let handle = Self.le(attribute.handle)
-        guard let first = send([ATTOpcode.readRequest.rawValue] + handle) else { preconditionFailure("Read got no response") }
+        guard let first = send([ATTOpcode.readRequest.rawValue] + handle) else { fail("Read got no response") }
         let expected = server.readValue(attribute)
         guard first[0] == ATTOpcode.readResponse.rawValue else {
-            if case .value = expected { preconditionFailure("Read of a readable attribute refused: \(first)") }
+            if case .value = expected { fail("Read of a readable attribute refused: \(first)") }
             return
         }
         var value = Array(first.dropFirst())
         var piece = value.count
         while piece == server.mtu - 1, value.count <= 0xFFFF, budget > 0 {
             guard let blob = send([ATTOpcode.readBlobRequest.rawValue] + handle + Self.le(UInt16(value.count))) else {
-                preconditionFailure("Read Blob got no response")
+                fail("Read Blob got no response")
             }
             guard blob[0] == ATTOpcode.readBlobResponse.rawValue else { break }
             piece = blob.count - 1
@@ -318,7 +343,7 @@ struct ScriptedClient {
             if piece == 0 { break }
         }
         if budget > 0, case .value(let bytes) = expected {
-            precondition(value == bytes, "Read + Read Blob of 0x\(String(attribute.handle, radix: 16)) gave \(value.count) bytes, the server holds \(bytes.count)")
+            check(value == bytes, "Read + Read Blob of 0x\(String(attribute.handle, radix: 16)) gave \(value.count) bytes, the server holds \(bytes.count)")
         }
     }
 }
@@ -342,24 +367,24 @@ func schedule(_ timeline: NotificationTimeline, server: ReplayGATTServer, speed:
         decisions.append(decision)
         switch decision {
         case .send(let index):
-            precondition(index == next, "sent push \(index), expected \(next)")
+            check(index == next, "sent push \(index), expected \(next)")
             scheduler.sent(index, at: now)
             if timeline.pushes[index].isIndication { scheduler.clientConfirmed() }
             next += 1
         case .skip(let index):
-            precondition(index == next, "skipped push \(index), expected \(next)")
+            check(index == next, "skipped push \(index), expected \(next)")
             scheduler.skipped(index)
             next += 1
         case .wait(let deadline):
             guard let deadline else { return decisions }
-            precondition(deadline > now, "scheduler waits for an instant already past")
+            check(deadline > now, "scheduler waits for an instant already past")
             now = deadline
         case .finished:
-            precondition(next == timeline.count, "finished after \(next) of \(timeline.count) pushes")
+            check(next == timeline.count, "finished after \(next) of \(timeline.count) pushes")
             return decisions
         }
     }
-    preconditionFailure("scheduler made no progress in \(limit) decisions for \(timeline.count) pushes")
+    fail("scheduler made no progress in \(limit) decisions for \(timeline.count) pushes")
 }
 
 // MARK: One input
@@ -383,7 +408,7 @@ func replay(_ input: UnsafeRawBufferPointer, keepGoing: Bool, clientMTU: UInt16?
     switch load(keepGoing: keepGoing) {
     case .failure(let damage):
         checkDamage(damage, records: records, inputSize: input.count)
-        precondition(damage.recordIndex == nil, "a header error names a record")
+        check(damage.recordIndex == nil, "a header error names a record")
         run.openError = damage
         return run
     case .success(let value):
@@ -412,31 +437,12 @@ func replay(_ input: UnsafeRawBufferPointer, keepGoing: Bool, clientMTU: UInt16?
     var client = ScriptedClient(server: server)
     client.run(clientMTU: clientMTU)
     // The trace's own client PDUs, sent again to the replaying server.
-    for pdu in recordedClientPDUs(loaded: loaded, side: side).prefix(32) where client.budget > 0 {
-        client.send(pdu)
+    for pdu in loaded.pdus where pdu.sender == side.server.other && pdu.connection == side.connection && client.budget > 0 {
+        client.send(pdu.bytes)
     }
     run.transcript = client.transcript
     run.decisions = schedule(timeline, server: server, speed: speed)
     return run
-}
-
-/// PDUs the trace's client sent to `side`, read again from the file (the recording keeps none).
-func recordedClientPDUs(loaded: Loaded, side: ATTServerSide) -> [[UInt8]] {
-    guard let reader = try? TraceReplayReader(path: tracePath) else { return [] }
-    var resolver = ConnectionResolver()
-    var pdus: [[UInt8]] = []
-    _ = reader.run(keepGoing: true) { event in
-        switch event {
-        case .connected(let raw, _, _): resolver.connected(raw)
-        case .disconnected: break
-        case .att(let att, let sender, let raw):
-            resolver.sawPDU(raw)
-            if sender == side.server.other, resolver.resolve(raw) == side.connection, pdus.count < 32 {
-                pdus.append(Array(att.trace.pdu))
-            }
-        }
-    }
-    return pdus
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -452,6 +458,15 @@ public func fuzzReplay(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let speed: ReplaySpeed = options & 0x80 != 0 ? .max : .factor(options & 0x40 != 0 ? 0.25 : 1)
     let first = replay(input, keepGoing: keepGoing, clientMTU: clientMTU, speed: speed, records: records)
     let second = replay(input, keepGoing: keepGoing, clientMTU: clientMTU, speed: speed, records: records)
-    precondition(first == second, "replaying the same file twice gave different results")
+    if first != second {
+        let fields: [(String, Bool)] = [
+            ("outcome", first.records == second.records && first.attPDUs == second.attPDUs && first.skippedCount == second.skippedCount
+                && first.skipped == second.skipped && first.stoppedAt == second.stoppedAt && first.openError == second.openError),
+            ("sides", first.sides == second.sides), ("databases", first.databases == second.databases),
+            ("pushes", first.pushes == second.pushes && first.pushValues == second.pushValues),
+            ("transcript", first.transcript == second.transcript), ("scheduler", first.decisions == second.decisions),
+        ]
+        fail("replaying the same file twice gave different \(fields.filter { !$0.1 }.map(\.0)): \(first) vs \(second)")
+    }
     return 0
 }
