@@ -12,10 +12,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Modules in dependency order. A harness may import any of them.
-MODULES=(BandWire BandATT BandGATT BandLink BandBlueZ BandCrypto BandProtocol BandTrace HealthModel BandFirmware)
+MODULES=(BandWire BandATT BandGATT BandLink BandBlueZ BandCrypto BandProtocol BandTrace HealthModel BandFirmware
+         BandGATTClient HealthStore BandReader BandReplay)
 # C modules (module maps) the Swift modules import, and the libraries they link.
-C_MODULES=(-I Sources/CBlueZ -I Sources/CCrypto)
-C_LIBRARIES=(-lbluetooth -lcrypto)
+C_MODULES=(-I Sources/CBlueZ -I Sources/CCrypto -I Sources/CSQLite)
+C_LIBRARIES=(-lbluetooth -lcrypto -lsqlite3)
 
 # Where a module's sources live (the simulator's modules sit under firmware-sim/).
 source_dir() {

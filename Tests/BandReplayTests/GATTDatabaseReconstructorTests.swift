@@ -161,3 +161,24 @@ let strapDiscovery: [(ATTSender, String)] = [
     }
     #expect(reconstructor.database(strapSide).services.isEmpty)
 }
+
+// Found by fuzz/replay: a trace reading the reserved handle 0x0000 (BandATT accepts it in a
+// Read Request, as a server must to refuse it), or a value Read Blob continuing a value past 512 bytes, gave a
+// database holding them.
+@Test func handleZeroAndBytesPast512AreLeftOutOfTheDatabase() throws {
+    let value = String(repeating: "ab ", count: 512)
+    let reconstructor = try reconstruct([
+        (phone, "02 05 02"), (strap, "03 05 02"),
+        (phone, "08 01 00 ff ff 19 2a"), (strap, "09 03 05 00 01"),
+        (phone, "0a 00 00"), (strap, "0b 01 02"),
+        (phone, "0a 00 00"), (strap, "01 0a 00 00 05"),
+        (phone, "0a 0b 00"), (strap, "0b " + value),
+        (phone, "0c 0b 00 00 02"), (strap, "0d 01 02 03 04"),
+    ])
+    let database = reconstructor.database(strapSide)
+    #expect(database.values[5]?.bytes == [1])
+    #expect(database.values[0] == nil)
+    #expect(database.readErrors[0] == nil)
+    #expect(database.values[0x0b]?.bytes.count == 512)
+    #expect(ReplayAttributeTable(database).attributes.allSatisfy { $0.handle != 0 })
+}

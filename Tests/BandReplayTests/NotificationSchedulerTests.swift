@@ -116,3 +116,27 @@ private let T = ContinuousClock.now
     scheduler.clientWrote(handle: 0x20, at: T + .milliseconds(5))
     #expect(scheduler.decide(at: T + .milliseconds(5), subscription: subscribedToAll) == .finished)
 }
+
+// Found by fuzz/replay: a damaged record timestamp made a gap beyond Int64 nanoseconds (292 years), and
+// converting it trapped; `bandsim replay --serve` crashed instead of waiting.
+@Test func gapsBeyondInt64NanosecondsSaturateInsteadOfTrapping() {
+    #expect(ReplaySpeed.realTime.liveDuration(ofRecorded: 400 * 365 * 86_400 * second) == .nanoseconds(Int64.max))
+    #expect(ReplaySpeed.realTime.liveDuration(ofRecorded: .min) == .nanoseconds(Int64.min))
+    #expect(ReplaySpeed.factor(0.25).liveDuration(ofRecorded: .max) == .nanoseconds(Int64.max))
+    #expect(ReplaySpeed.factor(10).liveDuration(ofRecorded: 10 * second) == .seconds(1))
+
+    var scheduler = NotificationScheduler(timeline: timeline([.notify(8, 0), .notify(8, 400 * 365 * 86_400 * second)]), speed: .realTime)
+    scheduler.start(at: T)
+    scheduler.sent(0, at: T)
+    #expect(scheduler.decide(at: T, subscription: subscribedToAll) == .wait(until: T + .nanoseconds(Int64.max)))
+}
+
+@Test func timestampsWhoseDifferenceOverflowsInt64StillGiveADueTime() {
+    var recorded = NotificationTimeline()
+    recorded.connected(at: .min)
+    [UInt8(1)].withUnsafeBytes { recorded.serverPushed(handle: 8, value: $0, isIndication: false, at: .max) }
+    var scheduler = NotificationScheduler(timeline: recorded, speed: .realTime)
+    scheduler.start(at: T)
+    #expect(scheduler.dueTime(.max) == T + .nanoseconds(Int64.max))
+    #expect(scheduler.decide(at: T, subscription: subscribedToAll) == .wait(until: T + .nanoseconds(Int64.max)))
+}

@@ -135,18 +135,30 @@ public struct GATTDatabaseReconstructor: Sendable {
     }
 
     /// The database `side` revealed so far (empty if it revealed nothing).
+    ///
+    /// What no server can hold is left out, so a replay never serves it: anything at handle
+    /// 0x0000, which is reserved (Core 5.4 Vol 3 Part F §3.2.2), and value bytes past the
+    /// 512 an attribute may have (§3.2.9) — a damaged or misbehaving trace shows both.
     public func database(_ side: ATTServerSide) -> RecordedGATTDatabase {
         guard let state = servers[side] else { return RecordedGATTDatabase() }
-        let characteristics = state.characteristics.values
+        let characteristics = state.characteristics.values.filter { $0.handle != 0 && $0.valueHandle != 0 }
         let structural = Set(state.services.keys).union(state.includes.keys).union(state.characteristics.keys)
             .union(characteristics.map(\.valueHandle))
         var descriptors: [RecordedDescriptor] = []
-        for (handle, type) in state.attributeTypes where !structural.contains(handle) && !Self.isDeclaration(type) {
+        for (handle, type) in state.attributeTypes where handle != 0 && !structural.contains(handle) && !Self.isDeclaration(type) {
             descriptors.append(RecordedDescriptor(handle: handle, uuid: type))
         }
-        return RecordedGATTDatabase(services: Array(state.services.values), includes: Array(state.includes.values),
-                                    characteristics: Array(characteristics), descriptors: descriptors,
-                                    values: state.values, readErrors: state.readErrors, serverMTU: state.serverMTU)
+        var values = state.values
+        values[0] = nil
+        for (handle, value) in values where value.bytes.count > ATT.maximumAttributeValueLength {
+            values[handle] = RecordedValue(bytes: Array(value.bytes.prefix(ATT.maximumAttributeValueLength)), isComplete: value.isComplete)
+        }
+        var readErrors = state.readErrors
+        readErrors[0] = nil
+        return RecordedGATTDatabase(services: state.services.values.filter { $0.handle != 0 },
+                                    includes: state.includes.values.filter { $0.handle != 0 },
+                                    characteristics: characteristics, descriptors: descriptors,
+                                    values: values, readErrors: readErrors, serverMTU: state.serverMTU)
     }
 
     // MARK: Requests

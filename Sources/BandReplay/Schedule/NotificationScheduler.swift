@@ -162,6 +162,8 @@ public struct NotificationScheduler {
     public func dueTime(_ t: Int64) -> ContinuousClock.Instant {
         guard let anchorLive else { return .now }
         if case .max = speed { return anchorLive }
-        return anchorLive + speed.liveDuration(ofRecorded: t - anchorRecorded)
+        // Timestamps come from the file: any two Int64s, whose difference may not fit.
+        let (gap, overflowed) = t.subtractingReportingOverflow(anchorRecorded)
+        return anchorLive + speed.liveDuration(ofRecorded: overflowed ? (t > anchorRecorded ? .max : .min) : gap)
     }
 }

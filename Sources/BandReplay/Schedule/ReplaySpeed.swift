@@ -19,7 +19,12 @@ public enum ReplaySpeed: Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .max: return .zero
         case .factor(let factor):
-            return .nanoseconds(Int64((Double(microseconds) * 1000 / factor).rounded()))
+            // A damaged timestamp can make a gap of centuries, beyond Duration's Int64
+            // nanoseconds: saturate (the wait is then effectively forever) rather than trap.
+            let nanoseconds = (Double(microseconds) * 1000 / factor).rounded()
+            guard nanoseconds < 0x1p63 else { return .nanoseconds(Int64.max) }
+            guard nanoseconds >= -0x1p63 else { return .nanoseconds(Int64.min) }
+            return .nanoseconds(Int64(nanoseconds))
         }
     }
 

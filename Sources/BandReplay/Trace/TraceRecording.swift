@@ -74,13 +74,16 @@ public struct TraceRecording {
     }
 
     /// The server end to impersonate: on `connection` (an HCI handle) if given, else the
-    /// reconstructor's preference (most notifications, then largest database).
+    /// reconstructor's preference (most notifications, then largest database, then the
+    /// earliest connection, then the remote device). Every tie is broken, so the same trace
+    /// always gives the same side (a Set's order differs from run to run).
     public func side(onConnectionHandle handle: UInt16? = nil) -> ATTServerSide? {
         let candidates = Set(reconstructor.sides).union(timelines.keys.filter { !timelines[$0]!.isEmpty })
             .filter { handle == nil || $0.connection.handle == handle }
+        func isRemote(_ side: ATTServerSide) -> Int { side.server == .remoteDevice ? 1 : 0 }
         return candidates.max { a, b in
-            let left = (timelines[a]?.count ?? 0, reconstructor.database(a).attributeCount, b.connection)
-            let right = (timelines[b]?.count ?? 0, reconstructor.database(b).attributeCount, a.connection)
+            let left = (timelines[a]?.count ?? 0, reconstructor.database(a).attributeCount, b.connection, isRemote(a))
+            let right = (timelines[b]?.count ?? 0, reconstructor.database(b).attributeCount, a.connection, isRemote(b))
             return left < right
         }
     }
