@@ -7,35 +7,11 @@ enum MetadataCoding {
         var out = "{"
         for (index, key) in metadata.keys.sorted().enumerated() {
             if index > 0 { out += "," }
-            appendString(key, to: &out)
+            JSONString.appendQuoted(key, to: &out)
             out += ":"
-            appendString(metadata[key]!, to: &out)
+            JSONString.appendQuoted(metadata[key]!, to: &out)
         }
         return out + "}"
-    }
-
-    static func appendString(_ text: String, to out: inout String) {
-        out += "\""
-        // Nearly every value needs no escaping: append it whole instead of scalar by scalar.
-        if !text.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }) {
-            out += text
-            out += "\""
-            return
-        }
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                out += scalar.value < 0x10 ? "\\u000" : "\\u001"
-                out += String(scalar.value & 0xF, radix: 16)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
     }
 
     /// The object `encode` wrote; a value that is not a string (only another writer could have
@@ -61,7 +37,7 @@ enum MetadataCoding {
         var out = "["
         for (index, item) in items.enumerated() {
             if index > 0 { out += "," }
-            appendString(item, to: &out)
+            JSONString.appendQuoted(item, to: &out)
         }
         return out + "]"
     }

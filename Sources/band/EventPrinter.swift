@@ -184,32 +184,14 @@ enum JSONValue: ExpressibleByStringLiteral {
 
     var text: String {
         switch self {
-        case .string(let s): return JSONValue.quote(s)
+        case .string(let s): return JSONString.quoted(s)
         case .int(let i): return String(i)
         case .double(let d): return d.isFinite ? oneDecimal(d) : "null"
         case .bool(let b): return b ? "true" : "false"
         case .null: return "null"
         case .array(let items): return "[" + items.map(\.text).joined(separator: ",") + "]"
-        case .object(let pairs): return "{" + pairs.map { JSONValue.quote($0.0) + ":" + $0.1.text }.joined(separator: ",") + "}"
+        case .object(let pairs): return "{" + pairs.map { JSONString.quoted($0.0) + ":" + $0.1.text }.joined(separator: ",") + "}"
         }
-    }
-
-    static func quote(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                out += scalar.value < 0x10 ? "\\u000" : "\\u001"
-                out += String(scalar.value & 0xF, radix: 16)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }
 
