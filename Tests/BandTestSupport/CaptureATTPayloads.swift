@@ -17,6 +17,12 @@ public enum SharedCaptures {
         return candidates.first { access($0, R_OK) == 0 } ?? candidates[0]
     }
 
+    /// The path when the capture is there; nil when it is absent (tests then skip, saying so).
+    public static func existingPath(_ name: String) -> String? {
+        let candidate = path(name)
+        return access(candidate, R_OK) == 0 ? candidate : nil
+    }
+
     /// The file's bytes, or nil when it is absent (tests then skip, saying so).
     public static func load(_ name: String) -> [UInt8]? {
         guard let file = fopen(path(name), "rb") else { return nil }

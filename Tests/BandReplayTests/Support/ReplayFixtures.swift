@@ -1,27 +1,13 @@
 import BandLink
 import BandReplay
+import BandTestSupport
 import BandTrace
 import BandWire
 import Foundation
 
 enum ReplayFixtures {
-    /// The package root, from this file's path (Tests/BandReplayTests/Support/…).
-    static var packageRoot: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-    }
-
-    /// A real capture from `shared/captures` beside the repository (CI: `../shared`), or beside
-    /// the directory holding it (a worktree); nil if absent (tests then say they skip).
-    static func capture(_ name: String) -> String? {
-        var directory = packageRoot.deletingLastPathComponent()
-        for _ in 0..<2 {
-            let path = directory.appendingPathComponent("shared/captures/\(name)").path
-            if FileManager.default.fileExists(atPath: path) { return path }
-            directory = directory.deletingLastPathComponent()
-        }
-        return nil
-    }
+    /// A real capture from `shared/captures` beside the repository; nil if absent (tests then say they skip).
+    static func capture(_ name: String) -> String? { SharedCaptures.existingPath(name) }
 
     static func temporaryPath(_ name: String) -> String {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bandreplay-tests-\(getpid())")

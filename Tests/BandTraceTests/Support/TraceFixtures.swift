@@ -41,23 +41,8 @@ enum TraceFixtures {
         [0x05, 0x04, 0x00, UInt8(handle & 0xFF), UInt8(handle >> 8), 0x13]
     }
 
-    /// The package root, found from this file's path (Tests/BandTraceTests/Support/…).
-    static var packageRoot: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-    }
-
-    /// A real capture from `shared/captures` beside the repository (CI: `../shared`), or beside
-    /// the directory holding it (a worktree under `wt/`); nil if absent (tests then say they skip).
-    static func capture(_ name: String) -> String? {
-        var directory = packageRoot.deletingLastPathComponent()
-        for _ in 0..<2 {
-            let path = directory.appendingPathComponent("shared/captures/\(name)").path
-            if FileManager.default.fileExists(atPath: path) { return path }
-            directory = directory.deletingLastPathComponent()
-        }
-        return nil
-    }
+    /// A real capture from `shared/captures` beside the repository; nil if absent (tests then say they skip).
+    static func capture(_ name: String) -> String? { SharedCaptures.existingPath(name) }
 
     static func temporaryPath(_ name: String) -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bandtrace-tests-\(getpid())")
