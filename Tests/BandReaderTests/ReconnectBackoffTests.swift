@@ -1,19 +1,8 @@
 import BandReader
+import BandTestSupport
 import Testing
 
 @Suite struct ReconnectBackoffTests {
-    /// A deterministic generator (SplitMix64) so the jitter is reproducible.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test func ceilingDoublesUpToTheMaximum() {
         let backoff = ReconnectBackoff(initial: .milliseconds(500), maximum: .seconds(10), jitter: 0.5)
         #expect((0..<7).map { backoff.ceilingDelay(forAttempt: $0) } ==
@@ -23,7 +12,7 @@ import Testing
 
     @Test func everyDelayLiesWithinTheJitterBand() {
         var backoff = ReconnectBackoff(initial: .milliseconds(100), maximum: .seconds(5), jitter: 0.5)
-        var generator = SplitMix(state: 42)
+        var generator = SplitMix64(state: 42)
         for attempt in 0..<20 {
             let ceiling = backoff.ceilingDelay(forAttempt: attempt)
             let delay = backoff.nextDelay(using: &generator)
@@ -32,7 +21,7 @@ import Testing
     }
 
     @Test func delaysAreJitteredNotLockStep() {
-        var generator = SplitMix(state: 7)
+        var generator = SplitMix64(state: 7)
         var delays = Set<Duration>()
         for _ in 0..<10 {
             var backoff = ReconnectBackoff(initial: .seconds(1), maximum: .seconds(60), jitter: 0.5)
@@ -43,7 +32,7 @@ import Testing
 
     @Test func successStartsTheSequenceAgain() {
         var backoff = ReconnectBackoff(initial: .seconds(1), maximum: .seconds(60), jitter: 0)
-        var generator = SplitMix(state: 1)
+        var generator = SplitMix64(state: 1)
         _ = backoff.nextDelay(using: &generator)
         _ = backoff.nextDelay(using: &generator)
         #expect(backoff.nextDelay(using: &generator) == .seconds(4))

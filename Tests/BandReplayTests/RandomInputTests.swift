@@ -1,24 +1,12 @@
 import BandATT
 import BandReplay
+import BandTestSupport
 import BandWire
 import Testing
 
-/// SplitMix64: a fixed, seedable stream, so a failure here is reproducible.
-private struct Random {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func byte() -> UInt8 { UInt8(truncatingIfNeeded: next()) }
-}
-
 /// PDUs a hostile or broken client might send: every opcode, handles near the database's,
 /// ranges in any order, lengths from 0 to past the MTU.
-private func randomPDU(_ random: inout Random) -> [UInt8] {
+private func randomPDU(_ random: inout SplitMix64) -> [UInt8] {
     let opcodes: [UInt8] = [0x02, 0x04, 0x06, 0x08, 0x0A, 0x0C, 0x0E, 0x10, 0x12, 0x16, 0x18, 0x1E, 0x20, 0x52, 0xD2, 0x01, 0x1B, 0x7F, 0xFF]
     var pdu = [opcodes[Int(random.next() % UInt64(opcodes.count))]]
     let length = Int(random.next() % 40)
@@ -31,7 +19,7 @@ private func randomPDU(_ random: inout Random) -> [UInt8] {
 
 @Test func theReplayServerAnswersTenThousandRandomPDUsWithinTheMTUAndNeverTraps() throws {
     let server = try strapServer(mtu: 64)
-    var random = Random(state: 6)
+    var random = SplitMix64(state: 6)
     var output = [UInt8](repeating: 0, count: ATT.maximumMTU)
     for _ in 0..<10_000 {
         let pdu = randomPDU(&random)
@@ -50,7 +38,7 @@ private func randomPDU(_ random: inout Random) -> [UInt8] {
 
 @Test func theReconstructorTakesTenThousandRandomPDUsFromBothEndsWithoutTrapping() {
     var reconstructor = GATTDatabaseReconstructor()
-    var random = Random(state: 7)
+    var random = SplitMix64(state: 7)
     var rejected = 0
     for _ in 0..<10_000 {
         var pdu = randomPDU(&random)

@@ -80,21 +80,7 @@ func formatValue(_ value: Double) -> String {
 }
 
 /// JSON text for a string.
-func jsonString(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-        default: out.unicodeScalars.append(scalar)
-        }
-    }
-    return out + "\""
-}
+func jsonString(_ text: String) -> String { JSONString.quoted(text) }
 
 /// A JSON number at full precision (the shortest text that reads back as the same Double).
 func jsonNumber(_ value: Double?) -> String {
