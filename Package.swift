@@ -30,18 +30,18 @@ let package = Package(
         .target(name: "BandATT", dependencies: ["BandWire"], swiftSettings: strict),
         .target(name: "BandGATT", dependencies: ["BandWire", "BandATT"], swiftSettings: strict),
         .target(name: "BandCrypto", dependencies: ["CCrypto"], swiftSettings: strict),
-        .target(name: "BandProtocol", dependencies: ["BandWire", "BandATT", "BandGATT", "BandCrypto"], swiftSettings: strict),
+        .target(name: "BandProtocol", dependencies: ["BandWire", "BandATT", "BandCrypto"], swiftSettings: strict),
 
         // Traces: btsnoop, HCI, L2CAP reassembly, ATT extraction and decoding.
         // Release builds skip the dynamic exclusivity checks of the trace pipeline's classes (one
         // per record and stage, 16 % of decoding; docs/performance.md). Its state is touched by one
         // thread and no callback runs during an access; debug builds, which the tests use, keep the checks.
-        .target(name: "BandTrace", dependencies: ["BandWire", "BandATT", "BandGATT", "BandProtocol"],
+        .target(name: "BandTrace", dependencies: ["BandWire", "BandATT", "BandGATT"],
                 swiftSettings: strict + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
 
         // Links carrying ATT PDUs, and the GATT client on top of them.
-        .target(name: "BandLink", dependencies: ["BandWire", "BandATT"], swiftSettings: strict),
-        .target(name: "BandBlueZ", dependencies: ["CBlueZ", "BandWire", "BandATT", "BandLink"], swiftSettings: strict),
+        .target(name: "BandLink", swiftSettings: strict),
+        .target(name: "BandBlueZ", dependencies: ["CBlueZ", "BandWire", "BandLink"], swiftSettings: strict),
         .target(name: "BandGATTClient", dependencies: ["BandWire", "BandATT", "BandGATT", "BandLink"], swiftSettings: strict),
 
         // The health store.
@@ -51,7 +51,7 @@ let package = Package(
         // The reader: band sessions, minute aggregation, history sync, keys.
         .target(
             name: "BandReader",
-            dependencies: ["BandWire", "BandATT", "BandGATT", "BandProtocol", "BandCrypto", "BandLink",
+            dependencies: ["BandWire", "BandGATT", "BandProtocol", "BandCrypto", "BandLink",
                            "BandGATTClient", "BandTrace", "HealthModel", "HealthStore"],
             swiftSettings: strict),
 
@@ -79,7 +79,7 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(
             name: "band",
-            dependencies: ["CommandKit", "BandLink", "BandBlueZ", "BandReader", "HealthStore", "HealthModel"],
+            dependencies: ["CommandKit", "BandGATT", "BandProtocol", "BandLink", "BandBlueZ", "BandReader", "HealthStore", "HealthModel"],
             swiftSettings: strict,
             // The Swift runtime and FoundationEssentials linked in (docs/architecture.md, "Foundation
             // and linking"). The modules are compiled against the shared toolchain's module files, whose
@@ -98,22 +98,27 @@ let package = Package(
             swiftSettings: strict),
 
         // Tests.
-        .target(name: "BandTestSupport", dependencies: ["BandWire"], path: "Tests/BandTestSupport"),
+        .target(name: "BandTestSupport", dependencies: ["BandWire", "BandLink"], path: "Tests/BandTestSupport"),
+        .target(name: "HealthTestSupport", dependencies: ["HealthModel", "HealthStore"], path: "Tests/HealthTestSupport"),
         .testTarget(name: "BandWireTests", dependencies: ["BandWire", "BandTestSupport"]),
         .testTarget(name: "BandATTTests", dependencies: ["BandWire", "BandATT", "BandTestSupport"]),
         .testTarget(name: "BandGATTTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandTestSupport"]),
         .testTarget(name: "BandProtocolTests", dependencies: ["BandWire", "BandProtocol", "BandCrypto", "BandTestSupport"]),
         .testTarget(name: "BandTraceTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandTrace", "BandTestSupport"]),
-        .testTarget(name: "BandLinkTests", dependencies: ["BandWire", "BandATT", "BandLink", "BandBlueZ", "BandTestSupport"]),
+        .testTarget(name: "BandLinkTests", dependencies: ["BandLink", "BandTestSupport"]),
+        .testTarget(name: "BandBlueZTests", dependencies: ["BandWire", "BandLink", "BandBlueZ", "BandTestSupport"]),
         .testTarget(name: "BandGATTClientTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandLink", "BandGATTClient", "BandTestSupport"]),
-        .testTarget(name: "HealthStoreTests", dependencies: ["HealthModel", "HealthStore"]),
-        .testTarget(name: "BandFirmwareTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandProtocol", "BandLink", "BandFirmware", "BandTestSupport"],
+        .testTarget(name: "HealthModelTests", dependencies: ["HealthModel", "HealthTestSupport"]),
+        .testTarget(name: "HealthStoreTests", dependencies: ["HealthModel", "HealthStore", "HealthTestSupport"]),
+        // The `health` command run as a process (the built binary beside the test bundle).
+        .testTarget(name: "HealthCommandTests", dependencies: ["HealthModel", "HealthStore", "HealthTestSupport"]),
+        .testTarget(name: "BandFirmwareTests", dependencies: ["BandWire", "BandATT", "BandProtocol", "BandLink", "BandFirmware", "BandTestSupport"],
                     path: "firmware-sim/Tests/BandFirmwareTests"),
-        .testTarget(name: "BandReaderTests", dependencies: ["BandReader", "BandFirmware", "BandLink", "HealthStore", "HealthModel", "BandTestSupport"]),
+        .testTarget(name: "BandReaderTests", dependencies: ["BandWire", "BandATT", "BandProtocol", "BandReader", "BandFirmware", "BandLink", "HealthStore", "HealthModel", "BandTestSupport"]),
         .testTarget(name: "BandReplayTests", dependencies: ["BandReplay", "BandTrace", "BandLink", "BandATT", "HealthStore", "BandTestSupport",
                                                          "BandWire", "BandGATT", "BandProtocol", "BandReader", "BandFirmware", "HealthModel"]),
         .testTarget(name: "CommandKitTests", dependencies: ["CommandKit"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["BandTestSupport"]),
+        .testTarget(name: "EndToEndTests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -7,6 +7,9 @@ cd "$(dirname "$0")/.."
 source scripts/packages.sh
 bash scripts/ensure-packages.sh "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
 
+echo "==> manifest: declared dependencies = imports"
+python3 scripts/check-manifest.py
+
 echo "==> swift build"
 swift build --build-tests 2>&1 | grep -Ev "^\[[0-9]+/[0-9]+\]|^Building|^Compiling|^Write" || true
 echo "==> swift test"

@@ -1,3 +1,4 @@
+import HealthTestSupport
 import Foundation
 import HealthModel
 import HealthStore

@@ -3,23 +3,25 @@ import Glibc
 import Synchronization
 
 /// Records system calls and scripts failures for one test; wraps the real calls by default.
-final class MockSystem: Sendable {
-    struct Call: Equatable, Sendable {
-        var name: String
-        var descriptor: Int32
-        var flags: Int32 = 0
-        var detail: String = ""
+public final class MockSystem: Sendable {
+    public struct Call: Equatable, Sendable {
+        public var name: String
+        public var descriptor: Int32
+        public var flags: Int32 = 0
+        public var detail: String = ""
     }
 
     private let log = Mutex<[Call]>([])
     /// Errors to report from a call, by name, consumed front first (before the real call runs).
     private let scripted = Mutex<[String: [Errno]]>([:])
 
-    var calls: [Call] { log.withLock { $0 } }
-    func calls(named name: String) -> [Call] { calls.filter { $0.name == name } }
+    public init() {}
+
+    public var calls: [Call] { log.withLock { $0 } }
+    public func calls(named name: String) -> [Call] { calls.filter { $0.name == name } }
 
     /// The next `count` calls to `name` fail with `error` (`errno` set, `-1` returned).
-    func fail(_ name: String, with error: Errno, times count: Int = 1) {
+    public func fail(_ name: String, with error: Errno, times count: Int = 1) {
         scripted.withLock { $0[name, default: []] += Array(repeating: error, count: count) }
     }
 
@@ -33,7 +35,7 @@ final class MockSystem: Sendable {
         }
     }
 
-    var system: SystemCalls {
+    public var system: SystemCalls {
         var system = SystemCalls.live
         let live = SystemCalls.live
         system.socket = { [self] domain, type, proto in

@@ -2,14 +2,14 @@ import Foundation
 import Testing
 
 /// Runs the built `health` binary (next to the test bundle in .build/<config>/).
-struct HealthCommand {
-    struct Result {
-        var code: Int32
-        var output: String
-        var error: String
+public struct HealthCommand {
+    public struct Result {
+        public var code: Int32
+        public var output: String
+        public var error: String
     }
 
-    static var binary: String {
+    public static var binary: String {
         let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for candidate in [bundle.appendingPathComponent("health"), bundle.deletingLastPathComponent().appendingPathComponent("health")]
         where FileManager.default.isExecutableFile(atPath: candidate.path) {
@@ -18,10 +18,12 @@ struct HealthCommand {
         return Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("health").path
     }
 
-    let store: String
+    public let store: String
+
+    public init(store: String) { self.store = store }
 
     /// Starts `health ARGS --store STORE`; the caller waits.
-    func start(_ arguments: [String], input: String? = nil) throws -> (Process, Pipe, Pipe) {
+    public func start(_ arguments: [String], input: String? = nil) throws -> (Process, Pipe, Pipe) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: HealthCommand.binary)
         process.arguments = ["--store", store] + arguments
@@ -45,7 +47,7 @@ struct HealthCommand {
         return (process, output, error)
     }
 
-    static func finish(_ started: (Process, Pipe, Pipe)) -> Result {
+    public static func finish(_ started: (Process, Pipe, Pipe)) -> Result {
         let (process, output, error) = started
         let out = output.fileHandleForReading.readDataToEndOfFile()
         let err = error.fileHandleForReading.readDataToEndOfFile()
@@ -54,13 +56,13 @@ struct HealthCommand {
                       error: String(decoding: err, as: UTF8.self))
     }
 
-    func run(_ arguments: String..., input: String? = nil) throws -> Result {
+    public func run(_ arguments: String..., input: String? = nil) throws -> Result {
         try HealthCommand.finish(start(arguments, input: input))
     }
 }
 
 /// NDJSON step lines, one per minute from `start`, for `source`.
-func minuteSteps(count: Int, source: String, start: Date = at("2026-11-30T00:00:00Z"), steps: Int = 10) -> String {
+public func minuteSteps(count: Int, source: String, start: Date = at("2026-11-30T00:00:00Z"), steps: Int = 10) -> String {
     let formatter = ISO8601DateFormatter()
     var lines = ""
     for minute in 0..<count {

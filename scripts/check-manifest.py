@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Package.swift tells the truth: every dependency a target declares on another target of this
+package is imported by at least one of its Swift files, and every package module a file imports
+is declared by its target. Run by scripts/test.sh; exit 1 and one line per mismatch when they drift.
+
+The manifest is read through `swift package dump-package` (the resolved JSON, not a text scan), the
+imports from each target's sources (`import M`, `@testable import M`, `public/internal/package import M`,
+`@_implementationOnly import M`, `import struct M.T`), `#if canImport(M)` blocks included.
+Modules outside the package (Foundation, Glibc, Testing, …) are not this check's business.
+
+    python3 scripts/check-manifest.py [--graph]     # --graph: print the module graph (Mermaid) instead
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+IMPORT = re.compile(
+    r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|internal|package|private|fileprivate)\s+)?"
+    r"import\s+(?:(?:struct|class|enum|protocol|typealias|func|let|var)\s+)?([A-Za-z_][A-Za-z0-9_]*)"
+)
+
+
+def default_path(target):
+    if target.get("path"):
+        return target["path"]
+    kind = target["type"]
+    return ("Tests/" if kind == "test" else "Sources/") + target["name"]
+
+
+def imports_of(directory):
+    found = set()
+    for base, _, files in os.walk(directory):
+        for name in files:
+            if not name.endswith(".swift"):
+                continue
+            with open(os.path.join(base, name), encoding="utf-8") as source:
+                for line in source:
+                    match = IMPORT.match(line)
+                    if match:
+                        found.add(match.group(1))
+    return found
+
+
+def main():
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    os.chdir(root)
+    dump = subprocess.run(["swift", "package", "dump-package"], check=True, capture_output=True, text=True)
+    targets = json.loads(dump.stdout)["targets"]
+    names = {t["name"] for t in targets}
+    declared = {}
+    for target in targets:
+        deps = set()
+        for dep in target["dependencies"]:
+            for kind in ("byName", "target"):
+                if kind in dep:
+                    deps.add(dep[kind][0])
+        declared[target["name"]] = deps
+
+    if "--graph" in sys.argv:
+        print("```mermaid\nflowchart BT")
+        for target in targets:
+            if target["type"] in ("test",) or target["name"].endswith("TestSupport"):
+                continue
+            for dep in sorted(declared[target["name"]]):
+                print(f"  {target['name']} --> {dep}")
+        print("```")
+        return 0
+
+    problems = []
+    for target in targets:
+        if target["type"] == "system":
+            continue
+        name = target["name"]
+        used = imports_of(default_path(target)) & names
+        used.discard(name)
+        for module in sorted(used - declared[name]):
+            problems.append(f"{name}: imports {module}, which Package.swift does not declare")
+        for module in sorted(declared[name] - used):
+            problems.append(f"{name}: declares {module}, which none of its files imports")
+    for line in problems:
+        print(f"check-manifest: {line}")
+    if problems:
+        print(f"check-manifest: {len(problems)} mismatches between Package.swift and the imports", file=sys.stderr)
+        return 1
+    print(f"check-manifest: {len(targets)} targets, declared dependencies = imports")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
