@@ -114,7 +114,8 @@ let package = Package(
         .testTarget(name: "HealthCommandTests", dependencies: ["HealthModel", "HealthStore", "HealthTestSupport"]),
         .testTarget(name: "BandFirmwareTests", dependencies: ["BandWire", "BandATT", "BandProtocol", "BandLink", "BandFirmware", "BandTestSupport"],
                     path: "firmware-sim/Tests/BandFirmwareTests"),
-        .testTarget(name: "BandReaderTests", dependencies: ["BandWire", "BandATT", "BandProtocol", "BandReader", "BandFirmware", "BandLink", "HealthStore", "HealthModel", "BandTestSupport"]),
+        // CSQLite: the power-loss VFS (Support/PowerLossVFS.swift) the durability test runs the store on.
+        .testTarget(name: "BandReaderTests", dependencies: ["BandWire", "BandATT", "BandProtocol", "BandReader", "BandFirmware", "BandLink", "HealthStore", "HealthModel", "BandTestSupport", "CSQLite"]),
         .testTarget(name: "BandReplayTests", dependencies: ["BandReplay", "BandTrace", "BandLink", "BandATT", "HealthStore", "BandTestSupport",
                                                          "BandWire", "BandGATT", "BandProtocol", "BandReader", "BandFirmware", "HealthModel"]),
         .testTarget(name: "CommandKitTests", dependencies: ["CommandKit"]),
