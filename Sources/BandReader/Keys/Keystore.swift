@@ -14,7 +14,9 @@ import Glibc
 /// written, fsynced, renamed over the old one, directory fsynced), so a crash or power cut leaves
 /// either the old or the new file, never half of one and never a moment where the key is
 /// world-readable.
-/// A file readable by group or others is refused, as ssh refuses such a private key.
+/// A file readable by group or others is refused, as ssh refuses such a private key. Changes
+/// (``save(_:)``, ``remove(_:)``) hold an exclusive `flock` on `keys.json.lock` from load to
+/// rename, so concurrent `band pair` runs each keep their key.
 public struct Keystore: Sendable {
     public let path: String
     /// The system calls its writes go through (tests replace some to script failures).
@@ -69,23 +71,48 @@ public struct Keystore: Sendable {
 
     /// Adds or replaces the entry for `band.address`.
     public func save(_ band: PairedBand) throws(KeystoreError) {
-        var bands = try load().filter { $0.address != band.address }
-        bands.append(band)
-        try write(bands)
+        try whileLocked { () throws(KeystoreError) in
+            var bands = try load().filter { $0.address != band.address }
+            bands.append(band)
+            try write(bands)
+        }
     }
 
     /// Removes a band; returns whether it was there.
     @discardableResult
     public func remove(_ address: String) throws(KeystoreError) -> Bool {
-        let bands = try load()
-        let kept = bands.filter { $0.address != address }
-        guard kept.count != bands.count else { return false }
-        try write(kept)
-        return true
+        try whileLocked { () throws(KeystoreError) -> Bool in
+            let bands = try load()
+            let kept = bands.filter { $0.address != address }
+            guard kept.count != bands.count else { return false }
+            try write(kept)
+            return true
+        }
+    }
+
+    /// The lock file beside the keystore: `keys.json.lock`.
+    public var lockPath: String { path + ".lock" }
+
+    /// Runs a load–modify–write with an exclusive `flock` on ``lockPath``, so that two processes
+    /// (`band pair` run twice at once) cannot both load the old file and the second rename drop
+    /// the first one's key. The lock file (mode 0600, empty) is never renamed, so every process
+    /// locks the same inode; the lock goes with the descriptor, also when the process dies.
+    /// Readers (``load()``) need no lock: the rename makes every version they see whole.
+    private func whileLocked<T>(_ body: () throws(KeystoreError) -> T) throws(KeystoreError) -> T {
+        try makeDirectory(directory)
+        let fd: Int32
+        switch system.open(path: lockPath, flags: O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o600) {
+        case .success(let opened): fd = opened
+        case .failure(let error): throw KeystoreError(path: lockPath, reason: "cannot open the lock file: \(error)")
+        }
+        defer { _ = system.close(descriptor: fd) }
+        if case .failure(let error) = system.lockFile(fd, LOCK_EX) {
+            throw KeystoreError(path: lockPath, reason: "cannot lock: \(error)")
+        }
+        return try body()
     }
 
     private func write(_ bands: [PairedBand]) throws(KeystoreError) {
-        try makeDirectory(directory)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let data: Data
