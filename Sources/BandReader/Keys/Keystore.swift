@@ -51,7 +51,12 @@ public struct Keystore: Sendable {
         guard info.st_mode & 0o077 == 0 else {
             throw KeystoreError(path: path, reason: "is accessible by group or others (mode \(String(info.st_mode & 0o777, radix: 8))); run chmod 600 on it")
         }
-        let data = try readFile()
+        return try Self.decode(readFile(), path: path)
+    }
+
+    /// The bands a keystore file's bytes hold, ordered by address; `path` only names the file in
+    /// errors. Pure, so the fuzzer (fuzz/keystore) drives it without touching the disk.
+    public static func decode(_ data: Data, path: String) throws(KeystoreError) -> [PairedBand] {
         do {
             let file = try JSONDecoder().decode(KeystoreFile.self, from: data)
             guard file.version == KeystoreFile.currentVersion else {
@@ -62,6 +67,17 @@ public struct Keystore: Sendable {
             throw error
         } catch {
             throw KeystoreError(path: path, reason: "is not a valid keystore: \(error)")
+        }
+    }
+
+    /// The file's bytes for `bands` (sorted by address, pretty-printed, keys sorted).
+    public static func encode(_ bands: [PairedBand], path: String) throws(KeystoreError) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        do {
+            return try encoder.encode(KeystoreFile(version: KeystoreFile.currentVersion, bands: bands.sorted { $0.address < $1.address }))
+        } catch {
+            throw KeystoreError(path: path, reason: "cannot encode: \(error)")
         }
     }
 
@@ -113,14 +129,7 @@ public struct Keystore: Sendable {
     }
 
     private func write(_ bands: [PairedBand]) throws(KeystoreError) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        let data: Data
-        do {
-            data = try encoder.encode(KeystoreFile(version: KeystoreFile.currentVersion, bands: bands.sorted { $0.address < $1.address }))
-        } catch {
-            throw KeystoreError(path: path, reason: "cannot encode: \(error)")
-        }
+        let data = try Self.encode(bands, path: path)
         if case .failure(let error) = system.replaceFile(at: path, with: [UInt8](data), mode: 0o600) {
             throw KeystoreError(path: path, reason: "cannot write: \(error)")
         }
