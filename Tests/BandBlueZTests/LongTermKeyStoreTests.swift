@@ -1,7 +1,9 @@
 import BandBlueZ
 import BandTestSupport
 import BandWire
+import Dispatch
 import Glibc
+import Synchronization
 import Testing
 
 @Suite("LongTermKeyStore")
@@ -87,5 +89,29 @@ struct LongTermKeyStoreTests {
         var buffer = [CChar](repeating: 0, count: 4096)
         let count = read(fd, &buffer, 4095)
         return Array(buffer[0..<max(0, count)]) + [0]
+    }
+}
+
+/// Concurrent saves into one key file keep every key: each load–modify–replace holds the lock
+/// beside the file. Threads open the lock file separately, so they exclude each other as
+/// processes do; without the lock most of these keys were lost.
+@Suite struct LongTermKeyStoreConcurrencyTests {
+    @Test func eightWritersAtOnceKeepAllTheirKeys() throws {
+        let directory = TemporaryDirectory()
+        let path = "\(directory.path)/keys"
+        let adapter = try BluetoothAddress("00:AA:01:01:00:23")
+        let writers = 8, keysEach = 12
+        let failures = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: writers) { writer in
+            let store = LongTermKeyStore(path: path)
+            for index in 0..<keysEach {
+                let peer = LEAddress(BluetoothAddress(UInt64(0xAA00_0000_0000) | UInt64(writer) << 8 | UInt64(index)), type: .public)
+                let key = LongTermKey(peer: peer, keyType: 2, central: false, encryptionSize: 16, ediv: 1, rand: 2,
+                                      value: [UInt8](repeating: UInt8(index), count: 16))
+                do { try store.save(key, adapter: adapter) } catch { failures.add(1, ordering: .relaxed) }
+            }
+        }
+        #expect(failures.load(ordering: .relaxed) == 0)
+        #expect(try LongTermKeyStore(path: path).load().count == writers * keysEach)
     }
 }

@@ -17,7 +17,8 @@ import Glibc
 /// `ediv` (4 hex digits), `rand` (16) and `value` (32) are the management API's little-endian
 /// bytes as hex. Written through ``SystemCalls/replaceFile(at:with:mode:)`` (temporary file set
 /// to 0600, fsynced, renamed over the old one, directory fsynced), so a crash or power cut leaves
-/// either the old or the new file, never half of one.
+/// either the old or the new file, never half of one; changes hold an exclusive `flock` on
+/// `PATH.lock` from load to rename, so concurrent pairings each keep their key.
 public struct LongTermKeyStore: Sendable {
     public struct Entry: Hashable, Sendable {
         public var adapter: BluetoothAddress
@@ -68,17 +69,37 @@ public struct LongTermKeyStore: Sendable {
 
     /// Adds `key` for `adapter`, replacing a key for the same peer and role.
     public func save(_ key: LongTermKey, adapter: BluetoothAddress) throws(KeyFileError) {
-        var entries = try load()
-        entries.removeAll { $0.adapter == adapter && $0.key.occupiesSameSlot(as: key) }
-        entries.append(Entry(adapter: adapter, key: key))
-        try write(entries)
+        try whileLocked { () throws(KeyFileError) in
+            var entries = try load()
+            entries.removeAll { $0.adapter == adapter && $0.key.occupiesSameSlot(as: key) }
+            entries.append(Entry(adapter: adapter, key: key))
+            try write(entries)
+        }
     }
 
     /// Removes every key for `peer` on `adapter` (unpairing).
     public func remove(peer: LEAddress, adapter: BluetoothAddress) throws(KeyFileError) {
-        let entries = try load()
-        let kept = entries.filter { !($0.adapter == adapter && $0.key.peer == peer) }
-        if kept.count != entries.count { try write(kept) }
+        try whileLocked { () throws(KeyFileError) in
+            let entries = try load()
+            let kept = entries.filter { !($0.adapter == adapter && $0.key.peer == peer) }
+            if kept.count != entries.count { try write(kept) }
+        }
+    }
+
+    /// The lock file beside the key file: `PATH.lock`.
+    public var lockPath: String { path + ".lock" }
+
+    /// A load–modify–write under the exclusive lock on ``lockPath``, as the keystore does:
+    /// concurrent pairings each keep their key.
+    private func whileLocked(_ body: () throws(KeyFileError) -> Void) throws(KeyFileError) {
+        do throws(LockedFileError<KeyFileError>) {
+            try system.withExclusiveLock(lockPath, body)
+        } catch {
+            switch error {
+            case .lock(let failure): throw .system(call: failure.call, path: failure.path, errno: failure.errno)
+            case .body(let failure): throw failure
+            }
+        }
     }
 
     private func write(_ entries: [Entry]) throws(KeyFileError) {

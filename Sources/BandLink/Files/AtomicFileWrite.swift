@@ -23,7 +23,8 @@ extension SystemCalls {
     /// saved (the keystore, the LE key file, the band's flash image):
     ///
     /// 1. create `PATH.tmp.PID` beside it (same file system, so the rename is atomic; the pid
-    ///    keeps two processes' temporaries apart), never following a symlink there;
+    ///    keeps two processes' temporaries apart — writers inside one process serialise, e.g.
+    ///    under ``withExclusiveLock(_:_:)``), never following a symlink there;
     /// 2. set its mode with `fchmod` *before* any byte is written or the file is renamed, so the
     ///    umask cannot change it and the secret is never readable by others, not for an instant;
     /// 3. write everything, `fsync` it, close it;

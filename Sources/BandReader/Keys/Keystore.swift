@@ -109,23 +109,19 @@ public struct Keystore: Sendable {
     /// The lock file beside the keystore: `keys.json.lock`.
     public var lockPath: String { path + ".lock" }
 
-    /// Runs a load–modify–write with an exclusive `flock` on ``lockPath``, so that two processes
-    /// (`band pair` run twice at once) cannot both load the old file and the second rename drop
-    /// the first one's key. The lock file (mode 0600, empty) is never renamed, so every process
-    /// locks the same inode; the lock goes with the descriptor, also when the process dies.
-    /// Readers (``load()``) need no lock: the rename makes every version they see whole.
+    /// Runs a load–modify–write holding the exclusive lock on ``lockPath``
+    /// (``SystemCalls/withExclusiveLock(_:_:)``), so two processes (`band pair` run twice at
+    /// once) cannot both load the old file and the second rename drop the first one's key.
     private func whileLocked<T>(_ body: () throws(KeystoreError) -> T) throws(KeystoreError) -> T {
         try makeDirectory(directory)
-        let fd: Int32
-        switch system.open(path: lockPath, flags: O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o600) {
-        case .success(let opened): fd = opened
-        case .failure(let error): throw KeystoreError(path: lockPath, reason: "cannot open the lock file: \(error)")
+        do throws(LockedFileError<KeystoreError>) {
+            return try system.withExclusiveLock(lockPath, body)
+        } catch {
+            switch error {
+            case .lock(let failure): throw KeystoreError(path: lockPath, reason: "cannot lock: \(failure)")
+            case .body(let failure): throw failure
+            }
         }
-        defer { _ = system.close(descriptor: fd) }
-        if case .failure(let error) = system.lockFile(fd, LOCK_EX) {
-            throw KeystoreError(path: lockPath, reason: "cannot lock: \(error)")
-        }
-        return try body()
     }
 
     private func write(_ bands: [PairedBand]) throws(KeystoreError) {
