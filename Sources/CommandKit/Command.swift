@@ -42,12 +42,29 @@ extension Command {
 
 /// Runs a command tree against `CommandLine.arguments` and exits.
 public enum CommandRunner {
-    /// Parses and runs, returning the exit code (testable; does not exit).
+    /// Parses and runs, then flushes `standardOutput`, returning the exit code (testable; does
+    /// not exit). A write error on standard output, during the command or at the final flush,
+    /// is reported on `errorOutput` and makes a successful command exit 1 (a failed one keeps
+    /// its own code).
     public static func run(_ root: any Command.Type, arguments: [String],
-                           output: (String) -> Void = { print($0) },
+                           standardOutput: StandardOutput = .shared,
+                           output: ((String) -> Void)? = nil,
                            errorOutput: (String) -> Void = { CommandRunner.printError($0) }) -> ExitCode {
-        var command: any Command.Type = root
+        let output = output ?? { standardOutput.line($0) }
         var path = root.configuration.name
+        var code = dispatch(root, arguments: arguments, path: &path, output: output, errorOutput: errorOutput)
+        do throws(OutputError) {
+            try standardOutput.flush()
+        } catch {
+            errorOutput("\(path): cannot write to standard output: \(error.reason)")
+            if code == .success { code = .failure }
+        }
+        return code
+    }
+
+    private static func dispatch(_ root: any Command.Type, arguments: [String], path: inout String,
+                                 output: (String) -> Void, errorOutput: (String) -> Void) -> ExitCode {
+        var command: any Command.Type = root
         var rest = arguments[...]
         while let next = rest.first, !next.hasPrefix("-"),
               let sub = command.configuration.subcommands.first(where: { $0.configuration.name == next }) {

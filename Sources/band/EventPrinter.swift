@@ -208,17 +208,8 @@ func oneDecimal(_ value: Double) -> String {
     }
 }
 
-/// Writes one line to stdout at once (unbuffered), so a pipe sees each reading as it happens
-/// and a killed process loses no printed line.
+/// Writes one line to stdout at once, so a pipe sees each reading as it happens and a killed
+/// process loses no printed line; a write error is reported when the command ends (exit 1).
 func writeLine(_ line: String) {
-    var text = line
-    text.append("\n")
-    text.withUTF8 { bytes in
-        var offset = 0
-        while offset < bytes.count {
-            let n = write(1, bytes.baseAddress! + offset, bytes.count - offset)
-            if n < 0 { if errno == EINTR { continue }; return }
-            offset += n
-        }
-    }
+    StandardOutput.shared.lineNow(line)
 }

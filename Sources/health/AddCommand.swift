@@ -78,7 +78,7 @@ struct AddCommand: Command {
             try store.write(as: .owner) { try $0.save(sample, attributedTo: source) }
             id = sample.id
         }
-        print("added \(id.uuidString.lowercased())")
+        StandardOutput.shared.line("added \(id.uuidString.lowercased())")
         return .success
     }
 }

@@ -40,9 +40,9 @@ struct BMICommand: Command {
             }
         }
         if json {
-            print(jsonObject([("bmi", jsonNumber(bmi)), ("height_m", jsonNumber(meters)), ("body_mass_kg", jsonNumber(kilograms))]))
+            StandardOutput.shared.line(jsonObject([("bmi", jsonNumber(bmi)), ("height_m", jsonNumber(meters)), ("body_mass_kg", jsonNumber(kilograms))]))
         } else {
-            print("BMI \(String(format: "%.1f", bmi)) kg/m² (body mass \(formatValue(kilograms)) kg, "
+            StandardOutput.shared.line("BMI \(String(format: "%.1f", bmi)) kg/m² (body mass \(formatValue(kilograms)) kg, "
                   + "height \(formatValue(meters)) m)\(save ? "; saved" : "")")
         }
         return .success

@@ -71,7 +71,7 @@ struct ImportCommand: Command {
         } catch {
             throw RuntimeFailure("health import: \(error); nothing was imported")
         }
-        print("imported \(counts.inserted + counts.replaced) samples from \(name) "
+        StandardOutput.shared.line("imported \(counts.inserted + counts.replaced) samples from \(name) "
               + "(\(counts.inserted) new, \(counts.replaced) replaced, \(counts.unchanged) unchanged by sync version)")
         return .success
     }

@@ -46,11 +46,11 @@ struct QueryCommand: Command {
         let store = try openStore(storePath)
         let samples = try store.samples(query, as: .owner)
         if json {
-            print("[" + samples.map { SampleFormatting.json($0, zone: zone) }.joined(separator: ",\n") + "]")
+            StandardOutput.shared.line("[" + samples.map { SampleFormatting.json($0, zone: zone) }.joined(separator: ",\n") + "]")
         } else if samples.isEmpty {
-            print("no \(query.type) samples")
+            StandardOutput.shared.line("no \(query.type) samples")
         } else {
-            for sample in samples { print(SampleFormatting.line(sample, zone: zone)) }
+            for sample in samples { StandardOutput.shared.line(SampleFormatting.line(sample, zone: zone)) }
         }
         return .success
     }

@@ -86,7 +86,7 @@ struct StatsCommand: Command {
                 lines.append("\(start)  \(end)  \(value.map(formatValue) ?? "—") \(unit.symbol)")
             }
         }
-        print(json ? "[" + objects.joined(separator: ",\n") + "]" : lines.joined(separator: "\n"))
+        StandardOutput.shared.line(json ? "[" + objects.joined(separator: ",\n") + "]" : lines.joined(separator: "\n"))
         return .success
     }
 }

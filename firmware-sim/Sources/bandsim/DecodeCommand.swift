@@ -56,7 +56,7 @@ struct DecodeCommand: Command {
         } catch {
             throw Self.failure(error, path: path)
         }
-        let output = BufferedOutput(fileDescriptor: 1)
+        let output = StandardOutput.shared.buffer
         let damage = json
             ? try decodeAll(decoder, into: JSONDecodeFormat(output: output))
             : try decodeAll(decoder, into: TextDecodeFormat(output: output))

@@ -287,7 +287,7 @@ struct ReplayCommand: Command {
         lines.append("errors sent: " + (errors.isEmpty ? "none" : errors.joined(separator: ", ")))
         if summary.clientHungUp { lines.append("the reader hung up before the recorded end") }
         if summary.stopped { lines.append("stopped by signal") }
-        print(lines.joined(separator: "\n"))
+        StandardOutput.shared.line(lines.joined(separator: "\n"))
     }
 
     private func printStoreSummary(_ summary: TraceStoreReplay.Summary, store: String, elapsed: Duration) {
@@ -320,7 +320,7 @@ struct ReplayCommand: Command {
         let minutes = total.liveMinutes + total.historyMinutes
         let rate = seconds > 0 ? Int(Double(minutes) / seconds) : minutes
         lines.append("time: \(String(format: "%.3f", seconds)) s (\(rate) minutes/s)")
-        print(lines.joined(separator: "\n"))
+        StandardOutput.shared.line(lines.joined(separator: "\n"))
     }
 
     private func note(_ message: String) {
