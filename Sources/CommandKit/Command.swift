@@ -72,19 +72,31 @@ public enum CommandRunner {
             path += " " + next
             rest = rest.dropFirst()
         }
-        if rest.contains("--help") || rest.first == "help" && !command.configuration.subcommands.isEmpty {
-            output(help(for: command, path: path))
-            return .success
-        }
         if !command.configuration.subcommands.isEmpty {
-            if let unknown = rest.first, !unknown.hasPrefix("-") {
-                errorOutput("\(path): unknown subcommand '\(unknown)'\n\n" + help(for: command, path: path))
-                return .usage
+            // The word naming a subcommand, wherever `--help` or `help` put it: `tool SUB`,
+            // `tool SUB --help`, `tool --help SUB`, `tool help SUB`. One that does not exist is
+            // a usage error even when help was asked for, so a script can tell a missing
+            // command from a present one.
+            let words = rest.first == "help" || rest.first == "--help" ? rest.dropFirst() : rest
+            if let word = words.first, !word.hasPrefix("-") {
+                guard let sub = command.configuration.subcommands.first(where: { $0.configuration.name == word }) else {
+                    errorOutput("\(path): unknown subcommand '\(word)' (see '\(path) --help')\n\n" + help(for: command, path: path))
+                    return .usage
+                }
+                output(help(for: sub, path: path + " " + word))  // `help SUB` or `--help SUB`
+                return .success
+            }
+            if rest.contains("--help") || rest.first == "help" {
+                output(help(for: command, path: path))
+                return .success
             }
             if rest.isEmpty {
                 errorOutput(help(for: command, path: path))
                 return .usage
             }
+        } else if rest.contains("--help") {
+            output(help(for: command, path: path))
+            return .success
         }
         do {
             let parsed = try ParsedArguments(commandPath: path, arguments: Array(rest), specs: command.configuration.options)

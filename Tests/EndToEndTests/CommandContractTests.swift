@@ -2,7 +2,8 @@ import Foundation
 import Testing
 
 /// What every command of `health`, `band` and `bandsim` promises, whatever it does: a write
-/// error on standard output is a message and exit 1, never a crash or a silent success.
+/// error on standard output is a message and exit 1, never a crash or a silent success; an
+/// unknown subcommand is a usage error (64), `--help` or not.
 @Suite(.enabled(if: Commands.available, "needs bandsim, band and health built (swift build)"))
 struct CommandContractTests {
     /// Runs `tool` with standard output on /dev/full (every write fails with ENOSPC).
@@ -94,5 +95,21 @@ struct CommandContractTests {
             #expect(result.status == 1, "\(tool) \(arguments.joined(separator: " ")): \(result.status) \(result.stderr)")
             #expect(result.stderr.contains("No space left on device"), "\(tool) \(arguments.joined(separator: " ")): \(result.stderr)")
         }
+    }
+
+    @Test func anUnknownSubcommandIsAUsageErrorWithOrWithoutHelp() throws {
+        for tool in ["health", "band", "bandsim"] {
+            for arguments in [["serve-me"], ["serve-me", "--help"], ["--help", "serve-me"], ["help", "serve-me"]] {
+                let result = try RunningCommand.run(tool, arguments)
+                #expect(result.status == 64, "\(tool) \(arguments.joined(separator: " ")): \(result.status)")
+                #expect(result.stderr.contains("unknown subcommand 'serve-me'"), "\(tool) \(arguments): \(result.stderr)")
+                #expect(result.stdout.isEmpty, "\(tool) \(arguments): help went to stdout as if it succeeded")
+            }
+            // A known one still has its help, exit 0.
+            #expect(try RunningCommand.run(tool, ["--help"]).status == 0)
+        }
+        #expect(try RunningCommand.run("health", ["export", "--help"]).status == 0)
+        #expect(try RunningCommand.run("bandsim", ["decode", "--help"]).status == 0)
+        #expect(try RunningCommand.run("band", ["devices", "--help"]).status == 0)
     }
 }
