@@ -48,6 +48,20 @@ import Testing
         #expect(result.error.contains("line 1: field 'valeu': unknown field"))
     }
 
+    @Test func invalidUTF8InAnImportLineIsExit65WithLineAndByteAndImportsNothing() throws {
+        let good = minuteSteps(count: 1, source: "com.example.app")
+        for bad in [[0xFF, 0xFE], [0xC0, 0xAF]] as [[UInt8]] {
+            let line = Array(#"{"type":"step-count","value":5,"start":"2026-11-30T09:00:00Z","source":"com."#.utf8) + bad + Array("\"}\n".utf8)
+            let file = temp.directory + "/bad.ndjson"
+            try (Data(good.utf8) + Data(line)).write(to: URL(fileURLWithPath: file))
+            let result = try health.run("import", file)
+            #expect(result.code == 65, "\(bad): \(result.error)")
+            #expect(result.error.contains("line 2: malformed JSON at byte 77: invalid UTF-8"), "\(result.error)")
+            #expect(result.error.contains("nothing was imported"))
+        }
+        #expect(try temp.store.samples(HealthQuery(type: .stepCount), as: .owner).isEmpty)
+    }
+
     @Test func exportedSamplesImportBackUnchanged() throws {
         #expect(try health.run("import", "-", input: minuteSteps(count: 3, source: "bandkit.band")).code == 0)
         #expect(try health.run("add", "body-mass", "160", "lb", "--start", "2026-11-30T07:00:00Z").code == 0)
