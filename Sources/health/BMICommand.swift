@@ -32,6 +32,9 @@ struct BMICommand: Command {
         let kilograms = try mass.quantity.value(in: .kilogram)
         guard meters > 0 else { throw DataError("health bmi: the latest height is \(formatValue(meters)) m") }
         let bmi = kilograms / (meters * meters)
+        if let problem = QuantityType.bodyMassIndex.plausibleRange.problem(value: bmi, unit: .count) {
+            throw DataError("health bmi: body mass \(formatValue(kilograms)) kg and height \(formatValue(meters)) m give a BMI that \(problem); correct them with 'health add'")
+        }
         if save {
             let now = Date()
             try store.write(as: .owner) {

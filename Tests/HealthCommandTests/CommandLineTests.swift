@@ -62,6 +62,23 @@ import Testing
         #expect(try temp.store.samples(HealthQuery(type: .stepCount), as: .owner).isEmpty)
     }
 
+    @Test func implausibleSamplesAreExit65NamingTheLineAndNothingIsImported() throws {
+        for (bad, words) in [
+            (#"{"type":"step-count","value":10,"start":"0000-01-01T00:00:00Z","end":"9999-12-31T23:59:59Z","source":"x"}"#, "field 'start'"),
+            (#"{"type":"step-count","value":-5,"start":"2026-11-30T09:00:00Z","source":"x"}"#, "field 'value': step-count -5 count is outside"),
+            (#"{"type":"step-count","value":1e300,"start":"2026-11-30T09:00:00Z","source":"x"}"#, "field 'value'"),
+            (#"{"type":"heart-rate","value":-70,"start":"2026-11-30T09:00:00Z","source":"x"}"#, "field 'value': heart-rate -70"),
+        ] {
+            let result = try health.run("import", "-", input: minuteSteps(count: 2, source: "com.example.app") + bad + "\n")
+            #expect(result.code == 65, "\(bad): \(result.error)")
+            #expect(result.error.contains("line 3: \(words)"), "\(result.error)")
+        }
+        #expect(try temp.store.samples(HealthQuery(type: .stepCount), as: .owner).isEmpty)
+        let add = try health.run("add", "step-count", "-5")
+        #expect(add.code == 64 && add.error.contains("outside the plausible 0...1000000 count"), "\(add.error)")
+        #expect(try health.run("add", "heart-rate", "60", "--start", "1850-01-01T00:00:00Z").code == 64)
+    }
+
     @Test func exportedSamplesImportBackUnchanged() throws {
         #expect(try health.run("import", "-", input: minuteSteps(count: 3, source: "bandkit.band")).code == 0)
         #expect(try health.run("add", "body-mass", "160", "lb", "--start", "2026-11-30T07:00:00Z").code == 0)

@@ -77,6 +77,12 @@ final class Connection {
         }
     }
 
+    /// Virtual-machine steps the cached statements ran since the last call (and resets the
+    /// counters): the work a query did, independent of the machine's speed (tests compare it).
+    func takeVirtualMachineSteps() -> Int {
+        cache.values.reduce(0) { $0 + Int(sqlite3_stmt_status($1.handle, SQLITE_STMTSTATUS_VM_STEP, 1)) }
+    }
+
     /// Sets the busy handler: wait up to `milliseconds` for another connection's lock.
     func setBusyTimeout(milliseconds: Int32) { sqlite3_busy_timeout(handle, milliseconds) }
 
