@@ -28,8 +28,8 @@ struct BMICommand: Command {
         guard let mass = try store.mostRecentSample(of: .bodyMass, as: .owner) else {
             throw RuntimeFailure("health bmi: no body mass recorded (health add body-mass 72 kg)")
         }
-        let meters = try height.quantity.value(in: .meter)
-        let kilograms = try mass.quantity.value(in: .kilogram)
+        let meters = try finite(height.quantity.value(in: .meter), "health bmi: the latest height")
+        let kilograms = try finite(mass.quantity.value(in: .kilogram), "health bmi: the latest body mass")
         guard meters > 0 else { throw DataError("health bmi: the latest height is \(formatValue(meters)) m") }
         let bmi = kilograms / (meters * meters)
         if let problem = QuantityType.bodyMassIndex.plausibleRange.problem(value: bmi, unit: .count) {

@@ -71,22 +71,41 @@ func openStore(_ path: String) throws -> HealthStore {
     do { return try HealthStore(path: path) } catch { throw RuntimeFailure("health: cannot open store \(path): \(error)") }
 }
 
-/// Formats a value without noise: integers without ".0", others with up to 4 decimals.
+/// Formats a value for people without noise: integers without ".0", others with up to 4
+/// decimals, never `0.` or `-0.`: a value too small for 4 decimals is written as Swift's shortest
+/// round-tripping text (`1e-200`), a value too large for exact integers likewise (`1.7e+308`).
 func formatValue(_ value: Double) -> String {
-    if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+    guard value.isFinite else { return value.description }
+    if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }  // -0.0 too: "0"
+    if abs(value) < 0.00005 || abs(value) >= 1e15 { return value.description }
     var text = String(format: "%.4f", value)
     while text.hasSuffix("0") { text.removeLast() }
-    return text
+    if text.hasSuffix(".") { text.removeLast() }
+    return text == "-0" ? "0" : text
 }
 
 /// JSON text for a string.
 func jsonString(_ text: String) -> String { JSONString.quoted(text) }
 
 /// A JSON number at full precision (the shortest text that reads back as the same Double).
+///
+/// JSON has no infinity or NaN. Commands refuse a non-finite result before printing (exit 65,
+/// see ``finite(_:_:)``); should one reach this function anyway it is written as `null`, so
+/// that every document written parses.
 func jsonNumber(_ value: Double?) -> String {
-    guard let value else { return "null" }
+    guard let value, value.isFinite else { return "null" }
     if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
     return value.description
+}
+
+/// `value` when it is finite; otherwise the data error (exit 65) naming `what` overflowed:
+/// a sum of two 1.7e308 step samples, a BMI from a height of 1e-200 m, in a store written
+/// before the plausible ranges existed.
+func finite(_ value: Double, _ what: @autoclosure () -> String) throws -> Double {
+    guard value.isFinite else {
+        throw DataError("\(what()) is \(value), not a finite number: the store holds implausible values (list them with 'health query')")
+    }
+    return value
 }
 
 /// A JSON object from ordered key/value pairs whose values are already JSON text.
