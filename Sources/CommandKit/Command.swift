@@ -119,8 +119,11 @@ public enum CommandRunner {
         exit(code.rawValue)
     }
 
+    /// Writes a message to standard error. Control characters that are not its own layout
+    /// (line breaks, tabs) are escaped (``TerminalText/message(_:)``): an escape sequence in a
+    /// name never reaches the terminal raw, even where the caller forgot to escape a field.
     public static func printError(_ message: String) {
-        var text = message
+        var text = TerminalText.message(message)
         if !text.hasSuffix("\n") { text += "\n" }
         _ = text.withCString { write(2, $0, strlen($0)) }
     }

@@ -25,7 +25,7 @@ struct SourcesCommand: Command {
         }
         for source in sources {
             let kind = source.source == AppIdentity.owner.id ? "manual entries" : source.recordsDevice ? "device" : "app"
-            StandardOutput.shared.line("\(source.priority). \(source.source)  \(source.sampleCount) samples  (\(kind))")
+            StandardOutput.shared.line("\(source.priority). \(source.source.terminalEscaped)  \(source.sampleCount) samples  (\(kind))")
         }
         return .success
     }
@@ -53,7 +53,7 @@ struct PriorityCommand: Command {
     func run() throws -> ExitCode {
         let store = try openStore(storePath)
         if !sources.isEmpty { try store.setSourcePriority(for: type, sources: sources) }
-        for (index, source) in try store.sourcePriority(for: type).enumerated() { StandardOutput.shared.line("\(index + 1). \(source)") }
+        for (index, source) in try store.sourcePriority(for: type).enumerated() { StandardOutput.shared.line("\(index + 1). \(source.terminalEscaped)") }
         return .success
     }
 }

@@ -68,7 +68,7 @@ struct StatsCommand: Command {
         func converted(_ value: Double?, _ start: String, _ end: String, _ source: String? = nil) throws -> Double? {
             try value.map {
                 try finite(type.canonicalUnit.convert($0, to: unit),
-                           "health stats: the \(statistic) of \(type) from \(start) to \(end)\(source.map { " from \($0)" } ?? "")")
+                           "health stats: the \(statistic) of \(type) from \(start) to \(end)\(source.map { " from \($0.terminalEscaped)" } ?? "")")
             }
         }
         var objects: [String] = []
@@ -82,7 +82,7 @@ struct StatsCommand: Command {
                     let sourceValue = try converted(source.values.value(for: option), start, end, source.source)
                     objects.append(jsonObject([("start", jsonString(start)), ("end", jsonString(end)), ("value", jsonNumber(sourceValue)),
                                                ("unit", jsonString(unit.symbol)), ("source", jsonString(source.source))]))
-                    lines.append("\(start)  \(end)  \(sourceValue.map(formatValue) ?? "—") \(unit.symbol)  \(source.source)")
+                    lines.append("\(start)  \(end)  \(sourceValue.map(formatValue) ?? "—") \(unit.symbol)  \(source.source.terminalEscaped)")
                 }
                 lines.append("\(start)  \(end)  \(value.map(formatValue) ?? "—") \(unit.symbol)  (merged)")
             } else {

@@ -112,4 +112,22 @@ struct CommandContractTests {
         #expect(try RunningCommand.run("bandsim", ["decode", "--help"]).status == 0)
         #expect(try RunningCommand.run("band", ["devices", "--help"]).status == 0)
     }
+
+    /// `bandsim serve --name $'Band\e[2J\n synced 99999 minutes into /etc/passwd'` used to
+    /// rewrite the reader's screen and forge a line of `band sync`'s output.
+    @Test func aBandNameWithEscapesAndNewlinesNeverReachesTheTerminalRaw() throws {
+        let world = try DemoWorld()
+        try world.startBand(["--seed", "4", "--name", "Band\u{1B}[2J\n synced 99999 minutes into /etc/passwd"])
+        let runs = [try world.band(["pair", world.address]), try world.band(["sync", world.address, "--store", world.store]),
+                    try world.band(["devices"])]
+        world.stopBand()
+        for run in runs {
+            #expect(run.status == 0, "\(run.stderr)")
+            for text in [run.stdout, run.stderr] {
+                #expect(!text.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" && $0 != "\t" }, "raw control character: \(text)")
+                #expect(!text.split(separator: "\n").contains { $0.hasPrefix(" synced 99999") }, "a forged line: \(text)")
+            }
+        }
+        #expect(runs.map { $0.stdout + $0.stderr }.joined().contains(#"Band\e[2J\n synced 99999"#), "the name is shown, escaped")
+    }
 }

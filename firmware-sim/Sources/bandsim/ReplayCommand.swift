@@ -304,7 +304,7 @@ struct ReplayCommand: Command {
                 lines.append("\(report.connection): not stored: \(reason)")
             } else {
                 let o = report.outcome
-                lines.append("\(report.connection): device \(report.deviceIdentifier ?? "?"): \(o.liveMinutes) live minutes, \(o.historyMinutes) history minutes")
+                lines.append("\(report.connection): device \(report.deviceIdentifier?.terminalEscaped ?? "?"): \(o.liveMinutes) live minutes, \(o.historyMinutes) history minutes")
             }
         }
         lines.append("minutes written: \(total.liveMinutes + total.historyMinutes) (\(total.liveMinutes) live, \(total.historyMinutes) history) into \(store)")
