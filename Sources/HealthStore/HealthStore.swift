@@ -41,7 +41,7 @@ public final class HealthStore: @unchecked Sendable {
     /// larger cache only grows its resident memory as the database grows.
     public init(path: String, cacheKiB: Int = HealthStore.defaultCacheKiB) throws {
         self.path = path
-        try StoreFile.createIfMissing(path)
+        try StoreFile.prepare(path, create: true)
         connection = try Connection.open(path: path, create: true).get()
         connection.setBusyTimeout(milliseconds: HealthStore.busyTimeoutMilliseconds)
         // WAL: readers never block the writer nor each other. synchronous=NORMAL is durable

@@ -120,6 +120,14 @@ import Testing
         #expect(sources.contains { $0.contains(",65,count/min,plain,") })
     }
 
+    @Test func aWorldReadableStoreIsRefusedWithTheFix() throws {
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: temp.path)
+        let result = try health.run("import", "-", input: minuteSteps(count: 1, source: "com.example.app"))
+        #expect(result.code == 1)
+        #expect(result.error.contains("is accessible by group or others (mode 644); health data is private: run chmod 600 \(temp.path)"), "\(result.error)")
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: temp.path)
+    }
+
     @Test func exportedSamplesImportBackUnchanged() throws {
         #expect(try health.run("import", "-", input: minuteSteps(count: 3, source: "bandkit.band")).code == 0)
         #expect(try health.run("add", "body-mass", "160", "lb", "--start", "2026-11-30T07:00:00Z").code == 0)
