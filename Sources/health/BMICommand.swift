@@ -21,7 +21,7 @@ struct BMICommand: Command {
     }
 
     func run() throws -> ExitCode {
-        let store = try openStore(storePath)
+        let store = try openStore(storePath, readOnly: !save)
         guard let height = try store.mostRecentSample(of: .height, as: .owner) else {
             throw RuntimeFailure("health bmi: no height recorded (health add height 1.80 m)")
         }

@@ -42,7 +42,7 @@ struct ChangesCommand: Command {
     }
 
     func run() throws -> ExitCode {
-        let store = try openStore(storePath)
+        let store = try openStore(storePath, readOnly: true)
         if let wait {
             _ = try store.waitForChanges(after: since, timeout: .milliseconds(Int64(wait * 1000)))
         }

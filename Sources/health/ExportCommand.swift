@@ -37,7 +37,7 @@ struct ExportCommand: Command {
     }
 
     func run() throws -> ExitCode {
-        let store = try openStore(storePath)
+        let store = try openStore(storePath, readOnly: true)
         let output = StandardOutput.shared
         if csv { output.line(SampleFormatting.csvHeader) }
         for type in types {

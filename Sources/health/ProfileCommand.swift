@@ -29,7 +29,7 @@ struct ProfileCommand: Command {
     }
 
     func run() throws -> ExitCode {
-        let store = try openStore(storePath)
+        let store = try openStore(storePath, readOnly: changes.isEmpty)
         for (type, value) in changes {
             do { try store.setCharacteristic(type, value) } catch HealthStoreError.model(let error) {
                 throw UsageError("health profile: \(error)")

@@ -43,7 +43,7 @@ struct QueryCommand: Command {
     }
 
     func run() throws -> ExitCode {
-        let store = try openStore(storePath)
+        let store = try openStore(storePath, readOnly: true)
         let samples = try store.samples(query, as: .owner)
         if json {
             StandardOutput.shared.line("[" + samples.map { SampleFormatting.json($0, zone: zone) }.joined(separator: ",\n") + "]")

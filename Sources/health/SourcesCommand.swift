@@ -17,7 +17,7 @@ struct SourcesCommand: Command {
     }
 
     func run() throws -> ExitCode {
-        let store = try openStore(storePath)
+        let store = try openStore(storePath, readOnly: true)
         let sources = try store.sources(of: type)
         if sources.isEmpty {
             StandardOutput.shared.line("no samples" + (type.map { " of \($0)" } ?? ""))
@@ -51,7 +51,7 @@ struct PriorityCommand: Command {
     }
 
     func run() throws -> ExitCode {
-        let store = try openStore(storePath)
+        let store = try openStore(storePath, readOnly: sources.isEmpty)
         if !sources.isEmpty { try store.setSourcePriority(for: type, sources: sources) }
         for (index, source) in try store.sourcePriority(for: type).enumerated() { StandardOutput.shared.line("\(index + 1). \(source.terminalEscaped)") }
         return .success

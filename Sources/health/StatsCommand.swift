@@ -60,7 +60,7 @@ struct StatsCommand: Command {
     }
 
     func run() throws -> ExitCode {
-        let store = try openStore(storePath)
+        let store = try openStore(storePath, readOnly: true)
         let stats = try store.statistics(type: type, range: range, options: option, bucket: bucket, timeZone: zone,
                                          bySource: bySource, as: .owner)
         let statistic = [(StatisticsOptions.sum, "sum"), (.average, "average"), (.minimum, "minimum"), (.maximum, "maximum"),

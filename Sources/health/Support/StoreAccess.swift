@@ -66,9 +66,17 @@ let rangeOptions: [OptionSpec] = [
     .option("tz", value: "ZONE", help: "Time zone for days, buckets and times without offset (default: local)."),
 ]
 
-/// Opens the store, turning failures into exit code 1 with the store's message.
-func openStore(_ path: String) throws -> HealthStore {
-    do { return try HealthStore(path: path) } catch { throw RuntimeFailure("health: cannot open store \(path): \(error)") }
+/// Opens the store, turning failures into exit code 1 with a message naming the file and the
+/// step that failed. Commands that only read open it read-only (docs/deployment.md): a store
+/// on a read-only filesystem can be read, and reading never creates or migrates one.
+func openStore(_ path: String, readOnly: Bool = false) throws -> HealthStore {
+    do {
+        return try HealthStore(path: path, readOnly: readOnly)
+    } catch HealthStoreError.file(let file, let reason) {
+        throw RuntimeFailure("health: cannot open store \(file.terminalEscaped): \(reason)")
+    } catch {
+        throw RuntimeFailure("health: cannot open store \(path.terminalEscaped): \(error)")
+    }
 }
 
 /// Formats a value for people without noise: integers without ".0", others with up to 4
