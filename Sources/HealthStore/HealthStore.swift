@@ -35,6 +35,10 @@ public final class HealthStore: @unchecked Sendable {
     /// SQLite's page cache for bulk work (imports, year-long statistics).
     public static let defaultCacheKiB = 65_536
 
+    /// SQLite's name for a private, empty, in-memory database: what a reader sees where no
+    /// store exists yet, without creating one.
+    public static let inMemoryPath = ":memory:"
+
     /// Whether this instance was opened for reading only (``init(path:cacheKiB:readOnly:)``).
     public let isReadOnly: Bool
 
@@ -55,7 +59,8 @@ public final class HealthStore: @unchecked Sendable {
                 throw HealthStore.openFailure(path: path, step: name, error)
             }
         }
-        try StoreFile.prepare(path, create: !readOnly)
+        // ":memory:" is SQLite's private in-memory database: no file to prepare.
+        if path != HealthStore.inMemoryPath { try StoreFile.prepare(path, create: !readOnly) }
         let connection: Connection
         if readOnly {
             connection = try step("open read-only") { try HealthStore.openReadOnly(path: path, cacheKiB: cacheKiB) }

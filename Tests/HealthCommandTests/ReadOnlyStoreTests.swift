@@ -60,13 +60,18 @@ import Testing
         #expect(!write.contains("PRAGMA"), "\(write)")
     }
 
-    @Test func readingNeverCreatesAStore() throws {
+    @Test func readingNeverCreatesAStoreAndShowsAMissingOneAsEmpty() throws {
         let temp = try TemporaryStore()
         let missing = temp.directory + "/none/health.sqlite"
-        let result = try HealthCommand(store: missing).run("sources")
-        #expect(result.code == 1)
-        #expect(result.error.contains("health: cannot open store \(missing): does not exist"), "\(result.error)")
+        let sources = try HealthCommand(store: missing).run("sources")
+        #expect(sources.code == 0 && sources.output == "no samples\n", "\(sources.error)")
+        #expect(sources.error.contains("health: no store at \(missing) yet (nothing written); reading it as empty"), "\(sources.error)")
+        let export = try HealthCommand(store: missing).run("export")
+        #expect(export.code == 0 && export.output.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: missing))
+        #expect(!FileManager.default.fileExists(atPath: temp.directory + "/none"))
+        // The API itself refuses: opening read-only never creates.
+        #expect { _ = try HealthStore(path: missing, readOnly: true) } throws: { "\($0)".contains("does not exist") }
     }
 
     @Test func aReadOnlyStoreRefusesWrites() throws {

@@ -69,8 +69,16 @@ let rangeOptions: [OptionSpec] = [
 /// Opens the store, turning failures into exit code 1 with a message naming the file and the
 /// step that failed. Commands that only read open it read-only (docs/deployment.md): a store
 /// on a read-only filesystem can be read, and reading never creates or migrates one.
+///
+/// Where no store exists yet, a reading command shows an empty one (as before the store was
+/// opened read-only, minus the side effect of creating the file) with a note on stderr.
 func openStore(_ path: String, readOnly: Bool = false) throws -> HealthStore {
     do {
+        var info = stat()
+        if readOnly, path != HealthStore.inMemoryPath, stat(path, &info) != 0, errno == ENOENT {
+            CommandRunner.printError("health: no store at \(path.terminalEscaped) yet (nothing written); reading it as empty")
+            return try HealthStore(path: HealthStore.inMemoryPath)
+        }
         return try HealthStore(path: path, readOnly: readOnly)
     } catch HealthStoreError.file(let file, let reason) {
         throw RuntimeFailure("health: cannot open store \(file.terminalEscaped): \(reason)")
