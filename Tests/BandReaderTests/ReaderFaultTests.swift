@@ -73,6 +73,32 @@ import Testing
         try expectStoreMatchesTruth(fixture)
     }
 
+    /// Issue 17 item 8: with 5 % of notifications carrying a flipped bit, no RR interval the
+    /// store keeps is implausible and no minute's SDNN is absurd (before the plausibility rules:
+    /// RR values of 32,893.6 ms and SDNN up to 5,575 ms).
+    @Test func corruptedRRIntervalsNeverBecomeHRV() throws {
+        var configuration = ReaderAgainstSimulatedBandTests.configuration(historyDays: 0, faults: [.corrupt(0.05)])
+        configuration.seed = 17
+        let fixture = try ReaderFixture(configuration)
+        _ = try #require(try fixture.service().pair())
+        _ = try fixture.service().stream(until: ContinuousClock.now.advanced(by: .seconds(3)))
+        let store = try fixture.openStore()
+        let hrv = try store.samples(HealthQuery(type: .heartRateVariabilitySDNN), as: .owner).compactMap(\.quantitySample)
+        #expect(hrv.count >= 3, "the stream produced HRV minutes to check")
+        let rejected = fixture.events.filter { if case .anomaly(let what) = $0 { what.hasPrefix("RR intervals not used") } else { false } }
+        #expect(!rejected.isEmpty, "some damaged intervals were seen and excluded")
+        for sample in hrv {
+            let intervals = (sample.metadata[SampleWriter.MetadataKey.rrIntervals] ?? "").split(separator: ",").compactMap { Double($0) }
+            #expect(!intervals.isEmpty)
+            #expect(intervals.allSatisfy { (240...2000).contains($0) }, "implausible RR stored: \(intervals)")
+            #expect(sample.quantity.value < 250, "absurd SDNN \(sample.quantity)")
+        }
+        let heartRates = try store.samples(HealthQuery(type: .heartRate), as: .owner).compactMap(\.quantitySample)
+        for sample in heartRates {
+            #expect((25...250).contains(sample.quantity.value), "implausible heart rate \(sample.quantity)")
+        }
+    }
+
     @Test func wrongKeyIsRefusedReportedAndNothingIsWritten() throws {
         let fixture = try ReaderFixture(ReaderAgainstSimulatedBandTests.configuration())
         var band = try #require(try fixture.service().pair())
