@@ -99,6 +99,35 @@ import Testing
         }
     }
 
+    struct NoBand: Error {}
+
+    /// Issue 17 item 7: what `band stream --for` needs to tell a quiet failure from a stream —
+    /// connections made and minutes committed over every attempt, not only the last.
+    @Test func streamCountsConnectionsAndCommittedMinutesAcrossAttempts() throws {
+        let fixture = try ReaderFixture(ReaderAgainstSimulatedBandTests.configuration())
+        _ = try #require(try fixture.service().pair())
+        let dead = BandReaderService(address: .simulator(path: "/nowhere"), keystore: fixture.keystore, storePath: fixture.storePath,
+                                     stop: StopRequest(), openLink: { _ in throw NoBand() }, report: { _ in })
+        dead.backoff = ReconnectBackoff(initial: .milliseconds(5), maximum: .milliseconds(20), jitter: 0.5)
+        let never = try dead.stream(until: ContinuousClock.now.advanced(by: .milliseconds(300)))
+        #expect(never.attempts > 1)
+        #expect(never.connections == 0)
+        #expect(never.committedMinutes == 0)
+
+        // Everything synced, the band's clock stopped: it connects and has nothing to give.
+        fixture.harness.pause()
+        _ = try fixture.service().sync()
+        let idle = try fixture.service().stream(until: ContinuousClock.now.advanced(by: .milliseconds(300)))
+        #expect(idle.connections >= 1)
+        #expect(idle.committedMinutes == 0)
+
+        let fresh = try ReaderFixture(ReaderAgainstSimulatedBandTests.configuration())
+        _ = try #require(try fresh.service().pair())
+        let streamed = try fresh.service().stream(until: ContinuousClock.now.advanced(by: .seconds(1)))
+        #expect(streamed.connections >= 1)
+        #expect(streamed.committedMinutes >= 1440, "a day of history at least")
+    }
+
     @Test func wrongKeyIsRefusedReportedAndNothingIsWritten() throws {
         let fixture = try ReaderFixture(ReaderAgainstSimulatedBandTests.configuration())
         var band = try #require(try fixture.service().pair())

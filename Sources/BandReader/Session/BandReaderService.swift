@@ -89,10 +89,16 @@ public final class BandReaderService {
             // The backoff starts over only after a connection got somewhere; a band that accepts
             // connections and then fails keeps being retried at growing intervals.
             var progressed = false
+            total.attempts = attempt
             let report = self.report
             let track: (ReaderEvent) -> Void = { event in
                 switch event {
-                case .authenticated, .historyCommitted, .streaming: progressed = true
+                case .authenticated, .streaming: progressed = true
+                case .historyCommitted(let minutes, _, _):
+                    progressed = true
+                    total.committedMinutes += minutes
+                case .liveMinutesStored(let count): total.committedMinutes += count
+                case .connected: total.connections += 1
                 default: break
                 }
                 report(event)

@@ -22,7 +22,15 @@ public final class BandSession {
         public var liveMinutes = 0
         public var stopped = false
         public var device = BandDeviceInfo()
+        /// Connection attempts made (``BandReaderService`` fills it in).
+        public var attempts = 0
+        /// Connections that got as far as discovering the device's services.
+        public var connections = 0
+        /// Minutes committed to the store over every connection, including those that later
+        /// failed (history minutes of committed transfers plus live minutes written).
+        public var committedMinutes = 0
     }
+
 
     public let connection: BandConnection
     public let address: String
