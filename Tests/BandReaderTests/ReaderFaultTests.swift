@@ -128,6 +128,36 @@ import Testing
         #expect(streamed.committedMinutes >= 1440, "a day of history at least")
     }
 
+    /// Issue 11 item 4: an unusable store path fails before the band is touched (it used to
+    /// fail only after connecting, authenticating and writing the band's clock).
+    @Test func unusableStoreFailsBeforeConnecting() throws {
+        let fixture = try ReaderFixture(ReaderAgainstSimulatedBandTests.configuration())
+        _ = try #require(try fixture.service().pair())
+        let harness = fixture.harness
+        // A store "inside" a regular file: no directory can be made there, whoever runs the test.
+        let notADirectory = fixture.directory + "/not-a-directory"
+        #expect(FileManager.default.createFile(atPath: notADirectory, contents: Data("x".utf8)))
+        let badPath = notADirectory + "/store.sqlite"
+        for goal in ["sync", "stream"] {
+            let links = Atomic<Int>(0)
+            let service = BandReaderService(address: .simulator(path: "/harness"), keystore: fixture.keystore, storePath: badPath,
+                                            stop: StopRequest(),
+                                            openLink: { _ in
+                                                links.add(1, ordering: .relaxed)
+                                                return try harness.openLink()
+                                            },
+                                            report: { _ in })
+            do {
+                if goal == "sync" { _ = try service.sync() } else { _ = try service.stream(until: ContinuousClock.now.advanced(by: .seconds(1))) }
+                Issue.record("\(goal) with an unusable store succeeded")
+            } catch {
+                #expect(!error.isTransient, "\(goal): \(error)")
+                #expect(error.description.contains(badPath), "\(goal): \(error)")
+            }
+            #expect(links.load(ordering: .relaxed) == 0, "\(goal) opened a link")
+        }
+    }
+
     @Test func wrongKeyIsRefusedReportedAndNothingIsWritten() throws {
         let fixture = try ReaderFixture(ReaderAgainstSimulatedBandTests.configuration())
         var band = try #require(try fixture.service().pair())
