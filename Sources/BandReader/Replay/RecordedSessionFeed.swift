@@ -49,11 +49,8 @@ public final class RecordedSessionFeed {
     private var pendingLive: [LiveMinute] = []
     private var liveStarted = false
 
-    // Clock observation, as BandSession.synchronizeClock makes it.
-    private var clockReadStart: Date?
-    private var bandUTCOffset: Int?
-    private var bandUTC: Int64?
-    private var clockWritten: Date?
+    // Clock observation: the type BandSession.synchronizeClock feeds, fed from the recording.
+    private var clock: ClockObservation
 
     // History: the live reader's own decisions, following the recorded conversation.
     private var history: HistorySyncMachine
@@ -68,6 +65,7 @@ public final class RecordedSessionFeed {
         self.timeZone = timeZone
         self.report = report
         history = HistorySyncMachine(cursor: try writer.cursor(), mode: .following)
+        clock = ClockObservation(hasCurrentTime: profile.currentTime != nil)
     }
 
     // MARK: Events
@@ -75,19 +73,18 @@ public final class RecordedSessionFeed {
     /// The reader sent a Read Request for `handle` at `time`.
     public func clientRead(handle: UInt16, at time: Date) {
         currentTime = time
-        if clockReadStart == nil, handle == profile.localTimeInformation?.valueHandle || handle == profile.currentTime?.valueHandle {
-            clockReadStart = time
+        if handle == profile.localTimeInformation?.valueHandle || handle == profile.currentTime?.valueHandle {
+            clock.readSent(at: time)
         }
     }
 
     /// The band answered a read of `handle` with `value` (the first part of a long value).
     public func readResponse(handle: UInt16, value: UnsafeRawBufferPointer, at time: Date) {
         currentTime = time
-        if handle == profile.localTimeInformation?.valueHandle, let zone = try? LocalTimeInformation(parsingAll: value) {
-            bandUTCOffset = zone.utcOffsetSeconds
-        } else if handle == profile.currentTime?.valueHandle, let time = try? CurrentTime(parsingAll: value),
-                  let local = time.secondsSince1970 {
-            bandUTC = local - Int64(bandUTCOffset ?? 0)
+        if handle == profile.localTimeInformation?.valueHandle {
+            clock.zoneRead(value)
+        } else if handle == profile.currentTime?.valueHandle {
+            clock.timeRead(value)
         }
     }
 
@@ -95,7 +92,7 @@ public final class RecordedSessionFeed {
     public func clientWrote(handle: UInt16, value: UnsafeRawBufferPointer, at time: Date) throws {
         currentTime = time
         if handle == profile.currentTime?.valueHandle {
-            clockWritten = time
+            clock.timeWritten(at: time)
         } else if handle == profile.activity?.historyControlPoint.valueHandle, liveStarted,
                   (try? HistoryFetchRequest(parsingAll: value)) != nil {
             // The stream is over: the live session finishes its minutes before the final sync.
@@ -133,18 +130,9 @@ public final class RecordedSessionFeed {
                                          liveActivity: profile.activity?.liveActivity.valueHandle)
         let stream = LiveStream(handles: handles, now: { [unowned self] in currentTime },
                                 hostOffset: { [unowned self] in timeZone.secondsFromGMT(for: currentTime) }, report: report)
-        if let observation = clockObservation { stream.observeBandClock(observation.bandTime, at: observation.hostTime) }
+        if let observation = clock.observation(fallback: currentTime) { stream.observeBandClock(observation.bandTime, at: observation.hostTime) }
         live = stream
         return stream
-    }
-
-    /// What BandSession.synchronizeClock returns: the written time if it set the clock, else
-    /// the band's reading against the host time the reads started at.
-    private var clockObservation: (bandTime: UInt32, hostTime: Date)? {
-        guard profile.currentTime != nil else { return nil }
-        if let clockWritten { return (UInt32(clamping: Int64(clockWritten.timeIntervalSince1970)), clockWritten) }
-        guard let bandUTC else { return nil }
-        return (UInt32(clamping: bandUTC), clockReadStart ?? currentTime)
     }
 
     private func finishLive() throws {
