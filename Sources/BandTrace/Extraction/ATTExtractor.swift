@@ -1,6 +1,6 @@
 import BandWire
 
-/// Turns btsnoop records into ATT PDUs: unwraps the datalink framing, follows connections
+/// Turns trace records (btsnoop, pcap, pcapng) into ATT PDUs: unwraps the datalink framing, follows connections
 /// from HCI events, reassembles L2CAP frames from ACL fragments, and keeps the ones on the
 /// ATT channel (CID 4).
 ///
@@ -41,19 +41,26 @@ public final class ATTExtractor {
         peers[ConnectionKey(adapter: adapter, handle: connection)]
     }
 
-    @inline(__always)  // into the trace decoder: its Output (~140 bytes) is then built in place, not copied
+    /// A btsnoop record through its datalink's framing: ``process(_:)`` of the record it amounts to.
+    @inline(__always)
     public func process(_ record: BtsnoopRecord, datalink: BtsnoopDatalink) -> Output {
+        process(TraceRecord(record, datalink: datalink))
+    }
+
+    /// One record of any container (btsnoop, pcap, pcapng), its framing already removed.
+    @inline(__always)  // into the trace decoder: its Output (~140 bytes) is then built in place, not copied
+    public func process(_ record: TraceRecord) -> Output {
         var output = Output()
         let packet: TraceHCIPacket
-        do throws(ParseError) {
-            guard let unwrapped = try TraceHCIPacket.unwrap(record, datalink: datalink) else {
-                if datalink == .linuxMonitor, UInt16(truncatingIfNeeded: record.flags) == MonitorOpcode.deleteIndex.rawValue {
-                    forget(adapter: UInt16(truncatingIfNeeded: record.flags >> 16))
-                }
-                return output
-            }
+        switch record.content {
+        case .packet(let unwrapped):
             packet = unwrapped
-        } catch {
+        case .adapterRemoved(let adapter):
+            forget(adapter: adapter)
+            return output
+        case .ignored:
+            return output
+        case .malformed(let error):
             output.anomaly = TraceAnomaly(kind: .malformedPacket(error), recordIndex: record.index, recordOffset: record.offset)
             return output
         }
@@ -72,7 +79,7 @@ public final class ATTExtractor {
         return output
     }
 
-    private func acl(_ packet: TraceHCIPacket, record: BtsnoopRecord, output: inout Output) throws(ParseError) {
+    private func acl(_ packet: TraceHCIPacket, record: TraceRecord, output: inout Output) throws(ParseError) {
         var cursor = ByteCursor(packet.payload, baseOffset: packet.payloadOffset)
         let header = try HCIACLHeader(parsing: &cursor)
         let length = Int(header.dataLength)
@@ -109,7 +116,7 @@ public final class ATTExtractor {
                                           pdu: frame.payload, recordIndex: record.index, recordOffset: record.offset))
     }
 
-    private func event(_ packet: TraceHCIPacket, record: BtsnoopRecord, output: inout Output) throws(ParseError) {
+    private func event(_ packet: TraceHCIPacket, record: TraceRecord, output: inout Output) throws(ParseError) {
         let payload = packet.payload
         // Decide from the first bytes alone; most events (advertising reports above all) stop here.
         guard payload.count >= 3 else { return }

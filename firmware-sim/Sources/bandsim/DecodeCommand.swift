@@ -2,13 +2,17 @@ import BandTrace
 import BandWire
 import CommandKit
 
-/// `bandsim decode TRACE [--json] [--map HANDLE=UUID]...`: every ATT PDU in a btsnoop trace,
+/// `bandsim decode TRACE [--json] [--format F] [--map HANDLE=UUID]...`: every ATT PDU in a trace,
 /// with the characteristic it concerns and its decoded value.
 struct DecodeCommand: Command {
     static let configuration = CommandConfiguration(
         name: "decode",
-        abstract: "Decode the ATT traffic in a btsnoop trace (datalinks 1001, 1002, 2001).",
+        abstract: "Decode the ATT traffic in a btsnoop, pcapng or pcap trace.",
         discussion: """
+            Formats: btsnoop (datalinks 1001 H1, 1002 H4, 2001 Linux monitor), and pcapng or pcap with
+            link types 201 BLUETOOTH_HCI_H4_WITH_PHDR, 187 BLUETOOTH_HCI_H4 and 254
+            BLUETOOTH_LINUX_MONITOR; the format is detected from the file's first bytes (--format
+            forces it, e.g. for a pipe). Packets on other link types are skipped and counted on stderr.
             One line per ATT PDU. Handles are matched to characteristics from the GATT discovery in the
             trace (as Wireshark does) or from --map; Heart Rate, RSC and Battery values are decoded.
             --json prints one object per PDU: t_us (Unix µs), dir ("tx" = sent by the recording host,
@@ -16,10 +20,12 @@ struct DecodeCommand: Command {
             (hex), plus a key per decoded characteristic or "error": {"kind","offset","field"} for a
             malformed PDU or value (offset in the PDU). Problems below ATT (orphan ACL fragments,
             malformed HCI packets) are reported on stderr and decoding continues. A damaged file ends
-            with exit 65 and a message naming the record and byte offset, after everything before it.
+            with exit 65 and a message naming the record (pcapng: block) and byte offset, after
+            everything before it.
             """,
         options: [
-            .argument("TRACE", help: "The btsnoop file."),
+            .argument("TRACE", help: "The trace file (btsnoop, pcapng or pcap)."),
+            .option("format", value: "btsnoop|pcapng|pcap", help: "Read TRACE as this format (default: detected from its magic)."),
             .flag("json", help: "One JSON object per ATT PDU per line."),
             .option("map", value: "HANDLE=UUID", repeats: true,
                     help: "Treat HANDLE (decimal or 0x-hex) as characteristic UUID (e.g. 0x0012=2a37)."),
@@ -28,10 +34,17 @@ struct DecodeCommand: Command {
     var path: String
     var json: Bool
     var overrides: [UInt16: BluetoothUUID] = [:]
+    var format: TraceFileFormat?
 
     init(arguments: ParsedArguments) throws(UsageError) {
         path = arguments.required("TRACE")
         json = arguments.flag("json")
+        if let name = arguments.value("format") {
+            guard let forced = TraceFileFormat(rawValue: name) else {
+                throw arguments.usageError("--format '\(name)' is not btsnoop, pcapng or pcap")
+            }
+            format = forced
+        }
         for mapping in arguments.values("map") {
             guard let (handle, uuid) = Self.parseMapping(mapping) else {
                 throw arguments.usageError("--map '\(mapping)' is not HANDLE=UUID (e.g. 0x0012=2a37 or 18=2a37)")
@@ -50,9 +63,9 @@ struct DecodeCommand: Command {
     }
 
     func run() throws -> ExitCode {
-        let decoder: TraceDecoder<BtsnoopFileReader>
-        do throws(BtsnoopError) {
-            decoder = try TraceDecoder(path: path, overrides: overrides)
+        let decoder: TraceDecoder<TraceFileReader>
+        do throws(TraceFileError) {
+            decoder = try TraceDecoder(path: path, format: format, overrides: overrides)
         } catch {
             throw Self.failure(error, path: path)
         }
@@ -61,13 +74,14 @@ struct DecodeCommand: Command {
             ? try decodeAll(decoder, into: JSONDecodeFormat(output: output))
             : try decodeAll(decoder, into: TextDecodeFormat(output: output))
         try output.flush()
+        if let note = decoder.source.skippedPacketsNote { CommandRunner.printError("bandsim decode: \(path): \(note)") }
         if let damage { throw Self.failure(damage, path: path) }
         return .success
     }
 
     /// Everything decodable goes to `sink` (and anomalies to stderr); returns the damage that
     /// stopped decoding early, reported after what came before it has been written.
-    private func decodeAll<Sink: DecodedEventSink>(_ decoder: TraceDecoder<BtsnoopFileReader>, into sink: Sink) throws(OutputError) -> BtsnoopError? {
+    private func decodeAll<Sink: DecodedEventSink>(_ decoder: TraceDecoder<TraceFileReader>, into sink: Sink) throws(OutputError) -> TraceFileError? {
         var handler = SinkHandler(sink: sink, path: path)
         let damage = try decoder.decodeAll(into: &handler)
         try sink.finish(decoder.statistics)
@@ -75,8 +89,8 @@ struct DecodeCommand: Command {
     }
 
     /// A file that cannot be read is exit 1; one that is damaged is bad data, exit 65.
-    static func failure(_ error: BtsnoopError, path: String) -> any CommandFailure {
-        if case .system = error.kind { return RuntimeFailure("bandsim decode: \(path): \(error)") }
+    static func failure(_ error: TraceFileError, path: String) -> any CommandFailure {
+        if error.isSystemFailure { return RuntimeFailure("bandsim decode: \(path): \(error)") }
         return DataError("bandsim decode: \(path): \(error)")
     }
 }
