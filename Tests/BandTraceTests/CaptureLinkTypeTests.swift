@@ -75,7 +75,7 @@ import Testing
 
     @Test func otherLinkTypesAreSkippedAndCounted() {
         let f = F(bigEndian: true)
-        let file = f.sectionHeader() + f.interface(linkType: 256) + f.interface(linkType: 201)
+        let file = f.sectionHeader() + f.interface(linkType: 251) + f.interface(linkType: 201)
             + f.enhancedPacket(interface: 0, timestamp: 0, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0xD6, 0xBE, 0x89, 0x8E])
             + f.enhancedPacket(interface: 1, timestamp: 0, F.h4WithPseudoHeader(received: false, type: 1, [3, 0x0c, 0]))
         file.withUnsafeBytes { raw in

@@ -31,6 +31,8 @@ public final class CaptureFileReader<Framer: CapturePacketFramer>: TraceRecordSo
     /// Packets on link types BandKit does not decode (skipped), and the first such link type.
     public var otherLinkTypePackets: Int { stream.unwrapper.otherLinkTypePackets }
     public var firstOtherLinkType: CaptureLinkType? { stream.unwrapper.firstOtherLinkType }
+    /// The air-capture connection follower (link types 256, 272), if any packet needed it.
+    public var follower: LLConnectionFollower? { stream.unwrapper.sawAirPackets ? stream.unwrapper.follower : nil }
 
     /// Opens `path` and checks it starts as its format must.
     public convenience init(path: String, bufferSize: Int = CaptureFileReader.defaultBufferSize) throws(CaptureFileError) {
@@ -181,6 +183,7 @@ public struct CaptureMemoryReader<Framer: CapturePacketFramer>: TraceRecordSourc
     }
 
     public var otherLinkTypePackets: Int { unwrapper.otherLinkTypePackets }
+    public var follower: LLConnectionFollower? { unwrapper.sawAirPackets ? unwrapper.follower : nil }
 }
 
 public typealias PcapngFileReader = CaptureFileReader<PcapngBlockParser>

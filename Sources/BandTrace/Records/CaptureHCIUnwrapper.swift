@@ -17,11 +17,19 @@ import BandWire
 /// the host sends first fragments with PB = 00 and the controller delivers them with PB = 10
 /// (Core 5.4 Vol 4 Part E §5.4.2); a continuation (PB = 01) takes the direction of the last
 /// first fragment on its handle (tx when none was seen). SCO and ISO, which BandKit does not
-/// decode, are counted as tx. A trace whose controller delivers PB = 00 (allowed on BR/EDR
-/// with non-flushable data) gets those packets as tx: for such traces use link type 201.
+/// decode, are counted as tx. A trace whose host sends PB = 10 (allowed; Android does it on
+/// BR/EDR) gets those packets as rx: for such traces use link type 201.
+///
+/// Air captures (256, 272) go through ``LLConnectionFollower`` instead: LL data PDUs of the
+/// followed connection become L2CAP fragments, CONNECT_IND and LL_TERMINATE_IND connection
+/// changes.
 public struct CaptureHCIUnwrapper: Sendable {
     /// Direction of the last first fragment per ACL handle (12 bits), for link type 187.
     private var lastACLDirection: [TraceDirection]
+    /// The LE connection followed through air captures (link types 256 and 272).
+    public private(set) var follower = LLConnectionFollower()
+    /// Whether any packet came from an air capture link type.
+    public private(set) var sawAirPackets = false
     /// Packets on link types BandKit does not decode, skipped.
     public private(set) var otherLinkTypePackets = 0
     /// The first such link type, to name in a note.
@@ -70,6 +78,17 @@ public struct CaptureHCIUnwrapper: Sendable {
             }
             return .packet(TraceHCIPacket(type: type, direction: direction, adapter: adapter,
                                           payload: UnsafeRawBufferPointer(rebasing: data[4...]), payloadOffset: packet.dataOffset + 4))
+        case .bluetoothLELinkLayerWithPseudoHeader, .nordicBLE:
+            sawAirPackets = true
+            do throws(ParseError) {
+                let air = packet.linkType == .nordicBLE
+                    ? try NordicSnifferHeader.parse(data, offset: packet.dataOffset)
+                    : try LELinkLayerPseudoHeader.parse(data, offset: packet.dataOffset)
+                guard let air else { return .ignored }
+                return follower.process(air, unixMicroseconds: packet.unixMicroseconds)
+            } catch {
+                return .malformed(error)
+            }
         default:
             otherLinkTypePackets += 1
             if firstOtherLinkType == nil { firstOtherLinkType = packet.linkType }

@@ -2,8 +2,9 @@
 ///
 /// Values from tcpdump's LINKTYPE list (<https://www.tcpdump.org/linktypes.html>, the
 /// registry draft-ietf-opsawg-pcaplinktype) and Wireshark `wiretap/pcap-common.c`. BandKit
-/// decodes the three HCI link types; the others are named so messages can say what a
-/// capture holds. Open: any value can appear in a file.
+/// decodes the three HCI link types and follows one connection through the two air-capture
+/// ones (``LLConnectionFollower``); the others are named so messages can say what a capture
+/// holds. Open: any value can appear in a file.
 ///
 /// | value | name | packet data |
 /// |---|---|---|
@@ -11,8 +12,8 @@
 /// | 201 | BLUETOOTH_HCI_H4_WITH_PHDR | direction u32 BE (0 sent, 1 received), H4 type byte, HCI packet |
 /// | 254 | BLUETOOTH_LINUX_MONITOR | adapter index u16 BE, opcode u16 BE (``MonitorOpcode``), data |
 /// | 251 | BLUETOOTH_LE_LL | LE link-layer packet (air capture; not decoded) |
-/// | 256 | BLUETOOTH_LE_LL_WITH_PHDR | 10-byte radio pseudo-header, LL packet (not decoded) |
-/// | 272 | NORDIC_BLE | nRF Sniffer pseudo-header, LL packet (not decoded) |
+/// | 256 | BLUETOOTH_LE_LL_WITH_PHDR | 10-byte radio pseudo-header (``LELinkLayerPseudoHeader``), LL packet |
+/// | 272 | NORDIC_BLE | nRF Sniffer header (``NordicSnifferHeader``), LL packet |
 public struct CaptureLinkType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public var rawValue: UInt32
     public init(rawValue: UInt32) { self.rawValue = rawValue }

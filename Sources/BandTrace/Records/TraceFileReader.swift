@@ -64,6 +64,25 @@ public final class TraceFileReader: TraceRecordSource {
         }
     }
 
+    /// What following the connection of an air capture (link types 256, 272) did, for a note on
+    /// stderr; nil for HCI traces.
+    public var airCaptureNote: String? {
+        let follower: LLConnectionFollower?
+        switch reader {
+        case .btsnoop: return nil
+        case .pcapng(let reader): follower = reader.follower
+        case .pcap(let reader): follower = reader.follower
+        }
+        guard let s = follower?.statistics else { return nil }
+        var note = "air capture: directions are as the central sees them (tx = central → peripheral); "
+            + "\(s.connections) connections followed, \(s.dataPDUs) data PDUs, \(s.retransmissions) retransmissions and "
+            + "\(s.crcFailures) CRC-failed PDUs dropped, \(s.otherAccessAddress) PDUs of other connections skipped"
+        if s.encryptedPDUs > 0 {
+            note += "; the link is encrypted: \(s.encryptedPDUs) encrypted PDUs were not decoded"
+        }
+        return note
+    }
+
     /// A note for packets that were skipped because their link type is not an HCI one
     /// (an air capture, say); nil when there were none.
     public var skippedPacketsNote: String? {
@@ -75,7 +94,7 @@ public final class TraceFileReader: TraceRecordSource {
         }
         guard count > 0, let type else { return nil }
         return "\(count) packets on link types BandKit does not decode were skipped (first: link type \(type); "
-            + "HCI link types 187, 201 and 254 are decoded)"
+            + "link types 187, 201, 254, 256 and 272 are decoded)"
     }
 }
 

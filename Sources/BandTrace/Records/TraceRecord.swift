@@ -15,6 +15,10 @@ public struct TraceRecord {
         case ignored
         /// The record's framing inside the container is broken (no H4 byte, short pseudo-header).
         case malformed(ParseError)
+        /// An air capture's LL data PDU: a piece of an L2CAP message, as ACL carries it.
+        case l2capFragment(LinkLayerFragment)
+        /// An air capture's connection starting (CONNECT_IND) or ending (LL_TERMINATE_IND).
+        case connectionChange(handle: UInt16, ConnectionTraceEvent.Change)
     }
 
     /// Zero-based position among the file's records (packets).

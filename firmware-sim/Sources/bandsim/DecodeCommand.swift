@@ -11,8 +11,12 @@ struct DecodeCommand: Command {
         discussion: """
             Formats: btsnoop (datalinks 1001 H1, 1002 H4, 2001 Linux monitor), and pcapng or pcap with
             link types 201 BLUETOOTH_HCI_H4_WITH_PHDR, 187 BLUETOOTH_HCI_H4 and 254
-            BLUETOOTH_LINUX_MONITOR; the format is detected from the file's first bytes (--format
-            forces it, e.g. for a pipe). Packets on other link types are skipped and counted on stderr.
+            BLUETOOTH_LINUX_MONITOR, and air captures with link types 256 BLUETOOTH_LE_LL_WITH_PHDR and
+            272 (nRF Sniffer): the latest connection (CONNECT_IND) is followed, retransmissions and
+            CRC-failed PDUs dropped, "dir" is as the central sees it ("tx" = central → peripheral,
+            and the JSON says "seen_from":"central"), and encrypted PDUs are counted on stderr, not
+            decoded. The format is detected from the file's first bytes (--format forces it, e.g.
+            for a pipe). Packets on other link types are skipped and counted on stderr.
             One line per ATT PDU. Handles are matched to characteristics from the GATT discovery in the
             trace (as Wireshark does) or from --map; Heart Rate, RSC and Battery values are decoded.
             --json prints one object per PDU: t_us (Unix µs), dir ("tx" = sent by the recording host,
@@ -74,7 +78,9 @@ struct DecodeCommand: Command {
             ? try decodeAll(decoder, into: JSONDecodeFormat(output: output))
             : try decodeAll(decoder, into: TextDecodeFormat(output: output))
         try output.flush()
-        if let note = decoder.source.skippedPacketsNote { CommandRunner.printError("bandsim decode: \(path): \(note)") }
+        for note in [decoder.source.airCaptureNote, decoder.source.skippedPacketsNote].compactMap({ $0 }) {
+            CommandRunner.printError("bandsim decode: \(path): \(note)")
+        }
         if let damage { throw Self.failure(damage, path: path) }
         return .success
     }
