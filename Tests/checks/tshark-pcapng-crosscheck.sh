@@ -8,7 +8,12 @@
 #   2. `bandsim decode` prints byte for byte the same (--json and text) for btsnoop, pcapng and
 #      pcap, and says nothing more on stderr;
 #   3. a pcapng cut inside a block: exit 65, a message naming the pcapng block and byte offset,
-#      and every PDU before the damage printed (as many as tshark reads).
+#      and every PDU before the damage printed (as many as tshark reads);
+#   4. air captures (no real one is available): the generated H4 session rewritten as the nRF
+#      Sniffer would hear it (Tests/checks/support/btsnoop-to-air.py: link type 272, CONNECT_IND,
+#      LL data PDUs): tshark and bandsim agree PDU for PDU; with retransmissions, CRC-failed copies
+#      and empty PDUs added, bandsim prints what it prints for the btsnoop (but for adapter, conn
+#      and "seen_from":"central").
 # Exits non-zero on the first disagreement, printing a diff.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -119,6 +124,18 @@ else
   echo "MISMATCH: damaged pcapng: exit $status, stderr: $(cat "$work/damaged.err"), $(wc -l < "$work/damaged.jsonl") lines vs tshark $expected_lines"
   failures=$((failures + 1))
 fi
+
+# 4. Air captures made from the generated session.
+python3 Tests/checks/support/btsnoop-to-air.py "$work/hr-h4.log" "$work/air.pcapng"
+python3 Tests/checks/support/btsnoop-to-air.py "$work/hr-h4.log" "$work/air-noisy.pcapng" --noise
+tshark_att "$work/air.pcapng" > "$work/tshark.txt"
+bandsim_att "$work/air.pcapng" 2>/dev/null > "$work/bandsim.txt"
+compare "air capture (272) ATT sequence (tshark, bandsim)" "$work/tshark.txt" "$work/bandsim.txt"
+strip_link() { sed 's/"seen_from":"central",//; s/"adapter":[0-9]*,"conn":[0-9]*,//'; }
+"$bandsim" decode --json "$work/hr-h4.log" | strip_link > "$work/btsnoop.out"
+"$bandsim" decode --json "$work/air-noisy.pcapng" 2> "$work/air.err" | strip_link > "$work/air.out"
+compare "noisy air capture decodes as its btsnoop (retransmissions, CRC failures dropped)" "$work/btsnoop.out" "$work/air.out"
+echo "   $(cat "$work/air.err")"
 
 [ "$failures" -eq 0 ] || { echo "tshark pcapng cross-check: $failures failure(s)"; exit 1; }
 echo "tshark pcapng cross-check: all agree"
