@@ -2,7 +2,7 @@ import BandTrace
 
 extension TraceDamage {
     /// The damage a trace file's reader reported, whatever its format.
-    init(_ error: TraceFileError) {
+    public init(_ error: TraceFileError) {
         switch error {
         case .btsnoop(let error):
             self.init(error)

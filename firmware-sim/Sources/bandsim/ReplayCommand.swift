@@ -31,9 +31,12 @@ struct ReplayCommand: Command {
             --into feeds every notification through the reader's own notification handling, minute \
             aggregation and store writes; a second replay of the same trace changes nothing.
 
-            Damage: decoding stops at the first damaged record (exit 65, with record index and byte \
-            offset). --keep-going skips damaged records, counts them, and exits 0 unless the btsnoop \
-            framing itself breaks before the end of the file.
+            Damage, the same rule as `bandsim decode`: a malformed HCI packet or L2CAP fragment, a \
+            malformed ATT PDU, a file cut off inside its last record, or broken btsnoop framing. \
+            Without --keep-going reading stops at the first damaged record (exit 65, with record index \
+            and byte offset). --keep-going skips damaged records (the first 10 listed, the rest counted \
+            in one summary line) and exits 0 unless the btsnoop framing itself breaks before the end \
+            of the file (exit 65).
             """,
         options: [
             .argument("TRACE", help: "The trace: btsnoop (datalink 1001, 1002 or 2001), or pcapng/pcap (link type 187, 201 or 254)."),
@@ -49,7 +52,7 @@ struct ReplayCommand: Command {
             .option("keystore", value: "PATH", help: "With --serve: the reader's keystore, to answer a BandKit band's authentication live (default: \(Keystore.defaultPath()))."),
             .option("connection", value: "HANDLE", help: "Replay this HCI connection (default: the one with the most notifications)."),
             .option("map", value: "HANDLE=UUID", repeats: true, help: "Treat HANDLE as characteristic UUID when the trace lacks discovery."),
-            .flag("keep-going", help: "Skip damaged records (counted) instead of stopping at the first."),
+            .flag("keep-going", help: TraceDamageRule.keepGoingHelp),
             .flag("progress", help: "Show the progress bar even when stderr is not a terminal."),
         ])
 
@@ -258,19 +261,14 @@ struct ReplayCommand: Command {
             if records & 0x3FF == 0 { progress.update(reader.bytesRead, of: reader.fileSize) }
         }
         progress.finish()
-        for damage in outcome.skipped { note("skipped \(damage)") }
-        if outcome.skippedCount > outcome.skipped.count {
-            note("skipped \(outcome.skippedCount - outcome.skipped.count) more damaged records")
-        }
+        TraceDamageRule.report(command: "bandsim replay", path: path, skipped: outcome.skipped, count: outcome.skippedCount,
+                               byKind: outcome.skippedByKind)
         if let damage = outcome.stoppedAt { throw failure(damage) }
         return (recording, outcome)
     }
 
     private func failure(_ damage: TraceDamage) -> any CommandFailure {
-        guard damage.isBadData else { return RuntimeFailure("bandsim replay: \(path): \(damage)") }
-        var message = "bandsim replay: \(path): \(damage)"
-        if !keepGoing, damage.leavesRestReadable { message += " (--keep-going skips damaged records)" }
-        return DataError(message)
+        TraceDamageRule(command: "bandsim replay", path: path, keepGoing: keepGoing).failure(damage)
     }
 
     // MARK: Output
@@ -291,7 +289,7 @@ struct ReplayCommand: Command {
         lines.append("errors sent: " + (errors.isEmpty ? "none" : errors.joined(separator: ", ")))
         if summary.clientHungUp { lines.append("the reader hung up before the recorded end") }
         if summary.stopped { lines.append("stopped by signal") }
-        print(lines.joined(separator: "\n"))
+        StandardOutput.shared.line(lines.joined(separator: "\n"))
     }
 
     private func printStoreSummary(_ summary: TraceStoreReplay.Summary, store: String, elapsed: Duration) {
@@ -308,7 +306,7 @@ struct ReplayCommand: Command {
                 lines.append("\(report.connection): not stored: \(reason)")
             } else {
                 let o = report.outcome
-                lines.append("\(report.connection): device \(report.deviceIdentifier ?? "?"): \(o.liveMinutes) live minutes, \(o.historyMinutes) history minutes")
+                lines.append("\(report.connection): device \(report.deviceIdentifier?.terminalEscaped ?? "?"): \(o.liveMinutes) live minutes, \(o.historyMinutes) history minutes")
             }
         }
         lines.append("minutes written: \(total.liveMinutes + total.historyMinutes) (\(total.liveMinutes) live, \(total.historyMinutes) history) into \(store)")
@@ -324,7 +322,7 @@ struct ReplayCommand: Command {
         let minutes = total.liveMinutes + total.historyMinutes
         let rate = seconds > 0 ? Int(Double(minutes) / seconds) : minutes
         lines.append("time: \(String(format: "%.3f", seconds)) s (\(rate) minutes/s)")
-        print(lines.joined(separator: "\n"))
+        StandardOutput.shared.line(lines.joined(separator: "\n"))
     }
 
     private func note(_ message: String) {
