@@ -73,7 +73,8 @@ public final class HealthStore: @unchecked Sendable {
             connection = try step("open") { try Connection.open(path: path, create: true).get() }
             connection.setBusyTimeout(milliseconds: HealthStore.busyTimeoutMilliseconds)
             // WAL: readers never block the writer nor each other. synchronous=NORMAL is durable
-            // against application crashes and never corrupts; a power loss may drop the last commits.
+            // against application crashes and never corrupts; a power loss may drop the last commits,
+            // so a commit something irreversible depends on asks for ``Durability/beforeAcknowledgement``.
             try step("configure (journal mode, synchronous, cache)") {
                 try connection.execute("""
                     PRAGMA journal_mode = WAL;
@@ -226,12 +227,21 @@ public final class HealthStore: @unchecked Sendable {
     ///
     /// Bulk writes belong in one call: statements are prepared once and reused, and the whole
     /// batch is one commit.
+    ///
+    /// `durability` says what the commit must survive (see ``Durability``): ordinary writes
+    /// survive a crash of the process; ``Durability/beforeAcknowledgement`` also a power loss.
     @discardableResult
-    public func write<T>(as app: AppIdentity, _ body: (WriteTransaction) throws -> T) throws -> T {
+    public func write<T>(as app: AppIdentity, durability: Durability = .ordinary,
+                         _ body: (WriteTransaction) throws -> T) throws -> T {
         try withConnection { connection in
             if !connection.isAutocommit {
                 throw HealthStoreError.misuse("write(as:) called inside another write transaction; use its transaction")
             }
+            if durability == .beforeAcknowledgement {
+                // In WAL mode, FULL makes this commit fsync the WAL (Durability's comment).
+                try connection.execute("PRAGMA synchronous = FULL").get()
+            }
+            defer { if durability == .beforeAcknowledgement { _ = connection.execute("PRAGMA synchronous = NORMAL") } }
             try connection.execute("BEGIN IMMEDIATE").get()
             let transaction: WriteTransaction
             do {

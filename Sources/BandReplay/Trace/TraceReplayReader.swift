@@ -29,6 +29,8 @@ public final class TraceReplayReader {
         /// Damage skipped with `keepGoing`, in file order (the first 100 kept).
         public var skipped: [TraceDamage] = []
         public var skippedCount = 0
+        /// Every skipped record counted by kind (all of them, not only the first 100).
+        public var skippedByKind: [TraceDamage.Kind: Int] = [:]
         /// The damage that ended the read early, if any.
         public var stoppedAt: TraceDamage?
     }
@@ -63,6 +65,7 @@ public final class TraceReplayReader {
                 return false
             }
             outcome.skippedCount += 1
+            outcome.skippedByKind[damage.kind, default: 0] += 1
             if outcome.skipped.count < 100 { outcome.skipped.append(damage) }
             return true
         }

@@ -31,9 +31,12 @@ struct ReplayCommand: Command {
             --into feeds every notification through the reader's own notification handling, minute \
             aggregation and store writes; a second replay of the same trace changes nothing.
 
-            Damage: decoding stops at the first damaged record (exit 65, with record index and byte \
-            offset). --keep-going skips damaged records, counts them, and exits 0 unless the btsnoop \
-            framing itself breaks before the end of the file.
+            Damage, the same rule as `bandsim decode`: a malformed HCI packet or L2CAP fragment, a \
+            malformed ATT PDU, a file cut off inside its last record, or broken btsnoop framing. \
+            Without --keep-going reading stops at the first damaged record (exit 65, with record index \
+            and byte offset). --keep-going skips damaged records (the first 10 listed, the rest counted \
+            in one summary line) and exits 0 unless the btsnoop framing itself breaks before the end \
+            of the file (exit 65).
             """,
         options: [
             .argument("TRACE", help: "The btsnoop file (datalink 1001, 1002 or 2001)."),
@@ -48,7 +51,7 @@ struct ReplayCommand: Command {
             .option("keystore", value: "PATH", help: "With --serve: the reader's keystore, to answer a BandKit band's authentication live (default: \(Keystore.defaultPath()))."),
             .option("connection", value: "HANDLE", help: "Replay this HCI connection (default: the one with the most notifications)."),
             .option("map", value: "HANDLE=UUID", repeats: true, help: "Treat HANDLE as characteristic UUID when the trace lacks discovery."),
-            .flag("keep-going", help: "Skip damaged records (counted) instead of stopping at the first."),
+            .flag("keep-going", help: TraceDamageRule.keepGoingHelp),
             .flag("progress", help: "Show the progress bar even when stderr is not a terminal."),
         ])
 
@@ -254,19 +257,14 @@ struct ReplayCommand: Command {
             if records & 0x3FF == 0 { progress.update(reader.bytesRead, of: reader.fileSize) }
         }
         progress.finish()
-        for damage in outcome.skipped { note("skipped \(damage)") }
-        if outcome.skippedCount > outcome.skipped.count {
-            note("skipped \(outcome.skippedCount - outcome.skipped.count) more damaged records")
-        }
+        TraceDamageRule.report(command: "bandsim replay", path: path, skipped: outcome.skipped, count: outcome.skippedCount,
+                               byKind: outcome.skippedByKind)
         if let damage = outcome.stoppedAt { throw failure(damage) }
         return (recording, outcome)
     }
 
     private func failure(_ damage: TraceDamage) -> any CommandFailure {
-        guard damage.isBadData else { return RuntimeFailure("bandsim replay: \(path): \(damage)") }
-        var message = "bandsim replay: \(path): \(damage)"
-        if !keepGoing, damage.leavesRestReadable { message += " (--keep-going skips damaged records)" }
-        return DataError(message)
+        TraceDamageRule(command: "bandsim replay", path: path, keepGoing: keepGoing).failure(damage)
     }
 
     // MARK: Output
