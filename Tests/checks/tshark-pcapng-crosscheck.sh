@@ -117,7 +117,7 @@ set +e
 status=$?
 set -e
 expected_lines=$( { tshark -r "$work/damaged.pcapng" -Y btatt 2>/dev/null || true; } | wc -l)
-if [ "$status" -eq 65 ] && grep -Eq "pcapng block [0-9]+ at byte offset [0-9]+" "$work/damaged.err" \
+if [ "$status" -eq 65 ] && grep -Eq "byte offset [0-9]+: pcapng block [0-9]+" "$work/damaged.err" \
    && [ "$(wc -l < "$work/damaged.jsonl")" -eq "$expected_lines" ]; then
   echo "ok: damaged pcapng: exit 65, $(cat "$work/damaged.err"), $expected_lines PDUs before the damage"
 else
