@@ -36,15 +36,16 @@ public final class TraceReplayReader {
     }
 
     public let path: String
-    private let decoder: TraceDecoder<BtsnoopFileReader>
+    private let decoder: TraceDecoder<TraceFileReader>
     /// Size of the file, for progress (nil when it cannot be known, e.g. a pipe).
     public let fileSize: Int?
 
-    /// Opens `path` and reads its header (a bad header is framing damage at offset 0).
-    public init(path: String, overrides: [UInt16: BluetoothUUID] = [:]) throws(TraceDamage) {
+    /// Opens `path` (btsnoop, pcapng or pcap: `format`, or detected from its magic) and reads
+    /// its header (a bad header is framing damage at offset 0).
+    public init(path: String, format: TraceFileFormat? = nil, overrides: [UInt16: BluetoothUUID] = [:]) throws(TraceDamage) {
         self.path = path
-        do throws(BtsnoopError) {
-            decoder = try TraceDecoder(path: path, overrides: overrides)
+        do throws(TraceFileError) {
+            decoder = try TraceDecoder(path: path, format: format, overrides: overrides)
         } catch {
             throw TraceDamage(error)
         }
@@ -52,7 +53,8 @@ public final class TraceReplayReader {
         fileSize = stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG ? Int(status.st_size) : nil
     }
 
-    public var datalink: BtsnoopDatalink { decoder.source.datalink }
+    /// The container format being read.
+    public var format: TraceFileFormat { decoder.source.format }
     /// Bytes of the file consumed so far.
     public var bytesRead: Int { decoder.source.bytesRead }
 
@@ -71,7 +73,7 @@ public final class TraceReplayReader {
         }
         reading: while true {
             let next: TraceDecoderEvent?
-            do throws(BtsnoopError) {
+            do throws(TraceFileError) {
                 next = try decoder.next()
             } catch {
                 _ = damaged(TraceDamage(error))

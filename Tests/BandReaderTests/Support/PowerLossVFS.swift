@@ -68,7 +68,11 @@ final class PowerLossVFS: @unchecked Sendable {
         var names: [String] = []
         for (path, bytes) in images.sorted(by: { $0.key < $1.key }) {
             let name = (path as NSString).lastPathComponent
-            try Data(bytes).write(to: URL(fileURLWithPath: directory + "/" + name))
+            let image = directory + "/" + name
+            try Data(bytes).write(to: URL(fileURLWithPath: image))
+            // A power cut keeps the file's mode: the store's files are private (0600), and the
+            // store refuses to open one that others may read.
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: image)
             names.append(name)
         }
         return names
