@@ -1,3 +1,4 @@
+import BandHCI
 import BandWire
 
 /// Turns btsnoop records into ATT PDUs: unwraps the datalink framing, follows connections
