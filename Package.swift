@@ -32,7 +32,7 @@ let package = Package(
         // one model for traces (BandTrace) and the controller socket (BandBlueZ).
         .target(name: "BandHCI", dependencies: ["BandWire"], swiftSettings: strict),
         .target(name: "BandGATT", dependencies: ["BandWire", "BandATT"], swiftSettings: strict),
-        .target(name: "BandCrypto", dependencies: ["CCrypto"], swiftSettings: strict),
+        .target(name: "BandCrypto", dependencies: ["CCrypto", "SystemRandom"], swiftSettings: strict),
         .target(name: "BandProtocol", dependencies: ["BandWire", "BandATT", "BandCrypto"], swiftSettings: strict),
         // The one ATT server, generic over an attribute source (the firmware's static table, a
         // replay's reconstructed one). Embedded-Swift-clean: scripts/check-embedded.sh.
@@ -50,8 +50,12 @@ let package = Package(
         .target(name: "BandBlueZ", dependencies: ["CBlueZ", "BandWire", "BandHCI", "BandLink"], swiftSettings: strict),
         .target(name: "BandGATTClient", dependencies: ["BandWire", "BandATT", "BandGATT", "BandLink"], swiftSettings: strict),
 
+        // The one secure random source (the kernel's, getrandom(2)), below both the Band and the
+        // Health modules: both need unpredictable bytes and neither may import the other.
+        .target(name: "SystemRandom", swiftSettings: strict),
+
         // The health store.
-        .target(name: "HealthModel", swiftSettings: strict),
+        .target(name: "HealthModel", dependencies: ["SystemRandom"], swiftSettings: strict),
         .target(name: "HealthStore", dependencies: ["CSQLite", "HealthModel"], swiftSettings: strict),
 
         // The reader: band sessions, minute aggregation, history sync, keys.
@@ -116,13 +120,15 @@ let package = Package(
         .testTarget(name: "BandLinkTests", dependencies: ["BandLink", "BandTestSupport"]),
         .testTarget(name: "BandBlueZTests", dependencies: ["BandWire", "BandHCI", "BandLink", "BandBlueZ", "BandTestSupport"]),
         .testTarget(name: "BandGATTClientTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandLink", "BandGATTClient", "BandTestSupport"]),
+        .testTarget(name: "SystemRandomTests", dependencies: ["SystemRandom"]),
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel", "HealthTestSupport"]),
         .testTarget(name: "HealthStoreTests", dependencies: ["HealthModel", "HealthStore", "HealthTestSupport"]),
         // The `health` command run as a process (the built binary beside the test bundle).
         .testTarget(name: "HealthCommandTests", dependencies: ["HealthModel", "HealthStore", "HealthTestSupport"]),
         .testTarget(name: "BandFirmwareTests", dependencies: ["BandWire", "BandATT", "BandProtocol", "BandLink", "BandFirmware", "BandTestSupport"],
                     path: "firmware-sim/Tests/BandFirmwareTests"),
-        .testTarget(name: "BandReaderTests", dependencies: ["BandWire", "BandATT", "BandProtocol", "BandReader", "BandFirmware", "BandLink", "HealthStore", "HealthModel", "BandTestSupport"]),
+        // CSQLite: the power-loss VFS (Support/PowerLossVFS.swift) the durability test runs the store on.
+        .testTarget(name: "BandReaderTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandProtocol", "BandReader", "BandFirmware", "BandLink", "HealthStore", "HealthModel", "BandTestSupport", "CSQLite"]),
         .testTarget(name: "BandReplayTests", dependencies: ["BandReplay", "BandGATTServer", "BandTrace", "BandLink", "BandATT", "HealthStore", "BandTestSupport",
                                                          "BandWire", "BandGATT", "BandProtocol", "BandReader", "BandFirmware", "HealthModel"]),
         .testTarget(name: "CommandKitTests", dependencies: ["CommandKit"]),

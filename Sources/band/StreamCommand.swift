@@ -11,6 +11,8 @@ struct StreamCommand: Command {
             backoff and syncs history again after every reconnect. Ctrl-C stops cleanly: everything
             received so far is committed. With --for, stops after that long (e.g. 30s, 5m, 2h) and
             syncs history once more so the band's records replace the provisional live minutes.
+            Exits 1 when the stream ends at its deadline without ever connecting, or without
+            committing a single minute to the store.
             """,
         options: ReaderOptions.linkSpecs + [ReaderOptions.storeSpec, ReaderOptions.jsonSpec, ReaderOptions.keepClockSpec, ReaderOptions.recordSpec,
                                             .option("for", value: "DURATION", help: "Stop after this long (default: until Ctrl-C)."),
@@ -45,7 +47,20 @@ struct StreamCommand: Command {
         service.historySyncInterval = syncEvery
         let outcome: BandSession.Outcome
         do { outcome = try service.stream(until: deadline) } catch { throw failure(error) }
-        if outcome.stopped { printer.handle(.stopped) }
+        if outcome.stopped {
+            printer.handle(.stopped)
+            return .success
+        }
+        // The deadline passed: a stream that never reached the band, or reached it and stored
+        // nothing, failed, however quietly (issue 17 item 7).
+        if outcome.connections == 0 {
+            let attempts = outcome.attempts == 1 ? "1 attempt" : "\(outcome.attempts) attempts"
+            throw RuntimeFailure("band: stream: never connected to \(options.address) (\(attempts) before the --for deadline)")
+        }
+        if outcome.committedMinutes == 0 {
+            let connections = outcome.connections == 1 ? "1 connection" : "\(outcome.connections) connections"
+            throw RuntimeFailure("band: stream: nothing was committed to \(options.storePath) (\(connections), no history or live minute stored)")
+        }
         return .success
     }
 }

@@ -73,6 +73,91 @@ import Testing
         try expectStoreMatchesTruth(fixture)
     }
 
+    /// Issue 17 item 8: with 5 % of notifications carrying a flipped bit, no RR interval the
+    /// store keeps is implausible and no minute's SDNN is absurd (before the plausibility rules:
+    /// RR values of 32,893.6 ms and SDNN up to 5,575 ms).
+    @Test func corruptedRRIntervalsNeverBecomeHRV() throws {
+        var configuration = ReaderAgainstSimulatedBandTests.configuration(historyDays: 0, faults: [.corrupt(0.05)])
+        configuration.seed = 17
+        let fixture = try ReaderFixture(configuration)
+        _ = try #require(try fixture.service().pair())
+        _ = try fixture.service().stream(until: ContinuousClock.now.advanced(by: .seconds(3)))
+        let store = try fixture.openStore()
+        let hrv = try store.samples(HealthQuery(type: .heartRateVariabilitySDNN), as: .owner).compactMap(\.quantitySample)
+        #expect(hrv.count >= 3, "the stream produced HRV minutes to check")
+        let rejected = fixture.events.filter { if case .anomaly(let what) = $0 { what.hasPrefix("RR intervals not used") } else { false } }
+        #expect(!rejected.isEmpty, "some damaged intervals were seen and excluded")
+        for sample in hrv {
+            let intervals = (sample.metadata[SampleWriter.MetadataKey.rrIntervals] ?? "").split(separator: ",").compactMap { Double($0) }
+            #expect(!intervals.isEmpty)
+            #expect(intervals.allSatisfy { (240...2000).contains($0) }, "implausible RR stored: \(intervals)")
+            #expect(sample.quantity.value < 250, "absurd SDNN \(sample.quantity)")
+        }
+        let heartRates = try store.samples(HealthQuery(type: .heartRate), as: .owner).compactMap(\.quantitySample)
+        for sample in heartRates {
+            #expect((25...250).contains(sample.quantity.value), "implausible heart rate \(sample.quantity)")
+        }
+    }
+
+    struct NoBand: Error {}
+
+    /// Issue 17 item 7: what `band stream --for` needs to tell a quiet failure from a stream —
+    /// connections made and minutes committed over every attempt, not only the last.
+    @Test func streamCountsConnectionsAndCommittedMinutesAcrossAttempts() throws {
+        let fixture = try ReaderFixture(ReaderAgainstSimulatedBandTests.configuration())
+        _ = try #require(try fixture.service().pair())
+        let dead = BandReaderService(address: .simulator(path: "/nowhere"), keystore: fixture.keystore, storePath: fixture.storePath,
+                                     stop: StopRequest(), openLink: { _ in throw NoBand() }, report: { _ in })
+        dead.backoff = ReconnectBackoff(initial: .milliseconds(5), maximum: .milliseconds(20), jitter: 0.5)
+        let never = try dead.stream(until: ContinuousClock.now.advanced(by: .milliseconds(300)))
+        #expect(never.attempts > 1)
+        #expect(never.connections == 0)
+        #expect(never.committedMinutes == 0)
+
+        // Everything synced, the band's clock stopped: it connects and has nothing to give.
+        fixture.harness.pause()
+        _ = try fixture.service().sync()
+        let idle = try fixture.service().stream(until: ContinuousClock.now.advanced(by: .milliseconds(300)))
+        #expect(idle.connections >= 1)
+        #expect(idle.committedMinutes == 0)
+
+        let fresh = try ReaderFixture(ReaderAgainstSimulatedBandTests.configuration())
+        _ = try #require(try fresh.service().pair())
+        let streamed = try fresh.service().stream(until: ContinuousClock.now.advanced(by: .seconds(1)))
+        #expect(streamed.connections >= 1)
+        #expect(streamed.committedMinutes >= 1440, "a day of history at least")
+    }
+
+    /// Issue 11 item 4: an unusable store path fails before the band is touched (it used to
+    /// fail only after connecting, authenticating and writing the band's clock).
+    @Test func unusableStoreFailsBeforeConnecting() throws {
+        let fixture = try ReaderFixture(ReaderAgainstSimulatedBandTests.configuration())
+        _ = try #require(try fixture.service().pair())
+        let harness = fixture.harness
+        // A store "inside" a regular file: no directory can be made there, whoever runs the test.
+        let notADirectory = fixture.directory + "/not-a-directory"
+        #expect(FileManager.default.createFile(atPath: notADirectory, contents: Data("x".utf8)))
+        let badPath = notADirectory + "/store.sqlite"
+        for goal in ["sync", "stream"] {
+            let links = Atomic<Int>(0)
+            let service = BandReaderService(address: .simulator(path: "/harness"), keystore: fixture.keystore, storePath: badPath,
+                                            stop: StopRequest(),
+                                            openLink: { _ in
+                                                links.add(1, ordering: .relaxed)
+                                                return try harness.openLink()
+                                            },
+                                            report: { _ in })
+            do {
+                if goal == "sync" { _ = try service.sync() } else { _ = try service.stream(until: ContinuousClock.now.advanced(by: .seconds(1))) }
+                Issue.record("\(goal) with an unusable store succeeded")
+            } catch {
+                #expect(!error.isTransient, "\(goal): \(error)")
+                #expect(error.description.contains(badPath), "\(goal): \(error)")
+            }
+            #expect(links.load(ordering: .relaxed) == 0, "\(goal) opened a link")
+        }
+    }
+
     @Test func wrongKeyIsRefusedReportedAndNothingIsWritten() throws {
         let fixture = try ReaderFixture(ReaderAgainstSimulatedBandTests.configuration())
         var band = try #require(try fixture.service().pair())

@@ -113,6 +113,14 @@ struct ReaderCommandTests {
         #expect(try !world.storedSamples().isEmpty)
     }
 
+    /// Issue 17 item 7: a stream that never reached the band is a failure, not exit 0.
+    @Test func streamForThatNeverConnectsExits1AndSaysWhat() throws {
+        let world = try DemoWorld()
+        let stream = try world.band(["stream", "sim:" + world.directory + "/no-band.sock", "--for", "1s", "--store", world.store])
+        #expect(stream.status == 1)
+        #expect(stream.stderr.contains("never connected to"), "\(stream.stderr)")
+    }
+
     @Test func usageErrorsExit64AndNameTheProblem() throws {
         let world = try DemoWorld()
         let bad = try world.band(["stream", "AA:BB:CC", "--store", world.store])

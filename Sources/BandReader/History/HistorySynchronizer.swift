@@ -18,9 +18,9 @@ public final class HistorySynchronizer {
     public var maximumConsecutiveFailures = 4
     private let report: (ReaderEvent) -> Void
 
-    private var transfer: HistoryTransfer?
-    private var transferFailure: HistoryTransferError?
-    private var lastProgress = 0
+    /// The decisions (``HistorySyncMachine``); this type only performs its actions on the link
+    /// and the store.
+    private var machine = HistorySyncMachine(cursor: nil, mode: .driving)
 
     public init(connection: BandConnection, writer: SampleWriter, report: @escaping (ReaderEvent) -> Void) {
         self.connection = connection
@@ -41,113 +41,51 @@ public final class HistorySynchronizer {
         let previousHandler = connection.valueHandler
         connection.valueHandler = { [unowned self] handle, value in
             guard handle == dataHandle else { previousHandler?(handle, value); return }
-            receiveData(value)
+            if let progress = machine.dataReceived(value) { report(progress) }
         }
         defer { connection.valueHandler = previousHandler }
 
-        var cursor: HistoryCursor?
+        let cursor: HistoryCursor?
         do { cursor = try writer.cursor() } catch { throw .store("\(error)") }
-        var stored = 0
-        var failures = 0
-        var restartedFromZero = false
-        while true {
-            let request = HistoryFetchRequest(cursor: cursor?.nextSequence ?? 0, maxCount: sliceSize)
-            guard let fetchBytes = try connection.request(request.encodedBytes(capacity: HistoryFetchRequest.size),
-                                                          on: control, what: "the history fetch", during: .history) else { return nil }
-            let announced = try connection.decode(fetchBytes, as: HistoryFetchResponse.self, what: "history fetch")
-            let historyChanged = cursor.map { $0.historyID != announced.historyID } ?? false
-            if announced.status == .cursorAhead || historyChanged {
-                // Another band, or this band's flash was wiped: the stored cursor means nothing here.
-                guard !restartedFromZero else {
-                    throw .controlPointProtocol("the band rejects cursor 0 of history \(announced.historyID) (\(announced.status))")
+        machine = HistorySyncMachine(cursor: cursor, mode: .driving)
+        machine.sliceSize = sliceSize
+        machine.maximumConsecutiveFailures = maximumConsecutiveFailures
+        var pending = machine.start()[...]
+        while let action = pending.popFirst() {
+            var next: [HistorySyncMachine.Action] = []
+            switch action {
+            case .sendFetch(let request):
+                guard let bytes = try connection.request(request.encodedBytes(capacity: HistoryFetchRequest.size),
+                                                         on: control, what: "the history fetch", during: .history) else { return nil }
+                next = machine.fetchAnswered(try connection.decode(bytes, as: HistoryFetchResponse.self, what: "history fetch"))
+            case .awaitTransfer:
+                guard let bytes = try connection.awaitResponse(on: control, what: "the end of the history transfer", during: .history) else {
+                    return nil
                 }
-                restartedFromZero = true
-                report(.anomaly("history \(String(announced.historyID, radix: 16)) is not the one the cursor was saved for; starting again from its oldest record"))
-                if announced.status == .success {
-                    // A transfer from the stale cursor follows; let it finish unused.
-                    guard try receiveTransfer(announced, on: control) != nil else { return nil }
+                let response: HistoryResponse
+                do { response = try HistoryResponse(parsingAll: bytes) } catch {
+                    throw .controlPointProtocol("history response \(Hex.encode(bytes)) does not decode: \(error)")
                 }
-                cursor = HistoryCursor(historyID: announced.historyID, nextSequence: 0)
-                continue
-            }
-            guard announced.status == .success else {
-                throw .controlPointProtocol("history fetch refused: \(announced.status)")
-            }
-            guard announced.recordSize == UInt8(MinuteRecord.size) else {
-                throw .controlPointProtocol("history records of \(announced.recordSize) bytes; this reader understands \(MinuteRecord.size)")
-            }
-            report(.historyTransferStarted(firstSequence: announced.firstSequence, count: announced.count, gap: announced.gap))
-            guard let outcome = try receiveTransfer(announced, on: control) else { return nil }
-            switch outcome {
-            case .failure(let error):
-                failures += 1
-                report(.historyDiscarded(error.description))
-                if failures >= maximumConsecutiveFailures { throw .historyRejected(error) }
-                continue
-            case .success(let verified):
-                failures = 0
-                let next = HistoryCursor(historyID: announced.historyID, nextSequence: announced.endSequence,
-                                         lastMinute: verified.records.last?.minuteStart ?? cursor?.lastMinute)
-                if !verified.records.isEmpty || next != cursor {
-                    do { try writer.commitHistory(verified.records, cursor: next, previous: cursor) } catch { throw .store("\(error)") }
+                guard case .transferComplete(let complete) = response else {
+                    throw .controlPointProtocol("expected Transfer Complete, got \(response)")
                 }
-                cursor = next
-                stored += verified.records.count
-                var acknowledged = false
-                if announced.count > 0 {
-                    let ack = HistoryAcknowledgeRequest(endSequence: announced.endSequence, crc: verified.checksum)
-                    guard let ackBytes = try connection.request(ack.encodedBytes(capacity: HistoryAcknowledgeRequest.size),
-                                                                on: control, what: "the history acknowledgement", during: .history) else { return nil }
-                    let response = try connection.decode(ackBytes, as: HistoryAcknowledgeResponse.self, what: "history acknowledgement")
-                    acknowledged = response.status == .success
-                    if !acknowledged {
-                        // Stored anyway; the band keeps the records and the cursor skips them.
-                        report(.anomaly("the band did not accept the acknowledgement: \(response.status)"))
-                    }
-                }
-                report(.historyCommitted(minutes: verified.records.count, cursor: next, acknowledged: acknowledged))
-                if announced.count < UInt32(sliceSize) {
-                    report(.historyComplete(minutes: stored))
-                    return stored
-                }
+                next = machine.transferCompleted(complete)
+            case .commit(let records, let cursor, let previous):
+                do { try writer.commitHistory(records, cursor: cursor, previous: previous) } catch { throw .store("\(error)") }
+                next = machine.commitFinished()
+            case .sendAcknowledge(let ack):
+                guard let bytes = try connection.request(ack.encodedBytes(capacity: HistoryAcknowledgeRequest.size),
+                                                         on: control, what: "the history acknowledgement", during: .history) else { return nil }
+                next = machine.acknowledged(try connection.decode(bytes, as: HistoryAcknowledgeResponse.self, what: "history acknowledgement"))
+            case .report(let event):
+                report(event)
+            case .finished(let minutes):
+                return minutes
+            case .fail(let error):
+                throw error
             }
+            pending.insert(contentsOf: next, at: pending.startIndex)
         }
-    }
-
-    /// Collects one transfer until the band's Transfer Complete; nil on a stop request.
-    private func receiveTransfer(_ announced: HistoryFetchResponse, on control: GATTCharacteristic) throws(SessionError) -> Result<HistoryTransfer, HistoryTransferError>? {
-        transfer = HistoryTransfer(announced: announced)
-        transferFailure = nil
-        lastProgress = 0
-        defer { transfer = nil }
-        guard let bytes = try connection.awaitResponse(on: control, what: "the end of the history transfer", during: .history) else {
-            return nil
-        }
-        let response: HistoryResponse
-        do { response = try HistoryResponse(parsingAll: bytes) } catch {
-            throw .controlPointProtocol("history response \(Hex.encode(bytes)) does not decode: \(error)")
-        }
-        guard case .transferComplete(let complete) = response else {
-            throw .controlPointProtocol("expected Transfer Complete, got \(response)")
-        }
-        if let transferFailure { return .failure(transferFailure) }
-        guard let transfer else { return .failure(.bandAborted(complete.status)) }
-        do { try transfer.verify(complete) } catch { return .failure(error) }
-        return .success(transfer)
-    }
-
-    private func receiveData(_ value: UnsafeRawBufferPointer) {
-        guard transferFailure == nil, transfer != nil else { return }
-        do {
-            try transfer!.receive(value)
-            let received = transfer!.records.count
-            let total = Int(transfer!.announced.count)
-            if received == total || received - lastProgress >= 240 {
-                lastProgress = received
-                report(.historyProgress(received: received, of: total))
-            }
-        } catch {
-            transferFailure = error
-        }
+        throw .controlPointProtocol("the history sync stopped without finishing")
     }
 }

@@ -35,6 +35,7 @@ public final class LiveStream {
     public private(set) var anomalies = 0
 
     private var closed: [LiveMinute] = []
+    private var plausibility = PhysiologicalPlausibility()
     private var clock = BandClockEstimator()
     private var utcOffsetSeconds: Int?
     private let now: () -> Date
@@ -127,11 +128,27 @@ public final class LiveStream {
             return
         }
         let time = bandTime()
-        let bpm = measurement.beatsPerMinute == 0 ? nil : Int(measurement.beatsPerMinute)
+        var bpm = measurement.beatsPerMinute == 0 ? nil : Int(measurement.beatsPerMinute)
+        if let measured = bpm, !PhysiologicalPlausibility.isPlausible(heartRate: measured) {
+            anomaly("heart rate \(measured) bpm is outside \(PhysiologicalPlausibility.heartRateRange.lowerBound)–\(PhysiologicalPlausibility.heartRateRange.upperBound) bpm; not used")
+            bpm = nil
+        }
         lastHeartRate = bpm
         let offset = utcOffsetSeconds ?? (clock.estimate(at: now()) == nil ? hostOffset() : nil)
         let intervals = measurement.rrIntervals ?? RRIntervals()
-        if let minute = aggregator.add(heartRate: bpm, rrIntervals: intervals.lazy.map(\.rawValue), at: time, utcOffsetSeconds: offset) {
+        // Only intervals the plausibility rules accept reach the minute (and so the HRV sample).
+        var accepted = RRIntervals()
+        var rejected: [String] = []
+        for interval in intervals {
+            switch plausibility.judge(interval.rawValue) {
+            case nil: _ = accepted.append(interval)
+            case .outOfRange?: rejected.append("\(SampleWriter.millisecondsText(interval.rawValue)) ms out of range")
+            case .suddenChange?: rejected.append("\(SampleWriter.millisecondsText(interval.rawValue)) ms more than 20 % from the previous")
+            case .unconfirmed?: break   // the stream's first interval, waiting for the next to confirm it
+            }
+        }
+        if !rejected.isEmpty { anomaly("RR intervals not used: " + rejected.joined(separator: ", ")) }
+        if let minute = aggregator.add(heartRate: bpm, rrIntervals: accepted.lazy.map(\.rawValue), at: time, utcOffsetSeconds: offset) {
             closed.append(minute)
         }
         emit("hr", at: time, rr: intervals.map(\.milliseconds))

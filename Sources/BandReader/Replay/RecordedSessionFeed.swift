@@ -13,16 +13,15 @@ import HealthModel
 /// checks) and ``SampleWriter`` (samples, sync identifiers and versions, one transaction per
 /// batch). What this type adds is only the part a link normally drives: the recorded time
 /// becomes the reader's "now", and the control-point exchanges the live
-/// ``HistorySynchronizer`` performs are followed from the recorded PDUs, making the same
-/// decisions it makes:
+/// ``HistorySynchronizer`` performs are followed from the recorded PDUs by the same
+/// ``HistorySyncMachine`` it drives (in its following mode: the recorded requests are the
+/// reader's, and nothing the band said fails the replay):
 ///
 /// | recorded | what the live session did | here |
 /// |---|---|---|
 /// | clock reads / Current Time write | ``BandSession`` observes the band clock | the same observation, at the recorded times |
 /// | live notifications | ``LiveStream/handle(_:_:)``; closed minutes written | the same, `now` = record time |
-/// | history fetch response | new ``HistoryTransfer``, or "history changed": the transfer is not used | the same, against the target store's cursor |
-/// | history data | ``HistoryTransfer/receive(_:)`` | the same |
-/// | Transfer Complete | verify, ``SampleWriter/commitHistory(_:cursor:)`` | the same (the cursor never moves back) |
+/// | history fetch response, data, Transfer Complete | ``HistorySyncMachine`` (driving) | the same machine (following), against the target store's cursor |
 /// | fetch written after streaming began | ``LiveStream/finish()`` written before the final sync | the same |
 ///
 /// Events must come in recorded order. Not thread-safe.
@@ -50,17 +49,11 @@ public final class RecordedSessionFeed {
     private var pendingLive: [LiveMinute] = []
     private var liveStarted = false
 
-    // Clock observation, as BandSession.synchronizeClock makes it.
-    private var clockReadStart: Date?
-    private var bandUTCOffset: Int?
-    private var bandUTC: Int64?
-    private var clockWritten: Date?
+    // Clock observation: the type BandSession.synchronizeClock feeds, fed from the recording.
+    private var clock: ClockObservation
 
-    // History, as HistorySynchronizer follows it.
-    private var cursor: HistoryCursor?
-    private var transfer: HistoryTransfer?
-    private var transferFailure: HistoryTransferError?
-    private var transferUnused = false
+    // History: the live reader's own decisions, following the recorded conversation.
+    private var history: HistorySyncMachine
 
     /// Writes are batched: this many closed live minutes, or any history commit, flush them.
     public var liveBatchSize = 1440
@@ -71,7 +64,8 @@ public final class RecordedSessionFeed {
         self.writer = writer
         self.timeZone = timeZone
         self.report = report
-        cursor = try writer.cursor()
+        history = HistorySyncMachine(cursor: try writer.cursor(), mode: .following)
+        clock = ClockObservation(hasCurrentTime: profile.currentTime != nil)
     }
 
     // MARK: Events
@@ -79,19 +73,18 @@ public final class RecordedSessionFeed {
     /// The reader sent a Read Request for `handle` at `time`.
     public func clientRead(handle: UInt16, at time: Date) {
         currentTime = time
-        if clockReadStart == nil, handle == profile.localTimeInformation?.valueHandle || handle == profile.currentTime?.valueHandle {
-            clockReadStart = time
+        if handle == profile.localTimeInformation?.valueHandle || handle == profile.currentTime?.valueHandle {
+            clock.readSent(at: time)
         }
     }
 
     /// The band answered a read of `handle` with `value` (the first part of a long value).
     public func readResponse(handle: UInt16, value: UnsafeRawBufferPointer, at time: Date) {
         currentTime = time
-        if handle == profile.localTimeInformation?.valueHandle, let zone = try? LocalTimeInformation(parsingAll: value) {
-            bandUTCOffset = zone.utcOffsetSeconds
-        } else if handle == profile.currentTime?.valueHandle, let time = try? CurrentTime(parsingAll: value),
-                  let local = time.secondsSince1970 {
-            bandUTC = local - Int64(bandUTCOffset ?? 0)
+        if handle == profile.localTimeInformation?.valueHandle {
+            clock.zoneRead(value)
+        } else if handle == profile.currentTime?.valueHandle {
+            clock.timeRead(value)
         }
     }
 
@@ -99,7 +92,7 @@ public final class RecordedSessionFeed {
     public func clientWrote(handle: UInt16, value: UnsafeRawBufferPointer, at time: Date) throws {
         currentTime = time
         if handle == profile.currentTime?.valueHandle {
-            clockWritten = time
+            clock.timeWritten(at: time)
         } else if handle == profile.activity?.historyControlPoint.valueHandle, liveStarted,
                   (try? HistoryFetchRequest(parsingAll: value)) != nil {
             // The stream is over: the live session finishes its minutes before the final sync.
@@ -137,18 +130,9 @@ public final class RecordedSessionFeed {
                                          liveActivity: profile.activity?.liveActivity.valueHandle)
         let stream = LiveStream(handles: handles, now: { [unowned self] in currentTime },
                                 hostOffset: { [unowned self] in timeZone.secondsFromGMT(for: currentTime) }, report: report)
-        if let observation = clockObservation { stream.observeBandClock(observation.bandTime, at: observation.hostTime) }
+        if let observation = clock.observation(fallback: currentTime) { stream.observeBandClock(observation.bandTime, at: observation.hostTime) }
         live = stream
         return stream
-    }
-
-    /// What BandSession.synchronizeClock returns: the written time if it set the clock, else
-    /// the band's reading against the host time the reads started at.
-    private var clockObservation: (bandTime: UInt32, hostTime: Date)? {
-        guard profile.currentTime != nil else { return nil }
-        if let clockWritten { return (UInt32(clamping: Int64(clockWritten.timeIntervalSince1970)), clockWritten) }
-        guard let bandUTC else { return nil }
-        return (UInt32(clamping: bandUTC), clockReadStart ?? currentTime)
     }
 
     private func finishLive() throws {
@@ -177,63 +161,36 @@ public final class RecordedSessionFeed {
             return
         }
         switch response {
-        case .fetch(let announced):
-            transfer = nil
-            transferFailure = nil
-            transferUnused = false
-            let historyChanged = cursor.map { $0.historyID != announced.historyID } ?? false
-            if announced.status == .cursorAhead || historyChanged {
-                // HistorySynchronizer lets this transfer finish unused and starts again from 0.
-                transferUnused = announced.status == .success
-                cursor = HistoryCursor(historyID: announced.historyID, nextSequence: 0)
-                if transferUnused { transfer = HistoryTransfer(announced: announced) }
-                return
-            }
-            guard announced.status == .success, announced.recordSize == UInt8(MinuteRecord.size) else { return }
-            report(.historyTransferStarted(firstSequence: announced.firstSequence, count: announced.count, gap: announced.gap))
-            transfer = HistoryTransfer(announced: announced)
-        case .transferComplete(let complete):
-            defer {
-                transfer = nil
-                transferFailure = nil
-                transferUnused = false
-            }
-            guard let received = transfer, !transferUnused else { return }
-            if let transferFailure {
-                outcome.historyTransfersDiscarded += 1
-                report(.historyDiscarded(transferFailure.description))
-                return
-            }
-            do { try received.verify(complete) } catch {
-                outcome.historyTransfersDiscarded += 1
-                report(.historyDiscarded(error.description))
-                return
-            }
-            try commit(received)
-        case .acknowledge:
-            break
+        case .fetch(let announced): try perform(history.fetchAnswered(announced))
+        case .transferComplete(let complete): try perform(history.transferCompleted(complete))
+        // The recorded reader's acknowledgement changes nothing in the target store.
+        case .acknowledge: break
         }
     }
 
     private func receiveHistoryData(_ value: UnsafeRawBufferPointer) {
-        guard transferFailure == nil, transfer != nil else { return }
-        do { try transfer!.receive(value) } catch { transferFailure = error }
+        _ = history.dataReceived(value)
     }
 
-    private func commit(_ received: HistoryTransfer) throws {
-        let announced = received.announced
-        var next = HistoryCursor(historyID: announced.historyID, nextSequence: announced.endSequence,
-                                 lastMinute: received.records.last?.minuteStart ?? cursor?.lastMinute)
-        // A replay of an older part of the same history stores its records (a no-op if they are
-        // there) but never moves the stored cursor back.
-        if let cursor, cursor.historyID == next.historyID, cursor.nextSequence > next.nextSequence { next = cursor }
-        guard !received.records.isEmpty || next != cursor else { return }
-        try writePendingLive()
-        let write = try writer.commitHistory(received.records, cursor: next, previous: cursor)
-        count(write)
-        cursor = next
-        outcome.historyMinutes += received.records.count
-        report(.historyCommitted(minutes: received.records.count, cursor: next, acknowledged: false))
+    /// Carries out the machine's actions against the target store. Requests are not sent: the
+    /// recording holds the ones the reader sent.
+    private func perform(_ actions: [HistorySyncMachine.Action]) throws {
+        var pending = actions[...]
+        while let action = pending.popFirst() {
+            switch action {
+            case .commit(let records, let cursor, let previous):
+                try writePendingLive()
+                let write = try writer.commitHistory(records, cursor: cursor, previous: previous)
+                count(write)
+                outcome.historyMinutes += records.count
+                pending.insert(contentsOf: history.commitFinished(), at: pending.startIndex)
+            case .report(let event):
+                if case .historyDiscarded = event { outcome.historyTransfersDiscarded += 1 }
+                report(event)
+            case .sendFetch, .awaitTransfer, .sendAcknowledge, .finished, .fail:
+                break
+            }
+        }
     }
 
     private func count(_ write: StoreWrite) {

@@ -82,6 +82,9 @@ public final class BandReaderService {
     private func runSessions(goal: () -> BandSession.Goal, attempts: Int?, until deadline: ContinuousClock.Instant?) throws(SessionError) -> BandSession.Outcome {
         let pairing: PairedBand?
         do { pairing = try keystore.band(address.keystoreKey) } catch { throw .store("\(error)") }
+        // The store is opened before the band is touched: a bad path fails at once, not after
+        // connecting, authenticating and setting the band's clock (issue 11 item 4).
+        try openStore()
         var total = BandSession.Outcome()
         var attempt = 0
         while true {
@@ -89,10 +92,16 @@ public final class BandReaderService {
             // The backoff starts over only after a connection got somewhere; a band that accepts
             // connections and then fails keeps being retried at growing intervals.
             var progressed = false
+            total.attempts = attempt
             let report = self.report
             let track: (ReaderEvent) -> Void = { event in
                 switch event {
-                case .authenticated, .historyCommitted, .streaming: progressed = true
+                case .authenticated, .streaming: progressed = true
+                case .historyCommitted(let minutes, _, _):
+                    progressed = true
+                    total.committedMinutes += minutes
+                case .liveMinutesStored(let count): total.committedMinutes += count
+                case .connected: total.connections += 1
                 default: break
                 }
                 report(event)
@@ -135,9 +144,17 @@ public final class BandReaderService {
         return try BandConnection(bearer: bearer, stop: stop, transactionTimeout: transactionTimeout)
     }
 
-    private func writer(for device: BandDeviceInfo) throws -> SampleWriter {
+    /// Opens (creating if needed) the store once per service.
+    private func openStore() throws(SessionError) {
+        guard store == nil else { return }
         // A few rows a minute: a small page cache keeps the reader's memory flat as the store grows.
-        if store == nil { store = try HealthStore(path: storePath, cacheKiB: 2048) }
+        do { store = try HealthStore(path: storePath, cacheKiB: 2048) } catch {
+            throw .store("cannot open the store \(storePath): \(error)")
+        }
+    }
+
+    private func writer(for device: BandDeviceInfo) throws -> SampleWriter {
+        try openStore()
         let info = DeviceInfo(name: device.name, manufacturer: device.manufacturer, model: device.model,
                               hardwareIdentifier: device.serialNumber ?? address.keystoreKey,
                               firmwareVersion: device.firmwareRevision)

@@ -22,6 +22,13 @@ public final class BandSession {
         public var liveMinutes = 0
         public var stopped = false
         public var device = BandDeviceInfo()
+        /// Connection attempts made (``BandReaderService`` fills it in).
+        public var attempts = 0
+        /// Connections that got as far as discovering the device's services.
+        public var connections = 0
+        /// Minutes committed to the store over every connection, including those that later
+        /// failed (history minutes of committed transfers plus live minutes written).
+        public var committedMinutes = 0
     }
 
     public let connection: BandConnection
@@ -175,44 +182,38 @@ public final class BandSession {
             report(.anomaly("clock not set: \(error)"))
             return nil
         }
-        var bandOffset: Int?
-        var bandZone: LocalTimeInformation?
+        // The decisions are ClockObservation's (shared with replay); this performs the reads and writes.
+        var clock = ClockObservation(hasCurrentTime: true)
+        clock.readSent(at: hostNow)
         if let local = profile.localTimeInformation, local.properties.contains(.read) {
             let bytes = try connection.read(local, during: .clock)
-            if let zone = try? LocalTimeInformation(parsingAll: bytes) {
-                bandZone = zone
-                bandOffset = zone.utcOffsetSeconds
-            }
+            bytes.withUnsafeBytes { clock.zoneRead($0) }
         }
-        var bandUTC: Int64?
         if currentTime.properties.contains(.read) {
             let bytes = try connection.read(currentTime, during: .clock)
-            if let time = try? CurrentTime(parsingAll: bytes), let local = time.secondsSince1970 {
-                bandUTC = local - Int64(bandOffset ?? 0)
-            }
+            bytes.withUnsafeBytes { clock.timeRead($0) }
         }
-        let hostUTC = Int64(hostNow.timeIntervalSince1970.rounded(.down))
         guard setsClock else {
-            report(.clockChecked(bandOffsetFromHost: bandUTC.map { Int($0 - hostUTC) }))
-            return bandUTC.map { (UInt32(clamping: $0), hostNow) }
+            report(.clockChecked(bandOffsetFromHost: clock.bandOffset(fromHost: hostNow)))
+            return clock.observation(fallback: hostNow)
         }
         var changed = false
-        if let local = profile.localTimeInformation, local.properties.contains(.write), bandZone != setting.localTimeInformation {
+        if let local = profile.localTimeInformation, local.properties.contains(.write), clock.zoneNeedsWriting(setting) {
             try connection.write(setting.localTimeInformation.encodedBytes(capacity: 2), to: local, during: .clock)
             changed = true
         }
-        let drift = bandUTC.map { abs($0 - hostUTC) } ?? .max
-        if changed || drift > Int64(clockTolerance.components.seconds), currentTime.properties.contains(.write) {
+        if clock.timeNeedsWriting(zoneChanged: changed, host: hostNow, tolerance: clockTolerance), currentTime.properties.contains(.write) {
             // Recompute: the reads above took time.
             let fresh: BandClockSetting
             let written = now()
             do { fresh = try BandClockSetting(date: written, timeZone: timeZone) } catch { return nil }
             try connection.write(fresh.currentTime.encodedBytes(capacity: 10), to: currentTime, during: .clock)
+            clock.timeWritten(at: written)
             report(.clockSet(fresh))
-            return (UInt32(clamping: Int64(written.timeIntervalSince1970)), written)
+            return clock.observation(fallback: hostNow)
         }
-        report(.clockChecked(bandOffsetFromHost: bandUTC.map { Int($0 - hostUTC) }))
-        return bandUTC.map { (UInt32(clamping: $0), hostNow) }
+        report(.clockChecked(bandOffsetFromHost: clock.bandOffset(fromHost: hostNow)))
+        return clock.observation(fallback: hostNow)
     }
 
     /// Device name, Device Information strings and battery level (each only if present).

@@ -1,0 +1,76 @@
+import BandGATT
+import FoundationEssentials
+
+/// What the reader learns about the band's clock at connect, and what it decides to write, with
+/// no I/O: the reads' values and times go in, decisions and the (band time, host time) pair
+/// that stamps live readings come out. ``BandSession`` feeds it from its reads and writes;
+/// ``RecordedSessionFeed`` feeds the same type from the recorded ones.
+///
+/// | event | effect |
+/// |---|---|
+/// | first clock read sent at host time t | t is the host time the band's reading is paired with |
+/// | Local Time Information read | the band's offset (zone + DST), for turning its local Current Time into UTC |
+/// | Current Time read | the band's UTC time = its local time − its offset (0 when the zone was not read) |
+/// | Current Time written at host time w | the band's clock is w: the observation is (w, w) |
+///
+/// Without a Current Time characteristic there is nothing to observe (a plain strap: live
+/// readings get host time).
+public struct ClockObservation: Sendable {
+    /// Whether the device has a Current Time characteristic at all.
+    public let hasCurrentTime: Bool
+    /// The host time the first clock read was sent at.
+    public private(set) var readStart: Date?
+    /// The band's zone as read, if it was.
+    public private(set) var bandZone: LocalTimeInformation?
+    /// The band's clock in UTC seconds as read, if it was.
+    public private(set) var bandUTC: Int64?
+    /// The host time the reader wrote the band's clock at, if it did.
+    public private(set) var written: Date?
+
+    public init(hasCurrentTime: Bool) { self.hasCurrentTime = hasCurrentTime }
+
+    /// A read of Local Time Information or Current Time was sent at `time` (only the first counts).
+    public mutating func readSent(at time: Date) {
+        if readStart == nil { readStart = time }
+    }
+
+    /// The band's Local Time Information value (ignored when malformed, as the session does).
+    public mutating func zoneRead(_ value: UnsafeRawBufferPointer) {
+        if let zone = try? LocalTimeInformation(parsingAll: value) { bandZone = zone }
+    }
+
+    /// The band's Current Time value (ignored when malformed or without a valid date).
+    public mutating func timeRead(_ value: UnsafeRawBufferPointer) {
+        if let time = try? CurrentTime(parsingAll: value), let local = time.secondsSince1970 {
+            bandUTC = local - Int64(bandZone?.utcOffsetSeconds ?? 0)
+        }
+    }
+
+    /// The reader wrote the band's clock with the host time `time`.
+    public mutating func timeWritten(at time: Date) { written = time }
+
+    /// How far the band's clock is ahead of `host`, in whole seconds (nil when not read).
+    public func bandOffset(fromHost host: Date) -> Int? {
+        bandUTC.map { Int($0 - Int64(host.timeIntervalSince1970.rounded(.down))) }
+    }
+
+    /// Whether the band's zone must be written to match `setting`.
+    public func zoneNeedsWriting(_ setting: BandClockSetting) -> Bool { bandZone != setting.localTimeInformation }
+
+    /// Whether the band's time must be written: its zone was just changed, or it was not read,
+    /// or it is more than `tolerance` away from `host`.
+    public func timeNeedsWriting(zoneChanged: Bool, host: Date, tolerance: Duration) -> Bool {
+        let drift = bandUTC.map { abs($0 - Int64(host.timeIntervalSince1970.rounded(.down))) } ?? .max
+        return zoneChanged || drift > Int64(tolerance.components.seconds)
+    }
+
+    /// The band time and the host time it was seen at, for stamping live readings: the written
+    /// time if the reader set the clock, else the band's reading against the host time the
+    /// reads started at (`fallback` when none was seen sent).
+    public func observation(fallback: Date) -> (bandTime: UInt32, hostTime: Date)? {
+        guard hasCurrentTime else { return nil }
+        if let written { return (UInt32(clamping: Int64(written.timeIntervalSince1970)), written) }
+        guard let bandUTC else { return nil }
+        return (UInt32(clamping: bandUTC), readStart ?? fallback)
+    }
+}
