@@ -49,6 +49,7 @@ public struct GATTServerAttribute: Equatable, Sendable {
     /// attribute itself otherwise (Find By Type Value, §3.4.3.4).
     public var groupEnd: UInt16
 
+    @inlinable
     public init(handle: UInt16, type: BluetoothUUID, serviceUUID: BluetoothUUID? = nil, groupEnd: UInt16? = nil) {
         self.handle = handle
         self.type = type
@@ -59,6 +60,7 @@ public struct GATTServerAttribute: Equatable, Sendable {
 
 extension GATTAttributeSource {
     /// Index of the attribute with exactly `handle`, or nil.
+    @inlinable
     public func index(of handle: UInt16) -> Int? {
         guard handle != 0 else { return nil }
         let index = firstIndex(atOrAfter: handle)

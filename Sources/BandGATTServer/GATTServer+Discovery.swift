@@ -5,9 +5,10 @@ import BandWire
 /// Part F §3.4.3–§3.4.4): walk the source's attributes in the requested range, fill one
 /// response up to ATT_MTU.
 extension GATTServer {
-    static let primaryServiceType = BluetoothUUID(0x2800)
-    static let secondaryServiceType = BluetoothUUID(0x2801)
+    @usableFromInline static let primaryServiceType = BluetoothUUID(0x2800)
+    @usableFromInline static let secondaryServiceType = BluetoothUUID(0x2801)
 
+    @inlinable
     func findInformation<Source: GATTAttributeSource>(_ range: ATTHandleRange, source: Source, writer: inout ByteWriter) -> Answer {
         guard range.isValid else { return .failed(.invalidHandle, handle: range.start) }
         var response: ATTFindInformationResponse?
@@ -25,6 +26,7 @@ extension GATTServer {
         return .written
     }
 
+    @inlinable
     func findByTypeValue<Source: GATTAttributeSource>(_ request: ATTFindByTypeValueRequest, source: Source, writer: inout ByteWriter) -> Answer {
         let range = request.range
         guard range.isValid else { return .failed(.invalidHandle, handle: range.start) }
@@ -50,6 +52,7 @@ extension GATTServer {
 
     /// Byte-equal values match; service UUIDs also match across widths (a 16-bit service may
     /// be asked for in its 128-bit form).
+    @inlinable
     static func sameValue(_ value: UnsafeRawBufferPointer, _ wanted: UnsafeRawBufferPointer, type: BluetoothUUID) -> Bool {
         if value.elementsEqual(wanted) { return true }
         guard type == primaryServiceType || type == secondaryServiceType,
@@ -57,12 +60,14 @@ extension GATTServer {
         return a == b
     }
 
-    private static func uuid(_ bytes: UnsafeRawBufferPointer) -> BluetoothUUID? {
+    @inlinable
+    static func uuid(_ bytes: UnsafeRawBufferPointer) -> BluetoothUUID? {
         guard bytes.count == 2 || bytes.count == 16 else { return nil }
         var cursor = ByteCursor(bytes)
         return try? BluetoothUUID(parsing: &cursor, width: bytes.count)
     }
 
+    @inlinable
     func readByType<Source: GATTAttributeSource>(_ range: ATTHandleRange, type: BluetoothUUID, source: Source, writer: inout ByteWriter) -> Answer {
         guard range.isValid else { return .failed(.invalidHandle, handle: range.start) }
         var response = ATTReadByTypeResponse()
@@ -90,6 +95,7 @@ extension GATTServer {
         return .written
     }
 
+    @inlinable
     func readByGroupType<Source: GATTAttributeSource>(_ range: ATTHandleRange, type: BluetoothUUID, source: Source, writer: inout ByteWriter) -> Answer {
         guard range.isValid else { return .failed(.invalidHandle, handle: range.start) }
         guard type == Self.primaryServiceType || type == Self.secondaryServiceType else {

@@ -3,6 +3,7 @@ import BandWire
 
 /// Read, Read Blob, Read Multiple and Write (Core 5.4 Vol 3 Part F §3.4.4–§3.4.5).
 extension GATTServer {
+    @inlinable
     func read<Source: GATTAttributeSource>(_ handle: UInt16, offset: Int, response: ATTOpcode, source: Source, writer: inout ByteWriter) -> Answer {
         guard let index = source.index(of: handle) else { return .failed(.invalidHandle, handle: handle) }
         let inRange: Bool
@@ -22,6 +23,7 @@ extension GATTServer {
 
     /// The values concatenated and cut to ATT_MTU − 1 (§3.4.4.8); the first invalid or refused
     /// handle fails the whole request.
+    @inlinable
     func readMultiple<Source: GATTAttributeSource>(_ request: ATTReadMultipleRequest, source: Source, writer: inout ByteWriter) -> Answer {
         writer.writeUInt8(ATTOpcode.readMultipleResponse.rawValue)
         for position in 0..<request.handleCount {
@@ -39,6 +41,7 @@ extension GATTServer {
         return .written
     }
 
+    @inlinable
     func write<Source: GATTAttributeSource>(
         _ value: UnsafeRawBufferPointer, to handle: UInt16, withResponse: Bool, source: inout Source,
         writer: inout ByteWriter, event: inout GATTServerEvent<Source.WriteEffect>

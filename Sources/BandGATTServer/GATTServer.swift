@@ -35,21 +35,24 @@ public struct GATTServer: Sendable {
     /// The Receive MTU offered in the Exchange MTU Response.
     public let serverMTU: Int
     /// ATT_MTU in force on this connection.
-    public private(set) var mtu: Int
+    public var mtu: Int { negotiatedMTU }
     /// True once the client exchanged MTUs (a second exchange is refused).
-    public private(set) var mtuExchanged = false
+    public var mtuExchanged: Bool { exchanged }
+    @usableFromInline var negotiatedMTU: Int
+    @usableFromInline var exchanged = false
     /// Whether Read Multiple Request is answered (the band's firmware does not offer it).
     public let answersReadMultiple: Bool
 
     /// `serverMTU` is clamped to 23…517; `mtu` is the ATT_MTU the link starts with.
     public init(serverMTU: Int = ATT.maximumMTU, mtu: Int = ATT.defaultLEMTU, answersReadMultiple: Bool = true) {
         self.serverMTU = max(ATT.defaultLEMTU, min(serverMTU, ATT.maximumMTU))
-        self.mtu = mtu
+        negotiatedMTU = mtu
         self.answersReadMultiple = answersReadMultiple
     }
 
     /// Answers `pdu`, writing the response (if one is owed) at the start of `output`, which
     /// must hold at least ``mtu`` bytes.
+    @inlinable
     public mutating func handle<Source: GATTAttributeSource>(
         _ pdu: UnsafeRawBufferPointer, source: inout Source, into output: UnsafeMutableRawBufferPointer
     ) -> GATTServerResult<Source.WriteEffect> {
@@ -72,12 +75,14 @@ public struct GATTServer: Sendable {
 
     /// A request's outcome: the success response is in the writer (possibly nothing, for a
     /// command), or an Error Response naming `handle` is owed.
+    @usableFromInline
     enum Answer {
         case written
         case failed(ATTErrorCode, handle: UInt16)
     }
 
-    private mutating func respond<Source: GATTAttributeSource>(
+    @inlinable
+    mutating func respond<Source: GATTAttributeSource>(
         to pdu: UnsafeRawBufferPointer, opcode: ATTOpcode, source: inout Source,
         writer: inout ByteWriter, event: inout GATTServerEvent<Source.WriteEffect>
     ) -> Answer {
@@ -91,11 +96,11 @@ public struct GATTServer: Sendable {
         }
         switch request {
         case .exchangeMTURequest(let request):
-            guard !mtuExchanged else { return .failed(.requestNotSupported, handle: 0) }
-            mtuExchanged = true
+            guard !exchanged else { return .failed(.requestNotSupported, handle: 0) }
+            exchanged = true
             ATTExchangeMTUResponse(serverRxMTU: UInt16(serverMTU)).encode(into: &writer)
             // Both sides use min(client Rx MTU, server Rx MTU), never below the LE default (§3.4.2.2).
-            mtu = max(ATT.defaultLEMTU, min(Int(request.clientRxMTU), serverMTU))
+            negotiatedMTU = max(ATT.defaultLEMTU, min(Int(request.clientRxMTU), serverMTU))
             event = .exchangedMTU(mtu)
             return .written
         case .findInformationRequest(let request):

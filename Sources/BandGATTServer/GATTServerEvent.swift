@@ -29,6 +29,7 @@ public struct GATTServerResult<WriteEffect> {
     /// The error code when the response is an Error Response.
     public var error: ATTErrorCode?
 
+    @inlinable
     public init(responseLength: Int, event: GATTServerEvent<WriteEffect>, error: ATTErrorCode?) {
         self.responseLength = responseLength
         self.event = event

@@ -1,4 +1,5 @@
 import BandBlueZ
+import BandHCI
 import BandTestSupport
 import BandWire
 import Testing

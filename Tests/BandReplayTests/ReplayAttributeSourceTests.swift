@@ -58,6 +58,15 @@ func ask(_ replay: ReplayServer, _ request: String) -> (response: String, action
     #expect(ask(server, "0a 03 00").response == "0b 53 74 72 61 70")
 }
 
+@Test func aSecondMTUExchangeIsRefusedAndKeepsTheFirstMTU() throws {
+    // The replay's own server answered every exchange; the shared one follows §3.4.2.1
+    // ("shall only be sent once"), as the firmware always did.
+    let server = try strapServer()
+    #expect(ask(server, "02 f7 00") == ("03 b9 00", .exchangedMTU(0xB9)))
+    #expect(ask(server, "02 40 00") == ("01 02 00 00 06", .none))
+    #expect(server.mtu == 0xB9)
+}
+
 @Test func findInformationListsDeclarationsValuesAndDescriptorsOfOneUUIDWidth() throws {
     let server = try strapServer()
     ask(server, "02 f7 00")

@@ -1,3 +1,4 @@
+import BandHCI
 import BandTestSupport
 import BandWire
 import Foundation

@@ -1,3 +1,4 @@
+import BandHCI
 import BandWire
 
 /// An HCI event as read from a raw HCI socket, decoded as far as a scanner needs.
@@ -41,7 +42,7 @@ public struct HCIEventPacket: Hashable, Sendable, WireCodable {
             body = .commandStatus(try HCICommandStatus(parsing: &parameters))
         case .leMeta:
             let start = parameters
-            let subevent = LESubeventCode(rawValue: try parameters.readUInt8("LE subevent code"))
+            let subevent = LEMetaSubevent(rawValue: try parameters.readUInt8("LE subevent code"))
             switch subevent {
             case .advertisingReport:
                 body = .advertisingReports(try Self.reports(&parameters, AdvertisingReport.init(parsingLegacy:)), extended: false)
@@ -82,7 +83,7 @@ public struct HCIEventPacket: Hashable, Sendable, WireCodable {
             output.writeUInt8(HCIEventCode.leMeta.rawValue)
             let size = 2 + reports.reduce(0) { $0 + (extended ? $1.extendedEncodedSize : $1.legacyEncodedSize) }
             output.writeUInt8(UInt8(truncatingIfNeeded: size))
-            output.writeUInt8(extended ? LESubeventCode.extendedAdvertisingReport.rawValue : LESubeventCode.advertisingReport.rawValue)
+            output.writeUInt8(extended ? LEMetaSubevent.extendedAdvertisingReport.rawValue : LEMetaSubevent.advertisingReport.rawValue)
             output.writeUInt8(UInt8(truncatingIfNeeded: reports.count))
             for report in reports {
                 if extended { report.encodeExtended(into: &output) } else { report.encodeLegacy(into: &output) }

@@ -1,3 +1,4 @@
+import BandHCI
 import CBlueZ
 
 /// The raw HCI socket filter (`struct hci_filter`, `SOL_HCI`/`HCI_FILTER`): which packet

@@ -1,3 +1,4 @@
+import BandHCI
 import BandLink
 import BandWire
 import CBlueZ

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import BandATT
+import BandHCI
 import BandLink
 import BandTrace
 import BandWire

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import BandHCI
 import BandWire
 
 /// Writes a btsnoop file (datalink 1002 H4, 2001 Linux monitor, or 1001 H1) through a fixed

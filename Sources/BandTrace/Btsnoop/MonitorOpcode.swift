@@ -1,3 +1,4 @@
+import BandHCI
 /// The opcode in the low 16 bits of a Linux monitor (datalink 2001) record's flags; the
 /// high 16 bits are the adapter index.
 ///

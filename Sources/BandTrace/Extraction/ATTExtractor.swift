@@ -1,3 +1,4 @@
+import BandHCI
 import BandWire
 
 /// Turns trace records (btsnoop, pcap, pcapng) into ATT PDUs: unwraps the datalink framing, follows connections

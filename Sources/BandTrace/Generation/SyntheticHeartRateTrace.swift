@@ -1,4 +1,5 @@
 import BandATT
+import BandHCI
 import BandWire
 
 /// Writes a realistic heart-rate session as a btsnoop trace: what a phone's HCI snoop log

@@ -1,3 +1,4 @@
+import BandHCI
 import BandWire
 
 /// The HCI packet a btsnoop record carries, with the datalink's framing removed: a view.

@@ -1,3 +1,4 @@
+import BandHCI
 import BandWire
 
 /// Rebuilds L2CAP frames from ACL fragments, in fixed buffers, the way Wireshark's

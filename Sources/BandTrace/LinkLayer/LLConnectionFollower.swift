@@ -1,3 +1,4 @@
+import BandHCI
 import BandWire
 
 /// Follows one LE connection through an air capture (link types 256 and 272) and turns its

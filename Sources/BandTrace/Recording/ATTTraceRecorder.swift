@@ -1,3 +1,4 @@
+import BandHCI
 import BandWire
 
 /// Records one LE connection's ATT traffic into a btsnoop file as the HCI packets a real

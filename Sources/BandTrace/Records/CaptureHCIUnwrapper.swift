@@ -1,3 +1,4 @@
+import BandHCI
 import BandWire
 
 /// Turns pcap/pcapng packets of the Bluetooth HCI link types into ``TraceRecord``s: the same

@@ -44,6 +44,12 @@ struct ATTServerTests {
         try c.exchange("06 0100 ffff 0028 0d18", "07 1700 1e00")
         try c.exchange("06 0100 ffff 0028 367a8b0e1f2d6c9a1a4b2f4e0100c0b5", "07 2b00 3700")
         try c.exchange("06 0100 ffff 0028 9918", "01 06 0100 0a")
+        // The shared server compares service UUIDs across widths: 0x180D in its 128-bit form.
+        try c.exchange("06 0100 ffff 0028 fb349b5f80000080001000000d180000", "07 1700 1e00")
+        // And any readable attribute by its bytes: the Body Sensor Location declaration (group end = itself).
+        try c.exchange("06 0100 ffff 0328 021c00382a", "07 1b00 1b00")
+        // A value the connection may not read never matches (Heart Rate Measurement is notify-only).
+        try c.exchange("06 0100 ffff 372a 00", "01 06 0100 0a")
     }
 
     @Test("Characteristic declarations come back as properties, value handle, UUID")

@@ -10,11 +10,15 @@ import BandWire
 struct BandAttributeSource: GATTAttributeSource {
     typealias WriteEffect = FollowUp
     let band: SimulatedBand
+    /// The table, fetched once per request rather than through the lazy global at every row.
+    private let attributes = BandAttributeTable.attributes
 
-    var attributeCount: Int { BandAttributeTable.attributes.count }
+    init(band: SimulatedBand) { self.band = band }
+
+    var attributeCount: Int { attributes.count }
 
     func attribute(at index: Int) -> GATTServerAttribute {
-        let attribute = BandAttributeTable.attributes[index]
+        let attribute = attributes[index]
         if case .primaryService(let uuid) = attribute.role {
             return GATTServerAttribute(handle: attribute.handle, type: attribute.type, serviceUUID: uuid, groupEnd: attribute.serviceEnd)
         }
@@ -25,7 +29,7 @@ struct BandAttributeSource: GATTAttributeSource {
     func firstIndex(atOrAfter handle: UInt16) -> Int { min(max(Int(handle), 1) - 1, attributeCount) }
 
     func withValue<R>(at index: Int, _ body: (UnsafeRawBufferPointer) -> R) throws(ATTErrorCode) -> R {
-        let attribute = BandAttributeTable.attributes[index]
+        let attribute = attributes[index]
         if let refusal = band.readRefusal(attribute) { throw refusal }
         var writer = ByteWriter(band.valueBuffer)
         band.writeValue(of: attribute, into: &writer)
@@ -33,7 +37,7 @@ struct BandAttributeSource: GATTAttributeSource {
     }
 
     func write(_ value: UnsafeRawBufferPointer, at index: Int, withResponse: Bool) throws(ATTErrorCode) -> FollowUp {
-        switch band.writeValue(value, to: BandAttributeTable.attributes[index], withResponse: withResponse) {
+        switch band.writeValue(value, to: attributes[index], withResponse: withResponse) {
         case .refused(let error): throw error
         case .accepted(let followUp): return followUp
         }
