@@ -22,6 +22,13 @@ public final class LiveStream {
             self.battery = battery
             self.liveActivity = liveActivity
         }
+
+        /// The live characteristics a device has: the routing of its notifications, one rule
+        /// for the live session and replay.
+        public init(profile: BandProfile) {
+            self.init(heartRate: profile.heartRateMeasurement?.valueHandle, rsc: profile.rscMeasurement?.valueHandle,
+                      battery: profile.batteryLevel?.valueHandle, liveActivity: profile.activity?.liveActivity.valueHandle)
+        }
     }
 
     public let handles: Handles
