@@ -1,4 +1,3 @@
-import BandGATT
 import BandReader
 import BandWire
 import Foundation
