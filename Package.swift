@@ -29,8 +29,11 @@ let package = Package(
         .target(name: "BandWire", swiftSettings: strict),
         .target(name: "BandATT", dependencies: ["BandWire"], swiftSettings: strict),
         .target(name: "BandGATT", dependencies: ["BandWire", "BandATT"], swiftSettings: strict),
-        .target(name: "BandCrypto", dependencies: ["CCrypto"], swiftSettings: strict),
+        .target(name: "BandCrypto", dependencies: ["CCrypto", "SystemRandom"], swiftSettings: strict),
         .target(name: "BandProtocol", dependencies: ["BandWire", "BandATT", "BandCrypto"], swiftSettings: strict),
+        // The one ATT server, generic over an attribute source (the firmware's static table, a
+        // replay's reconstructed one). Embedded-Swift-clean: scripts/check-embedded.sh.
+        .target(name: "BandGATTServer", dependencies: ["BandWire", "BandATT"], swiftSettings: strict),
 
         // Traces: btsnoop, HCI, L2CAP reassembly, ATT extraction and decoding.
         // Release builds skip the dynamic exclusivity checks of the trace pipeline's classes (one
@@ -44,8 +47,12 @@ let package = Package(
         .target(name: "BandBlueZ", dependencies: ["CBlueZ", "BandWire", "BandLink"], swiftSettings: strict),
         .target(name: "BandGATTClient", dependencies: ["BandWire", "BandATT", "BandGATT", "BandLink"], swiftSettings: strict),
 
+        // The one secure random source (the kernel's, getrandom(2)), below both the Band and the
+        // Health modules: both need unpredictable bytes and neither may import the other.
+        .target(name: "SystemRandom", swiftSettings: strict),
+
         // The health store.
-        .target(name: "HealthModel", swiftSettings: strict),
+        .target(name: "HealthModel", dependencies: ["SystemRandom"], swiftSettings: strict),
         .target(name: "HealthStore", dependencies: ["CSQLite", "HealthModel"], swiftSettings: strict),
 
         // The reader: band sessions, minute aggregation, history sync, keys.
@@ -58,14 +65,14 @@ let package = Package(
         // Replay of recorded traces: into the store through the reader's code, or served to a live reader.
         .target(
             name: "BandReplay",
-            dependencies: ["BandWire", "BandATT", "BandGATT", "BandProtocol", "BandCrypto", "BandTrace", "BandLink",
+            dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandProtocol", "BandCrypto", "BandTrace", "BandLink",
                            "BandGATTClient", "BandReader", "HealthModel", "HealthStore"],
             swiftSettings: strict),
 
         // The simulated band firmware.
         .target(
             name: "BandFirmware",
-            dependencies: ["BandWire", "BandATT", "BandGATT", "BandProtocol", "BandCrypto", "BandLink", "BandTrace"],
+            dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandProtocol", "BandCrypto", "BandLink", "BandTrace"],
             path: "firmware-sim/Sources/BandFirmware",
             swiftSettings: strict),
 
@@ -103,19 +110,22 @@ let package = Package(
         .testTarget(name: "BandWireTests", dependencies: ["BandWire", "BandTestSupport"]),
         .testTarget(name: "BandATTTests", dependencies: ["BandWire", "BandATT", "BandTestSupport"]),
         .testTarget(name: "BandGATTTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandTestSupport"]),
+        .testTarget(name: "BandGATTServerTests", dependencies: ["BandWire", "BandATT", "BandGATTServer", "BandTestSupport"]),
         .testTarget(name: "BandProtocolTests", dependencies: ["BandWire", "BandProtocol", "BandCrypto", "BandTestSupport"]),
         .testTarget(name: "BandTraceTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandTrace", "BandTestSupport"]),
         .testTarget(name: "BandLinkTests", dependencies: ["BandLink", "BandTestSupport"]),
         .testTarget(name: "BandBlueZTests", dependencies: ["BandWire", "BandLink", "BandBlueZ", "BandTestSupport"]),
         .testTarget(name: "BandGATTClientTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandLink", "BandGATTClient", "BandTestSupport"]),
+        .testTarget(name: "SystemRandomTests", dependencies: ["SystemRandom"]),
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel", "HealthTestSupport"]),
         .testTarget(name: "HealthStoreTests", dependencies: ["HealthModel", "HealthStore", "HealthTestSupport"]),
         // The `health` command run as a process (the built binary beside the test bundle).
         .testTarget(name: "HealthCommandTests", dependencies: ["HealthModel", "HealthStore", "HealthTestSupport"]),
         .testTarget(name: "BandFirmwareTests", dependencies: ["BandWire", "BandATT", "BandProtocol", "BandLink", "BandFirmware", "BandTestSupport"],
                     path: "firmware-sim/Tests/BandFirmwareTests"),
-        .testTarget(name: "BandReaderTests", dependencies: ["BandWire", "BandATT", "BandProtocol", "BandReader", "BandFirmware", "BandLink", "HealthStore", "HealthModel", "BandTestSupport"]),
-        .testTarget(name: "BandReplayTests", dependencies: ["BandReplay", "BandTrace", "BandLink", "BandATT", "HealthStore", "BandTestSupport",
+        // CSQLite: the power-loss VFS (Support/PowerLossVFS.swift) the durability test runs the store on.
+        .testTarget(name: "BandReaderTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandProtocol", "BandReader", "BandFirmware", "BandLink", "HealthStore", "HealthModel", "BandTestSupport", "CSQLite"]),
+        .testTarget(name: "BandReplayTests", dependencies: ["BandReplay", "BandGATTServer", "BandTrace", "BandLink", "BandATT", "HealthStore", "BandTestSupport",
                                                          "BandWire", "BandGATT", "BandProtocol", "BandReader", "BandFirmware", "HealthModel"]),
         .testTarget(name: "CommandKitTests", dependencies: ["CommandKit"]),
         .testTarget(name: "EndToEndTests"),

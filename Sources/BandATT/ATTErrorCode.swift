@@ -86,3 +86,7 @@ public struct ATTErrorCode: RawRepresentable, Hashable, Sendable, CustomStringCo
 
     public var description: String { "\(name) (0x\(Hex.encode([rawValue])))" }
 }
+
+/// Thrown (typed) by an attribute source that refuses a read or write: the code goes into the
+/// Error Response.
+extension ATTErrorCode: Error {}

@@ -1,16 +1,17 @@
-import CCrypto
+import SystemRandom
 
-/// Cryptographically secure random bytes from OpenSSL's DRBG (`RAND_bytes`).
-///
-/// Used for pairing keys and authentication challenges: values an attacker must not predict.
-/// Everything else in the simulator draws from its own seeded PRNG so runs are reproducible.
+/// Cryptographically secure random bytes for pairing keys and authentication challenges: values
+/// an attacker must not predict. They come from BandKit's one random source, the kernel's CSPRNG
+/// (SystemRandom's ``KernelRandom``), which HealthModel's sample identifiers use too; this type
+/// only reports its failures as ``CryptoError`` like the rest of BandCrypto. Everything else in
+/// the simulator draws from its own seeded PRNG so runs are reproducible.
 public enum SecureRandom {
     /// Fills `buffer` with random bytes.
     public static func fill(_ buffer: UnsafeMutableRawBufferPointer) throws(CryptoError) {
-        guard let base = buffer.baseAddress, buffer.count > 0 else { return }
-        guard buffer.count <= Int(Int32.max) else { throw CryptoError(function: "RAND_bytes", code: 0, reason: "request too large") }
-        guard RAND_bytes(base.assumingMemoryBound(to: UInt8.self), Int32(buffer.count)) == 1 else {
-            throw lastOpenSSLError("RAND_bytes")
+        do throws(RandomSourceError) {
+            try KernelRandom.fill(buffer)
+        } catch {
+            throw CryptoError(function: error.call, code: UInt(clamping: Int(error.errno)), reason: error.description)
         }
     }
 

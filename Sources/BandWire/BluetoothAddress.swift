@@ -45,7 +45,7 @@ public struct BluetoothAddress: Hashable, Sendable, CustomStringConvertible, Wir
         var value: UInt64 = 0
         var offset = 0
         for (index, group) in groups.enumerated() {
-            guard group.count == 2, group.allSatisfy(\.isHexDigit), let byte = UInt8(group, radix: 16) else {
+            guard group.count == 2, group.allSatisfy({ $0.isHexDigit }), let byte = UInt8(group, radix: 16) else {
                 throw AddressSyntaxError(text: text, reason: "byte \(index + 1) ('\(group)', at character \(offset + 1)) is not two hex digits")
             }
             value = value << 8 | UInt64(byte)

@@ -75,7 +75,7 @@ public struct BluetoothUUID: Hashable, Sendable, CustomStringConvertible {
         var text = Substring(string.lowercased())
         if text.hasPrefix("0x") { text = text.dropFirst(2) }
         let digits = text.filter { $0 != "-" }
-        guard digits.allSatisfy(\.isHexDigit) else { return nil }
+        guard digits.allSatisfy({ $0.isHexDigit }) else { return nil }
         switch digits.count {
         case 4:
             guard let v = UInt16(digits, radix: 16) else { return nil }

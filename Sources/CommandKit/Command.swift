@@ -42,12 +42,29 @@ extension Command {
 
 /// Runs a command tree against `CommandLine.arguments` and exits.
 public enum CommandRunner {
-    /// Parses and runs, returning the exit code (testable; does not exit).
+    /// Parses and runs, then flushes `standardOutput`, returning the exit code (testable; does
+    /// not exit). A write error on standard output, during the command or at the final flush,
+    /// is reported on `errorOutput` and makes a successful command exit 1 (a failed one keeps
+    /// its own code).
     public static func run(_ root: any Command.Type, arguments: [String],
-                           output: (String) -> Void = { print($0) },
+                           standardOutput: StandardOutput = .shared,
+                           output: ((String) -> Void)? = nil,
                            errorOutput: (String) -> Void = { CommandRunner.printError($0) }) -> ExitCode {
-        var command: any Command.Type = root
+        let output = output ?? { standardOutput.line($0) }
         var path = root.configuration.name
+        var code = dispatch(root, arguments: arguments, path: &path, output: output, errorOutput: errorOutput)
+        do throws(OutputError) {
+            try standardOutput.flush()
+        } catch {
+            errorOutput("\(path): cannot write to standard output: \(error.reason)")
+            if code == .success { code = .failure }
+        }
+        return code
+    }
+
+    private static func dispatch(_ root: any Command.Type, arguments: [String], path: inout String,
+                                 output: (String) -> Void, errorOutput: (String) -> Void) -> ExitCode {
+        var command: any Command.Type = root
         var rest = arguments[...]
         while let next = rest.first, !next.hasPrefix("-"),
               let sub = command.configuration.subcommands.first(where: { $0.configuration.name == next }) {
@@ -55,19 +72,31 @@ public enum CommandRunner {
             path += " " + next
             rest = rest.dropFirst()
         }
-        if rest.contains("--help") || rest.first == "help" && !command.configuration.subcommands.isEmpty {
-            output(help(for: command, path: path))
-            return .success
-        }
         if !command.configuration.subcommands.isEmpty {
-            if let unknown = rest.first, !unknown.hasPrefix("-") {
-                errorOutput("\(path): unknown subcommand '\(unknown)'\n\n" + help(for: command, path: path))
-                return .usage
+            // The word naming a subcommand, wherever `--help` or `help` put it: `tool SUB`,
+            // `tool SUB --help`, `tool --help SUB`, `tool help SUB`. One that does not exist is
+            // a usage error even when help was asked for, so a script can tell a missing
+            // command from a present one.
+            let words = rest.first == "help" || rest.first == "--help" ? rest.dropFirst() : rest
+            if let word = words.first, !word.hasPrefix("-") {
+                guard let sub = command.configuration.subcommands.first(where: { $0.configuration.name == word }) else {
+                    errorOutput("\(path): unknown subcommand '\(word)' (see '\(path) --help')\n\n" + help(for: command, path: path))
+                    return .usage
+                }
+                output(help(for: sub, path: path + " " + word))  // `help SUB` or `--help SUB`
+                return .success
+            }
+            if rest.contains("--help") || rest.first == "help" {
+                output(help(for: command, path: path))
+                return .success
             }
             if rest.isEmpty {
                 errorOutput(help(for: command, path: path))
                 return .usage
             }
+        } else if rest.contains("--help") {
+            output(help(for: command, path: path))
+            return .success
         }
         do {
             let parsed = try ParsedArguments(commandPath: path, arguments: Array(rest), specs: command.configuration.options)
@@ -90,8 +119,11 @@ public enum CommandRunner {
         exit(code.rawValue)
     }
 
+    /// Writes a message to standard error. Control characters that are not its own layout
+    /// (line breaks, tabs) are escaped (``TerminalText/message(_:)``): an escape sequence in a
+    /// name never reaches the terminal raw, even where the caller forgot to escape a field.
     public static func printError(_ message: String) {
-        var text = message
+        var text = TerminalText.message(message)
         if !text.hasSuffix("\n") { text += "\n" }
         _ = text.withCString { write(2, $0, strlen($0)) }
     }

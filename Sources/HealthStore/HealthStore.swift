@@ -1,3 +1,4 @@
+import CSQLite
 import FoundationEssentials
 import HealthModel
 
@@ -34,34 +35,125 @@ public final class HealthStore: @unchecked Sendable {
     /// SQLite's page cache for bulk work (imports, year-long statistics).
     public static let defaultCacheKiB = 65_536
 
+    /// SQLite's name for a private, empty, in-memory database: what a reader sees where no
+    /// store exists yet, without creating one.
+    public static let inMemoryPath = ":memory:"
+
+    /// Whether this instance was opened for reading only (``init(path:cacheKiB:readOnly:)``).
+    public let isReadOnly: Bool
+
     /// Opens the store at `path`, creating the file (mode 0600) and applying missing migrations.
     ///
     /// `cacheKiB` bounds SQLite's page cache: the default suits bulk imports and statistics;
     /// a long-running writer of a few rows a minute (the reader) needs only a few MiB, and a
     /// larger cache only grows its resident memory as the database grows.
-    public init(path: String, cacheKiB: Int = HealthStore.defaultCacheKiB) throws {
+    ///
+    /// `readOnly` opens an existing store with `SQLITE_OPEN_READONLY` and `PRAGMA query_only`:
+    /// nothing is created, migrated or written, so a store on a read-only filesystem can be
+    /// read (docs/deployment.md). Every failure names the file and the step that failed.
+    public init(path: String, cacheKiB: Int = HealthStore.defaultCacheKiB, readOnly: Bool = false) throws {
         self.path = path
-        try StoreFile.createIfMissing(path)
-        connection = try Connection.open(path: path, create: true).get()
-        connection.setBusyTimeout(milliseconds: HealthStore.busyTimeoutMilliseconds)
-        // WAL: readers never block the writer nor each other. synchronous=NORMAL is durable
-        // against application crashes and never corrupts; a power loss may drop the last commits.
-        try connection.execute("""
-            PRAGMA journal_mode = WAL;
-            PRAGMA synchronous = NORMAL;
+        isReadOnly = readOnly
+        func step<T>(_ name: String, _ body: () throws -> T) throws -> T {
+            do { return try body() } catch let error as HealthStoreError {
+                throw HealthStore.openFailure(path: path, step: name, error)
+            }
+        }
+        // ":memory:" is SQLite's private in-memory database: no file to prepare.
+        if path != HealthStore.inMemoryPath { try StoreFile.prepare(path, create: !readOnly) }
+        let connection: Connection
+        if readOnly {
+            connection = try step("open read-only") { try HealthStore.openReadOnly(path: path, cacheKiB: cacheKiB) }
+            let applied = try step("read the schema") { try HealthStore.appliedMigrations(connection) }
+            let missing = Migration.all.map(\.name).filter { !applied.contains($0) }
+            if !missing.isEmpty {
+                throw HealthStore.needsWriter(path: path, what: "lacks the migrations \(missing.joined(separator: ", "))")
+            }
+        } else {
+            connection = try step("open") { try Connection.open(path: path, create: true).get() }
+            connection.setBusyTimeout(milliseconds: HealthStore.busyTimeoutMilliseconds)
+            // WAL: readers never block the writer nor each other. synchronous=NORMAL is durable
+            // against application crashes and never corrupts; a power loss may drop the last commits,
+            // so a commit something irreversible depends on asks for ``Durability/beforeAcknowledgement``.
+            try step("configure (journal mode, synchronous, cache)") {
+                try connection.execute("""
+                    PRAGMA journal_mode = WAL;
+                    PRAGMA synchronous = NORMAL;
+                    PRAGMA foreign_keys = ON;
+                    PRAGMA cache_size = -\(max(64, cacheKiB));
+                    PRAGMA temp_store = MEMORY;
+                    """).get()
+            }
+            _ = try step("migrate") { try Migrator.migrate(connection, now: Date().microsecondsSince1970).get() }
+        }
+        self.connection = connection
+        var ids: [SampleType: Int64] = [:]
+        try step(readOnly ? "read the schema" : "register sample types") {
+            try HealthStore.registerTypes(connection, into: &ids, readOnly: readOnly)
+        }
+        typeIDs = ids
+        typesByID = Dictionary(uniqueKeysWithValues: ids.map { ($1, $0) })
+        if readOnly {
+            let complete = try step("read the schema") {
+                try connection.scalar("SELECT complete FROM merged_hour_state WHERE id = 1").get() ?? 0
+            }
+            if complete == 0 { throw HealthStore.needsWriter(path: path, what: "its hourly totals are not built yet") }
+        } else {
+            try step("build the hourly totals") { try ensureMergedHours() }
+        }
+    }
+
+    /// A read-only connection. On read-only media SQLite cannot create the WAL index (`-shm`)
+    /// a WAL database needs; then the file is opened as immutable, which nothing there can
+    /// change anyway.
+    private static func openReadOnly(path: String, cacheKiB: Int) throws(HealthStoreError) -> Connection {
+        let settings = """
+            PRAGMA query_only = 1;
             PRAGMA foreign_keys = ON;
             PRAGMA cache_size = -\(max(64, cacheKiB));
             PRAGMA temp_store = MEMORY;
-            """).get()
-        _ = try Migrator.migrate(connection, now: Date().microsecondsSince1970).get()
-        var ids: [SampleType: Int64] = [:]
-        try HealthStore.registerTypes(connection, into: &ids)
-        typeIDs = ids
-        typesByID = Dictionary(uniqueKeysWithValues: ids.map { ($1, $0) })
-        try ensureMergedHours()
+            """
+        let connection = try Connection.open(path: path, create: false, readOnly: true).get()
+        connection.setBusyTimeout(milliseconds: HealthStore.busyTimeoutMilliseconds)
+        switch connection.execute(settings).flatMap({ connection.scalar("SELECT count(*) FROM sqlite_master") }) {
+        case .success: return connection
+        case .failure(let error) where error.primaryCode == SQLITE_CANTOPEN || error.primaryCode == SQLITE_READONLY:
+            let immutable = try Connection.open(path: path, create: false, readOnly: true, immutable: true).get()
+            try immutable.execute(settings).get()
+            _ = try immutable.scalar("SELECT count(*) FROM sqlite_master").get()
+            return immutable
+        case .failure(let error): throw .sqlite(error)
+        }
     }
 
-    private static func registerTypes(_ connection: Connection, into ids: inout [SampleType: Int64]) throws(HealthStoreError) {
+    /// "PATH: STEP: what SQLite said", without the SQL (a wall of PRAGMAs helps no one).
+    static func openFailure(path: String, step: String, _ error: HealthStoreError) -> HealthStoreError {
+        switch error {
+        case .sqlite(let sqlite):
+            let name = String(cString: sqlite3_errstr(sqlite.code))
+            let detail = sqlite.message == name ? name : "\(sqlite.message) (\(name))"
+            return .file(path: path, reason: "\(step): \(detail), SQLite code \(sqlite.code)")
+        case .file(let where_, let reason) where where_.isEmpty: return needsWriter(path: path, what: reason)
+        case .file: return error
+        default: return .file(path: path, reason: "\(step): \(error)")
+        }
+    }
+
+    /// The names of the migrations a store has applied.
+    private static func appliedMigrations(_ connection: Connection) throws(HealthStoreError) -> Set<String> {
+        let select = try connection.cached("SELECT name FROM schema_migration").get()
+        defer { select.reset() }
+        var names: Set<String> = []
+        while try select.step().get() { if let name = select.text(0) { names.insert(name) } }
+        return names
+    }
+
+    static func needsWriter(path: String, what: String) -> HealthStoreError {
+        .file(path: path, reason: "was written by an older BandKit and \(what); open it once with a command that writes (e.g. 'health import /dev/null') before reading it read-only")
+    }
+
+    private static func registerTypes(_ connection: Connection, into ids: inout [SampleType: Int64],
+                                      readOnly: Bool) throws(HealthStoreError) {
         func load() throws(HealthStoreError) {
             let select = try connection.cached("SELECT id, identifier FROM sample_type").get()
             defer { select.reset() }
@@ -72,6 +164,10 @@ public final class HealthStore: @unchecked Sendable {
         }
         try load()
         if ids.count == SampleType.all.count { return }
+        if readOnly {
+            let missing = SampleType.all.filter { ids[$0] == nil }.map(\.identifier).joined(separator: ", ")
+            throw .file(path: "", reason: "lacks the sample types \(missing)")
+        }
         try connection.execute("BEGIN IMMEDIATE").get()
         do {
             let insert = try connection.cached("INSERT INTO sample_type (identifier) VALUES (?) ON CONFLICT DO NOTHING").get()
@@ -131,12 +227,21 @@ public final class HealthStore: @unchecked Sendable {
     ///
     /// Bulk writes belong in one call: statements are prepared once and reused, and the whole
     /// batch is one commit.
+    ///
+    /// `durability` says what the commit must survive (see ``Durability``): ordinary writes
+    /// survive a crash of the process; ``Durability/beforeAcknowledgement`` also a power loss.
     @discardableResult
-    public func write<T>(as app: AppIdentity, _ body: (WriteTransaction) throws -> T) throws -> T {
+    public func write<T>(as app: AppIdentity, durability: Durability = .ordinary,
+                         _ body: (WriteTransaction) throws -> T) throws -> T {
         try withConnection { connection in
             if !connection.isAutocommit {
                 throw HealthStoreError.misuse("write(as:) called inside another write transaction; use its transaction")
             }
+            if durability == .beforeAcknowledgement {
+                // In WAL mode, FULL makes this commit fsync the WAL (Durability's comment).
+                try connection.execute("PRAGMA synchronous = FULL").get()
+            }
+            defer { if durability == .beforeAcknowledgement { _ = connection.execute("PRAGMA synchronous = NORMAL") } }
             try connection.execute("BEGIN IMMEDIATE").get()
             let transaction: WriteTransaction
             do {

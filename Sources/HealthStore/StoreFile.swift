@@ -20,12 +20,60 @@ enum StoreFile {
         return dataHome + "/bandkit/health.sqlite"
     }
 
-    /// Creates the file with mode 0600 (and missing parent directories with 0700) unless it
-    /// exists. SQLite gives its `-wal` and `-shm` files the database file's mode, so health data
-    /// is never readable by other users.
-    static func createIfMissing(_ path: String) throws(HealthStoreError) {
-        if access(path, F_OK) == 0 { return }
-        let directory = directory(of: path)
+    /// Makes sure the store file at `path` exists (unless `create` is false) and is private.
+    ///
+    /// A missing file is created with mode 0600 (missing parent directories 0700), also when
+    /// `path` is a symbolic link to a file that does not exist yet: the link's target is
+    /// created, with `O_NOFOLLOW` so that nothing else is followed on the way. SQLite gives its
+    /// `-wal` and `-shm` files the database file's mode, so health data is never readable by
+    /// other users.
+    ///
+    /// An existing store (or `-wal` file) that group or others may access is refused, as the
+    /// keystore and ssh refuse such a private file: health data is as private as keys. The
+    /// message names the file, its mode and the fix (`chmod 600`).
+    static func prepare(_ path: String, create: Bool) throws(HealthStoreError) {
+        let target = try resolvingLinks(path)
+        var info = stat()
+        if stat(target, &info) != 0 {
+            let code = errno
+            guard code == ENOENT else { throw .file(path: path, reason: "cannot stat: \(String(cString: strerror(code)))") }
+            guard create else { throw .file(path: path, reason: "does not exist (a read-only command opens an existing store; 'health import' or 'band sync' creates it)") }
+            try createPrivately(target, named: path)
+            return
+        }
+        try checkPrivate(target, info: info, named: path)
+        var wal = stat()
+        if stat(target + "-wal", &wal) == 0 { try checkPrivate(target + "-wal", info: wal, named: path + "-wal") }
+    }
+
+    private static func checkPrivate(_ file: String, info: stat, named name: String) throws(HealthStoreError) {
+        guard info.st_mode & S_IFMT == S_IFREG else { throw .file(path: name, reason: "is not a regular file") }
+        guard info.st_mode & 0o077 == 0 else {
+            let mode = String(info.st_mode & 0o777, radix: 8)
+            let fix = file == name ? "chmod 600 \(name)" : "chmod 600 \(file) (the file \(name) links to)"
+            throw .file(path: name, reason: "is accessible by group or others (mode \(mode)); health data is private: run \(fix)")
+        }
+    }
+
+    /// The file a chain of symbolic links ends at (the path itself when it is no link), even
+    /// when that file does not exist yet; relative targets are read from the link's directory.
+    static func resolvingLinks(_ path: String) throws(HealthStoreError) -> String {
+        var current = path
+        for _ in 0..<40 {  // Linux's MAXSYMLINKS
+            var info = stat()
+            guard lstat(current, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return current }
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let length = readlink(current, &buffer, buffer.count - 1)
+            guard length > 0 else { throw .file(path: path, reason: "cannot read the link \(current): \(String(cString: strerror(errno)))") }
+            let target = String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let base = directory(of: current)
+            current = target.hasPrefix("/") || base.isEmpty ? target : (base == "/" ? "/" : base + "/") + target
+        }
+        throw .file(path: path, reason: "too many levels of symbolic links")
+    }
+
+    private static func createPrivately(_ target: String, named name: String) throws(HealthStoreError) {
+        let directory = directory(of: target)
         if !directory.isEmpty, access(directory, F_OK) != 0 {
             do {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
@@ -34,13 +82,23 @@ enum StoreFile {
                 throw .file(path: directory, reason: "cannot create directory: \(error)")
             }
         }
-        let descriptor = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        let descriptor = open(target, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0o600)
         if descriptor < 0 {
             let code = errno
-            if code == EEXIST { return }  // another process won the race; fine
-            throw .file(path: path, reason: "cannot create: \(String(cString: strerror(code)))")
+            if code == EEXIST {  // created meanwhile (another process, or a link put there): check what is there now
+                var info = stat()
+                guard lstat(target, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+                    throw .file(path: name, reason: "\(target) appeared as something other than a regular file while the store was being created")
+                }
+                return try checkPrivate(target, info: info, named: name)
+            }
+            throw .file(path: name, reason: "cannot create\(target == name ? "" : " " + target): \(String(cString: strerror(code)))")
         }
-        close(descriptor)
+        defer { close(descriptor) }
+        // O_CREAT's mode passes through the umask (only ever stricter); make it exactly 0600.
+        guard fchmod(descriptor, 0o600) == 0 else {
+            throw .file(path: name, reason: "cannot set mode 0600: \(String(cString: strerror(errno)))")
+        }
     }
 
     /// The directory part of `path`: `/a/b` for `/a/b/c`, `/` for `/c`, empty for a bare file

@@ -179,6 +179,9 @@ public final class WriteTransaction {
         try ensureOpen()
         try checkWritable(.workout)
         guard workout.end >= workout.start else { throw HealthStoreError.invalidSample("workout ends before it starts") }
+        if let problem = PlausibleRange.problem(start: workout.start, end: workout.end, maximumDuration: SampleType.workout.maximumDuration) {
+            throw HealthStoreError.invalidSample("workout \(problem)")
+        }
         let energy: Double?
         let distance: Double?
         do {
@@ -227,6 +230,10 @@ public final class WriteTransaction {
         let start = row.start.microsecondsSince1970
         let end = row.end.microsecondsSince1970
         guard end >= start else { throw .invalidSample("end \(row.end) is before start \(row.start)") }
+        // Bounded times keep every sample's merged hours and every query's look-back bounded.
+        if let problem = PlausibleRange.problem(start: row.start, end: row.end, maximumDuration: row.type.maximumDuration) {
+            throw .invalidSample("\(row.type) \(problem)")
+        }
         let typeID = store.typeID(row.type)
         let appID = try appID(source.id)
         let deviceID = try row.device.map { device throws(HealthStoreError) in try self.deviceID(device) }

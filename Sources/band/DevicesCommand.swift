@@ -28,10 +28,10 @@ struct DevicesCommand: Command {
                                         ("paired_at", .string(utcTimestamp(band.pairedAt)))]).text)
             } else {
                 let what = [band.device.name, band.device.model, band.device.serialNumber.map { "serial \($0)" }].compactMap { $0 }
-                writeLine("\(band.address)  \(what.joined(separator: ", "))  paired \(utcTimestamp(band.pairedAt))")
+                writeLine("\(band.address.terminalEscaped)  \(what.joined(separator: ", ").terminalEscaped)  paired \(utcTimestamp(band.pairedAt))")
             }
         }
-        if bands.isEmpty, !json { CommandRunner.printError("no paired bands in \(keystore.path)") }
+        if bands.isEmpty, !json { CommandRunner.printError("no paired bands in \(keystore.path.terminalEscaped)") }
         return .success
     }
 }

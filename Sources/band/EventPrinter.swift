@@ -31,7 +31,7 @@ final class EventPrinter {
     private func printText(_ event: ReaderEvent) {
         switch event {
         case .connecting(let address, let attempt):
-            status(attempt == 1 ? "connecting to \(address)…" : "connecting to \(address) (attempt \(attempt))…")
+            status(attempt == 1 ? "connecting to \(address.terminalEscaped)…" : "connecting to \(address.terminalEscaped) (attempt \(attempt))…")
         case .connected(let mtu, let isBand):
             status("connected (ATT MTU \(mtu)); \(isBand ? "band activity service found" : "standard sensor, heart rate only")")
         case .paired(let readerID):
@@ -44,8 +44,8 @@ final class EventPrinter {
         case .clockChecked(let offset):
             if let offset { status(offset == 0 ? "band clock is right" : "band clock is \(abs(offset)) s \(offset > 0 ? "ahead of" : "behind") the host; left as is") }
         case .device(let device, let battery):
-            let name = [device.name, device.manufacturer, device.model].compactMap { $0 }.joined(separator: ", ")
-            status("device: \(name.isEmpty ? "unnamed" : name)\(device.serialNumber.map { ", serial \($0)" } ?? "")\(battery.map { ", battery \($0)%" } ?? "")")
+            let name = [device.name, device.manufacturer, device.model].compactMap { $0 }.joined(separator: ", ").terminalEscaped
+            status("device: \(name.isEmpty ? "unnamed" : name)\(device.serialNumber.map { ", serial \($0.terminalEscaped)" } ?? "")\(battery.map { ", battery \($0)%" } ?? "")")
         case .historyTransferStarted(let first, let count, let gap):
             if count > 0 { status("history: fetching \(count) minutes from record \(first)") }
             if gap > 0 { status("history: \(gap) minutes asked for no longer exist on the band") }
@@ -208,17 +208,8 @@ func oneDecimal(_ value: Double) -> String {
     }
 }
 
-/// Writes one line to stdout at once (unbuffered), so a pipe sees each reading as it happens
-/// and a killed process loses no printed line.
+/// Writes one line to stdout at once, so a pipe sees each reading as it happens and a killed
+/// process loses no printed line; a write error is reported when the command ends (exit 1).
 func writeLine(_ line: String) {
-    var text = line
-    text.append("\n")
-    text.withUTF8 { bytes in
-        var offset = 0
-        while offset < bytes.count {
-            let n = write(1, bytes.baseAddress! + offset, bytes.count - offset)
-            if n < 0 { if errno == EINTR { continue }; return }
-            offset += n
-        }
-    }
+    StandardOutput.shared.lineNow(line)
 }

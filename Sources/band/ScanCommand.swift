@@ -44,7 +44,7 @@ struct ScanCommand: Command {
                 ]).text)
             } else {
                 let random = device.address.type.isRandom ? " --random" : ""
-                writeLine("\(device.address.address)\(random)  \(device.rssi.map { "\($0) dBm" } ?? "? dBm")  \(kind)  \(device.name ?? "(no name)")")
+                writeLine("\(device.address.address)\(random)  \(device.rssi.map { "\($0) dBm" } ?? "? dBm")  \(kind)  \(device.name?.terminalEscaped ?? "(no name)")")
             }
         }
         if devices.isEmpty, !json { CommandRunner.printError("band scan: no devices seen in \(timeout)") }

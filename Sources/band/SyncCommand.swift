@@ -39,7 +39,7 @@ struct SyncCommand: Command {
         if options.json {
             writeLine(JSONValue.object([("event", "synced"), ("minutes", .int(outcome.historyMinutes)), ("store", .string(options.storePath))]).text)
         } else {
-            writeLine("synced \(outcome.historyMinutes) minutes into \(options.storePath)")
+            writeLine("synced \(outcome.historyMinutes) minutes into \(options.storePath.terminalEscaped)")
         }
         return .success
     }

@@ -53,11 +53,5 @@ enum RadioOptions {
 
 /// Prints a line at once (the CI log interleaves two processes).
 func say(_ text: String) {
-    print(text)
-    fflushStandardOutput()
+    StandardOutput.shared.lineNow(text)
 }
-
-#if canImport(Glibc)
-import Glibc
-func fflushStandardOutput() { fflush(nil) }
-#endif

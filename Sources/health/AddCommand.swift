@@ -35,6 +35,9 @@ struct AddCommand: Command {
         let start = try arguments.instant("start", zone: zone) ?? Date()
         let end = try arguments.instant("end", zone: zone) ?? start
         guard end >= start else { throw arguments.usageError("--end is before --start") }
+        if let problem = PlausibleRange.problem(start: start, end: end, maximumDuration: type.maximumDuration) {
+            throw arguments.usageError("the \(type) sample \(problem)")
+        }
         let device = arguments.value("device").map { DeviceInfo(name: $0) }
         let text = arguments.required("VALUE")
         switch type {
@@ -48,6 +51,10 @@ struct AddCommand: Command {
                 guard unit.isCompatible(with: quantityType.canonicalUnit) else {
                     throw arguments.usageError("\(UnitError.incompatible(from: unit, to: quantityType.canonicalUnit)): \(quantityType) is measured in \(quantityType.canonicalUnit.dimension) units such as \(quantityType.canonicalUnit)")
                 }
+            }
+            let canonical = (try? Quantity(value, unit).value(in: quantityType.canonicalUnit)) ?? .nan
+            if let problem = quantityType.plausibleRange.problem(value: canonical, unit: quantityType.canonicalUnit) {
+                throw arguments.usageError("VALUE \(text)\(unit == quantityType.canonicalUnit ? "" : " \(unit)"): \(quantityType) \(problem)")
             }
             entry = .quantity(QuantitySample(type: quantityType, quantity: Quantity(value, unit), start: start, end: end,
                                              timeZone: zone, device: device, userEntered: true))
@@ -78,7 +85,7 @@ struct AddCommand: Command {
             try store.write(as: .owner) { try $0.save(sample, attributedTo: source) }
             id = sample.id
         }
-        print("added \(id.uuidString.lowercased())")
+        StandardOutput.shared.line("added \(id.uuidString.lowercased())")
         return .success
     }
 }

@@ -21,17 +21,20 @@ struct BMICommand: Command {
     }
 
     func run() throws -> ExitCode {
-        let store = try openStore(storePath)
+        let store = try openStore(storePath, readOnly: !save)
         guard let height = try store.mostRecentSample(of: .height, as: .owner) else {
             throw RuntimeFailure("health bmi: no height recorded (health add height 1.80 m)")
         }
         guard let mass = try store.mostRecentSample(of: .bodyMass, as: .owner) else {
             throw RuntimeFailure("health bmi: no body mass recorded (health add body-mass 72 kg)")
         }
-        let meters = try height.quantity.value(in: .meter)
-        let kilograms = try mass.quantity.value(in: .kilogram)
+        let meters = try finite(height.quantity.value(in: .meter), "health bmi: the latest height")
+        let kilograms = try finite(mass.quantity.value(in: .kilogram), "health bmi: the latest body mass")
         guard meters > 0 else { throw DataError("health bmi: the latest height is \(formatValue(meters)) m") }
         let bmi = kilograms / (meters * meters)
+        if let problem = QuantityType.bodyMassIndex.plausibleRange.problem(value: bmi, unit: .count) {
+            throw DataError("health bmi: body mass \(formatValue(kilograms)) kg and height \(formatValue(meters)) m give a BMI that \(problem); correct them with 'health add'")
+        }
         if save {
             let now = Date()
             try store.write(as: .owner) {
@@ -40,9 +43,9 @@ struct BMICommand: Command {
             }
         }
         if json {
-            print(jsonObject([("bmi", jsonNumber(bmi)), ("height_m", jsonNumber(meters)), ("body_mass_kg", jsonNumber(kilograms))]))
+            StandardOutput.shared.line(jsonObject([("bmi", jsonNumber(bmi)), ("height_m", jsonNumber(meters)), ("body_mass_kg", jsonNumber(kilograms))]))
         } else {
-            print("BMI \(String(format: "%.1f", bmi)) kg/m² (body mass \(formatValue(kilograms)) kg, "
+            StandardOutput.shared.line("BMI \(String(format: "%.1f", bmi)) kg/m² (body mass \(formatValue(kilograms)) kg, "
                   + "height \(formatValue(meters)) m)\(save ? "; saved" : "")")
         }
         return .success

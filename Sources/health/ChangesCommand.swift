@@ -42,7 +42,7 @@ struct ChangesCommand: Command {
     }
 
     func run() throws -> ExitCode {
-        let store = try openStore(storePath)
+        let store = try openStore(storePath, readOnly: true)
         if let wait {
             _ = try store.waitForChanges(after: since, timeout: .milliseconds(Int64(wait * 1000)))
         }
@@ -52,11 +52,11 @@ struct ChangesCommand: Command {
             let deleted = changes.deleted.map {
                 jsonObject([("id", jsonString($0.id.uuidString.lowercased())), ("type", jsonString($0.type.identifier))])
             }.joined(separator: ",")
-            print(jsonObject([("anchor", String(changes.newAnchor.rawValue)), ("samples", "[\(samples)]"), ("deleted", "[\(deleted)]")]))
+            StandardOutput.shared.line(jsonObject([("anchor", String(changes.newAnchor.rawValue)), ("samples", "[\(samples)]"), ("deleted", "[\(deleted)]")]))
         } else {
-            for deleted in changes.deleted { print("deleted \(deleted.type) \(deleted.id.uuidString.lowercased())") }
-            for sample in changes.samples { print("\(sample.sampleType)  " + SampleFormatting.line(sample, zone: zone)) }
-            print("anchor \(changes.newAnchor.rawValue)")
+            for deleted in changes.deleted { StandardOutput.shared.line("deleted \(deleted.type) \(deleted.id.uuidString.lowercased())") }
+            for sample in changes.samples { StandardOutput.shared.line("\(sample.sampleType)  " + SampleFormatting.line(sample, zone: zone)) }
+            StandardOutput.shared.line("anchor \(changes.newAnchor.rawValue)")
         }
         return .success
     }

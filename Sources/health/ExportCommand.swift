@@ -37,31 +37,16 @@ struct ExportCommand: Command {
     }
 
     func run() throws -> ExitCode {
-        let store = try openStore(storePath)
-        var output = OutputBuffer()
-        if csv { output.append(SampleFormatting.csvHeader) }
+        let store = try openStore(storePath, readOnly: true)
+        let output = StandardOutput.shared
+        if csv { output.line(SampleFormatting.csvHeader) }
         for type in types {
             for sample in try store.samples(HealthQuery(type: type, range: range), as: .owner) {
-                output.append(csv ? SampleFormatting.csv(sample, zone: zone) : SampleFormatting.json(sample, zone: zone))
+                output.line(csv ? SampleFormatting.csv(sample, zone: zone) : SampleFormatting.json(sample, zone: zone))
             }
+            // Stop at a full disk rather than format the rest for nothing.
+            if let error = output.error { throw RuntimeFailure("health export: cannot write to standard output: \(error.reason)") }
         }
-        output.flush()
         return .success
-    }
-}
-
-/// Lines collected and written to standard output in large blocks.
-struct OutputBuffer {
-    private var text = ""
-
-    mutating func append(_ line: String) {
-        text += line
-        text += "\n"
-        if text.utf8.count > 1 << 16 { flush() }
-    }
-
-    mutating func flush() {
-        FileHandle.standardOutput.write(Data(text.utf8))
-        text = ""
     }
 }

@@ -53,7 +53,7 @@ struct GrantOptions {
         let store = try openStore(storePath)
         for access in accesses { try store.setAuthorization(app: app, type: type, access: access, granted: granted) }
         let state = try store.authorization(app: app, type: type)
-        print("\(app) \(type): read \(state.read.rawValue), write \(state.write.rawValue)")
+        StandardOutput.shared.line("\(app.terminalEscaped) \(type): read \(state.read.rawValue), write \(state.write.rawValue)")
         return .success
     }
 }

@@ -32,7 +32,7 @@ struct ImportCommand: Command {
         guard descriptor >= 0 else { throw RuntimeFailure("health import: cannot open \(file): \(String(cString: strerror(errno)))") }
         defer { if descriptor != 0 { close(descriptor) } }
         let store = try openStore(storePath)
-        let name = file == "-" ? "standard input" : file
+        let name = file == "-" ? "standard input" : file.terminalEscaped
         var reader = LineReader(descriptor: descriptor)
         defer { reader.deallocate() }
         let context = ImportRecord.Context()
@@ -71,7 +71,7 @@ struct ImportCommand: Command {
         } catch {
             throw RuntimeFailure("health import: \(error); nothing was imported")
         }
-        print("imported \(counts.inserted + counts.replaced) samples from \(name) "
+        StandardOutput.shared.line("imported \(counts.inserted + counts.replaced) samples from \(name) "
               + "(\(counts.inserted) new, \(counts.replaced) replaced, \(counts.unchanged) unchanged by sync version)")
         return .success
     }

@@ -29,7 +29,7 @@ struct ProfileCommand: Command {
     }
 
     func run() throws -> ExitCode {
-        let store = try openStore(storePath)
+        let store = try openStore(storePath, readOnly: changes.isEmpty)
         for (type, value) in changes {
             do { try store.setCharacteristic(type, value) } catch HealthStoreError.model(let error) {
                 throw UsageError("health profile: \(error)")
@@ -40,12 +40,12 @@ struct ProfileCommand: Command {
         calendar.timeZone = .current
         if let birth = profile.dateOfBirth, let year = birth.year, let month = birth.month, let day = birth.day {
             let age = profile.age(on: Date(), calendar: calendar).map { " (age \($0))" } ?? ""
-            print("date-of-birth: " + String(format: "%04d-%02d-%02d", year, month, day) + age)
+            StandardOutput.shared.line("date-of-birth: " + String(format: "%04d-%02d-%02d", year, month, day) + age)
         } else {
-            print("date-of-birth: not set")
+            StandardOutput.shared.line("date-of-birth: not set")
         }
-        print("biological-sex: \(profile.biologicalSex?.rawValue ?? "not set")")
-        print("blood-type: \(profile.bloodType?.rawValue ?? "not set")")
+        StandardOutput.shared.line("biological-sex: \(profile.biologicalSex?.rawValue ?? "not set")")
+        StandardOutput.shared.line("blood-type: \(profile.bloodType?.rawValue ?? "not set")")
         return .success
     }
 }

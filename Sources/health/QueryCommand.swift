@@ -43,14 +43,14 @@ struct QueryCommand: Command {
     }
 
     func run() throws -> ExitCode {
-        let store = try openStore(storePath)
+        let store = try openStore(storePath, readOnly: true)
         let samples = try store.samples(query, as: .owner)
         if json {
-            print("[" + samples.map { SampleFormatting.json($0, zone: zone) }.joined(separator: ",\n") + "]")
+            StandardOutput.shared.line("[" + samples.map { SampleFormatting.json($0, zone: zone) }.joined(separator: ",\n") + "]")
         } else if samples.isEmpty {
-            print("no \(query.type) samples")
+            StandardOutput.shared.line("no \(query.type) samples")
         } else {
-            for sample in samples { print(SampleFormatting.line(sample, zone: zone)) }
+            for sample in samples { StandardOutput.shared.line(SampleFormatting.line(sample, zone: zone)) }
         }
         return .success
     }
@@ -68,9 +68,9 @@ enum SampleFormatting {
     static func line(_ sample: Sample, zone: TimeZone) -> String {
         let (value, unit) = valueAndUnit(sample)
         var text = "\(TimeParsing.format(sample.start, in: zone))  \(TimeParsing.format(sample.end, in: zone))  "
-            + "\(value)\(unit.isEmpty ? "" : " " + unit)  \(sample.source?.id ?? "?")"
+            + "\(value)\(unit.isEmpty ? "" : " " + unit)  \((sample.source?.id ?? "?").terminalEscaped)"
         if case .quantity(let q) = sample {
-            if let device = q.device?.name { text += "  device=\(device)" }
+            if let device = q.device?.name { text += "  device=\(device.terminalEscaped)" }
             if q.userEntered { text += "  manual" }
         }
         return text
@@ -136,12 +136,21 @@ enum SampleFormatting {
         return [sample.sampleType.identifier, TimeParsing.format(sample.start, in: zone), TimeParsing.format(sample.end, in: zone),
                 value, unit, sample.source?.id ?? "", sample.source?.version ?? "", device, syncID, syncVersion,
                 userEntered ? "true" : "false", recorded, sample.id.uuidString.lowercased()]
-            .map(csvField).joined(separator: ",")
+            .enumerated().map { csvField($1, neutralisingFormulas: $0 != 3) }.joined(separator: ",")
     }
 
     /// RFC 4180: quote fields containing a comma, quote or line break; double inner quotes.
-    static func csvField(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+    ///
+    /// A text field a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, or
+    /// a tab or CR that some strip first; OWASP "CSV injection") gets a leading `'`, which
+    /// spreadsheets show as text: a source named `=HYPERLINK(…)` stays a name. The value column
+    /// is our own number (`-1.5` stays a number) and is not touched.
+    static func csvField(_ text: String, neutralisingFormulas: Bool = true) -> String {
+        var text = text
+        if neutralisingFormulas, let first = text.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) {
+            text = "'" + text
+        }
+        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) else { return text }
         return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

@@ -17,15 +17,15 @@ struct SourcesCommand: Command {
     }
 
     func run() throws -> ExitCode {
-        let store = try openStore(storePath)
+        let store = try openStore(storePath, readOnly: true)
         let sources = try store.sources(of: type)
         if sources.isEmpty {
-            print("no samples" + (type.map { " of \($0)" } ?? ""))
+            StandardOutput.shared.line("no samples" + (type.map { " of \($0)" } ?? ""))
             return .success
         }
         for source in sources {
             let kind = source.source == AppIdentity.owner.id ? "manual entries" : source.recordsDevice ? "device" : "app"
-            print("\(source.priority). \(source.source)  \(source.sampleCount) samples  (\(kind))")
+            StandardOutput.shared.line("\(source.priority). \(source.source.terminalEscaped)  \(source.sampleCount) samples  (\(kind))")
         }
         return .success
     }
@@ -51,9 +51,9 @@ struct PriorityCommand: Command {
     }
 
     func run() throws -> ExitCode {
-        let store = try openStore(storePath)
+        let store = try openStore(storePath, readOnly: sources.isEmpty)
         if !sources.isEmpty { try store.setSourcePriority(for: type, sources: sources) }
-        for (index, source) in try store.sourcePriority(for: type).enumerated() { print("\(index + 1). \(source)") }
+        for (index, source) in try store.sourcePriority(for: type).enumerated() { StandardOutput.shared.line("\(index + 1). \(source.terminalEscaped)") }
         return .success
     }
 }

@@ -60,24 +60,29 @@ struct StatsCommand: Command {
     }
 
     func run() throws -> ExitCode {
-        let store = try openStore(storePath)
+        let store = try openStore(storePath, readOnly: true)
         let stats = try store.statistics(type: type, range: range, options: option, bucket: bucket, timeZone: zone,
                                          bySource: bySource, as: .owner)
-        func converted(_ value: Double?) throws -> Double? {
-            try value.map { try type.canonicalUnit.convert($0, to: unit) }
+        let statistic = [(StatisticsOptions.sum, "sum"), (.average, "average"), (.minimum, "minimum"), (.maximum, "maximum"),
+                         (.mostRecent, "latest value")].first { option.contains($0.0) }?.1 ?? "value"
+        func converted(_ value: Double?, _ start: String, _ end: String, _ source: String? = nil) throws -> Double? {
+            try value.map {
+                try finite(type.canonicalUnit.convert($0, to: unit),
+                           "health stats: the \(statistic) of \(type) from \(start) to \(end)\(source.map { " from \($0.terminalEscaped)" } ?? "")")
+            }
         }
         var objects: [String] = []
         var lines: [String] = []
         for bucketStats in stats {
             let start = TimeParsing.format(bucketStats.start, in: zone)
             let end = TimeParsing.format(bucketStats.end, in: zone)
-            let value = try converted(bucketStats.values.value(for: option))
+            let value = try converted(bucketStats.values.value(for: option), start, end)
             if bySource {
                 for source in bucketStats.bySource {
-                    let sourceValue = try converted(source.values.value(for: option))
+                    let sourceValue = try converted(source.values.value(for: option), start, end, source.source)
                     objects.append(jsonObject([("start", jsonString(start)), ("end", jsonString(end)), ("value", jsonNumber(sourceValue)),
                                                ("unit", jsonString(unit.symbol)), ("source", jsonString(source.source))]))
-                    lines.append("\(start)  \(end)  \(sourceValue.map(formatValue) ?? "—") \(unit.symbol)  \(source.source)")
+                    lines.append("\(start)  \(end)  \(sourceValue.map(formatValue) ?? "—") \(unit.symbol)  \(source.source.terminalEscaped)")
                 }
                 lines.append("\(start)  \(end)  \(value.map(formatValue) ?? "—") \(unit.symbol)  (merged)")
             } else {
@@ -86,7 +91,7 @@ struct StatsCommand: Command {
                 lines.append("\(start)  \(end)  \(value.map(formatValue) ?? "—") \(unit.symbol)")
             }
         }
-        print(json ? "[" + objects.joined(separator: ",\n") + "]" : lines.joined(separator: "\n"))
+        StandardOutput.shared.line(json ? "[" + objects.joined(separator: ",\n") + "]" : lines.joined(separator: "\n"))
         return .success
     }
 }

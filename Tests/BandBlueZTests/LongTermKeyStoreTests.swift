@@ -47,7 +47,7 @@ struct LongTermKeyStoreTests {
         var status = stat()
         #expect(stat(path, &status) == 0)
         #expect(status.st_mode & 0o777 == 0o600)
-        #expect(!directory.exists("keys.tmp"))
+        #expect(!directory.exists("keys.tmp.\(getpid())"))
         let text = try #require(String(validatingUTF8: try readAll(path)))
         #expect(text.contains("00:AA:01:01:00:23 00:AA:01:00:00:24 public 2 0 16 efbe 8877665544332211 01ababababababababababababababab\n"))
     }

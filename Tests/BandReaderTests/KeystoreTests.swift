@@ -1,5 +1,7 @@
-import BandReader
+import BandLink
+@testable import BandReader
 import Foundation
+import Synchronization
 import Testing
 
 @Suite struct KeystoreTests {
@@ -103,5 +105,33 @@ import Testing
             + #""device":{}}]}"#
         #expect(FileManager.default.createFile(atPath: path, contents: Data(file.utf8), attributes: [.posixPermissions: 0o600]))
         #expect(try Keystore(path: path).load().first?.pairedAt == Date(timeIntervalSince1970: 1_796_032_800.5))
+    }
+}
+
+/// The keystore writes through the one atomic-write helper, so its rename is made durable by an
+/// fsync of the directory (it was not: a power cut could lose a pairing reported as stored).
+@Suite struct KeystoreDurabilityTests {
+    @Test func savingFsyncsTheFileThenRenamesThenFsyncsTheDirectory() throws {
+        let directory = NSTemporaryDirectory() + "bandkit-keystore-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        final class Log: Sendable { let entries = Mutex<[String]>([]) }
+        let log = Log()
+        var calls = SystemCalls.live
+        let live = SystemCalls.live
+        calls.fsync = { fd in
+            var status = stat()
+            _ = fstat(fd, &status)
+            log.entries.withLock { $0.append(status.st_mode & S_IFMT == S_IFDIR ? "fsync directory" : "fsync file") }
+            return live.fsync(fd)
+        }
+        calls.rename = { from, to in
+            log.entries.withLock { $0.append("rename") }
+            return live.rename(from, to)
+        }
+        let keystore = Keystore(path: directory + "/keys.json", system: calls)
+        try keystore.save(PairedBand(address: "sim:/b", readerID: 1, key: [1, 2, 3, 4], device: BandDeviceInfo(name: "Band"),
+                                     pairedAt: Date(timeIntervalSince1970: 1_796_032_800)))
+        #expect(log.entries.withLock { $0 } == ["fsync file", "rename", "fsync directory"])
+        #expect(try keystore.load().map(\.address) == ["sim:/b"])
     }
 }

@@ -119,10 +119,12 @@ private func serve(_ recording: TraceRecording, speed: ReplaySpeed) throws -> (S
     #expect(heartRate.properties.contains(.notify))
     #expect(database.characteristics.first { $0.uuid == BluetoothUUID(0x2A39) }?.valueHandle == 0x002C)
 
-    let server = ReplayGATTServer(database: database, serverMTU: database.serverMTU ?? 23)
+    let server = ReplayServer(database: database, serverMTU: database.serverMTU ?? 23)
     var output = [UInt8](repeating: 0, count: 517)
     let request = bytes("10 01 00 ff ff 00 28")
-    let (length, _) = request.withUnsafeBytes { raw in output.withUnsafeMutableBytes { server.handle(raw, into: $0) } }
+    let length = request.withUnsafeBytes { raw in
+        output.withUnsafeMutableBytes { server.server.handle(raw, source: &server.source, into: $0).responseLength }
+    }
     #expect(output[0] == 0x11 && length > 2, "primary service discovery answered from the capture")
 }
 

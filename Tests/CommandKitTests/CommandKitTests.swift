@@ -46,5 +46,20 @@ private struct Tool: Command {
         #expect(run(["greet", "--help"]).1.contains("--times N"))
     }
     @Test func unknownSubcommand() { #expect(run(["frobnicate"]).0 == .usage) }
+    @Test func unknownSubcommandWithHelpIsStillAUsageError() {
+        for arguments in [["frobnicate", "--help"], ["--help", "frobnicate"], ["help", "frobnicate"], ["frobnicate", "--loud", "--help"]] {
+            let (code, out, err) = run(arguments)
+            #expect(code == .usage, "\(arguments)")
+            #expect(out.isEmpty, "\(arguments)")
+            #expect(err.contains("unknown subcommand 'frobnicate'"), "\(arguments)")
+        }
+    }
+    @Test func helpNamingAKnownSubcommandShowsItsHelp() {
+        for arguments in [["help", "greet"], ["--help", "greet"], ["greet", "--help"]] {
+            let (code, out, _) = run(arguments)
+            #expect(code == .success, "\(arguments)")
+            #expect(out.contains("--times N"), "\(arguments)")
+        }
+    }
     @Test func noSubcommandShowsHelpAsUsageError() { #expect(run([]).0 == .usage) }
 }

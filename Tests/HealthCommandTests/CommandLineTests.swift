@@ -48,6 +48,86 @@ import Testing
         #expect(result.error.contains("line 1: field 'valeu': unknown field"))
     }
 
+    @Test func invalidUTF8InAnImportLineIsExit65WithLineAndByteAndImportsNothing() throws {
+        let good = minuteSteps(count: 1, source: "com.example.app")
+        for bad in [[0xFF, 0xFE], [0xC0, 0xAF]] as [[UInt8]] {
+            let line = Array(#"{"type":"step-count","value":5,"start":"2026-11-30T09:00:00Z","source":"com."#.utf8) + bad + Array("\"}\n".utf8)
+            let file = temp.directory + "/bad.ndjson"
+            try (Data(good.utf8) + Data(line)).write(to: URL(fileURLWithPath: file))
+            let result = try health.run("import", file)
+            #expect(result.code == 65, "\(bad): \(result.error)")
+            #expect(result.error.contains("line 2: malformed JSON at byte 77: invalid UTF-8"), "\(result.error)")
+            #expect(result.error.contains("nothing was imported"))
+        }
+        #expect(try temp.store.samples(HealthQuery(type: .stepCount), as: .owner).isEmpty)
+    }
+
+    @Test func implausibleSamplesAreExit65NamingTheLineAndNothingIsImported() throws {
+        for (bad, words) in [
+            (#"{"type":"step-count","value":10,"start":"0000-01-01T00:00:00Z","end":"9999-12-31T23:59:59Z","source":"x"}"#, "field 'start'"),
+            (#"{"type":"step-count","value":-5,"start":"2026-11-30T09:00:00Z","source":"x"}"#, "field 'value': step-count -5 count is outside"),
+            (#"{"type":"step-count","value":1e300,"start":"2026-11-30T09:00:00Z","source":"x"}"#, "field 'value'"),
+            (#"{"type":"heart-rate","value":-70,"start":"2026-11-30T09:00:00Z","source":"x"}"#, "field 'value': heart-rate -70"),
+        ] {
+            let result = try health.run("import", "-", input: minuteSteps(count: 2, source: "com.example.app") + bad + "\n")
+            #expect(result.code == 65, "\(bad): \(result.error)")
+            #expect(result.error.contains("line 3: \(words)"), "\(result.error)")
+        }
+        #expect(try temp.store.samples(HealthQuery(type: .stepCount), as: .owner).isEmpty)
+        let add = try health.run("add", "step-count", "-5")
+        #expect(add.code == 64 && add.error.contains("outside the plausible 0...1000000 count"), "\(add.error)")
+        #expect(try health.run("add", "heart-rate", "60", "--start", "1850-01-01T00:00:00Z").code == 64)
+    }
+
+    @Test func namesWithControlCharactersAreEscapedInEveryTextOutput() throws {
+        let evil = "com.evil\u{1B}[2J\n synced 99999 minutes into /etc/passwd"
+        let line = #"{"type":"step-count","value":5,"start":"2026-11-30T09:00:00Z","end":"2026-11-30T09:01:00Z","source":"com.evil\u001b[2J\n synced 99999 minutes into /etc/passwd","device":"Dev\u001b]0;owned\u0007"}"#
+        #expect(try health.run("import", "-", input: line + "\n").code == 0)
+        #expect(try health.run("priority", "step-count", evil).code == 0)
+        let outputs = try [["sources"], ["sources", "step-count"], ["priority", "step-count"],
+                           ["query", "step-count", "--day", "2026-11-30", "--tz", "UTC"],
+                           ["stats", "step-count", "--day", "2026-11-30", "--tz", "UTC", "--by-source"],
+                           ["changes", "--since", "0"]].map { try health.run($0) }
+        for result in outputs {
+            #expect(result.code == 0, "\(result.error)")
+            #expect(!result.output.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "raw control character: \(result.output)")
+            #expect(!result.output.split(separator: "\n").contains { $0.hasPrefix(" synced") }, "a forged line: \(result.output)")
+        }
+        #expect(outputs[0].output.contains(#"com.evil\e[2J\n synced 99999 minutes into /etc/passwd"#), "\(outputs[0].output)")
+        #expect(outputs[3].output.contains(#"device=Dev\e]0;owned\x07"#), "\(outputs[3].output)")
+        // JSON keeps the name exactly (escaped the JSON way), so nothing is lost.
+        let exported = try health.run("export")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(exported.output.utf8)) as? [String: Any])
+        #expect(object["source"] as? String == evil)
+    }
+
+    @Test func csvExportNeutralisesFormulas() throws {
+        var lines = ""
+        for (index, source) in ["=HYPERLINK(\"http://x\",\"y\")", "+1+1", "-2+3", "@SUM(A1)", "\tlead", "plain"].enumerated() {
+            lines += #"{"type":"heart-rate","value":6\#(index),"start":"2026-11-30T09:0\#(index):00Z","source":\#(JSONString.quoted(source))}"# + "\n"
+        }
+        #expect(try health.run("import", "-", input: lines).code == 0)
+        let csv = try health.run("export", "--format", "csv").output.split(separator: "\n").dropFirst()
+        let sources = csv.map { row in
+            // The source is the sixth column; only the first source holds a quoted comma.
+            row.hasPrefix("heart-rate") ? String(row) : ""
+        }
+        #expect(sources.contains { $0.contains(#",60,count/min,"'=HYPERLINK(""http://x"",""y"")","#) }, "\(csv)")
+        #expect(sources.contains { $0.contains(",61,count/min,'+1+1,") })
+        #expect(sources.contains { $0.contains(",62,count/min,'-2+3,") })
+        #expect(sources.contains { $0.contains(",63,count/min,'@SUM(A1),") })
+        #expect(sources.contains { $0.contains(",64,count/min,'\tlead,") })
+        #expect(sources.contains { $0.contains(",65,count/min,plain,") })
+    }
+
+    @Test func aWorldReadableStoreIsRefusedWithTheFix() throws {
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: temp.path)
+        let result = try health.run("import", "-", input: minuteSteps(count: 1, source: "com.example.app"))
+        #expect(result.code == 1)
+        #expect(result.error.contains("is accessible by group or others (mode 644); health data is private: run chmod 600 \(temp.path)"), "\(result.error)")
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: temp.path)
+    }
+
     @Test func exportedSamplesImportBackUnchanged() throws {
         #expect(try health.run("import", "-", input: minuteSteps(count: 3, source: "bandkit.band")).code == 0)
         #expect(try health.run("add", "body-mass", "160", "lb", "--start", "2026-11-30T07:00:00Z").code == 0)

@@ -59,6 +59,10 @@ public struct HealthCommand {
     public func run(_ arguments: String..., input: String? = nil) throws -> Result {
         try HealthCommand.finish(start(arguments, input: input))
     }
+
+    public func run(_ arguments: [String], input: String? = nil) throws -> Result {
+        try HealthCommand.finish(start(arguments, input: input))
+    }
 }
 
 /// NDJSON step lines, one per minute from `start`, for `source`.

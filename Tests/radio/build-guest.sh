@@ -36,8 +36,9 @@ rm -rf "$initramfs"
 mkdir -p "$initramfs"/{bin,dev,proc,sys,host,modules}
 : > "$initramfs/modules/load-order"
 for module in $wanted; do
-  # Lines look like "insmod /path/x.ko" (or "builtin x"): keep each file once, in order.
-  modprobe -d "$root" -S "$version" --show-depends "$module" | awk '$1 == "insmod" { print $2 }' |
+  # Lines look like "insmod /path/x.ko" (or "builtin x"): keep each file once, in order. The
+  # path is the rest of the line: the checkout's path may hold spaces.
+  modprobe -d "$root" -S "$version" --show-depends "$module" | sed -n 's/^insmod \(.*[^ ]\) *$/\1/p' |
   while read -r path; do
     name=$(basename "$path")
     grep -qx "$name" "$initramfs/modules/load-order" && continue

@@ -10,7 +10,9 @@ work=$(mktemp -d /tmp/bandkit-radio-compare.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
 # bandsim: {"t_us":…,"dir":"tx","adapter":1,…,"pdu":"02f700"} → "t_us adapter dir pdu"
-"$bandsim" decode --json "$capture" 2> "$work/bandsim.err" |
+# --keep-going: a capture cut by a dropped link may hold a broken L2CAP reassembly (see below);
+# decode lists it on stderr and goes on instead of stopping there with exit 65.
+"$bandsim" decode --json --keep-going "$capture" 2> "$work/bandsim.err" |
   sed -E 's/.*"t_us":([0-9]+),"dir":"(tx|rx)","adapter":([0-9]+),.*"pdu":"([0-9a-f]*)".*/\1 \3 \2 \4/' > "$work/bandsim"
 
 # tshark: frames where ATT was dissected (complete, reassembled PDUs); the PDU bytes come from

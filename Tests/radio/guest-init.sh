@@ -1,8 +1,11 @@
 #!/bin/sh
 # PID 1 of the radio test guest (busybox). Loads the modules, mounts the host's root
-# read-only over 9p with the output directory writable at the same path, then chroots into
-# the host root and runs the script named by radio.script= on the kernel command line.
-# Its exit status goes to OUT/guest-status and the console; then the guest powers off.
+# read-only over 9p, fresh tmpfs over its /tmp, /run, /var/tmp and /var/lib/bluetooth, then the
+# checkout (read-only) and the output directory (writable) at /run/bandkit-radio/repo and
+# /run/bandkit-radio/out — after the tmpfs, so a checkout under the host's /tmp stays visible —
+# then chroots into the host root and runs the script named by radio.script= on the kernel
+# command line. Its exit status goes to OUT/guest-status and the console; then the guest
+# powers off.
 export PATH=/bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
@@ -24,9 +27,12 @@ out=$(sed -n 's/.*radio\.out=\([^ ]*\).*/\1/p' /proc/cmdline)
 
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose hostroot /host ||
   { echo "[radio-guest] cannot mount the host root over 9p"; poweroff -f; }
+for dir in tmp run var/tmp var/lib/bluetooth; do mount -t tmpfs tmpfs "/host/$dir" 2>/dev/null; done
+mkdir -p /host/run/bandkit-radio/repo /host/run/bandkit-radio/out
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose radiorepo /host/run/bandkit-radio/repo ||
+  { echo "[radio-guest] cannot mount the checkout over 9p"; poweroff -f; }
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 radioout "/host$out" ||
   { echo "[radio-guest] cannot mount the output directory $out"; poweroff -f; }
-for dir in tmp run var/tmp var/lib/bluetooth; do mount -t tmpfs tmpfs "/host/$dir" 2>/dev/null; done
 for dir in proc sys dev; do mount --bind "/$dir" "/host/$dir"; done
 mount -t devpts devpts /host/dev/pts 2>/dev/null
 mount -t debugfs debugfs /host/sys/kernel/debug 2>/dev/null

@@ -14,9 +14,15 @@
 # or no TCG accelerator in it. Results: .build/radio/out/ (logs, btsnoop capture, stages).
 # After the guest, the btmon capture of the whole session must decode identically with
 # `bandsim decode` and tshark (compare-capture.sh).
+#
+# The checkout may live anywhere, /tmp and paths with spaces included: the guest mounts its own
+# tmpfs over /tmp (and /run, /var/tmp), which would hide a checkout there, and the kernel command
+# line splits on spaces. So the checkout and the output directory reach the guest as their own
+# 9p shares, mounted at fixed space-free paths under the guest's /run/bandkit-radio, and only
+# those fixed paths go on the command line.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-repo=$(pwd)
+repo=$(pwd -P)
 work=$repo/.build/radio
 out=$work/out
 skip() { echo "SKIPPED radio path test: $*" >&2; exit 0; }
@@ -36,6 +42,15 @@ if [ -z "${RADIO_SKIP_BUILD:-}" ]; then
 fi
 bin=$(swift build -c release --show-bin-path)
 [ -x "$bin/bandradio" ] || { echo "radio: $bin/bandradio missing (release build failed?)" >&2; exit 1; }
+bin=$(cd "$bin" && pwd -P)
+# Where the guest sees the checkout, the binaries and the output directory.
+guest=/run/bandkit-radio
+case "$bin" in
+  "$repo"/*) guest_bin=$guest/repo/${bin#"$repo"/} ;;
+  *) echo "radio: the release binaries ($bin) must be inside the checkout ($repo)" >&2; exit 1 ;;
+esac
+# QEMU's -virtfs takes comma-separated options: a comma in a path is written twice.
+virtfs_path() { printf '%s' "$1" | sed 's/,/,,/g'; }
 
 echo "==> radio: guest image"
 bash Tests/radio/build-guest.sh "$work"
@@ -49,9 +64,10 @@ booted=$(date +%s.%N)
 set +e
 timeout "${RADIO_TIMEOUT:-900}" qemu-system-x86_64 "${machine[@]}" -smp 2 -m 1024 -nographic -no-reboot \
   -kernel "$work/vmlinuz" -initrd "$work/initramfs.cpio.gz" \
-  -append "console=ttyS0 quiet loglevel=4 panic=-1 radio.script=$repo/Tests/radio/scenario.sh radio.out=$out radio.bin=$bin radio.stages=${RADIO_STAGES:-} radio.virtual=1" \
+  -append "console=ttyS0 quiet loglevel=4 panic=-1 radio.script=$guest/repo/Tests/radio/scenario.sh radio.out=$guest/out radio.bin=$guest_bin radio.stages=${RADIO_STAGES:-} radio.virtual=1" \
   -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
-  -virtfs "local,path=$out,mount_tag=radioout,security_model=none" \
+  -virtfs "local,path=$(virtfs_path "$repo"),mount_tag=radiorepo,security_model=none,readonly=on,multidevs=remap" \
+  -virtfs "local,path=$(virtfs_path "$out"),mount_tag=radioout,security_model=none" \
   -nic none > "$out/console.log" 2>&1
 qemu_status=$?
 set -e

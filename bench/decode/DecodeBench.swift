@@ -2,7 +2,8 @@
 //
 //   DecodeBench TRACE [WARMUP_EVENTS]
 //
-// Streams TRACE through TraceDecoder.decodeAll (btsnoop → HCI → L2CAP → ATT → discovery →
+// Streams TRACE (btsnoop, or pcapng: told by its magic, read by the format's own fixed-buffer
+// reader, as `bandsim decode` does) through TraceDecoder.decodeAll (container → HCI → L2CAP → ATT → discovery →
 // BandGATT characteristic values) and folds every decoded Heart Rate Measurement (bpm, energy,
 // every RR interval) into a checksum so nothing can be optimised away. Prints one line of key=value figures. Heap allocations are
 // counted by allocation_counter.c (linked in; see run.sh); "steady" counts those after the first WARMUP_EVENTS
@@ -75,8 +76,16 @@ struct DecodeBench {
         let array = [Int](repeating: 1, count: 1000 + arguments.count)
         precondition(allocationCount() >= before + 2 && array.count > 0, "allocation counter is not interposed")
 
+        let path = arguments[1]
+        if TraceFileFormat.detect(path: path) == .pcapng {
+            try run(TraceDecoder(source: try PcapngFileReader(path: path)), bytesRead: { $0.bytesRead }, warmup: warmup)
+        } else {
+            try run(TraceDecoder(source: try BtsnoopFileReader(path: path)), bytesRead: { $0.bytesRead }, warmup: warmup)
+        }
+    }
+
+    static func run<Source: TraceRecordSource>(_ decoder: TraceDecoder<Source>, bytesRead: (Source) -> Int, warmup: Int) throws {
         let startWall = now(), startCPU = cpuSeconds()
-        let decoder = try TraceDecoder(path: arguments[1])
         var counter = Counter(warmup: warmup)
         if let damage = decoder.decodeAll(into: &counter) { throw damage }
         let (events, pdus, heartRate, checksum) = (counter.events, counter.pdus, counter.heartRate, counter.checksum)
@@ -85,7 +94,7 @@ struct DecodeBench {
         let wall = now() - startWall, cpu = cpuSeconds() - startCPU
         let steadyAllocations = allocationCount() - steadyStart
         let steady = pdus - steadyPDUs
-        let bytes = Double(decoder.source.bytesRead)
+        let bytes = Double(bytesRead(decoder.source))
         print("""
             records=\(decoder.statistics.records) pdus=\(pdus) heart_rate=\(heartRate) bytes=\(Int(bytes)) \
             wall_s=\(wall) cpu_s=\(cpu) mb_per_s=\(bytes / 1e6 / wall) pdus_per_s=\(Double(pdus) / wall) \

@@ -1,7 +1,7 @@
 // libFuzzer harness for BandReplay: arbitrary bytes as the btsnoop trace `bandsim replay`
 // reads, through the same calls the command makes — TraceReplayReader (from a file, as the
 // command opens it) into TraceRecording (GATTDatabaseReconstructor, notification timelines),
-// then the replay ATT server (ReplayGATTServer) answering a scripted client in memory, and
+// then the one ATT server (BandGATTServer's GATTServer over a ReplayAttributeSource) answering a scripted client in memory, and
 // the NotificationScheduler on a virtual clock. No sockets, no sleeps.
 //
 // Properties checked on every input:
@@ -26,6 +26,7 @@ import Glibc
 #endif
 import BandATT
 import BandGATT
+import BandGATTServer
 import BandReplay
 import BandTrace
 import BandWire
@@ -174,14 +175,32 @@ func checkDatabase(_ database: RecordedGATTDatabase, table: ReplayAttributeTable
 
 nonisolated(unsafe) let responseBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ATT.maximumMTU, alignment: 8)
 
-/// A client driving a ReplayGATTServer in memory, checking every answer; keeps a transcript.
+/// The one GATT server over a replay's attribute source, as `--serve` runs it.
+final class ServedReplay {
+    var server: GATTServer
+    var source: ReplayAttributeSource
+    var table: ReplayAttributeTable { source.table }
+    var mtu: Int { server.mtu }
+    init(database: RecordedGATTDatabase, serverMTU: Int) {
+        server = GATTServer(serverMTU: serverMTU)
+        source = ReplayAttributeSource(database: database)
+    }
+    func handle(_ pdu: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Int {
+        server.handle(pdu, source: &source, into: output).responseLength
+    }
+    func configuration(forValueHandle handle: UInt16) -> ClientCharacteristicConfiguration? {
+        source.configuration(forValueHandle: handle)
+    }
+}
+
+/// A client driving the replay's GATT server in memory, checking every answer; keeps a transcript.
 struct ScriptedClient {
-    let server: ReplayGATTServer
+    let server: ServedReplay
     var transcript: [[UInt8]] = []
     /// Requests left; bounds the work per input.
     var budget = 250
 
-    init(server: ReplayGATTServer) { self.server = server }
+    init(server: ServedReplay) { self.server = server }
 
     /// Sends `pdu`; returns the response (nil for none) after checking it.
     @discardableResult
@@ -190,7 +209,7 @@ struct ScriptedClient {
         let mtu = server.mtu
         // The buffer is exactly ATT_MTU long: a longer response traps inside the server.
         let output = UnsafeMutableRawBufferPointer(rebasing: responseBuffer[0..<mtu])
-        let length = pdu.withUnsafeBytes { server.handle($0, into: output).responseLength }
+        let length = pdu.withUnsafeBytes { server.handle($0, into: output) }
         guard length > 0 else {
             transcript.append([])
             if let first = pdu.first {
@@ -326,9 +345,9 @@ struct ScriptedClient {
     mutating func readWhole(_ attribute: ReplayAttributeTable.Attribute) {
         let handle = Self.le(attribute.handle)
         guard let first = send([ATTOpcode.readRequest.rawValue] + handle) else { fail("Read got no response") }
-        let expected = server.readValue(attribute)
+        let expected = try? server.source.value(of: attribute)
         guard first[0] == ATTOpcode.readResponse.rawValue else {
-            if case .value = expected { fail("Read of a readable attribute refused: \(first)") }
+            if expected != nil { fail("Read of a readable attribute refused: \(first)") }
             return
         }
         var value = Array(first.dropFirst())
@@ -342,7 +361,7 @@ struct ScriptedClient {
             value += blob.dropFirst()
             if piece == 0 { break }
         }
-        if budget > 0, case .value(let bytes) = expected {
+        if budget > 0, let bytes = expected {
             check(value == bytes, "Read + Read Blob of 0x\(String(attribute.handle, radix: 16)) gave \(value.count) bytes, the server holds \(bytes.count)")
         }
     }
@@ -352,7 +371,7 @@ struct ScriptedClient {
 
 let origin = ContinuousClock.now
 
-func schedule(_ timeline: NotificationTimeline, server: ReplayGATTServer, speed: ReplaySpeed) -> [NotificationScheduler.Decision] {
+func schedule(_ timeline: NotificationTimeline, server: ServedReplay, speed: ReplaySpeed) -> [NotificationScheduler.Decision] {
     var scheduler = NotificationScheduler(timeline: timeline, speed: speed)
     var now = origin
     scheduler.start(at: now)
@@ -432,7 +451,7 @@ func replay(_ input: UnsafeRawBufferPointer, keepGoing: Bool, clientMTU: UInt16?
     let timeline = recording.timeline(side)
     run.pushes.append(timeline.pushes)
     for push in timeline.pushes.prefix(64) { run.pushValues.append(Array(timeline.value(of: push))) }
-    let server = ReplayGATTServer(database: database, serverMTU: database.serverMTU ?? ATT.maximumMTU)
+    let server = ServedReplay(database: database, serverMTU: database.serverMTU ?? ATT.maximumMTU)
     checkDatabase(database, table: server.table)
     var client = ScriptedClient(server: server)
     client.run(clientMTU: clientMTU)

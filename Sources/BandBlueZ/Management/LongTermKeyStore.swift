@@ -15,8 +15,9 @@ import Glibc
 /// ```
 ///
 /// `ediv` (4 hex digits), `rand` (16) and `value` (32) are the management API's little-endian
-/// bytes as hex. Writes go to a temporary file in the same directory, fsync'd, then renamed
-/// over the old one, so a crash leaves either the old or the new file, never half of one.
+/// bytes as hex. Written through ``SystemCalls/replaceFile(at:with:mode:)`` (temporary file set
+/// to 0600, fsynced, renamed over the old one, directory fsynced), so a crash or power cut leaves
+/// either the old or the new file, never half of one.
 public struct LongTermKeyStore: Sendable {
     public struct Entry: Hashable, Sendable {
         public var adapter: BluetoothAddress
@@ -83,22 +84,8 @@ public struct LongTermKeyStore: Sendable {
     private func write(_ entries: [Entry]) throws(KeyFileError) {
         var text = "# BandKit LE long-term keys. Secret: keep mode 0600.\n# adapter peer peer-type key-type central enc-size ediv rand value\n"
         for entry in entries { text += Self.format(entry) + "\n" }
-        let temporary = path + ".tmp"
-        let fd: Int32
-        switch system.open(path: temporary, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: 0o600) {
-        case .success(let opened): fd = opened
-        case .failure(let error): throw .system(call: "open", path: temporary, errno: error)
-        }
-        let bytes = Array(text.utf8)
-        let written = bytes.withUnsafeBytes { system.writeAll(fd, $0) }.flatMap { system.synchronize(fd) }
-        _ = system.close(descriptor: fd)
-        if case .failure(let error) = written {
-            _ = system.unlink(path: temporary)
-            throw .system(call: "write", path: temporary, errno: error)
-        }
-        if case .failure(let error) = system.rename(from: temporary, to: path) {
-            _ = system.unlink(path: temporary)
-            throw .system(call: "rename", path: path, errno: error)
+        if case .failure(let error) = system.replaceFile(at: path, with: Array(text.utf8), mode: 0o600) {
+            throw .system(call: error.call, path: error.path, errno: error.errno)
         }
     }
 

@@ -165,6 +165,15 @@ extension SystemCalls {
         retryingInterrupts { rename(source, destination) }.map { _ in () }
     }
 
+    package func changeMode(_ fd: Int32, _ mode: mode_t) -> Result<Void, Errno> {
+        retryingInterrupts { fchmod(fd, mode) }.map { _ in () }
+    }
+
+    /// `flock(fd, operation)`; a blocking `LOCK_EX` interrupted by a signal waits again.
+    package func lockFile(_ fd: Int32, _ operation: Int32) -> Result<Void, Errno> {
+        retryingInterrupts { flock(fd, operation) }.map { _ in () }
+    }
+
     /// Writes all of `bytes`, continuing after short writes (regular files and pipes).
     package func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Result<Void, Errno> {
         var offset = 0

@@ -41,6 +41,9 @@ public struct SystemCalls: Sendable {
     public var open: @Sendable (_ path: UnsafePointer<CChar>, _ flags: Int32, _ mode: mode_t) -> Int32
     public var fsync: @Sendable (_ fd: Int32) -> Int32
     public var rename: @Sendable (_ from: UnsafePointer<CChar>, _ to: UnsafePointer<CChar>) -> Int32
+    public var fchmod: @Sendable (_ fd: Int32, _ mode: mode_t) -> Int32
+    /// `flock(2)`: whole-file advisory locks, released when the descriptor closes.
+    public var flock: @Sendable (_ fd: Int32, _ operation: Int32) -> Int32
 
     public init(
         socket: @escaping @Sendable (Int32, Int32, Int32) -> Int32,
@@ -65,7 +68,9 @@ public struct SystemCalls: Sendable {
         write: @escaping @Sendable (Int32, UnsafeRawPointer?, Int) -> Int,
         open: @escaping @Sendable (UnsafePointer<CChar>, Int32, mode_t) -> Int32,
         fsync: @escaping @Sendable (Int32) -> Int32,
-        rename: @escaping @Sendable (UnsafePointer<CChar>, UnsafePointer<CChar>) -> Int32
+        rename: @escaping @Sendable (UnsafePointer<CChar>, UnsafePointer<CChar>) -> Int32,
+        fchmod: @escaping @Sendable (Int32, mode_t) -> Int32,
+        flock: @escaping @Sendable (Int32, Int32) -> Int32
     ) {
         self.socket = socket
         self.socketpair = socketpair
@@ -90,6 +95,8 @@ public struct SystemCalls: Sendable {
         self.open = open
         self.fsync = fsync
         self.rename = rename
+        self.fchmod = fchmod
+        self.flock = flock
     }
 
     /// The C library.
@@ -116,7 +123,9 @@ public struct SystemCalls: Sendable {
         write: { Glibc.write($0, $1, $2) },
         open: { Glibc.open($0, $1, $2) },
         fsync: { Glibc.fsync($0) },
-        rename: { Glibc.rename($0, $1) }
+        rename: { Glibc.rename($0, $1) },
+        fchmod: { Glibc.fchmod($0, $1) },
+        flock: { GNUFunctions.flock($0, $1) }
     )
 }
 
@@ -142,6 +151,24 @@ enum GNUFunctions {
             _ = Glibc.fcntl(accepted, F_SETFL, Glibc.fcntl(accepted, F_GETFL) | O_NONBLOCK)
         }
         return accepted
+    }
+}
+
+extension GNUFunctions {
+    typealias Flock = @convention(c) (Int32, Int32) -> Int32
+
+    /// `flock(2)`: Swift imports `flock` as the `struct flock` of `fcntl`, hiding the function.
+    static let resolvedFlock: Flock? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "flock") else { return nil }
+        return unsafeBitCast(symbol, to: Flock.self)
+    }()
+
+    static func flock(_ fd: Int32, _ operation: Int32) -> Int32 {
+        guard let flock = resolvedFlock else {
+            errno = ENOSYS
+            return -1
+        }
+        return flock(fd, operation)
     }
 }
 

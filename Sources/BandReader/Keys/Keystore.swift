@@ -1,3 +1,4 @@
+import BandLink
 import BandWire
 import FoundationEssentials
 import HealthModel
@@ -8,17 +9,28 @@ import Glibc
 /// The bands this host has paired with, and the secret each shares with us.
 ///
 /// One JSON file, `$XDG_CONFIG_HOME/bandkit/keys.json` (`~/.config/bandkit/keys.json` when the
-/// variable is unset), mode 0600 in a 0700 directory. Written whole to a temporary file in the
-/// same directory (created 0600, fsynced) and renamed over the old one, so a crash leaves either
-/// the old or the new file, never half of one and never a moment where the key is world-readable.
-/// A file readable by group or others is refused, as ssh refuses such a private key.
+/// variable is unset), mode 0600 in a 0700 directory. Written whole through
+/// ``SystemCalls/replaceFile(at:with:mode:)`` (temporary file set to 0600 before a byte is
+/// written, fsynced, renamed over the old one, directory fsynced), so a crash or power cut leaves
+/// either the old or the new file, never half of one and never a moment where the key is
+/// world-readable.
+/// A file readable by group or others is refused, as ssh refuses such a private key. Changes
+/// (``save(_:)``, ``remove(_:)``) hold an exclusive `flock` on `keys.json.lock` from load to
+/// rename, so concurrent `band pair` runs each keep their key.
 public struct Keystore: Sendable {
     public let path: String
+    /// The system calls its writes go through (tests replace some to script failures).
+    let system: SystemCalls
 
-    public init(path: String) { self.path = path }
+    public init(path: String) { self.init(path: path, system: .live) }
+
+    init(path: String, system: SystemCalls) {
+        self.path = path
+        self.system = system
+    }
 
     /// The directory holding the file (other per-host secrets go beside it).
-    public var directory: String { Self.directory(of: path) }
+    public var directory: String { FilePaths.directory(of: path) }
 
     /// The default location, from the environment.
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
@@ -59,23 +71,48 @@ public struct Keystore: Sendable {
 
     /// Adds or replaces the entry for `band.address`.
     public func save(_ band: PairedBand) throws(KeystoreError) {
-        var bands = try load().filter { $0.address != band.address }
-        bands.append(band)
-        try write(bands)
+        try whileLocked { () throws(KeystoreError) in
+            var bands = try load().filter { $0.address != band.address }
+            bands.append(band)
+            try write(bands)
+        }
     }
 
     /// Removes a band; returns whether it was there.
     @discardableResult
     public func remove(_ address: String) throws(KeystoreError) -> Bool {
-        let bands = try load()
-        let kept = bands.filter { $0.address != address }
-        guard kept.count != bands.count else { return false }
-        try write(kept)
-        return true
+        try whileLocked { () throws(KeystoreError) -> Bool in
+            let bands = try load()
+            let kept = bands.filter { $0.address != address }
+            guard kept.count != bands.count else { return false }
+            try write(kept)
+            return true
+        }
+    }
+
+    /// The lock file beside the keystore: `keys.json.lock`.
+    public var lockPath: String { path + ".lock" }
+
+    /// Runs a load–modify–write with an exclusive `flock` on ``lockPath``, so that two processes
+    /// (`band pair` run twice at once) cannot both load the old file and the second rename drop
+    /// the first one's key. The lock file (mode 0600, empty) is never renamed, so every process
+    /// locks the same inode; the lock goes with the descriptor, also when the process dies.
+    /// Readers (``load()``) need no lock: the rename makes every version they see whole.
+    private func whileLocked<T>(_ body: () throws(KeystoreError) -> T) throws(KeystoreError) -> T {
+        try makeDirectory(directory)
+        let fd: Int32
+        switch system.open(path: lockPath, flags: O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o600) {
+        case .success(let opened): fd = opened
+        case .failure(let error): throw KeystoreError(path: lockPath, reason: "cannot open the lock file: \(error)")
+        }
+        defer { _ = system.close(descriptor: fd) }
+        if case .failure(let error) = system.lockFile(fd, LOCK_EX) {
+            throw KeystoreError(path: lockPath, reason: "cannot lock: \(error)")
+        }
+        return try body()
     }
 
     private func write(_ bands: [PairedBand]) throws(KeystoreError) {
-        try makeDirectory(directory)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let data: Data
@@ -84,27 +121,8 @@ public struct Keystore: Sendable {
         } catch {
             throw KeystoreError(path: path, reason: "cannot encode: \(error)")
         }
-        let temporary = path + ".tmp.\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw KeystoreError(path: temporary, reason: "cannot create: \(String(cString: strerror(errno)))") }
-        // O_CREAT's mode is filtered by the umask and ignored for an existing file: force it.
-        var ok = fchmod(fd, 0o600) == 0
-        ok = ok && data.withUnsafeBytes { raw -> Bool in
-            var offset = 0
-            while offset < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 { if errno == EINTR { continue }; return false }
-                offset += n
-            }
-            return true
-        }
-        ok = ok && fsync(fd) == 0
-        let failure = errno
-        close(fd)
-        guard ok, rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(ok ? errno : failure))
-            unlink(temporary)
-            throw KeystoreError(path: path, reason: "cannot write: \(reason)")
+        if case .failure(let error) = system.replaceFile(at: path, with: [UInt8](data), mode: 0o600) {
+            throw KeystoreError(path: path, reason: "cannot write: \(error)")
         }
     }
 
@@ -123,21 +141,12 @@ public struct Keystore: Sendable {
         }
     }
 
-    /// The directory part of `path`: `/a/b` for `/a/b/c`, `/` for `/c`, empty for a bare file
-    /// name (as `NSString.deletingLastPathComponent`).
-    static func directory(of path: String) -> String {
-        var path = Substring(path)
-        while path.count > 1, path.hasSuffix("/") { path.removeLast() }
-        guard let slash = path.lastIndex(of: "/") else { return "" }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
-    }
-
     private func makeDirectory(_ directory: String) throws(KeystoreError) {
         var components: [String] = []
         var current = directory
         while !current.isEmpty, current != "/", access(current, F_OK) != 0 {
             components.append(current)
-            current = Self.directory(of: current)
+            current = FilePaths.directory(of: current)
         }
         for component in components.reversed() {
             if mkdir(component, 0o700) != 0, errno != EEXIST {

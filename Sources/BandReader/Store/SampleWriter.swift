@@ -61,12 +61,16 @@ public final class SampleWriter {
     /// after a crash either both are stored or neither. Provisional live values the batch shows
     /// the band never recorded (see ``supersededLiveSamples(_:after:)``) are deleted in the same
     /// transaction. `previous` is the cursor the batch continues from.
+    ///
+    /// The commit is durable against a power loss before this returns
+    /// (``Durability/beforeAcknowledgement``): the caller acknowledges the records next, and the
+    /// band erases what it acknowledged.
     @discardableResult
     public func commitHistory(_ records: [MinuteRecord], cursor: HistoryCursor, previous: HistoryCursor? = nil) throws -> StoreWrite {
         var cursor = cursor
         if cursor.lastMinute == nil { cursor.lastMinute = records.last?.minuteStart ?? previous?.lastMinute }
         let superseded = try supersededLiveSamples(records, after: previous?.lastMinute)
-        return try store.write(as: Self.app) { transaction in
+        return try store.write(as: Self.app, durability: .beforeAcknowledgement) { transaction in
             var outcome = StoreWrite()
             for record in records {
                 for sample in samples(for: record) { outcome.count(try transaction.save(sample)) }

@@ -7,7 +7,7 @@ import BandWire
 /// each with the type a Find Information response reports.
 ///
 /// Built once per replay; the dynamic part (which CCCDs the live client switched on) lives
-/// in ``ReplayGATTServer``, not here.
+/// in ``ReplayAttributeSource``, not here.
 public struct ReplayAttributeTable: Sendable {
     /// What an attribute is, which decides how a server reads it.
     public enum Role: Hashable, Sendable {
@@ -65,25 +65,27 @@ public struct ReplayAttributeTable: Sendable {
 
     /// The attribute at `handle`, if the table has one.
     public func attribute(at handle: UInt16) -> Attribute? {
-        guard let index = firstIndex(atOrAfter: handle), attributes[index].handle == handle else { return nil }
+        let index = firstIndex(atOrAfter: handle)
+        guard index < attributes.count, attributes[index].handle == handle else { return nil }
         return attributes[index]
     }
 
     /// Attributes whose handles lie in `range`, in order.
     public func attributes(in range: ATTHandleRange) -> ArraySlice<Attribute> {
-        guard range.isValid, let start = firstIndex(atOrAfter: range.start) else { return [] }
+        let start = firstIndex(atOrAfter: range.start)
+        guard range.isValid, start < attributes.count else { return [] }
         var end = start
         while end < attributes.count, attributes[end].handle <= range.end { end += 1 }
         return attributes[start..<end]
     }
 
-    /// Binary search: index of the first attribute with handle ≥ `handle`.
-    private func firstIndex(atOrAfter handle: UInt16) -> Int? {
+    /// Binary search: index of the first attribute with handle ≥ `handle`; `attributes.count` when none.
+    public func firstIndex(atOrAfter handle: UInt16) -> Int {
         var low = 0, high = attributes.count
         while low < high {
             let mid = (low + high) / 2
             if attributes[mid].handle < handle { low = mid + 1 } else { high = mid }
         }
-        return low < attributes.count ? low : nil
+        return low
     }
 }

@@ -1,5 +1,6 @@
 import BandATT
 import BandGATT
+import BandGATTServer
 import BandLink
 import BandWire
 
@@ -35,7 +36,10 @@ public final class ReplayServeSession {
         public var worstLateness: Duration = .zero
     }
 
-    public let server: ReplayGATTServer
+    /// The ATT state of the live connection (MTU), answering from ``attributes``.
+    private var server: GATTServer
+    /// The recorded database and what the live client configured.
+    public private(set) var attributes: ReplayAttributeSource
     private var scheduler: NotificationScheduler
     private let timeline: NotificationTimeline
     private let authResponder: ReplayAuthResponder?
@@ -47,7 +51,8 @@ public final class ReplayServeSession {
     public init(database: RecordedGATTDatabase, timeline: NotificationTimeline, speed: ReplaySpeed,
                 serverMTU: Int? = nil, gateTimeout: Duration = .seconds(2), authResponder: ReplayAuthResponder? = nil) {
         let mtu = serverMTU ?? database.serverMTU ?? ATT.maximumMTU
-        server = ReplayGATTServer(database: database, serverMTU: mtu)
+        server = GATTServer(serverMTU: mtu)
+        attributes = ReplayAttributeSource(database: database)
         let timeline = authResponder.map { timeline.removingPushes(on: $0.controlPointHandle) } ?? timeline
         self.timeline = timeline
         self.authResponder = authResponder
@@ -69,9 +74,8 @@ public final class ReplayServeSession {
             input.deallocate()
             output.deallocate()
         }
-        let server = self.server
-        let subscription: NotificationScheduler.SubscriptionState = { handle, isIndication in
-            guard let configuration = server.configuration(forValueHandle: handle) else { return nil }
+        let subscription: NotificationScheduler.SubscriptionState = { [unowned self] handle, isIndication in
+            guard let configuration = self.attributes.configuration(forValueHandle: handle) else { return nil }
             return isIndication ? configuration.indicationsEnabled : configuration.notificationsEnabled
         }
         scheduler.start(at: .now)
@@ -124,7 +128,6 @@ public final class ReplayServeSession {
                 }
             }
         }
-        summary.errorsSent = server.errorsSent
         summary.gatesTimedOut = scheduler.gatesTimedOut
         summary.authenticationsAnswered = authResponder?.authenticated ?? 0
         bearer.close()
@@ -133,17 +136,19 @@ public final class ReplayServeSession {
 
     private func answer(_ pdu: UnsafeRawBufferPointer, bearer: any ATTBearer, output: UnsafeMutableRawBufferPointer,
                         summary: inout Summary) throws(LinkError) {
-        let (length, action) = server.handle(pdu, into: output)
-        switch action {
+        let result = server.handle(pdu, source: &attributes, into: output)
+        let length = result.responseLength
+        if let error = result.error { summary.errorsSent[error, default: 0] += 1 }
+        switch result.event {
         case .exchangedMTU(let mtu):
             // The response goes out at the old MTU; both sides switch after it (§3.4.2).
             if length > 0 { try bearer.send(UnsafeRawBufferPointer(rebasing: output[0..<length])) }
             bearer.mtu = mtu
             summary.requestsAnswered += 1
             return
-        case .wrote(let handle, let accepted):
+        case .wrote(let handle, let effect):
             scheduler.clientWrote(handle: handle, at: .now)
-            if accepted, let authResponder, handle == authResponder.controlPointHandle,
+            if effect == .accepted, let authResponder, handle == authResponder.controlPointHandle,
                let answer = authResponder.respond(to: UnsafeRawBufferPointer(rebasing: pdu[3...])) {
                 if length > 0 {
                     try bearer.send(UnsafeRawBufferPointer(rebasing: output[0..<length]))
@@ -152,8 +157,8 @@ public final class ReplayServeSession {
                 try indicate(answer, on: handle, bearer: bearer, buffer: output)
                 return
             }
-        case .configured(let cccd, _, _):
-            scheduler.clientWrote(handle: cccd, at: .now)
+        case .writeRefused(let handle, _):
+            scheduler.clientWrote(handle: handle, at: .now)
         case .confirmedIndication:
             scheduler.clientConfirmed()
         case .none, .unexpected:
@@ -167,7 +172,7 @@ public final class ReplayServeSession {
 
     /// A live indication (the auth responder's answer), if the client enabled indications.
     private func indicate(_ value: [UInt8], on handle: UInt16, bearer: any ATTBearer, buffer: UnsafeMutableRawBufferPointer) throws(LinkError) {
-        guard server.configuration(forValueHandle: handle)?.indicationsEnabled ?? true else { return }
+        guard attributes.configuration(forValueHandle: handle)?.indicationsEnabled ?? true else { return }
         var writer = ByteWriter(buffer)
         writer.writeUInt8(ATTOpcode.handleValueIndication.rawValue)
         writer.writeUInt16LE(handle)

@@ -35,6 +35,8 @@ public final class TraceStoreReplay {
         public var timeZone: TimeZone = .current
         public var keepGoing = false
         public var overrides: [UInt16: BluetoothUUID] = [:]
+        /// The trace's container format; nil: detected from its magic.
+        public var format: TraceFileFormat?
         public init() {}
     }
 
@@ -97,7 +99,7 @@ public final class TraceStoreReplay {
     /// damage (unless `keepGoing` skipped it), so the caller can exit 65 with the summary.
     public func run(into store: HealthStore) throws -> Summary {
         // Pass 1: databases and devices.
-        let first = try TraceReplayReader(path: path, overrides: options.overrides)
+        let first = try TraceReplayReader(path: path, format: options.format, overrides: options.overrides)
         let size = first.fileSize
         var recording = TraceRecording(keepsTimelines: false)
         var events = 0
@@ -121,7 +123,7 @@ public final class TraceStoreReplay {
             }
         }
         var resolver = ConnectionResolver()
-        let second = try TraceReplayReader(path: path, overrides: options.overrides)
+        let second = try TraceReplayReader(path: path, format: options.format, overrides: options.overrides)
         let secondOutcome = second.run(keepGoing: options.keepGoing) { event in
             guard failure == nil else { return }
             events += 1

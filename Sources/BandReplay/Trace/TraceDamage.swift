@@ -43,7 +43,7 @@ public struct TraceDamage: Error, Hashable, Sendable, CustomStringConvertible {
         return "\(place): \(reason)"
     }
 
-    init(_ error: BtsnoopError) {
+    public init(_ error: BtsnoopError) {
         // BtsnoopError says "<place>: <what>"; keep only the what.
         let text = error.description
         let reason = text.firstRange(of: ": ").map { String(text[$0.upperBound...]) } ?? text
@@ -57,14 +57,14 @@ public struct TraceDamage: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    init(_ anomaly: TraceAnomaly) {
+    public init(_ anomaly: TraceAnomaly) {
         let text = anomaly.description
         let prefix = "record \(anomaly.recordIndex) at byte offset \(anomaly.recordOffset): "
         let reason = text.hasPrefix(prefix) ? String(text.dropFirst(prefix.count)) : text
         self.init(kind: .packet, recordIndex: anomaly.recordIndex, offset: anomaly.recordOffset, reason: reason)
     }
 
-    init(pduError: ParseError, opcode: ATTOpcode?, recordIndex: Int, recordOffset: Int) {
+    public init(pduError: ParseError, opcode: ATTOpcode?, recordIndex: Int, recordOffset: Int) {
         let name = opcode.map(\.description) ?? "empty ATT PDU"
         self.init(kind: .attPDU, recordIndex: recordIndex, offset: recordOffset, reason: "malformed \(name): \(pduError) within the PDU")
     }

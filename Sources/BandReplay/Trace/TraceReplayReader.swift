@@ -29,20 +29,23 @@ public final class TraceReplayReader {
         /// Damage skipped with `keepGoing`, in file order (the first 100 kept).
         public var skipped: [TraceDamage] = []
         public var skippedCount = 0
+        /// Every skipped record counted by kind (all of them, not only the first 100).
+        public var skippedByKind: [TraceDamage.Kind: Int] = [:]
         /// The damage that ended the read early, if any.
         public var stoppedAt: TraceDamage?
     }
 
     public let path: String
-    private let decoder: TraceDecoder<BtsnoopFileReader>
+    private let decoder: TraceDecoder<TraceFileReader>
     /// Size of the file, for progress (nil when it cannot be known, e.g. a pipe).
     public let fileSize: Int?
 
-    /// Opens `path` and reads its header (a bad header is framing damage at offset 0).
-    public init(path: String, overrides: [UInt16: BluetoothUUID] = [:]) throws(TraceDamage) {
+    /// Opens `path` (btsnoop, pcapng or pcap: `format`, or detected from its magic) and reads
+    /// its header (a bad header is framing damage at offset 0).
+    public init(path: String, format: TraceFileFormat? = nil, overrides: [UInt16: BluetoothUUID] = [:]) throws(TraceDamage) {
         self.path = path
-        do throws(BtsnoopError) {
-            decoder = try TraceDecoder(path: path, overrides: overrides)
+        do throws(TraceFileError) {
+            decoder = try TraceDecoder(path: path, format: format, overrides: overrides)
         } catch {
             throw TraceDamage(error)
         }
@@ -50,7 +53,8 @@ public final class TraceReplayReader {
         fileSize = stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG ? Int(status.st_size) : nil
     }
 
-    public var datalink: BtsnoopDatalink { decoder.source.datalink }
+    /// The container format being read.
+    public var format: TraceFileFormat { decoder.source.format }
     /// Bytes of the file consumed so far.
     public var bytesRead: Int { decoder.source.bytesRead }
 
@@ -63,12 +67,13 @@ public final class TraceReplayReader {
                 return false
             }
             outcome.skippedCount += 1
+            outcome.skippedByKind[damage.kind, default: 0] += 1
             if outcome.skipped.count < 100 { outcome.skipped.append(damage) }
             return true
         }
         reading: while true {
             let next: TraceDecoderEvent?
-            do throws(BtsnoopError) {
+            do throws(TraceFileError) {
                 next = try decoder.next()
             } catch {
                 _ = damaged(TraceDamage(error))

@@ -2,11 +2,11 @@ import BandATT
 import BandGATT
 import BandWire
 
-/// A btsnoop trace as a stream of decoded events: every ATT PDU with the handle it concerns
+/// A trace (btsnoop, pcapng, pcap) as a stream of decoded events: every ATT PDU with the handle it concerns
 /// and that handle's UUID, connections coming and going, and anything malformed.
 ///
 /// The pipeline, one record at a time, nothing allocated per PDU in steady state:
-/// ``BtsnoopRecordSource`` → ``ATTExtractor`` (HCI, L2CAP reassembly, CID 4) →
+/// ``TraceRecordSource`` → ``ATTExtractor`` (HCI, L2CAP reassembly, CID 4) →
 /// ``ATTPDULayout`` → ``AttributeDiscovery``; then ``DecodedATTEvent/characteristicValue()``
 /// decodes the value with BandGATT's `CharacteristicValue` (Heart Rate Measurement, RSC,
 /// Battery Level, …) into inline storage (no heap). Values are decoded on request, not
@@ -23,20 +23,16 @@ import BandWire
 /// }
 /// ```
 ///
-/// A damaged file throws ``BtsnoopError`` after every event before the damage was returned.
+/// A damaged file throws its source's error (``BtsnoopError``, ``TraceFileError``) after every event before the damage was returned.
 /// Events are views: valid until the next call to ``next()``.
-public final class TraceDecoder<Source: BtsnoopRecordSource> {
+public final class TraceDecoder<Source: TraceRecordSource> {
     public let extractor: ATTExtractor
     public let discovery: AttributeDiscovery
     /// The source, the event held back behind an anomaly, and the counters.
     private var pipeline: Pipeline
 
-    public struct Statistics: Hashable, Sendable {
-        public var records = 0
-        public var attPDUs = 0
-        public var malformedPDUs = 0
-        public var anomalies = 0
-    }
+    /// The same type for every source, so output code need not be generic over it.
+    public typealias Statistics = TraceDecoderStatistics
 
     public init(source: Source, overrides: [UInt16: BluetoothUUID] = [:],
                 extractor: ATTExtractor = ATTExtractor()) {
@@ -53,15 +49,17 @@ public final class TraceDecoder<Source: BtsnoopRecordSource> {
     // two sources BandKit ships so the per-record loop makes no witness-table calls.
     @_specialize(exported: true, where Source == BtsnoopFileReader)
     @_specialize(exported: true, where Source == BtsnoopMemoryReader)
-    public func next() throws(BtsnoopError) -> TraceDecoderEvent? {
+    @_specialize(exported: true, where Source == TraceFileReader)
+    @_specialize(exported: true, where Source == PcapngFileReader)
+    @_specialize(exported: true, where Source == PcapngMemoryReader)
+    public func next() throws(Source.Failure) -> TraceDecoderEvent? {
         if let event = pipeline.deferred {
             pipeline.deferred = nil
             return decode(event)
         }
-        let datalink = source.datalink
-        while let record = try pipeline.source.next() {
+        while let record = try pipeline.source.nextTraceRecord() {
             pipeline.statistics.records += 1
-            let output = extractor.process(record, datalink: datalink)
+            let output = extractor.process(record)
             if let anomaly = output.anomaly {
                 pipeline.statistics.anomalies += 1
                 pipeline.deferred = output.event
@@ -79,22 +77,21 @@ public final class TraceDecoder<Source: BtsnoopRecordSource> {
     /// built once and lent to the handler, where ``next()`` returns ~170-byte events by value
     /// through every layer (half the copying `bandsim decode --json` did). The handler may read
     /// ``statistics`` but must not call ``next()`` from inside.
-    public func decodeAll<Handler: TraceEventHandler>(into handler: inout Handler) throws(Handler.Failure) -> BtsnoopError? {
-        let datalink = source.datalink
+    public func decodeAll<Handler: TraceEventHandler>(into handler: inout Handler) throws(Handler.Failure) -> Source.Failure? {
         if let event = pipeline.deferred {
             pipeline.deferred = nil
             try deliver(event, to: &handler)
         }
         while true {
-            let record: BtsnoopRecord
-            do throws(BtsnoopError) {
-                guard let next = try pipeline.source.next() else { return nil }
+            let record: TraceRecord
+            do throws(Source.Failure) {
+                guard let next = try pipeline.source.nextTraceRecord() else { return nil }
                 record = next
             } catch {
                 return error
             }
             pipeline.statistics.records += 1
-            let output = extractor.process(record, datalink: datalink)
+            let output = extractor.process(record)
             if let anomaly = output.anomaly {
                 pipeline.statistics.anomalies += 1
                 try handler.handle(anomaly)
@@ -160,6 +157,14 @@ public final class TraceDecoder<Source: BtsnoopRecordSource> {
     }
 }
 
+/// What a ``TraceDecoder`` has seen so far.
+public struct TraceDecoderStatistics: Hashable, Sendable {
+    public var records = 0
+    public var attPDUs = 0
+    public var malformedPDUs = 0
+    public var anomalies = 0
+}
+
 /// Receives a trace's events in order from ``TraceDecoder/decodeAll(into:)``. Events are lent
 /// for the duration of the call: their bytes are views into the decoder's buffers.
 public protocol TraceEventHandler {
@@ -167,6 +172,13 @@ public protocol TraceEventHandler {
     mutating func handle(_ event: borrowing DecodedATTEvent) throws(Failure)
     mutating func handle(_ event: ConnectionTraceEvent) throws(Failure)
     mutating func handle(_ anomaly: TraceAnomaly) throws(Failure)
+}
+
+extension TraceDecoder where Source == TraceFileReader {
+    /// Streams the trace at `path` in `format`, or the format its magic names.
+    public convenience init(path: String, format: TraceFileFormat?, overrides: [UInt16: BluetoothUUID] = [:]) throws(TraceFileError) {
+        self.init(source: try TraceFileReader(path: path, format: format), overrides: overrides)
+    }
 }
 
 extension TraceDecoder where Source == BtsnoopFileReader {

@@ -1,6 +1,6 @@
 import BandWire
 
-/// Turns btsnoop records into ATT PDUs: unwraps the datalink framing, follows connections
+/// Turns trace records (btsnoop, pcap, pcapng) into ATT PDUs: unwraps the datalink framing, follows connections
 /// from HCI events, reassembles L2CAP frames from ACL fragments, and keeps the ones on the
 /// ATT channel (CID 4).
 ///
@@ -41,20 +41,34 @@ public final class ATTExtractor {
         peers[ConnectionKey(adapter: adapter, handle: connection)]
     }
 
-    @inline(__always)  // into the trace decoder: its Output (~140 bytes) is then built in place, not copied
+    /// A btsnoop record through its datalink's framing: ``process(_:)`` of the record it amounts to.
+    @inline(__always)
     public func process(_ record: BtsnoopRecord, datalink: BtsnoopDatalink) -> Output {
+        process(TraceRecord(record, datalink: datalink))
+    }
+
+    /// One record of any container (btsnoop, pcap, pcapng), its framing already removed.
+    @inline(__always)  // into the trace decoder: its Output (~140 bytes) is then built in place, not copied
+    public func process(_ record: TraceRecord) -> Output {
         var output = Output()
         let packet: TraceHCIPacket
-        do throws(ParseError) {
-            guard let unwrapped = try TraceHCIPacket.unwrap(record, datalink: datalink) else {
-                if datalink == .linuxMonitor, UInt16(truncatingIfNeeded: record.flags) == MonitorOpcode.deleteIndex.rawValue {
-                    forget(adapter: UInt16(truncatingIfNeeded: record.flags >> 16))
-                }
-                return output
-            }
+        switch record.content {
+        case .packet(let unwrapped):
             packet = unwrapped
-        } catch {
+        case .adapterRemoved(let adapter):
+            forget(adapter: adapter)
+            return output
+        case .ignored:
+            return output
+        case .malformed(let error):
             output.anomaly = TraceAnomaly(kind: .malformedPacket(error), recordIndex: record.index, recordOffset: record.offset)
+            return output
+        case .l2capFragment(let piece):
+            reassemble(adapter: 0, handle: piece.handle, direction: piece.direction, boundary: piece.boundary,
+                       fragment: piece.fragment, viewpoint: .central, record: record, output: &output)
+            return output
+        case .connectionChange(let handle, let change):
+            connectionChanged(adapter: 0, handle: handle, change: change, record: record, output: &output)
             return output
         }
         do throws(ParseError) {
@@ -72,7 +86,7 @@ public final class ATTExtractor {
         return output
     }
 
-    private func acl(_ packet: TraceHCIPacket, record: BtsnoopRecord, output: inout Output) throws(ParseError) {
+    private func acl(_ packet: TraceHCIPacket, record: TraceRecord, output: inout Output) throws(ParseError) {
         var cursor = ByteCursor(packet.payload, baseOffset: packet.payloadOffset)
         let header = try HCIACLHeader(parsing: &cursor)
         let length = Int(header.dataLength)
@@ -84,11 +98,19 @@ public final class ATTExtractor {
         if length < cursor.remaining {
             throw ParseError(.trailingBytes, at: cursor.offset + length, field: "ACL data")
         }
-        let fragment = cursor.readRemaining()
-        let key = L2CAPReassembler.Key(adapter: packet.adapter, handle: header.handle, direction: packet.direction)
-        let outcome = reassembler.push(key, boundary: header.boundary, fragment: fragment)
+        reassemble(adapter: packet.adapter, handle: header.handle, direction: packet.direction, boundary: header.boundary,
+                   fragment: cursor.readRemaining(), viewpoint: .recordingHost, record: record, output: &output)
+    }
+
+    /// One fragment of an L2CAP frame (from an HCI ACL packet or an LL data PDU) into the
+    /// reassembler; a completed ATT frame becomes the output's event.
+    @inline(__always)
+    private func reassemble(adapter: UInt16, handle: UInt16, direction: TraceDirection, boundary: ACLPacketBoundary,
+                            fragment: UnsafeRawBufferPointer, viewpoint: TraceViewpoint, record: TraceRecord, output: inout Output) {
+        let key = L2CAPReassembler.Key(adapter: adapter, handle: handle, direction: direction)
+        let outcome = reassembler.push(key, boundary: boundary, fragment: fragment)
         if let anomaly = outcome.anomaly {
-            output.anomaly = TraceAnomaly(kind: .reassembly(anomaly, connection: header.handle, direction: packet.direction),
+            output.anomaly = TraceAnomaly(kind: .reassembly(anomaly, connection: handle, direction: direction),
                                           recordIndex: record.index, recordOffset: record.offset)
         }
         guard let frame = outcome.frame else { return }
@@ -96,7 +118,7 @@ public final class ATTExtractor {
             otherChannelFrames += 1
             return
         }
-        let connection = ConnectionKey(adapter: packet.adapter, handle: header.handle)
+        let connection = ConnectionKey(adapter: adapter, handle: handle)
         let peer: LEAddress?
         if let last = lastPeer, last.key == connection {
             peer = last.peer
@@ -104,12 +126,13 @@ public final class ATTExtractor {
             peer = peers[connection]
             lastPeer = (connection, peer)
         }
-        output.event = .att(ATTTraceEvent(unixMicroseconds: record.unixMicroseconds, direction: packet.direction,
-                                          adapter: packet.adapter, connection: header.handle, peer: peer,
-                                          pdu: frame.payload, recordIndex: record.index, recordOffset: record.offset))
+        output.event = .att(ATTTraceEvent(unixMicroseconds: record.unixMicroseconds, direction: direction,
+                                          adapter: adapter, connection: handle, peer: peer,
+                                          pdu: frame.payload, recordIndex: record.index, recordOffset: record.offset,
+                                          viewpoint: viewpoint))
     }
 
-    private func event(_ packet: TraceHCIPacket, record: BtsnoopRecord, output: inout Output) throws(ParseError) {
+    private func event(_ packet: TraceHCIPacket, record: TraceRecord, output: inout Output) throws(ParseError) {
         let payload = packet.payload
         // Decide from the first bytes alone; most events (advertising reports above all) stop here.
         guard payload.count >= 3 else { return }
@@ -148,6 +171,19 @@ public final class ATTExtractor {
             change = .connected(peer)
         }
         output.event = .connection(ConnectionTraceEvent(unixMicroseconds: record.unixMicroseconds, adapter: packet.adapter,
+                                                        connection: handle, change: change, recordIndex: record.index))
+    }
+
+    /// A connection an air capture's link layer showed starting or ending.
+    private func connectionChanged(adapter: UInt16, handle: UInt16, change: ConnectionTraceEvent.Change,
+                                   record: TraceRecord, output: inout Output) {
+        reassembler.close(adapter: adapter, handle: handle)
+        switch change {
+        case .connected(let peer): peers[ConnectionKey(adapter: adapter, handle: handle)] = peer
+        case .disconnected: peers[ConnectionKey(adapter: adapter, handle: handle)] = nil
+        }
+        lastPeer = nil
+        output.event = .connection(ConnectionTraceEvent(unixMicroseconds: record.unixMicroseconds, adapter: adapter,
                                                         connection: handle, change: change, recordIndex: record.index))
     }
 

@@ -18,9 +18,12 @@ public struct ATTTraceEvent {
     /// The btsnoop record that completed the PDU.
     public var recordIndex: Int
     public var recordOffset: Int
+    /// Whose `direction` this is: the host that recorded an HCI trace, or, in an air capture,
+    /// the connection's central (tx = central → peripheral).
+    public var viewpoint: TraceViewpoint
 
     public init(unixMicroseconds: Int64, direction: TraceDirection, adapter: UInt16, connection: UInt16, peer: LEAddress?,
-                pdu: UnsafeRawBufferPointer, recordIndex: Int, recordOffset: Int) {
+                pdu: UnsafeRawBufferPointer, recordIndex: Int, recordOffset: Int, viewpoint: TraceViewpoint = .recordingHost) {
         self.unixMicroseconds = unixMicroseconds
         self.direction = direction
         self.adapter = adapter
@@ -29,10 +32,19 @@ public struct ATTTraceEvent {
         self.pdu = pdu
         self.recordIndex = recordIndex
         self.recordOffset = recordOffset
+        self.viewpoint = viewpoint
     }
 
     /// The ATT opcode, nil for an empty L2CAP payload.
     @inlinable public var opcode: UInt8? { pdu.first }
+}
+
+/// Who a trace's directions are relative to.
+public enum TraceViewpoint: UInt8, Hashable, Sendable {
+    /// An HCI trace: tx = sent by the host that recorded it.
+    case recordingHost
+    /// An air capture (link types 256, 272): tx = sent by the connection's central.
+    case central
 }
 
 /// A connection coming or going, as the trace's HCI events tell it.

@@ -192,5 +192,7 @@ public final class BufferedOutput {
 /// Writing to the output failed (a closed pipe, a full disk).
 public struct OutputError: Error, CustomStringConvertible {
     public var errno: Int32
-    public var description: String { "write to output failed: \(String(cString: strerror(errno))) (errno \(errno))" }
+    public var description: String { "write to output failed: \(reason)" }
+    /// The system's words for the error and its number: "No space left on device (errno 28)".
+    public var reason: String { "\(String(cString: strerror(errno))) (errno \(errno))" }
 }

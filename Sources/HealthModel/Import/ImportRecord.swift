@@ -93,6 +93,12 @@ public struct ImportRecord: Sendable {
         let start = try instant("start", required: true)!
         let end = try instant("end", required: false) ?? start
         guard end >= start else { throw failure("end", "is before start") }
+        if start < PlausibleRange.earliest || start >= PlausibleRange.latest {
+            throw failure("start", "\(TimeParsing.format(start, utcOffsetSeconds: 0)) is outside the plausible 1900-01-01T00:00:00Z ..< 2100-01-01T00:00:00Z")
+        }
+        if let problem = PlausibleRange.problem(start: start, end: end, maximumDuration: type.maximumDuration) {
+            throw failure("end", "the \(type) sample \(problem)")
+        }
 
         // Source.
         let sourceID = try string("source", required: true)!
@@ -181,6 +187,11 @@ public struct ImportRecord: Sendable {
                 guard unit.isCompatible(with: quantityType.canonicalUnit) else {
                     throw failure("unit", "\(UnitError.incompatible(from: unit, to: quantityType.canonicalUnit)) (\(quantityType) is measured in \(quantityType.canonicalUnit))")
                 }
+            }
+            let canonical: Double
+            do { canonical = try Quantity(value, unit).value(in: quantityType.canonicalUnit) } catch { throw failure("unit", error.description) }
+            if let problem = quantityType.plausibleRange.problem(value: canonical, unit: quantityType.canonicalUnit) {
+                throw failure("value", "\(quantityType) \(problem)")
             }
             payload = .quantity(QuantitySample(id: id, type: quantityType, quantity: Quantity(value, unit), start: start, end: end,
                                                timeZone: zone, device: device, syncIdentifier: syncID, syncVersion: syncVersion,

@@ -130,10 +130,12 @@ public struct JSONLineParser {
     private mutating func string() throws(Failure) -> String {
         index += 1
         let start = index
-        // Fast path: no escapes.
+        // Fast path: no escapes. The bytes become a String only after they were checked here,
+        // so nothing is ever replaced by U+FFFD.
         while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\") {
-            guard bytes[index] >= 0x20 else { throw fail("control character in a string") }
-            index += 1
+            let byte = bytes[index]
+            guard byte >= 0x20 else { throw fail("control character in a string") }
+            if byte < 0x80 { index += 1 } else { try utf8Sequence() }
         }
         guard index < bytes.count else { throw fail("unterminated string") }
         if bytes[index] == UInt8(ascii: "\"") {
@@ -159,8 +161,9 @@ public struct JSONLineParser {
             }
             guard byte >= 0x20 else { throw fail("control character in a string") }
             if byte != UInt8(ascii: "\\") {
-                pendingUTF8.append(byte)
-                index += 1
+                let sequenceStart = index
+                if byte < 0x80 { index += 1 } else { try utf8Sequence() }
+                pendingUTF8.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[sequenceStart..<index]))
                 continue
             }
             flush()
@@ -195,6 +198,46 @@ public struct JSONLineParser {
             }
         }
         throw fail("unterminated string")
+    }
+
+    /// Steps over one well-formed UTF-8 sequence starting at a byte ≥ 0x80, or fails at its
+    /// first byte. Well-formed is Unicode's Table 3-7 (RFC 3629 §4): no overlong forms
+    /// (`C0 AF` for "/"), no surrogates (`ED A0 80`), nothing above U+10FFFF, no stray
+    /// continuation bytes, no sequence cut short.
+    private mutating func utf8Sequence() throws(Failure) {
+        let lead = bytes[index]
+        let length: Int
+        var secondRange: ClosedRange<UInt8> = 0x80...0xBF
+        switch lead {
+        case 0xC2...0xDF: length = 2
+        case 0xE0: length = 3; secondRange = 0xA0...0xBF
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xED: length = 3; secondRange = 0x80...0x9F
+        case 0xF0: length = 4; secondRange = 0x90...0xBF
+        case 0xF1...0xF3: length = 4
+        case 0xF4: length = 4; secondRange = 0x80...0x8F
+        case 0x80...0xBF: throw fail("invalid UTF-8: continuation byte \(hexByte(lead)) without a lead byte")
+        case 0xC0, 0xC1: throw fail("invalid UTF-8: overlong encoding (lead byte \(hexByte(lead)))")
+        default: throw fail("invalid UTF-8: byte \(hexByte(lead)) never occurs in UTF-8")
+        }
+        for offset in 1..<length {
+            let position = index + offset
+            guard position < bytes.count else { throw fail("invalid UTF-8: sequence cut short by the end of the line") }
+            let byte = bytes[position]
+            let allowed = offset == 1 ? secondRange : 0x80...0xBF
+            guard allowed.contains(byte) else {
+                let what = offset == 1 && (0x80...0xBF).contains(byte)
+                    ? (lead == 0xED ? "a UTF-16 surrogate" : lead == 0xF4 ? "above U+10FFFF" : "an overlong encoding")
+                    : "a truncated sequence"
+                throw fail("invalid UTF-8: \(what) (bytes \(hexByte(lead)) \(hexByte(byte)))")
+            }
+        }
+        index += length
+    }
+
+    private func hexByte(_ byte: UInt8) -> String {
+        let digits = Array("0123456789ABCDEF")
+        return "0x" + String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 0xF)])
     }
 
     private mutating func hex4() throws(Failure) -> UInt32 {

@@ -5,6 +5,7 @@ import Darwin
 #endif
 import FoundationEssentials
 import Synchronization
+import SystemRandom
 
 extension UUID {
     /// A UUID version 7 (RFC 9562 §5.7): 48-bit Unix milliseconds, then random bits.
@@ -26,7 +27,8 @@ extension UUID {
     }
 }
 
-/// Bytes from the kernel CSPRNG (`/dev/urandom`) handed out in small pieces; thread-safe.
+/// Bytes from BandKit's one random source (SystemRandom's `KernelRandom`, the kernel CSPRNG)
+/// handed out in small pieces; thread-safe.
 final class RandomBytePool: Sendable {
     static let shared = RandomBytePool()
 
@@ -50,22 +52,14 @@ final class RandomBytePool: Sendable {
     }
 
     private static func refill(_ bytes: UnsafeMutableRawBufferPointer) {
-        var filled = 0
-        let descriptor = open("/dev/urandom", O_RDONLY | O_CLOEXEC)
-        defer { if descriptor >= 0 { close(descriptor) } }
-        while descriptor >= 0, filled < bytes.count {
-            let count = read(descriptor, bytes.baseAddress! + filled, bytes.count - filled)
-            if count > 0 { filled += count; continue }
-            if count < 0, errno == EINTR { continue }
-            break
-        }
-        if filled < bytes.count {
-            // No /dev/urandom (a chroot): the standard library's generator, 8 bytes a call.
+        do throws(RandomSourceError) {
+            try KernelRandom.fill(bytes)
+        } catch {
+            // The kernel refused (it does not, short of a broken sandbox): the standard
+            // library's generator, which asks the same kernel source, 8 bytes a call, and traps
+            // if that fails too rather than hand out predictable identifiers.
             var generator = SystemRandomNumberGenerator()
-            while filled < bytes.count {
-                bytes[filled] = UInt8(truncatingIfNeeded: generator.next() as UInt64)
-                filled += 1
-            }
+            for index in bytes.indices { bytes[index] = UInt8(truncatingIfNeeded: generator.next() as UInt64) }
         }
     }
 }

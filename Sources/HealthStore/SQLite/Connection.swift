@@ -17,11 +17,18 @@ final class Connection {
         sqlite3_close_v2(handle)
     }
 
-    /// Opens (creating when `create` is set) the database at `path`.
-    static func open(path: String, create: Bool) -> Result<Connection, SQLiteError> {
+    /// Opens (creating when `create` is set) the database at `path`; `readOnly` opens it with
+    /// `SQLITE_OPEN_READONLY`, and `immutable` too tells SQLite the file cannot change (a store
+    /// on read-only media: no locks, no WAL index).
+    static func open(path: String, create: Bool, readOnly: Bool = false, immutable: Bool = false) -> Result<Connection, SQLiteError> {
         var handle: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX
-        let code = sqlite3_open_v2(path, &handle, flags, nil)
+        var flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)) | SQLITE_OPEN_NOMUTEX
+        var name = path
+        if immutable {
+            flags |= SQLITE_OPEN_URI
+            name = "file:" + uriEscaped(path) + "?immutable=1"
+        }
+        let code = sqlite3_open_v2(name, &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
             if let handle { sqlite3_close_v2(handle) }
@@ -29,6 +36,21 @@ final class Connection {
         }
         sqlite3_extended_result_codes(handle, 1)
         return .success(Connection(handle: handle))
+    }
+
+    /// `path` as the path of a `file:` URI (RFC 3986): `%`, `?`, `#` and every byte outside
+    /// printable ASCII percent-encoded.
+    static func uriEscaped(_ path: String) -> String {
+        var out = ""
+        for byte in path.utf8 {
+            if byte > 0x20, byte < 0x7F, byte != UInt8(ascii: "%"), byte != UInt8(ascii: "?"), byte != UInt8(ascii: "#") {
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                let hex = String(byte, radix: 16, uppercase: true)
+                out += "%" + (hex.count == 1 ? "0" + hex : hex)
+            }
+        }
+        return out
     }
 
     func lastError(sql: String) -> SQLiteError {
@@ -75,6 +97,12 @@ final class Connection {
             defer { statement.reset() }
             return statement.step().map { $0 ? (statement.isNull(0) ? nil : statement.int64(0)) : nil }
         }
+    }
+
+    /// Virtual-machine steps the cached statements ran since the last call (and resets the
+    /// counters): the work a query did, independent of the machine's speed (tests compare it).
+    func takeVirtualMachineSteps() -> Int {
+        cache.values.reduce(0) { $0 + Int(sqlite3_stmt_status($1.handle, SQLITE_STMTSTATUS_VM_STEP, 1)) }
     }
 
     /// Sets the busy handler: wait up to `milliseconds` for another connection's lock.

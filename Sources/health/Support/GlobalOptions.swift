@@ -16,6 +16,8 @@ enum GlobalOptions {
             }
         }
         guard !moved.isEmpty, let subcommand = arguments.first else { return moved + arguments }
+        // `health --store x --help`: help needs no store, and a stray `x` must not read as a subcommand.
+        if subcommand.hasPrefix("-") { return arguments }
         return [subcommand] + moved + arguments.dropFirst()
     }
 }

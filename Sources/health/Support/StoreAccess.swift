@@ -66,27 +66,62 @@ let rangeOptions: [OptionSpec] = [
     .option("tz", value: "ZONE", help: "Time zone for days, buckets and times without offset (default: local)."),
 ]
 
-/// Opens the store, turning failures into exit code 1 with the store's message.
-func openStore(_ path: String) throws -> HealthStore {
-    do { return try HealthStore(path: path) } catch { throw RuntimeFailure("health: cannot open store \(path): \(error)") }
+/// Opens the store, turning failures into exit code 1 with a message naming the file and the
+/// step that failed. Commands that only read open it read-only (docs/deployment.md): a store
+/// on a read-only filesystem can be read, and reading never creates or migrates one.
+///
+/// Where no store exists yet, a reading command shows an empty one (as before the store was
+/// opened read-only, minus the side effect of creating the file) with a note on stderr.
+func openStore(_ path: String, readOnly: Bool = false) throws -> HealthStore {
+    do {
+        var info = stat()
+        if readOnly, path != HealthStore.inMemoryPath, stat(path, &info) != 0, errno == ENOENT {
+            CommandRunner.printError("health: no store at \(path.terminalEscaped) yet (nothing written); reading it as empty")
+            return try HealthStore(path: HealthStore.inMemoryPath)
+        }
+        return try HealthStore(path: path, readOnly: readOnly)
+    } catch HealthStoreError.file(let file, let reason) {
+        throw RuntimeFailure("health: cannot open store \(file.terminalEscaped): \(reason)")
+    } catch {
+        throw RuntimeFailure("health: cannot open store \(path.terminalEscaped): \(error)")
+    }
 }
 
-/// Formats a value without noise: integers without ".0", others with up to 4 decimals.
+/// Formats a value for people without noise: integers without ".0", others with up to 4
+/// decimals, never `0.` or `-0.`: a value too small for 4 decimals is written as Swift's shortest
+/// round-tripping text (`1e-200`), a value too large for exact integers likewise (`1.7e+308`).
 func formatValue(_ value: Double) -> String {
-    if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+    guard value.isFinite else { return value.description }
+    if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }  // -0.0 too: "0"
+    if abs(value) < 0.00005 || abs(value) >= 1e15 { return value.description }
     var text = String(format: "%.4f", value)
     while text.hasSuffix("0") { text.removeLast() }
-    return text
+    if text.hasSuffix(".") { text.removeLast() }
+    return text == "-0" ? "0" : text
 }
 
 /// JSON text for a string.
 func jsonString(_ text: String) -> String { JSONString.quoted(text) }
 
 /// A JSON number at full precision (the shortest text that reads back as the same Double).
+///
+/// JSON has no infinity or NaN. Commands refuse a non-finite result before printing (exit 65,
+/// see ``finite(_:_:)``); should one reach this function anyway it is written as `null`, so
+/// that every document written parses.
 func jsonNumber(_ value: Double?) -> String {
-    guard let value else { return "null" }
+    guard let value, value.isFinite else { return "null" }
     if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
     return value.description
+}
+
+/// `value` when it is finite; otherwise the data error (exit 65) naming `what` overflowed:
+/// a sum of two 1.7e308 step samples, a BMI from a height of 1e-200 m, in a store written
+/// before the plausible ranges existed.
+func finite(_ value: Double, _ what: @autoclosure () -> String) throws -> Double {
+    guard value.isFinite else {
+        throw DataError("\(what()) is \(value), not a finite number: the store holds implausible values (list them with 'health query')")
+    }
+    return value
 }
 
 /// A JSON object from ordered key/value pairs whose values are already JSON text.

@@ -88,6 +88,14 @@ final class SimulatedBandHarness: @unchecked Sendable {
         return truthRecords.keys.sorted().map { truthRecords[$0]! }
     }
 
+    /// The records with sequence numbers before `endSequence`: what an acknowledgement of
+    /// `endSequence` lets the band erase.
+    func truth(before endSequence: UInt32) -> [MinuteRecord] {
+        lock.lock()
+        defer { lock.unlock() }
+        return truthRecords.keys.filter { $0 < endSequence }.sorted().map { truthRecords[$0]! }
+    }
+
     var log: [String] {
         lock.lock()
         defer { lock.unlock() }

@@ -127,7 +127,7 @@ enum CharacteristicText {
             output.append(location.description)
         default:
             output.append("  ")
-            output.append(String(describing: value))
+            output.append(TerminalText.escaped(String(describing: value)))  // device names come from the air
         }
     }
 }

@@ -18,7 +18,7 @@ import HealthStore
 struct ReplayCommand: Command {
     static let configuration = CommandConfiguration(
         name: "replay",
-        abstract: "Replay a btsnoop trace: serve it to a live reader, or feed it into a health store.",
+        abstract: "Replay a btsnoop, pcapng or pcap trace: serve it to a live reader, or feed it into a health store.",
         discussion: """
             --serve acts as the recorded peripheral on a Unix SOCK_SEQPACKET socket (the one `band` \
             connects to): it answers MTU exchange, discovery and reads from the GATT database the trace \
@@ -31,12 +31,16 @@ struct ReplayCommand: Command {
             --into feeds every notification through the reader's own notification handling, minute \
             aggregation and store writes; a second replay of the same trace changes nothing.
 
-            Damage: decoding stops at the first damaged record (exit 65, with record index and byte \
-            offset). --keep-going skips damaged records, counts them, and exits 0 unless the btsnoop \
-            framing itself breaks before the end of the file.
+            Damage, the same rule as `bandsim decode`: a malformed HCI packet or L2CAP fragment, a \
+            malformed ATT PDU, a file cut off inside its last record, or broken btsnoop framing. \
+            Without --keep-going reading stops at the first damaged record (exit 65, with record index \
+            and byte offset). --keep-going skips damaged records (the first 10 listed, the rest counted \
+            in one summary line) and exits 0 unless the btsnoop framing itself breaks before the end \
+            of the file (exit 65).
             """,
         options: [
-            .argument("TRACE", help: "The btsnoop file (datalink 1001, 1002 or 2001)."),
+            .argument("TRACE", help: "The trace: btsnoop (datalink 1001, 1002 or 2001), or pcapng/pcap (link type 187, 201 or 254)."),
+            .option("format", value: "btsnoop|pcapng|pcap", help: "Read TRACE as this format (default: detected from its magic)."),
             .option("into", value: "STORE", help: "Feed the trace into this health store (the default action; default store: \(HealthStore.defaultPath()))."),
             .option("store", value: "STORE", help: "Same as --into."),
             .option("device", value: "ID", help: "With --into: the device identity for sync identifiers (default: serial number, else peer address)."),
@@ -48,7 +52,7 @@ struct ReplayCommand: Command {
             .option("keystore", value: "PATH", help: "With --serve: the reader's keystore, to answer a BandKit band's authentication live (default: \(Keystore.defaultPath()))."),
             .option("connection", value: "HANDLE", help: "Replay this HCI connection (default: the one with the most notifications)."),
             .option("map", value: "HANDLE=UUID", repeats: true, help: "Treat HANDLE as characteristic UUID when the trace lacks discovery."),
-            .flag("keep-going", help: "Skip damaged records (counted) instead of stopping at the first."),
+            .flag("keep-going", help: TraceDamageRule.keepGoingHelp),
             .flag("progress", help: "Show the progress bar even when stderr is not a terminal."),
         ])
 
@@ -61,6 +65,7 @@ struct ReplayCommand: Command {
     var mode: Mode
     var connection: UInt16?
     var overrides: [UInt16: BluetoothUUID] = [:]
+    var format: TraceFileFormat?
     var keepGoing: Bool
     var forceProgress: Bool
 
@@ -68,6 +73,7 @@ struct ReplayCommand: Command {
         path = arguments.required("TRACE")
         keepGoing = arguments.flag("keep-going")
         forceProgress = arguments.flag("progress")
+        format = try arguments.value("format", as: "btsnoop, pcapng or pcap", TraceFileFormat.init(rawValue:))
         for mapping in arguments.values("map") {
             guard let (handle, uuid) = DecodeCommand.parseMapping(mapping) else {
                 throw arguments.usageError("--map '\(mapping)' is not HANDLE=UUID (e.g. 0x0012=2a37 or 18=2a37)")
@@ -121,6 +127,7 @@ struct ReplayCommand: Command {
         options.sourceName = source
         options.keepGoing = keepGoing
         options.overrides = overrides
+        options.format = format
         let store: HealthStore
         do { store = try HealthStore(path: storePath) } catch {
             throw RuntimeFailure("bandsim replay: cannot open the store \(storePath): \(error)")
@@ -241,7 +248,7 @@ struct ReplayCommand: Command {
     private func load() throws -> (TraceRecording, TraceReplayReader.Outcome) {
         let reader: TraceReplayReader
         do throws(TraceDamage) {
-            reader = try TraceReplayReader(path: path, overrides: overrides)
+            reader = try TraceReplayReader(path: path, format: format, overrides: overrides)
         } catch {
             throw failure(error)
         }
@@ -254,19 +261,14 @@ struct ReplayCommand: Command {
             if records & 0x3FF == 0 { progress.update(reader.bytesRead, of: reader.fileSize) }
         }
         progress.finish()
-        for damage in outcome.skipped { note("skipped \(damage)") }
-        if outcome.skippedCount > outcome.skipped.count {
-            note("skipped \(outcome.skippedCount - outcome.skipped.count) more damaged records")
-        }
+        TraceDamageRule.report(command: "bandsim replay", path: path, skipped: outcome.skipped, count: outcome.skippedCount,
+                               byKind: outcome.skippedByKind)
         if let damage = outcome.stoppedAt { throw failure(damage) }
         return (recording, outcome)
     }
 
     private func failure(_ damage: TraceDamage) -> any CommandFailure {
-        guard damage.isBadData else { return RuntimeFailure("bandsim replay: \(path): \(damage)") }
-        var message = "bandsim replay: \(path): \(damage)"
-        if !keepGoing, damage.leavesRestReadable { message += " (--keep-going skips damaged records)" }
-        return DataError(message)
+        TraceDamageRule(command: "bandsim replay", path: path, keepGoing: keepGoing).failure(damage)
     }
 
     // MARK: Output
@@ -287,7 +289,7 @@ struct ReplayCommand: Command {
         lines.append("errors sent: " + (errors.isEmpty ? "none" : errors.joined(separator: ", ")))
         if summary.clientHungUp { lines.append("the reader hung up before the recorded end") }
         if summary.stopped { lines.append("stopped by signal") }
-        print(lines.joined(separator: "\n"))
+        StandardOutput.shared.line(lines.joined(separator: "\n"))
     }
 
     private func printStoreSummary(_ summary: TraceStoreReplay.Summary, store: String, elapsed: Duration) {
@@ -304,7 +306,7 @@ struct ReplayCommand: Command {
                 lines.append("\(report.connection): not stored: \(reason)")
             } else {
                 let o = report.outcome
-                lines.append("\(report.connection): device \(report.deviceIdentifier ?? "?"): \(o.liveMinutes) live minutes, \(o.historyMinutes) history minutes")
+                lines.append("\(report.connection): device \(report.deviceIdentifier?.terminalEscaped ?? "?"): \(o.liveMinutes) live minutes, \(o.historyMinutes) history minutes")
             }
         }
         lines.append("minutes written: \(total.liveMinutes + total.historyMinutes) (\(total.liveMinutes) live, \(total.historyMinutes) history) into \(store)")
@@ -320,7 +322,7 @@ struct ReplayCommand: Command {
         let minutes = total.liveMinutes + total.historyMinutes
         let rate = seconds > 0 ? Int(Double(minutes) / seconds) : minutes
         lines.append("time: \(String(format: "%.3f", seconds)) s (\(rate) minutes/s)")
-        print(lines.joined(separator: "\n"))
+        StandardOutput.shared.line(lines.joined(separator: "\n"))
     }
 
     private func note(_ message: String) {

@@ -8,16 +8,16 @@ import Testing
 struct ATTServerTests {
     @Test("GATT database handles are fixed (the layout docs/protocol.md and the tests rely on)")
     func fixedHandles() {
-        #expect(GATTDatabase.lastHandle == 0x0037)
-        #expect(GATTDatabase.valueHandle(.heartRateMeasurement) == Handles.heartRateMeasurement)
-        #expect(GATTDatabase.configurationHandle(.heartRateMeasurement) == Handles.heartRateCCCD)
-        #expect(GATTDatabase.valueHandle(.liveActivity) == Handles.liveActivity)
-        #expect(GATTDatabase.valueHandle(.historyControlPoint) == Handles.historyControlPoint)
-        #expect(GATTDatabase.valueHandle(.historyData) == Handles.historyData)
-        #expect(GATTDatabase.valueHandle(.authControlPoint) == Handles.authControlPoint)
-        #expect(GATTDatabase.configurationHandle(.authControlPoint) == Handles.authControlPointCCCD)
-        #expect(GATTDatabase.valueHandle(.currentTime) == Handles.currentTime)
-        #expect(GATTDatabase.configurationHandle(.deviceName) == 0)
+        #expect(BandAttributeTable.lastHandle == 0x0037)
+        #expect(BandAttributeTable.valueHandle(.heartRateMeasurement) == Handles.heartRateMeasurement)
+        #expect(BandAttributeTable.configurationHandle(.heartRateMeasurement) == Handles.heartRateCCCD)
+        #expect(BandAttributeTable.valueHandle(.liveActivity) == Handles.liveActivity)
+        #expect(BandAttributeTable.valueHandle(.historyControlPoint) == Handles.historyControlPoint)
+        #expect(BandAttributeTable.valueHandle(.historyData) == Handles.historyData)
+        #expect(BandAttributeTable.valueHandle(.authControlPoint) == Handles.authControlPoint)
+        #expect(BandAttributeTable.configurationHandle(.authControlPoint) == Handles.authControlPointCCCD)
+        #expect(BandAttributeTable.valueHandle(.currentTime) == Handles.currentTime)
+        #expect(BandAttributeTable.configurationHandle(.deviceName) == 0)
     }
 
     @Test("MTU exchange answers 517 and takes the smaller MTU; a second exchange is refused")
@@ -107,7 +107,8 @@ struct ATTServerTests {
         try c.exchange("02", "01 02 0000 04")
         try c.exchange("08 0100 ffff 03", "01 08 0000 04")
         try c.exchange("3f 0102", "01 3f 0000 06")
-        try c.exchange("16 0300 0000 41", "01 16 0300 06")
+        // Request Not Supported names handle 0x0000 (Core 5.4 Vol 3 Part F §3.4.1.1).
+        try c.exchange("16 0300 0000 41", "01 16 0000 06")
         try c.exchange("18 01", "01 18 0000 06")
         try c.exchange("0e 0300 0500", "01 0e 0000 06")
     }

@@ -115,7 +115,7 @@ final class Conversation {
     }
 }
 
-/// The band's fixed handles (GATTDatabase), spelled out so a test fails if they move.
+/// The band's fixed handles (BandAttributeTable), spelled out so a test fails if they move.
 enum Handles {
     static let deviceName: UInt16 = 0x0003
     static let batteryLevel: UInt16 = 0x0015

@@ -1,13 +1,15 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import BandLink
 import BandWire
 
 /// The `--state` file: the band's flash image on disk, replaced atomically.
 ///
-/// Saving writes `PATH.tmp`, `fsync`s it, and `rename`s it over `PATH` (atomic on POSIX file
-/// systems), then `fsync`s the directory so the rename itself survives a power cut: a crash
-/// leaves the old image or the new one, never a mix.
+/// Saving goes through BandLink's ``SystemCalls/replaceFile(at:with:mode:)``: a temporary file
+/// beside it (mode 0600 set first), fsynced, renamed over `PATH` (atomic on POSIX file systems),
+/// then the directory fsynced so the rename itself survives a power cut: a crash leaves the old
+/// image or the new one, never a mix.
 public enum StateFile {
     public enum Failure: Error, CustomStringConvertible {
         case system(call: String, path: String, errno: Int32)
@@ -48,34 +50,10 @@ public enum StateFile {
         }
     }
 
-    /// Replaces the file at `path` with `image`.
+    /// Replaces the file at `path` with `image` (``SystemCalls/replaceFile(at:with:mode:)``).
     public static func save(_ image: FlashImage, to path: String) throws(Failure) {
-        let bytes = image.serialized()
-        let temporary = path + ".tmp"
-        let fd = retrying { open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600) }
-        guard fd >= 0 else { throw .system(call: "open", path: temporary, errno: errno) }
-        var written = 0
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes { raw in retrying { write(fd, raw.baseAddress! + written, raw.count - written) } }
-            if n < 0 {
-                let code = errno
-                _ = close(fd)
-                throw .system(call: "write", path: temporary, errno: code)
-            }
-            written += n
-        }
-        if retrying({ fsync(fd) }) != 0 {
-            let code = errno
-            _ = close(fd)
-            throw .system(call: "fsync", path: temporary, errno: code)
-        }
-        _ = close(fd)
-        guard rename(temporary, path) == 0 else { throw .system(call: "rename", path: path, errno: errno) }
-        let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
-        let dfd = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dfd >= 0 {
-            _ = fsync(dfd)
-            _ = close(dfd)
+        if case .failure(let error) = SystemCalls.live.replaceFile(at: path, with: image.serialized(), mode: 0o600) {
+            throw .system(call: error.call, path: error.path, errno: error.errno.rawValue)
         }
     }
 

@@ -25,24 +25,17 @@ enum FollowUp {
 
 extension SimulatedBand {
     /// Writes the value of `attribute` as this connection sees it.
-    func writeValue(of attribute: GATTDatabase.Attribute, into output: inout ByteWriter) {
+    func writeValue(of attribute: BandAttributeTable.Attribute, into output: inout ByteWriter) {
         switch attribute.role {
         case .primaryService(let uuid):
             uuid.encode(into: &output)
         case .declaration(let characteristic):
-            GATTDatabase.writeDeclaration(of: characteristic, into: &output)
+            BandAttributeTable.writeDeclaration(of: characteristic, into: &output)
         case .configuration(let characteristic):
             output.writeUInt16LE(connection?.configuration(characteristic) ?? 0)
         case .value(let characteristic):
             writeCharacteristicValue(characteristic, into: &output)
         }
-    }
-
-    /// Calls `body` with the value a discovery request may compare against.
-    func withDiscoveryValue<R>(of attribute: GATTDatabase.Attribute, _ body: (UnsafeRawBufferPointer) -> R) -> R {
-        var writer = ByteWriter(valueBuffer)
-        writeValue(of: attribute, into: &writer)
-        return body(writer.written)
     }
 
     func writeCharacteristicValue(_ characteristic: Characteristic, into output: inout ByteWriter) {
@@ -80,7 +73,7 @@ extension SimulatedBand {
     }
 
     /// Checks and applies a write to `attribute`.
-    func writeValue(_ value: UnsafeRawBufferPointer, to attribute: GATTDatabase.Attribute, withResponse: Bool) -> WriteOutcome {
+    func writeValue(_ value: UnsafeRawBufferPointer, to attribute: BandAttributeTable.Attribute, withResponse: Bool) -> WriteOutcome {
         guard let current = connection else { return .refused(.unlikelyError) }
         switch attribute.role {
         case .primaryService, .declaration:

@@ -1,3 +1,4 @@
+import BandGATTServer
 import BandLink
 import BandProtocol
 import BandWire
@@ -9,8 +10,10 @@ final class BandConnection {
     let bearer: any ATTBearer
     /// Counts connections since the band started, for logs.
     let number: Int
-    var mtu = 23
-    var mtuExchanged = false
+    /// ATT state of the connection (negotiated MTU) for the one GATT server.
+    var server: GATTServer
+    /// ATT_MTU in force.
+    var mtu: Int { server.mtu }
     private var configurations = [UInt16](repeating: 0, count: Characteristic.allCases.count)
     var authenticated = false
     var authenticatedReader: UInt64?
@@ -31,6 +34,8 @@ final class BandConnection {
     init(bearer: any ATTBearer, number: Int) {
         self.bearer = bearer
         self.number = number
+        // Read Multiple is not offered: no two of the band's readable values are worth one round trip.
+        server = GATTServer(serverMTU: SimulatedBand.serverMTU, mtu: bearer.mtu, answersReadMultiple: false)
         if let descriptor = bearer.pollDescriptor { writability.watch(descriptor, for: .writable) }
     }
 

@@ -19,7 +19,8 @@ extension SimulatedBand {
         return transmit(length, on: current)
     }
 
-    private func transmit(_ length: Int, on current: BandConnection) -> Bool {
+    /// Sends the first `length` bytes of the transmit buffer; false when the connection is gone afterwards.
+    func transmit(_ length: Int, on current: BandConnection) -> Bool {
         do throws(LinkError) {
             try current.bearer.send(UnsafeRawBufferPointer(rebasing: transmitBuffer[0..<length]))
         } catch {
@@ -55,7 +56,7 @@ extension SimulatedBand {
         var writer = ByteWriter(UnsafeMutableRawBufferPointer(rebasing: transmitBuffer[3..<3 + capacity]))
         encodeValue(&writer)
         let valueLength = writer.count
-        let handle = GATTDatabase.valueHandle(characteristic)
+        let handle = BandAttributeTable.valueHandle(characteristic)
         transmitBuffer[0] = ATTOpcode.handleValueNotification.rawValue
         transmitBuffer[1] = UInt8(truncatingIfNeeded: handle)
         transmitBuffer[2] = UInt8(truncatingIfNeeded: handle >> 8)
@@ -73,7 +74,7 @@ extension SimulatedBand {
     /// Sends (or queues behind the unconfirmed one) a Handle Value Indication of `characteristic`.
     func indicate(_ characteristic: Characteristic, value: UnsafeRawBufferPointer) {
         guard let current = connection, current.indicating(characteristic) else { return }
-        let handle = GATTDatabase.valueHandle(characteristic)
+        let handle = BandAttributeTable.valueHandle(characteristic)
         if current.awaitingConfirmation {
             if !current.indications.push(handle: handle, value: value) {
                 log("connection \(current.number): indication queue full, dropping the connection")

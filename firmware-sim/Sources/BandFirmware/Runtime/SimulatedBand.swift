@@ -137,7 +137,6 @@ public final class SimulatedBand {
         if connection != nil { disconnect(reason: "replaced by a new connection") }
         connectionCount += 1
         let new = BandConnection(bearer: bearer, number: connectionCount)
-        new.mtu = bearer.mtu
         connection = new
         log("connection \(connectionCount): connected")
     }

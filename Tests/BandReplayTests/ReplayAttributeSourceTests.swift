@@ -1,26 +1,49 @@
 import BandATT
 import BandGATT
+import BandGATTServer
 import BandReplay
 import BandTestSupport
 import BandWire
 import Testing
 
-/// The strap of `strapDiscovery`, as a replay serves it.
-func strapServer(mtu: Int = 0xB9) throws -> ReplayGATTServer {
-    ReplayGATTServer(database: try reconstruct(strapDiscovery).database(strapSide), serverMTU: mtu)
+/// The one GATT server over a replay's attribute source: the connection as a replay serves it.
+final class ReplayServer {
+    var server: GATTServer
+    var source: ReplayAttributeSource
+    init(database: RecordedGATTDatabase, serverMTU: Int) {
+        server = GATTServer(serverMTU: serverMTU)
+        source = ReplayAttributeSource(database: database)
+    }
+    var mtu: Int { server.mtu }
+    func configuration(forValueHandle handle: UInt16) -> ClientCharacteristicConfiguration? {
+        source.configuration(forValueHandle: handle)
+    }
+    /// Answers `pdu` into `output`: the response's length and the event.
+    func handle(_ pdu: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer)
+        -> (Int, GATTServerEvent<ReplayAttributeSource.WriteEffect>) {
+        let result = server.handle(pdu, source: &source, into: output)
+        return (result.responseLength, result.event)
+    }
 }
 
-/// Sends `request` (hex) and returns the response as hex ("" for none) and the action.
+/// The strap of `strapDiscovery`, as a replay serves it.
+func strapServer(mtu: Int = 0xB9) throws -> ReplayServer {
+    ReplayServer(database: try reconstruct(strapDiscovery).database(strapSide), serverMTU: mtu)
+}
+
+/// Sends `request` (hex) and returns the response as hex ("" for none) and the event.
 @discardableResult
-func ask(_ server: ReplayGATTServer, _ request: String) -> (response: String, action: ReplayGATTServer.ClientAction) {
+func ask(_ replay: ReplayServer, _ request: String) -> (response: String, action: GATTServerEvent<ReplayAttributeSource.WriteEffect>) {
     var output = [UInt8](repeating: 0, count: ATT.maximumMTU)
     let pdu = bytes(request)
-    let (length, action) = pdu.withUnsafeBytes { raw in output.withUnsafeMutableBytes { server.handle(raw, into: $0) } }
-    let hex = Hex.encode(output[0..<length])
+    let result = pdu.withUnsafeBytes { raw in
+        output.withUnsafeMutableBytes { replay.server.handle(raw, source: &replay.source, into: $0) }
+    }
+    let hex = Hex.encode(output[0..<result.responseLength])
     return (stride(from: 0, to: hex.count, by: 2).map { i in
         let start = hex.index(hex.startIndex, offsetBy: i)
         return String(hex[start..<hex.index(start, offsetBy: 2)])
-    }.joined(separator: " "), action)
+    }.joined(separator: " "), result.event)
 }
 
 @Test func theServerAnswersAWholeDiscoveryLikeTheRecordedStrap() throws {
@@ -58,26 +81,26 @@ func ask(_ server: ReplayGATTServer, _ request: String) -> (response: String, ac
     #expect(ask(server, "0c 0b 00 02 00").response == "01 0c 0b 00 07", "offset past the value: Invalid Offset")
     #expect(ask(server, "16 03 00 00 00 41").response == "01 16 00 00 06", "prepared writes: Request Not Supported")
     #expect(ask(server, "0a 03").response == "01 0a 00 00 04", "malformed: Invalid PDU")
-    #expect(ask(server, "12 03 00 41") == ("01 12 03 00 03", .wrote(handle: 3, accepted: false)), "read-only value: Write Not Permitted")
+    #expect(ask(server, "12 03 00 41") == ("01 12 03 00 03", .writeRefused(handle: 3, error: .writeNotPermitted)), "read-only value: Write Not Permitted")
 }
 
 @Test func recordedReadErrorsAreGivenBack() throws {
     let reconstructor = try reconstruct(strapDiscovery + [(phone, "0a 0b 00"), (strap, "01 0a 0b 00 05")])
-    let server = ReplayGATTServer(database: reconstructor.database(strapSide), serverMTU: 23)
+    let server = ReplayServer(database: reconstructor.database(strapSide), serverMTU: 23)
     #expect(ask(server, "0a 0b 00").response == "01 0a 0b 00 05")
 }
 
 @Test func commandsNeverGetAResponseEvenWhenRefused() throws {
     let server = try strapServer()
-    #expect(ask(server, "52 03 00 41") == ("", .wrote(handle: 3, accepted: false)))
-    #expect(ask(server, "52 30 00 41") == ("", .wrote(handle: 0x30, accepted: false)))
+    #expect(ask(server, "52 03 00 41") == ("", .writeRefused(handle: 3, error: .writeNotPermitted)))
+    #expect(ask(server, "52 30 00 41") == ("", .writeRefused(handle: 0x30, error: .invalidHandle)))
     #expect(ask(server, "d2 03 00 41 00 00 00 00 00 00 00 00 00 00 00 00").response == "")
 }
 
 @Test func cccdWritesAreStoredPerClientAndReadBack() throws {
     let server = try strapServer()
     #expect(server.configuration(forValueHandle: 8) == [])
-    #expect(ask(server, "12 09 00 01 00") == ("13", .configured(cccd: 9, valueHandle: 8, configuration: .notifications)))
+    #expect(ask(server, "12 09 00 01 00") == ("13", .wrote(handle: 9, effect: .configured(valueHandle: 8, configuration: .notifications))))
     #expect(server.configuration(forValueHandle: 8) == .notifications)
     #expect(ask(server, "0a 09 00").response == "0b 01 00")
     #expect(ask(server, "12 09 00 01").response == "01 12 09 00 0d", "one byte: Invalid Attribute Value Length")
@@ -89,7 +112,7 @@ func ask(_ server: ReplayGATTServer, _ request: String) -> (response: String, ac
         services: [RecordedService(handle: 1, endGroupHandle: 3, uuid: BluetoothUUID(0x180A))],
         characteristics: [RecordedCharacteristic(handle: 2, properties: .read, valueHandle: 3, uuid: BluetoothUUID(0x2A29))],
         values: [3: RecordedValue(bytes: Array(0..<30))])
-    let server = ReplayGATTServer(database: long, serverMTU: 23)
+    let server = ReplayServer(database: long, serverMTU: 23)
     #expect(ask(server, "0a 03 00").response == "0b " + (0..<22).map { Hex.encode([UInt8($0)]) }.joined(separator: " "))
     #expect(ask(server, "0c 03 00 16 00").response == "0d 16 17 18 19 1a 1b 1c 1d")
     #expect(ask(server, "0c 03 00 1e 00").response == "0d", "offset at the end: empty part")

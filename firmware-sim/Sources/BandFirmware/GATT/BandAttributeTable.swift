@@ -2,7 +2,9 @@ import BandGATT
 import BandProtocol
 import BandWire
 
-/// The band's attribute table, built once with fixed handles (Core 5.4 Vol 3 Part G §3).
+/// The band's attribute table, built once with fixed handles (Core 5.4 Vol 3 Part G §3). Served by
+/// BandGATTServer's `GATTServer` through ``BandAttributeSource``. (Not to be confused with
+/// BandGATTClient's `GATTDatabase`, what a client discovered of a peer.)
 ///
 /// | handles | service |
 /// |---|---|
@@ -16,7 +18,7 @@ import BandWire
 /// | 0x002B–0x0037 | Band activity `b5c00001-…`: Live Activity + CCCD, History CP + CCCD, History Data + CCCD, Auth CP + CCCD |
 ///
 /// A client discovers all this; nothing in BandKit's reader hard-codes handles.
-public enum GATTDatabase {
+public enum BandAttributeTable {
     public enum Role: Sendable, Equatable {
         case primaryService(BluetoothUUID)
         case declaration(Characteristic)

@@ -1,0 +1,192 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import BandWire
+
+/// Streams a pcapng or pcap file through one fixed buffer, as ``BtsnoopFileReader`` does
+/// btsnoop: memory stays the same whatever the file's size, packets are views into the
+/// buffer (no copy, no allocation per packet).
+///
+/// The buffer (1 MiB by default) is allocated once and refilled with `read(2)`, the tail of
+/// a block cut by the refill moved to the front first. Any block the framer needs whole fits,
+/// because the framer refuses longer ones before reading them; blocks it skips stream past.
+///
+/// ```swift
+/// let reader = try PcapngFileReader(path: "capture.pcapng")
+/// while let record = try reader.nextTraceRecord() { … }
+/// ```
+public final class CaptureFileReader<Framer: CapturePacketFramer>: TraceRecordSource {
+    public static var defaultBufferSize: Int { 1 << 20 }
+
+    private let calls: FileSystemCalls
+    private let fd: Int32
+    private let ownsDescriptor: Bool
+    private let buffer: UnsafeMutableRawBufferPointer
+    private var stream: Stream
+
+    /// Bytes read from the file so far.
+    public var bytesRead: Int { stream.bytesRead }
+    /// The framer's state (interfaces, sections, indexes).
+    public var framer: Framer { stream.framer }
+    /// Packets on link types BandKit does not decode (skipped), and the first such link type.
+    public var otherLinkTypePackets: Int { stream.unwrapper.otherLinkTypePackets }
+    public var firstOtherLinkType: CaptureLinkType? { stream.unwrapper.firstOtherLinkType }
+    /// The air-capture connection follower (link types 256, 272), if any packet needed it.
+    public var follower: LLConnectionFollower? { stream.unwrapper.sawAirPackets ? stream.unwrapper.follower : nil }
+
+    /// Opens `path` and checks it starts as its format must.
+    public convenience init(path: String, bufferSize: Int = CaptureFileReader.defaultBufferSize) throws(CaptureFileError) {
+        try self.init(path: path, bufferSize: bufferSize, calls: .live)
+    }
+
+    /// Reads from an open descriptor (a pipe works too), closed on deinit if `ownsDescriptor`.
+    public convenience init(fileDescriptor: Int32, ownsDescriptor: Bool = false,
+                            bufferSize: Int = CaptureFileReader.defaultBufferSize) throws(CaptureFileError) {
+        try self.init(fileDescriptor: fileDescriptor, ownsDescriptor: ownsDescriptor, bufferSize: bufferSize, calls: .live)
+    }
+
+    convenience init(path: String, bufferSize: Int, calls: FileSystemCalls) throws(CaptureFileError) {
+        let fd: Int32
+        switch calls.openRetrying(path, flags: O_RDONLY) {
+        case .success(let opened): fd = opened
+        case .failure(let errno): throw CaptureFileError(Framer.format, .system(call: "open", errno: errno.rawValue), blockIndex: nil, offset: 0)
+        }
+        try self.init(fileDescriptor: fd, ownsDescriptor: true, bufferSize: bufferSize, calls: calls)
+    }
+
+    init(fileDescriptor: Int32, ownsDescriptor: Bool, bufferSize: Int, calls: FileSystemCalls) throws(CaptureFileError) {
+        precondition(bufferSize >= Framer.maximumBufferedLength, "buffer must hold the largest block")
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferSize, alignment: 16)
+        var stream = Stream()
+        do {
+            try stream.readFileHeader(buffer: buffer, fd: fileDescriptor, calls: calls)
+        } catch {
+            buffer.deallocate()
+            if ownsDescriptor { _ = calls.closeReportingErrors(fileDescriptor) }
+            throw error
+        }
+        self.calls = calls
+        self.fd = fileDescriptor
+        self.ownsDescriptor = ownsDescriptor
+        self.buffer = buffer
+        self.stream = stream
+    }
+
+    deinit {
+        buffer.deallocate()
+        if ownsDescriptor { _ = calls.closeReportingErrors(fd) }
+    }
+
+    /// The next packet as the container framed it; its data is valid until the next call.
+    public func nextPacket() throws(CaptureFileError) -> CapturePacket? {
+        try stream.nextPacket(buffer: buffer, fd: fd, calls: calls)
+    }
+
+    /// The next packet as a trace record (HCI link types unwrapped).
+    public func nextTraceRecord() throws(CaptureFileError) -> TraceRecord? {
+        try stream.nextTraceRecord(buffer: buffer, fd: fd, calls: calls)
+    }
+
+    private struct Stream {
+        var framer = Framer()
+        var unwrapper = CaptureHCIUnwrapper()
+        var start = 0
+        var end = 0
+        var reachedEnd = false
+        var bytesRead = 0
+
+        mutating func readFileHeader(buffer: UnsafeMutableRawBufferPointer, fd: Int32, calls: FileSystemCalls) throws(CaptureFileError) {
+            while true {
+                var cursor = ByteCursor(UnsafeRawBufferPointer(rebasing: buffer[start..<end]))
+                if try framer.parseFileHeader(&cursor) {
+                    start += cursor.position
+                    return
+                }
+                start += cursor.position
+                if reachedEnd {
+                    try framer.finish(unconsumed: cursor)
+                    return
+                }
+                try fill(buffer, fd: fd, calls: calls)
+            }
+        }
+
+        mutating func nextTraceRecord(buffer: UnsafeMutableRawBufferPointer, fd: Int32, calls: FileSystemCalls) throws(CaptureFileError) -> TraceRecord? {
+            guard let packet = try nextPacket(buffer: buffer, fd: fd, calls: calls) else { return nil }
+            return unwrapper.record(packet)
+        }
+
+        mutating func nextPacket(buffer: UnsafeMutableRawBufferPointer, fd: Int32, calls: FileSystemCalls) throws(CaptureFileError) -> CapturePacket? {
+            while true {
+                var cursor = ByteCursor(UnsafeRawBufferPointer(rebasing: buffer[start..<end]))
+                let packet = try framer.nextPacket(&cursor)
+                // Skipped blocks are consumed even when no packet comes out.
+                start += cursor.position
+                if let packet { return packet }
+                if reachedEnd {
+                    try framer.finish(unconsumed: cursor)
+                    return nil
+                }
+                try fill(buffer, fd: fd, calls: calls)
+            }
+        }
+
+        /// Moves the unconsumed tail to the front and reads as much as fits after it.
+        mutating func fill(_ buffer: UnsafeMutableRawBufferPointer, fd: Int32, calls: FileSystemCalls) throws(CaptureFileError) {
+            if start > 0 {
+                let pending = end - start
+                if pending > 0 {
+                    buffer.baseAddress!.copyMemory(from: buffer.baseAddress! + start, byteCount: pending)
+                }
+                start = 0
+                end = pending
+            }
+            switch calls.readRetrying(fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[end...])) {
+            case .success(let n):
+                end += n
+                bytesRead += n
+                reachedEnd = n == 0
+            case .failure(let errno):
+                let place = framer.errorPlace
+                throw CaptureFileError(Framer.format, .system(call: "read", errno: errno.rawValue),
+                                       blockIndex: place.blockIndex, offset: place.offset)
+            }
+        }
+    }
+}
+
+/// Reads pcapng or pcap packets from bytes already in memory (a fuzzer's input, a test
+/// vector). Packets are views into those bytes, which must outlive the reader.
+public struct CaptureMemoryReader<Framer: CapturePacketFramer>: TraceRecordSource {
+    public private(set) var framer = Framer()
+    private var unwrapper = CaptureHCIUnwrapper()
+    private var cursor: ByteCursor
+
+    /// Checks that `bytes` start as the format must.
+    public init(bytes: UnsafeRawBufferPointer) throws(CaptureFileError) {
+        cursor = ByteCursor(bytes)
+        guard try framer.parseFileHeader(&cursor) else {
+            try framer.finish(unconsumed: cursor)
+            throw CaptureFileError(Framer.format, .truncatedFileHeader(available: bytes.count), blockIndex: nil, offset: 0)
+        }
+    }
+
+    public mutating func nextPacket() throws(CaptureFileError) -> CapturePacket? {
+        if let packet = try framer.nextPacket(&cursor) { return packet }
+        try framer.finish(unconsumed: cursor)
+        return nil
+    }
+
+    public mutating func nextTraceRecord() throws(CaptureFileError) -> TraceRecord? {
+        guard let packet = try nextPacket() else { return nil }
+        return unwrapper.record(packet)
+    }
+
+    public var otherLinkTypePackets: Int { unwrapper.otherLinkTypePackets }
+    public var follower: LLConnectionFollower? { unwrapper.sawAirPackets ? unwrapper.follower : nil }
+}
+
+public typealias PcapngFileReader = CaptureFileReader<PcapngBlockParser>
+public typealias PcapFileReader = CaptureFileReader<PcapRecordParser>
+public typealias PcapngMemoryReader = CaptureMemoryReader<PcapngBlockParser>
+public typealias PcapMemoryReader = CaptureMemoryReader<PcapRecordParser>

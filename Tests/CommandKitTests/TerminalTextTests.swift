@@ -1,0 +1,38 @@
+import CommandKit
+import Testing
+
+/// One escaping function for every text output: names from outside never reach a terminal raw.
+@Suite struct TerminalTextTests {
+    @Test func theReviewsBandNameStaysOneHarmlessLine() {
+        let name = "Band\u{1B}[2J\n synced 99999 minutes into /etc/passwd"
+        #expect(TerminalText.escaped(name) == #"Band\e[2J\n synced 99999 minutes into /etc/passwd"#)
+    }
+
+    @Test func controlCharactersAreEscapedAsCSpellsThem() {
+        #expect(TerminalText.escaped("a\tb\rc\u{07}d\u{7F}e\u{0}") == #"a\tb\rc\x07d\x7fe\x00"#)
+        #expect(TerminalText.escaped("back\\slash") == #"back\\slash"#, "a backslash is escaped, so \\e in a name is not an ESC")
+        #expect(TerminalText.escaped("csi\u{9B}2J") == #"csi\u{9b}2J"#, "C1 controls: U+009B is a CSI on some terminals")
+        #expect(TerminalText.escaped("evil\u{202E}txt.exe") == #"evil\u{202e}txt.exe"#, "bidirectional override")
+    }
+
+    @Test func ordinaryTextIsUnchanged() {
+        for text in ["com.example.app", "Café Band 🚲", "Ünïcødé", "", "BandKit Band", "日本語"] {
+            #expect(TerminalText.escaped(text) == text)
+        }
+    }
+
+    @Test func everyScalarBelow0xA0IsEitherPrintableASCIIOrEscaped() {
+        for value in 0..<0xA0 {
+            let scalar = Unicode.Scalar(UInt8(value))
+            let escaped = TerminalText.escaped(String(scalar))
+            let printable = (0x20..<0x7F).contains(value) && value != 0x5C
+            #expect(escaped.unicodeScalars.allSatisfy { (0x20..<0x7F).contains($0.value) }, "\(value)")
+            #expect((escaped == String(scalar)) == printable, "\(value): \(escaped)")
+        }
+    }
+
+    @Test func messagesKeepTheirLayoutButNoOtherControl() {
+        #expect(TerminalText.message("line one\n\tindented \u{1B}[31mred") == "line one\n\tindented \\e[31mred")
+        #expect(TerminalText.message(#"C:\path"#) == #"C:\path"#)
+    }
+}

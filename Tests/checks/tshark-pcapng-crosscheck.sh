@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# tshark-pcapng-crosscheck.sh: `bandsim decode` reads pcapng and pcap as tshark does, and as it
+# reads the same session in btsnoop. tshark's editcap converts each btsnoop trace (the real
+# captures in shared/captures, and generated H4 and Linux monitor heart-rate traces) to pcapng
+# (link type 201 BLUETOOTH_HCI_H4_WITH_PHDR, or 254 BLUETOOTH_LINUX_MONITOR) and to pcap; then:
+#   1. tshark and `bandsim decode --json` agree PDU for PDU on the pcapng (time in µs, opcode,
+#      first handle), and on the generated traces' Heart Rate values;
+#   2. `bandsim decode` prints byte for byte the same (--json and text) for btsnoop, pcapng and
+#      pcap, and says nothing more on stderr;
+#   3. a pcapng cut inside a block: exit 65, a message naming the pcapng block and byte offset,
+#      and every PDU before the damage printed (as many as tshark reads);
+#   4. air captures (no real one is available): the generated H4 session rewritten as the nRF
+#      Sniffer would hear it (Tests/checks/support/btsnoop-to-air.py: link type 272, CONNECT_IND,
+#      LL data PDUs): tshark and bandsim agree PDU for PDU; with retransmissions, CRC-failed copies
+#      and empty PDUs added, bandsim prints what it prints for the btsnoop (but for adapter, conn
+#      and "seen_from":"central").
+# Exits non-zero on the first disagreement, printing a diff.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+source scripts/packages.sh
+bash scripts/ensure-packages.sh tshark
+
+swift build --product bandsim 2>&1 | grep -Ev "^\[[0-9]+/[0-9]+\]|^Building|^Compiling|^Write|^Build of product" || true
+bandsim="$(swift build --show-bin-path)/bandsim"
+work=$(mktemp -d /tmp/bandkit-pcapng-crosscheck.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+# "t_us opcode handle" per ATT PDU, as in tshark-crosscheck.sh.
+tshark_att() {
+  tshark -r "$1" -Y btatt -T fields -E separator='|' -e frame.time_epoch -e btatt.opcode -e btatt.handle 2>/dev/null |
+    awk -F'|' '{ split($1, t, "."); h = $3; sub(/,.*/, "", h); if (h == "") h = "-";
+                 printf "%s%s %s %s\n", t[1], substr(t[2] "000000", 1, 6), $2, h }'
+}
+
+bandsim_att() {
+  "$bandsim" decode --json "$1" |
+    awk '{ t = field($0, "t_us"); o = field($0, "opcode"); h = field($0, "handle");
+           printf "%s 0x%02x %s\n", t, o, (h == "null" ? "-" : sprintf("0x%04x", h)) }
+         function field(line, name,   m) { if (!match(line, "\"" name "\":[^,}]*")) return "?";
+           m = substr(line, RSTART, RLENGTH); sub(/^[^:]*:/, "", m); return m }'
+}
+
+# "t_us bpm energy rr" per Heart Rate Measurement.
+tshark_hr() {
+  tshark -r "$1" -Y btatt.heart_rate_measurement.flags -T fields -E separator='|' -E occurrence=a -E aggregator=, \
+    -e frame.time_epoch -e btatt.heart_rate_measurement.value.8 -e btatt.heart_rate_measurement.value.16 \
+    -e btatt.heart_rate_measurement.energy_expended -e btatt.heart_rate_measurement.rr_interval 2>/dev/null |
+    awk -F'|' '{ split($1, t, "."); bpm = ($2 != "" ? $2 : $3)
+                 printf "%s%s %s %s %s\n", t[1], substr(t[2] "000000", 1, 6), bpm, ($4 == "" ? "null" : $4), ($5 == "" ? "-" : $5) }'
+}
+
+bandsim_hr() {
+  "$bandsim" decode --json "$1" | { grep '"heart_rate":' || true; } |
+    awk '{ match($0, /"t_us":[0-9]+/); t = substr($0, RSTART + 7, RLENGTH - 7)
+           match($0, /"heart_rate":\{[^}]*\}/); hr = substr($0, RSTART, RLENGTH)
+           printf "%s %s %s %s\n", t, field(hr, "bpm"), field(hr, "energy_kj"), rr(hr) }
+         function field(s, name,   m) { if (!match(s, "\"" name "\":[^,}]*")) return "?";
+           m = substr(s, RSTART, RLENGTH); sub(/^[^:]*:/, "", m); return m }
+         function rr(s,   m) { if (!match(s, /"rr":\[[^]]*\]/)) return "?"; m = substr(s, RSTART + 6, RLENGTH - 7);
+           return (m == "" ? "-" : m) }'
+}
+
+compare() { # name expected actual
+  if diff -u "$2" "$3" > "$work/diff"; then
+    echo "ok: $1 ($(wc -l < "$2") lines agree)"
+  else
+    echo "MISMATCH: $1 (first file first):"; head -40 "$work/diff"; failures=$((failures + 1))
+  fi
+}
+
+# One btsnoop trace: convert, then checks 1 and 2.
+check_trace() { # name btsnoop-path
+  local name=$1 log=$2
+  editcap -F pcapng "$log" "$work/$name.pcapng"
+  editcap -F pcap "$log" "$work/$name.pcap"
+  tshark_att "$work/$name.pcapng" > "$work/tshark.txt"
+  [ -s "$work/tshark.txt" ] || { echo "tshark found no ATT in $name.pcapng"; failures=$((failures + 1)); }
+  bandsim_att "$work/$name.pcapng" > "$work/bandsim.txt"
+  compare "$name.pcapng ATT sequence (tshark, bandsim)" "$work/tshark.txt" "$work/bandsim.txt"
+  for mode in --json --text; do
+    local flag=$mode; [ "$mode" = --text ] && flag=""
+    "$bandsim" decode $flag "$log" > "$work/btsnoop.out" 2> "$work/btsnoop.err"
+    for format in pcapng pcap; do
+      "$bandsim" decode $flag "$work/$name.$format" > "$work/$format.out" 2> "$work/$format.err"
+      compare "$name: decode $mode of btsnoop and $format" "$work/btsnoop.out" "$work/$format.out"
+      compare "$name: stderr of btsnoop and $format" "$work/btsnoop.err" "$work/$format.err"
+    done
+  done
+}
+
+captures=""
+for dir in ../shared/captures ../../shared/captures; do
+  if [ -d "$dir" ]; then captures="$dir"; break; fi
+done
+if [ -z "$captures" ]; then
+  echo "skipping real captures: no shared/captures beside the repository"
+else
+  for capture in "$captures"/*.log; do check_trace "$(basename "$capture" .log)" "$capture"; done
+fi
+
+for datalink in h4 monitor; do
+  "$bandsim" generate-trace "$work/hr-$datalink.log" --notifications 2000 --datalink "$datalink" 2>/dev/null
+  check_trace "hr-$datalink" "$work/hr-$datalink.log"
+  tshark_hr "$work/hr-$datalink.pcapng" > "$work/tshark-hr.txt"
+  bandsim_hr "$work/hr-$datalink.pcapng" > "$work/bandsim-hr.txt"
+  [ "$(wc -l < "$work/tshark-hr.txt")" -eq 2000 ] || { echo "tshark decoded $(wc -l < "$work/tshark-hr.txt") of 2000 HR notifications"; failures=$((failures + 1)); }
+  compare "hr-$datalink.pcapng heart-rate values (tshark, bandsim)" "$work/tshark-hr.txt" "$work/bandsim-hr.txt"
+done
+
+# 3. A damaged pcapng: cut inside a block.
+trace="$work/hr-h4.pcapng"
+size=$(stat -c %s "$trace")
+head -c $((size / 2 + 7)) "$trace" > "$work/damaged.pcapng"
+set +e
+"$bandsim" decode --json "$work/damaged.pcapng" > "$work/damaged.jsonl" 2> "$work/damaged.err"
+status=$?
+set -e
+expected_lines=$( { tshark -r "$work/damaged.pcapng" -Y btatt 2>/dev/null || true; } | wc -l)
+if [ "$status" -eq 65 ] && grep -Eq "byte offset [0-9]+: pcapng block [0-9]+" "$work/damaged.err" \
+   && [ "$(wc -l < "$work/damaged.jsonl")" -eq "$expected_lines" ]; then
+  echo "ok: damaged pcapng: exit 65, $(cat "$work/damaged.err"), $expected_lines PDUs before the damage"
+else
+  echo "MISMATCH: damaged pcapng: exit $status, stderr: $(cat "$work/damaged.err"), $(wc -l < "$work/damaged.jsonl") lines vs tshark $expected_lines"
+  failures=$((failures + 1))
+fi
+
+# 4. Air captures made from the generated session.
+python3 Tests/checks/support/btsnoop-to-air.py "$work/hr-h4.log" "$work/air.pcapng"
+python3 Tests/checks/support/btsnoop-to-air.py "$work/hr-h4.log" "$work/air-noisy.pcapng" --noise
+tshark_att "$work/air.pcapng" > "$work/tshark.txt"
+bandsim_att "$work/air.pcapng" 2>/dev/null > "$work/bandsim.txt"
+compare "air capture (272) ATT sequence (tshark, bandsim)" "$work/tshark.txt" "$work/bandsim.txt"
+strip_link() { sed 's/"seen_from":"central",//; s/"adapter":[0-9]*,"conn":[0-9]*,//'; }
+"$bandsim" decode --json "$work/hr-h4.log" | strip_link > "$work/btsnoop.out"
+"$bandsim" decode --json "$work/air-noisy.pcapng" 2> "$work/air.err" | strip_link > "$work/air.out"
+compare "noisy air capture decodes as its btsnoop (retransmissions, CRC failures dropped)" "$work/btsnoop.out" "$work/air.out"
+echo "   $(cat "$work/air.err")"
+
+[ "$failures" -eq 0 ] || { echo "tshark pcapng cross-check: $failures failure(s)"; exit 1; }
+echo "tshark pcapng cross-check: all agree"

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Checks that the GATT server (BandGATTServer) and the parts of BandWire and BandATT it needs
+# compile with Embedded Swift for a Cortex-M4 (the class of chip in real bands; worked example in
+# ../shared/reference/embedded-m4/): each module with -wmo into an object, then a probe
+# (scripts/embedded/GATTServerProbe.swift) that specializes every generic path of the server
+# over a static attribute source. Exit 0: clean; 1: the compiler's errors are printed.
+#
+#   bash scripts/check-embedded.sh [OUTDIR]
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+out=${1:-$(mktemp -d)}
+mkdir -p "$out"
+flags=(-enable-experimental-feature Embedded -target armv7em-none-none-eabi -parse-as-library -wmo -Osize
+       -Xfrontend -disable-stack-protector -I "$out")
+compile() {  # MODULE SOURCES…
+  local module=$1; shift
+  swiftc "${flags[@]}" -module-name "$module" -emit-module -emit-module-path "$out/$module.swiftmodule" \
+    "$@" -c -o "$out/$module.o"
+}
+compile BandWire "$root"/Sources/BandWire/*.swift
+compile BandATT "$root"/Sources/BandATT/*.swift
+compile BandGATTServer "$root"/Sources/BandGATTServer/*.swift
+swiftc "${flags[@]}" -module-name GATTServerProbe "$root/scripts/embedded/GATTServerProbe.swift" -c -o "$out/GATTServerProbe.o"
+if command -v llvm-size >/dev/null; then llvm-size "$out"/BandGATTServer.o "$out"/GATTServerProbe.o; fi
+echo "check-embedded: BandWire, BandATT, BandGATTServer and the probe compile with Embedded Swift (armv7em-none-none-eabi)"
