@@ -1,3 +1,4 @@
+import BandGATT
 import BandReader
 import BandWire
 import Foundation
