@@ -22,6 +22,13 @@ public final class LiveStream {
             self.battery = battery
             self.liveActivity = liveActivity
         }
+
+        /// The live characteristics a device has: the routing of its notifications, one rule
+        /// for the live session and replay.
+        public init(profile: BandProfile) {
+            self.init(heartRate: profile.heartRateMeasurement?.valueHandle, rsc: profile.rscMeasurement?.valueHandle,
+                      battery: profile.batteryLevel?.valueHandle, liveActivity: profile.activity?.liveActivity.valueHandle)
+        }
     }
 
     public let handles: Handles
@@ -36,6 +43,8 @@ public final class LiveStream {
 
     private var closed: [LiveMinute] = []
     private var plausibility = PhysiologicalPlausibility()
+    /// RR intervals excluded in one minute of band time, not yet reported.
+    private var rrRejections = RRRejections()
     private var clock = BandClockEstimator()
     private var utcOffsetSeconds: Int?
     private let now: () -> Date
@@ -88,6 +97,7 @@ public final class LiveStream {
 
     /// Closes the minute in progress (the stream is stopping) and returns everything unwritten.
     public func finish() -> [LiveMinute] {
+        if rrRejections.count > 0 { reportRRRejections() }
         if let last = aggregator.flush() { closed.append(last) }
         return takeClosedMinutes()
     }
@@ -138,16 +148,18 @@ public final class LiveStream {
         let intervals = measurement.rrIntervals ?? RRIntervals()
         // Only intervals the plausibility rules accept reach the minute (and so the HRV sample).
         var accepted = RRIntervals()
-        var rejected: [String] = []
+        // Exclusions are reported once per minute (a strap with frequent ectopic beats would
+        // otherwise report nearly every notification), with the count and the last example.
+        let minute = time - time % 60
+        if rrRejections.count > 0, minute != rrRejections.minute { reportRRRejections() }
         for interval in intervals {
             switch plausibility.judge(interval.rawValue) {
             case nil: _ = accepted.append(interval)
-            case .outOfRange?: rejected.append("\(SampleWriter.millisecondsText(interval.rawValue)) ms out of range")
-            case .suddenChange?: rejected.append("\(SampleWriter.millisecondsText(interval.rawValue)) ms more than 20 % from the previous")
+            case .outOfRange?: rrRejections.add(interval.rawValue, "outside 240–2400 ms", minute: minute)
+            case .suddenChange?: rrRejections.add(interval.rawValue, "more than 20 % from the previous", minute: minute)
             case .unconfirmed?: break   // the stream's first interval, waiting for the next to confirm it
             }
         }
-        if !rejected.isEmpty { anomaly("RR intervals not used: " + rejected.joined(separator: ", ")) }
         if let minute = aggregator.add(heartRate: bpm, rrIntervals: accepted.lazy.map(\.rawValue), at: time, utcOffsetSeconds: offset) {
             closed.append(minute)
         }
@@ -173,6 +185,12 @@ public final class LiveStream {
         }
     }
 
+    private func reportRRRejections() {
+        let example = "\(SampleWriter.millisecondsText(rrRejections.example)) ms \(rrRejections.reason)"
+        anomaly("RR intervals not used: \(rrRejections.count) in the minute from band time \(rrRejections.minute) (last: \(example))")
+        rrRejections = RRRejections()
+    }
+
     private func anomaly(_ what: String) {
         anomalies += 1
         report(.anomaly(what))
@@ -181,5 +199,20 @@ public final class LiveStream {
     private func emit(_ kind: String, at time: UInt32, rr: [Double] = []) {
         report(.reading(LiveReading(time: Date(timeIntervalSince1970: TimeInterval(time)), kind: kind, heartRate: lastHeartRate,
                                     rrMilliseconds: rr, stepsToday: stepsToday, cadence: cadence, batteryPercent: batteryPercent)))
+    }
+}
+
+/// The RR intervals the plausibility rules excluded in one minute: counted, reported once.
+struct RRRejections {
+    var minute: UInt32 = 0
+    var count = 0
+    var example: UInt16 = 0
+    var reason: StaticString = ""
+
+    mutating func add(_ interval: UInt16, _ why: StaticString, minute: UInt32) {
+        self.minute = minute
+        count += 1
+        example = interval
+        reason = why
     }
 }

@@ -124,10 +124,7 @@ public final class RecordedSessionFeed {
 
     private func liveStream() -> LiveStream {
         if let live { return live }
-        let handles = LiveStream.Handles(heartRate: profile.heartRateMeasurement?.valueHandle,
-                                         rsc: profile.rscMeasurement?.valueHandle,
-                                         battery: profile.batteryLevel?.valueHandle,
-                                         liveActivity: profile.activity?.liveActivity.valueHandle)
+        let handles = LiveStream.Handles(profile: profile)
         let stream = LiveStream(handles: handles, now: { [unowned self] in currentTime },
                                 hostOffset: { [unowned self] in timeZone.secondsFromGMT(for: currentTime) }, report: report)
         if let observation = clock.observation(fallback: currentTime) { stream.observeBandClock(observation.bandTime, at: observation.hostTime) }

@@ -41,29 +41,25 @@ public enum BandAuthentication {
         } catch {
             throw .controlPointProtocol("no random number for the challenge: \(error)")
         }
-        guard let challengeBytes = try connection.request(
-            ChallengeRequest(readerID: readerID, readerNonce: readerNonce).encodedBytes(capacity: ChallengeRequest.size),
-            on: auth, what: "the authentication challenge", during: .authentication) else { return false }
-        let challenge = try connection.decode(challengeBytes, as: ChallengeResponse.self, what: "challenge")
-        guard challenge.status == .success, let bandNonce = challenge.bandNonce else {
-            throw .authenticationRefused(challenge.status)
+        // The decisions are AuthenticationMachine's; this performs its exchange on the link.
+        var machine = AuthenticationMachine(readerID: readerID, key: key, readerNonce: readerNonce)
+        var action = machine.start()
+        while true {
+            switch action {
+            case .sendChallenge(let request):
+                guard let bytes = try connection.request(request.encodedBytes(capacity: ChallengeRequest.size), on: auth,
+                                                         what: "the authentication challenge", during: .authentication) else { return false }
+                action = machine.challengeAnswered(try connection.decode(bytes, as: ChallengeResponse.self, what: "challenge"))
+            case .sendProof(let request):
+                guard let bytes = try connection.request(request.encodedBytes(capacity: ProofRequest.size), on: auth,
+                                                         what: "the authentication proof", during: .authentication) else { return false }
+                action = machine.proofAnswered(try connection.decode(bytes, as: ProofResponse.self, what: "proof"))
+            case .authenticated:
+                return true
+            case .fail(let error):
+                throw error
+            }
         }
-        let proof: AuthProof
-        let expected: AuthProof
-        do {
-            proof = try BandAuthenticator.readerProof(key: key, readerID: readerID, readerNonce: readerNonce, bandNonce: bandNonce)
-            expected = try BandAuthenticator.bandProof(key: key, readerID: readerID, readerNonce: readerNonce, bandNonce: bandNonce)
-        } catch {
-            throw .controlPointProtocol("cannot compute the proof: \(error)")
-        }
-        guard let proofBytes = try connection.request(ProofRequest(proof: proof).encodedBytes(capacity: ProofRequest.size),
-                                                      on: auth, what: "the authentication proof", during: .authentication) else { return false }
-        let response = try connection.decode(proofBytes, as: ProofResponse.self, what: "proof")
-        guard response.status == .success, let bandProof = response.bandProof else {
-            throw .authenticationRefused(response.status)
-        }
-        guard BandAuthenticator.verify(bandProof, equals: expected) else { throw .bandProofMismatch }
-        return true
     }
 
     static func controlPoint(_ connection: BandConnection) throws(SessionError) -> GATTCharacteristic {

@@ -149,7 +149,9 @@ public final class BandReaderService {
         guard store == nil else { return }
         // A few rows a minute: a small page cache keeps the reader's memory flat as the store grows.
         do { store = try HealthStore(path: storePath, cacheKiB: 2048) } catch {
-            throw .store("cannot open the store \(storePath): \(error)")
+            let why = "\(error)"
+            // The path once: the store's own errors usually name it already.
+            throw .store(why.contains(storePath) ? "cannot open the store: \(why)" : "cannot open the store \(storePath): \(why)")
         }
     }
 

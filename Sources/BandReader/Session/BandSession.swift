@@ -7,7 +7,8 @@ import HealthModel
 
 /// One connection's worth of work, in the order the issue fixes: authenticate, set the clock and
 /// zone, read Device Information and battery, sync history from the stored cursor, then subscribe
-/// to live heart rate, RSC and activity counters (once) and stream until told to stop.
+/// to live heart rate, RSC and activity counters (once) and stream until told to stop. The order
+/// and timing are ``SessionMachine``'s decisions; this class performs them on a link.
 public final class BandSession {
     public enum Goal: Sendable {
         /// Only history (`band sync`).
@@ -60,105 +61,82 @@ public final class BandSession {
         self.report = report
     }
 
+    /// Runs the connection's work as ``SessionMachine`` orders it, performing each action on the
+    /// link, the store and the live stream.
     public func run(_ goal: Goal) throws(SessionError) -> Outcome {
-        var outcome = Outcome()
         let profile = connection.profile
-        report(.connected(mtu: connection.client.mtu, isBand: profile.activity != nil))
-
-        if profile.activity != nil {
-            guard let pairing else { throw .notPaired(address: address) }
-            guard pairing.key.count == BandKey.capacity else {
-                throw .controlPointProtocol("the stored key for \(address) has \(pairing.key.count) bytes, not \(BandKey.capacity); pair again")
-            }
-            guard try BandAuthentication.authenticate(connection, readerID: pairing.readerID, key: BandKey(pairing.key)) else {
-                outcome.stopped = true
-                return outcome
-            }
-            report(.authenticated)
-        } else if case .sync = goal {
-            throw .notABand("the device has no band activity service, so it keeps no history to sync")
-        }
-
-        let clockObservation = try synchronizeClock()
-        let (device, battery) = try readDeviceInformation()
-        outcome.device = device
-        report(.device(device, batteryPercent: battery))
-        let writer: SampleWriter
-        do { writer = try makeWriter(device) } catch { throw .store("\(error)") }
-
-        if profile.activity != nil {
-            let history = HistorySynchronizer(connection: connection, writer: writer, report: report)
-            guard let minutes = try history.run() else {
-                outcome.stopped = true
-                return outcome
-            }
-            outcome.historyMinutes += minutes
-        }
-        guard case .stream(let deadline) = goal else { return outcome }
-
-        let live = try subscribeLive(battery: battery)
-        if let clockObservation { live.observeBandClock(clockObservation.bandTime, at: clockObservation.hostTime) }
-        report(.streaming)
-        var nextWrite = clock.now.advanced(by: liveWriteInterval)
-        let syncsWhileStreaming = profile.activity != nil && historySyncInterval != nil
-        var nextHistorySync = historySyncInterval.map { clock.now.advanced(by: $0) }
-        var streamError: SessionError?
-        func writeClosedMinutes() throws(SessionError) {
-            let minutes = live.takeClosedMinutes()
-            guard !minutes.isEmpty else { return }
+        var machine = SessionMachine(isBand: profile.activity != nil, goal: goal)
+        machine.liveWriteInterval = liveWriteInterval
+        machine.historySyncInterval = historySyncInterval
+        var clockObservation: (bandTime: UInt32, hostTime: Date)?
+        var battery: Int?
+        var writer: SampleWriter?
+        var live: LiveStream?
+        func write(_ minutes: [LiveMinute]) throws(SessionError) {
+            guard !minutes.isEmpty, let writer else { return }
             do { try writer.writeLive(minutes) } catch { throw .store("\(error)") }
-            outcome.liveMinutes += minutes.count
-            report(.liveMinutesStored(count: minutes.count))
         }
-        while true {
-            if let deadline, clock.now >= deadline { break }
-            var wake = deadline.map { min($0, nextWrite) } ?? nextWrite
-            if syncsWhileStreaming, let nextHistorySync { wake = min(wake, nextHistorySync) }
-            do {
-                guard try connection.pump(until: wake, during: .streaming) else {
-                    outcome.stopped = true
-                    break
+        var pending = machine.linkUp(mtu: connection.client.mtu)[...]
+        while let action = pending.popFirst() {
+            var next: [SessionMachine.Action] = []
+            switch action {
+            case .report(let event):
+                report(event)
+            case .authenticate:
+                guard let pairing else { throw .notPaired(address: address) }
+                guard pairing.key.count == BandKey.capacity else {
+                    throw .controlPointProtocol("the stored key for \(address) has \(pairing.key.count) bytes, not \(BandKey.capacity); pair again")
                 }
-            } catch {
-                streamError = error
-                break
-            }
-            if clock.now >= nextWrite {
-                try writeClosedMinutes()
-                nextWrite = clock.now.advanced(by: liveWriteInterval)
-            }
-            if syncsWhileStreaming, let due = nextHistorySync, let interval = historySyncInterval, clock.now >= due {
-                // Live minutes first, so the records synced now replace them; live notifications
-                // keep flowing into the stream during the sync.
-                try writeClosedMinutes()
+                next = machine.authenticated(try BandAuthentication.authenticate(connection, readerID: pairing.readerID, key: BandKey(pairing.key)))
+            case .synchronizeClock:
+                clockObservation = try synchronizeClock()
+                next = machine.clockSynchronized()
+            case .readDeviceInformation:
+                let (device, percent) = try readDeviceInformation()
+                battery = percent
+                next = machine.deviceRead(device, batteryPercent: percent)
+            case .openWriter(let device):
+                do { writer = try makeWriter(device) } catch { throw .store("\(error)") }
+                next = machine.writerOpened()
+            case .syncHistory(let reason):
+                guard let writer else { throw .store("no store writer before the history sync") }
+                // After the deadline live notifications are no longer routed; while streaming
+                // they keep flowing into the stream during the sync.
+                if reason == .atDeadline { connection.valueHandler = nil }
+                let synchronizer = HistorySynchronizer(connection: connection, writer: writer, report: report)
+                if reason == .whileStreaming {
+                    do { next = machine.historySynced(try synchronizer.run(), reason: reason, at: clock.now) } catch { next = machine.linkFailed(error) }
+                } else {
+                    next = machine.historySynced(try synchronizer.run(), reason: reason, at: clock.now)
+                }
+            case .subscribeLive:
+                let stream = try subscribeLive(battery: battery)
+                if let clockObservation { stream.observeBandClock(clockObservation.bandTime, at: clockObservation.hostTime) }
+                live = stream
+                next = machine.subscribed(at: clock.now)
+            case .waitForLink(let wake):
                 do {
-                    guard let minutes = try HistorySynchronizer(connection: connection, writer: writer, report: report).run() else {
-                        outcome.stopped = true
-                        break
-                    }
-                    outcome.historyMinutes += minutes
+                    next = try connection.pump(until: wake, during: .streaming) ? machine.woke(at: clock.now) : machine.stopRequested()
                 } catch {
-                    streamError = error
-                    break
+                    next = machine.linkFailed(error)
                 }
-                nextHistorySync = clock.now.advanced(by: interval)
+            case .writeClosedMinutes:
+                let minutes = live?.takeClosedMinutes() ?? []
+                try write(minutes)
+                next = machine.liveWritten(minutes.count, at: clock.now)
+            case .finishLive:
+                // Everything received so far is committed, however the stream ended.
+                let minutes = live?.finish() ?? []
+                try write(minutes)
+                next = machine.liveWritten(minutes.count, at: clock.now)
+            case .finished:
+                return machine.outcome
+            case .fail(let error):
+                throw error
             }
+            pending.insert(contentsOf: next, at: pending.startIndex)
         }
-        // Everything received so far is committed, however the stream ended.
-        let remaining = live.finish()
-        if !remaining.isEmpty {
-            do { try writer.writeLive(remaining) } catch { throw .store("\(error)") }
-            outcome.liveMinutes += remaining.count
-            report(.liveMinutesStored(count: remaining.count))
-        }
-        if let streamError { throw streamError }
-        // At the deadline, one more sync lets the band's records replace the provisional minutes.
-        if !outcome.stopped, profile.activity != nil {
-            connection.valueHandler = nil
-            let history = HistorySynchronizer(connection: connection, writer: writer, report: report)
-            if let minutes = try history.run() { outcome.historyMinutes += minutes } else { outcome.stopped = true }
-        }
-        return outcome
+        return machine.outcome
     }
 
     // MARK: Steps
@@ -249,10 +227,7 @@ public final class BandSession {
     /// Subscribes to every live characteristic present, once, and routes them to a ``LiveStream``.
     private func subscribeLive(battery: Int?) throws(SessionError) -> LiveStream {
         let profile = connection.profile
-        let handles = LiveStream.Handles(heartRate: profile.heartRateMeasurement?.valueHandle,
-                                         rsc: profile.rscMeasurement?.valueHandle,
-                                         battery: profile.batteryLevel?.valueHandle,
-                                         liveActivity: profile.activity?.liveActivity.valueHandle)
+        let handles = LiveStream.Handles(profile: profile)
         let live = LiveStream(handles: handles, now: now, hostOffset: { [timeZone, now] in timeZone.secondsFromGMT(for: now()) },
                               report: report)
         live.batteryPercent = battery
