@@ -29,6 +29,10 @@ public final class BandSession {
         /// Minutes committed to the store over every connection, including those that later
         /// failed (history minutes of committed transfers plus live minutes written).
         public var committedMinutes = 0
+        /// Set when the run ended at its deadline while disconnected (the next reconnect would
+        /// have come after it): why the last connection failed. The run did not end with the link
+        /// it was asked for, so `band stream` exits 1 saying so (issue 13 bug 2).
+        public var endedWithoutLink: String?
     }
 
     public let connection: BandConnection
@@ -103,13 +107,16 @@ public final class BandSession {
         let syncsWhileStreaming = profile.activity != nil && historySyncInterval != nil
         var nextHistorySync = historySyncInterval.map { clock.now.advanced(by: $0) }
         var streamError: SessionError?
-        func writeClosedMinutes() throws(SessionError) {
-            let minutes = live.takeClosedMinutes()
+        func writeClosedMinutes(_ minutes: [LiveMinute]) throws(SessionError) {
+            // The battery level is stored when it changes, with the minutes (issue 13 bug 3).
+            let battery = live.takeBatteryUpdate()
+            guard !minutes.isEmpty || battery != nil else { return }
+            do { try writer.writeLive(minutes, batteryPercent: battery?.percent, batteryTime: battery?.time) } catch { throw .store("\(error)") }
             guard !minutes.isEmpty else { return }
-            do { try writer.writeLive(minutes) } catch { throw .store("\(error)") }
             outcome.liveMinutes += minutes.count
             report(.liveMinutesStored(count: minutes.count))
         }
+        func writeClosedMinutes() throws(SessionError) { try writeClosedMinutes(live.takeClosedMinutes()) }
         while true {
             if let deadline, clock.now >= deadline { break }
             var wake = deadline.map { min($0, nextWrite) } ?? nextWrite
@@ -145,19 +152,23 @@ public final class BandSession {
             }
         }
         // Everything received so far is committed, however the stream ended.
-        let remaining = live.finish()
-        if !remaining.isEmpty {
-            do { try writer.writeLive(remaining) } catch { throw .store("\(error)") }
-            outcome.liveMinutes += remaining.count
-            report(.liveMinutesStored(count: remaining.count))
-        }
+        try writeClosedMinutes(live.finish())
         if let streamError { throw streamError }
         // At the deadline, one more sync lets the band's records replace the provisional minutes.
+        // Notifications that arrive during it are still readings received: they keep flowing into
+        // the stream, as during the periodic syncs, and are written after it (a second part of
+        // the minute in progress, see `LiveMinuteParts`) instead of being dropped (issue 13 bug 1).
         if !outcome.stopped, profile.activity != nil {
-            connection.valueHandler = nil
             let history = HistorySynchronizer(connection: connection, writer: writer, report: report)
-            if let minutes = try history.run() { outcome.historyMinutes += minutes } else { outcome.stopped = true }
+            var syncError: SessionError?
+            do {
+                if let minutes = try history.run() { outcome.historyMinutes += minutes } else { outcome.stopped = true }
+            } catch { syncError = error }
+            connection.valueHandler = nil
+            try writeClosedMinutes(live.finish())
+            if let syncError { throw syncError }
         }
+        connection.valueHandler = nil
         return outcome
     }
 
