@@ -71,13 +71,15 @@ final class EventPrinter {
             guard reading.kind == "hr" || stepsChanged else { return }
             lastPrintedSteps = reading.stepsToday
             var fields = [localTimestamp(reading.time)]
-            fields.append("HR " + (reading.heartRate.map { padded(String($0), width: 3) } ?? "  –") + " bpm")
+            fields.append("HR " + (reading.heartRate.map { padded(String($0), width: 3) } ?? "  –") + " bpm"
+                          + (reading.sensorContact == false ? " (no contact, not stored)" : ""))
             if !reading.rrMilliseconds.isEmpty {
                 fields.append("RR " + reading.rrMilliseconds.map { String(Int($0.rounded())) }.joined(separator: ",") + " ms")
             }
             fields.append("steps " + (reading.stepsToday.map(String.init) ?? "–"))
             fields.append("cadence " + (reading.cadence.map { "\($0)/min" } ?? "–"))
             fields.append("battery " + (reading.batteryPercent.map { "\($0)%" } ?? "–"))
+            if let energy = reading.energyExpendedKilojoules { fields.append("energy \(energy) kJ") }
             writeLine(fields.joined(separator: "  "))
         case .liveMinutesStored:
             break
@@ -156,7 +158,9 @@ final class EventPrinter {
                       ("rr_ms", .array(reading.rrMilliseconds.map { .double($0) })),
                       ("steps_today", reading.stepsToday.map { .int(Int($0)) } ?? .null),
                       ("cadence", reading.cadence.map { .int($0) } ?? .null),
-                      ("battery", reading.batteryPercent.map { .int($0) } ?? .null)]
+                      ("battery", reading.batteryPercent.map { .int($0) } ?? .null),
+                      ("sensor_contact", reading.sensorContact.map { .bool($0) } ?? .null),
+                      ("energy_expended_kj", reading.energyExpendedKilojoules.map { .int($0) } ?? .null)]
         case .liveMinutesStored(let count):
             object = [("event", "live_minutes_stored"), ("count", .int(count))]
         case .anomaly(let what):

@@ -11,7 +11,8 @@ struct StreamCommand: Command {
             backoff and syncs history again after every reconnect. Ctrl-C stops cleanly: everything
             received so far is committed. With --for, stops after that long (e.g. 30s, 5m, 2h) and
             syncs history once more so the band's records replace the provisional live minutes.
-            Exits 1 when the stream ends at its deadline without ever connecting, or without
+            Exits 1 when the stream ends at its deadline without ever connecting, disconnected (the
+            link lost and not back before the deadline, e.g. the adapter gone), or without
             committing a single minute to the store.
             """,
         options: ReaderOptions.linkSpecs + [ReaderOptions.storeSpec, ReaderOptions.jsonSpec, ReaderOptions.keepClockSpec, ReaderOptions.recordSpec,
@@ -56,6 +57,9 @@ struct StreamCommand: Command {
         if outcome.connections == 0 {
             let attempts = outcome.attempts == 1 ? "1 attempt" : "\(outcome.attempts) attempts"
             throw RuntimeFailure("band: stream: never connected to \(options.address) (\(attempts) before the --for deadline)")
+        }
+        if let why = outcome.endedWithoutLink {
+            throw RuntimeFailure("band: stream: the --for deadline came while disconnected from \(options.address), before the next reconnect: \(why)")
         }
         if outcome.committedMinutes == 0 {
             let connections = outcome.connections == 1 ? "1 connection" : "\(outcome.connections) connections"

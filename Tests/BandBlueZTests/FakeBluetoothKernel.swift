@@ -26,6 +26,10 @@ final class FakeBluetoothKernel: Sendable {
         var incomingPeers: [[UInt8]] = []
         /// BT_SECURITY set on a connected socket takes effect (the kernel paired).
         var raiseOnConnectedSocketSucceeds = false
+        /// Controller indexes the kernel no longer has (the adapter was unplugged): a management
+        /// command for one is answered as `hci_mgmt_cmd` does, with a Command Status of Invalid
+        /// Index queued on the socket and a `sendmsg` result of 0.
+        var goneControllers: Set<UInt16> = []
     }
 
     let state = Mutex(State())
@@ -115,6 +119,20 @@ final class FakeBluetoothKernel: Sendable {
                 return -1
             }
             return live.recv(fd, buffer, count, flags)
+        }
+        system.send = { [self] fd, bytes, count, flags in
+            if isBluetooth(fd), count >= 6, let bytes {
+                let code = bytes.loadUnaligned(as: UInt16.self).littleEndian
+                let index = bytes.loadUnaligned(fromByteOffset: 2, as: UInt16.self).littleEndian
+                if state.withLock({ $0.goneControllers.contains(index) }) {
+                    let kernelEnd = state.withLock { $0.kernelEnds.last ?? -1 }
+                    let status: [UInt8] = [0x02, 0x00, UInt8(index & 0xFF), UInt8(index >> 8), 0x03, 0x00,
+                                           UInt8(code & 0xFF), UInt8(code >> 8), 0x11]
+                    _ = status.withUnsafeBytes { Glibc.send(kernelEnd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+                    return 0
+                }
+            }
+            return live.send(fd, bytes, count, flags)
         }
         system.poll = { [self] fds, count, timeout in
             if state.withLock({ $0.pollTimesOut }), let fds, isBluetooth(fds.pointee.fd) { return 0 }

@@ -72,6 +72,37 @@ struct ManagementTests {
         }
     }
 
+    /// Issue 13 bug 2: the kernel refuses a command for a vanished controller with a Command
+    /// Status of Invalid Index and a send of 0 bytes; that was reported as "send failed: Message
+    /// too long (errno 90)".
+    @Test func aCommandForAVanishedAdapterSaysTheAdapterIsGone() throws {
+        let kernel = FakeBluetoothKernel()
+        kernel.state.withLock { $0.goneControllers = [0] }
+        let socket = try ManagementSocket(system: kernel.system)
+        #expect(throws: LinkError.system(call: "mgmt Set Powered on hci0 (adapter gone: Invalid Index)", errno: ENODEV)) {
+            try socket.perform(.setPowered, controllerIndex: 0, parameters: [1])
+        }
+        #expect(!socket.hasQueuedEvents)
+        #expect(throws: LinkError.system(call: "mgmt Set Low Energy on hci0 (adapter gone: Invalid Index)", errno: ENODEV)) {
+            try socket.send(ManagementPacket(.setLowEnergy, controllerIndex: 0, parameters: [1]))
+        }
+    }
+
+    @Test func anAdapterThatVanishesIsReportedByBlueZAdapter() throws {
+        let kernel = FakeBluetoothKernel()
+        kernel.state.withLock { $0.goneControllers = [0] }
+        let adapter = try BlueZAdapter("hci0", system: kernel.system)
+        do {
+            _ = try adapter.prepareForLowEnergy()
+            Issue.record("a vanished adapter was prepared")
+        } catch {
+            #expect("\(error)".contains("adapter gone"))
+            #expect(!"\(error)".contains("Message too long"))
+            guard case .system(_, let code) = error else { Issue.record("got \(error)"); return }
+            #expect(code == ENODEV)
+        }
+    }
+
     @Test func aReplyThatNeverComesIsATimeoutNotAHang() throws {
         let kernel = FakeBluetoothKernel()
         let socket = try ManagementSocket(system: kernel.system)

@@ -19,6 +19,10 @@ struct ReaderCommandTests {
         #expect(stream.status == 0, "\(stream.stderr)")
         #expect(stream.stdout.contains("\"event\":\"reading\""))
         #expect(stream.stdout.contains("\"kind\":\"hr\""))
+        // The measurement's contact and Energy Expended reach the output (issue 13 bug 3); the
+        // band sends contact on every measurement and Energy Expended on every tenth.
+        #expect(stream.stdout.contains("\"sensor_contact\":true"))
+        #expect(stream.stdout.contains(/"energy_expended_kj":\d/))
         // The recorded session decodes: discovery found the heart-rate characteristic and its values.
         let decoded = try RunningCommand.run("bandsim", ["decode", trace, "--json"])
         #expect(decoded.status == 0, "\(decoded.stderr)")

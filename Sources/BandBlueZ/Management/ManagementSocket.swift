@@ -28,32 +28,67 @@ public final class ManagementSocket {
     public var hasQueuedEvents: Bool { !queued.isEmpty }
 
     /// Sends a command without waiting for its reply (the reply arrives as an event).
+    ///
+    /// A command the kernel refuses before reading it (an adapter index that no longer exists:
+    /// the adapter was unplugged, or its driver reset) is answered with a Command Status event
+    /// and a `sendmsg` result of 0 (net/bluetooth/hci_sock.c, `hci_mgmt_cmd`); this throws
+    /// ``LinkError/system(call:errno:)`` with `ENODEV` naming the command and the adapter, never
+    /// the "Message too long" a short datagram send would otherwise mean.
     public func send(_ packet: ManagementPacket) throws(LinkError) {
+        guard try sendCommand(packet) else { throw Self.refused(packet.code, controllerIndex: packet.controllerIndex) }
+    }
+
+    /// Sends one command; false when the kernel refused it without reading it (its status event follows).
+    private func sendCommand(_ packet: ManagementPacket) throws(LinkError) -> Bool {
         let bytes = packet.bytes
-        let result: Result<Void, LinkError> = bytes.withUnsafeBytes { raw in
-            do throws(LinkError) { try socket.send(raw, timeout: .seconds(2)); return .success(()) } catch { return .failure(error) }
+        let result: Result<Int, LinkError> = bytes.withUnsafeBytes { raw in
+            do throws(LinkError) {
+                return .success(try socket.send(raw, timeout: .seconds(2), acceptsShortSend: true))
+            } catch { return .failure(error) }
         }
-        try result.get()
+        return try result.get() == bytes.count
+    }
+
+    /// The error for a command the kernel refused unread; on a controller that is the adapter gone.
+    static func refused(_ code: UInt16, controllerIndex: UInt16) -> LinkError {
+        let what = "mgmt \(ManagementOpcode(rawValue: code))"
+        guard controllerIndex != ManagementPacket.noController else {
+            return .system("\(what): refused by the kernel", .invalidArgument)
+        }
+        return adapterGone(controllerIndex, what: what)
+    }
+
+    /// `hciN` no longer exists in the kernel: unplugged, powered down by rfkill's hard switch, or
+    /// its driver reset. Said in those words, because "Invalid Index" tells a user nothing.
+    static func adapterGone(_ controllerIndex: UInt16, what: String) -> LinkError {
+        .system("\(what) on hci\(controllerIndex) (adapter gone: Invalid Index)", .noSuchDevice)
     }
 
     /// Sends a command and waits for its reply; returns the Return_Parameters of a successful
     /// Command Complete. A failure status is ``LinkError/system(call:errno:)`` naming the command,
-    /// the controller and the status.
+    /// the controller and the status; Invalid Index on a controller says the adapter is gone.
     @discardableResult
     public func perform(_ opcode: ManagementOpcode, controllerIndex: UInt16, parameters: [UInt8] = [],
                         timeout: Duration = .seconds(5)) throws(LinkError) -> [UInt8] {
-        try send(ManagementPacket(opcode, controllerIndex: controllerIndex, parameters: parameters))
+        // A refused command still gets its Command Status event: wait for it, it says why.
+        _ = try sendCommand(ManagementPacket(opcode, controllerIndex: controllerIndex, parameters: parameters))
         let deadline = ContinuousClock.now.advanced(by: timeout)
         let what = "mgmt \(opcode)" + (controllerIndex == ManagementPacket.noController ? "" : " on hci\(controllerIndex)")
+        func failure(_ status: ManagementStatus) -> LinkError {
+            if status == .invalidIndex, controllerIndex != ManagementPacket.noController {
+                return Self.adapterGone(controllerIndex, what: "mgmt \(opcode)")
+            }
+            return .system("\(what): \(status)", status.errno)
+        }
         while true {
             let remaining = max(.zero, deadline - ContinuousClock.now)
             guard let event = try receiveEvent(timeout: remaining) else { throw .system("\(what) (no reply)", .timedOut) }
             switch event {
             case .commandComplete(opcode, controllerIndex, let status, let returned):
-                guard status == .success else { throw .system("\(what): \(status)", status.errno) }
+                guard status == .success else { throw failure(status) }
                 return returned
             case .commandStatus(opcode, controllerIndex, let status) where status != .success:
-                throw .system("\(what): \(status)", status.errno)
+                throw failure(status)
             default:
                 queued.append(event)
             }

@@ -25,16 +25,20 @@ package final class PacketSocket {
 
     package var isOpen: Bool { descriptor >= 0 }
 
-    /// Sends one datagram, waiting up to `timeout` for room in the socket buffer.
-    package func send(_ bytes: UnsafeRawBufferPointer, timeout: Duration?) throws(LinkError) {
+    /// Sends one datagram, waiting up to `timeout` for room in the socket buffer; returns the
+    /// bytes the kernel took. A short count is an error unless `acceptsShortSend`: the BlueZ
+    /// management channel answers a command it refuses (a controller index that no longer
+    /// exists) with a status event and a `sendmsg` result of 0, which its caller must read.
+    @discardableResult
+    package func send(_ bytes: UnsafeRawBufferPointer, timeout: Duration?, acceptsShortSend: Bool = false) throws(LinkError) -> Int {
         guard isOpen else { throw .closed }
         let deadline = timeout.map { ContinuousClock.now.advanced(by: $0) }
         while true {
             switch system.send(descriptor, bytes, flags: SocketFlags.dontWait | SocketFlags.noSignal) {
             case .success(let sent):
                 // A SOCK_SEQPACKET send is all or nothing; anything else is a kernel contract breach.
-                guard sent == bytes.count else { throw .system("send", .messageTooLong) }
-                return
+                guard sent == bytes.count || acceptsShortSend else { throw .system("send", .messageTooLong) }
+                return sent
             case .failure(.wouldBlock):
                 var entry = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
                 let remaining = deadline.map { max(.zero, $0 - ContinuousClock.now) }

@@ -9,13 +9,21 @@ public struct LiveMinute: Equatable, Sendable {
     public var heartRate = HeartRateAccumulator()
     /// RR intervals in 1/1024 s, in arrival order (Heart Rate Measurement, HRS 1.0 §3.1.1.5).
     public var rrIntervals: [UInt16] = []
+    /// Energy Expended growth in kJ (Heart Rate Measurement, HRS 1.0 §3.1.1.3) filed under this
+    /// minute: a strap's active energy, when the device has no activity counters.
+    public var energyKilojoules = 0
+    /// Which stream's contribution this is: the reader's time, in milliseconds since 1970, of the
+    /// first reading filed under the minute (see `LiveMinuteParts`). Another stream filing
+    /// readings under the same minute (after a reconnect, or a reader restart) has another part;
+    /// a replay of the same recording has the same one.
+    public var part: Int64 = 0
 
     public init(start: UInt32, utcOffsetSeconds: Int?) {
         self.start = start
         self.utcOffsetSeconds = utcOffsetSeconds
     }
 
-    public var isEmpty: Bool { activity.isZero && heartRate.count == 0 && rrIntervals.isEmpty }
+    public var isEmpty: Bool { activity.isZero && heartRate.count == 0 && rrIntervals.isEmpty && energyKilojoules == 0 }
 }
 
 /// Average, minimum and maximum of heart-rate readings, kept as a running sum (no list).
@@ -24,8 +32,13 @@ public struct HeartRateAccumulator: Equatable, Sendable {
     public private(set) var sum: Int = 0
     public private(set) var minimum: Int = .max
     public private(set) var maximum: Int = 0
+    /// Readings the sensor sent while it said it had no skin contact (flags bits 1–2 = 0b10):
+    /// left out of the average, minimum and maximum, and counted here.
+    public private(set) var withoutContact: Int = 0
 
     public init() {}
+
+    public mutating func addWithoutContact() { withoutContact += 1 }
 
     public mutating func add(_ bpm: Int) {
         count += 1

@@ -37,14 +37,22 @@ public final class LiveStream {
     public private(set) var stepsToday: UInt32?
     public private(set) var cadence: Int?
     public private(set) var lastHeartRate: Int?
-    public var batteryPercent: Int?
+    public var batteryPercent: Int? {
+        didSet { if batteryPercent != nil, batteryPercent != oldValue { batteryUpdate = bandTime() } }
+    }
+    /// The last Energy Expended value (kJ, cumulative since the strap's last reset).
+    public private(set) var energyExpended: UInt16?
     /// Readings that were not used, for diagnostics.
     public private(set) var anomalies = 0
 
     private var closed: [LiveMinute] = []
+    /// When the battery level last changed (band time), until ``takeBatteryUpdate()``.
+    private var batteryUpdate: UInt32?
     private var plausibility = PhysiologicalPlausibility()
     /// RR intervals excluded in one minute of band time, not yet reported.
     private var rrRejections = RRRejections()
+    /// Whether the last heart-rate measurement said the sensor touched the skin (nil: not reported).
+    private var lastContact: Bool?
     private var clock = BandClockEstimator()
     private var utcOffsetSeconds: Int?
     private let now: () -> Date
@@ -95,6 +103,18 @@ public final class LiveStream {
         return closed
     }
 
+    /// The battery level if it changed since the last call, with the band time it was reported.
+    public func takeBatteryUpdate() -> (percent: Int, time: Date)? {
+        defer { batteryUpdate = nil }
+        guard let time = batteryUpdate, let batteryPercent else { return nil }
+        return (batteryPercent, Date(timeIntervalSince1970: TimeInterval(time)))
+    }
+
+    /// The reader's time in milliseconds: names this stream's part of each minute it files.
+    /// Rounded to the microsecond first, as a trace records it, so a replay of the recording
+    /// (whose "now" is the recorded microsecond) names the same part.
+    private func receivedAt() -> Int64 { Int64((now().timeIntervalSince1970 * 1_000_000).rounded()) / 1000 }
+
     /// Closes the minute in progress (the stream is stopping) and returns everything unwritten.
     public func finish() -> [LiveMinute] {
         if rrRejections.count > 0 { reportRRRejections() }
@@ -127,7 +147,9 @@ public final class LiveStream {
         }
         utcOffsetSeconds = snapshot.utcOffset.seconds
         stepsToday = snapshot.steps
-        if let minute = aggregator.add(delta, at: snapshot.timestamp, utcOffsetSeconds: utcOffsetSeconds) { closed.append(minute) }
+        if let minute = aggregator.add(delta, at: snapshot.timestamp, utcOffsetSeconds: utcOffsetSeconds, receivedAt: receivedAt()) {
+            closed.append(minute)
+        }
         emit("activity", at: snapshot.timestamp)
     }
 
@@ -143,7 +165,12 @@ public final class LiveStream {
             anomaly("heart rate \(measured) bpm is outside \(PhysiologicalPlausibility.heartRateRange.lowerBound)–\(PhysiologicalPlausibility.heartRateRange.upperBound) bpm; not used")
             bpm = nil
         }
+        // Sensor contact "not detected" (HRS 1.0 §3.1.1.2): the strap is off the skin and its rate
+        // is not the wearer's. Left out of the minute (counted as such), shown as it is.
+        let contact = measurement.sensorContact != .notDetected
+        lastContact = measurement.sensorContact == .notSupported ? nil : contact
         lastHeartRate = bpm
+        let energy = energyGrowth(measurement.energyExpended)
         let offset = utcOffsetSeconds ?? (clock.estimate(at: now()) == nil ? hostOffset() : nil)
         let intervals = measurement.rrIntervals ?? RRIntervals()
         // Only intervals the plausibility rules accept reach the minute (and so the HRV sample).
@@ -152,7 +179,7 @@ public final class LiveStream {
         // otherwise report nearly every notification), with the count and the last example.
         let minute = time - time % 60
         if rrRejections.count > 0, minute != rrRejections.minute { reportRRRejections() }
-        for interval in intervals {
+        for interval in intervals where contact {
             switch plausibility.judge(interval.rawValue) {
             case nil: _ = accepted.append(interval)
             case .outOfRange?: rrRejections.add(interval.rawValue, "outside 240–2400 ms", minute: minute)
@@ -160,10 +187,25 @@ public final class LiveStream {
             case .unconfirmed?: break   // the stream's first interval, waiting for the next to confirm it
             }
         }
-        if let minute = aggregator.add(heartRate: bpm, rrIntervals: accepted.lazy.map(\.rawValue), at: time, utcOffsetSeconds: offset) {
+        if let minute = aggregator.add(heartRate: bpm, rrIntervals: accepted.lazy.map(\.rawValue), at: time, utcOffsetSeconds: offset,
+                                       contact: contact, energyKilojoules: energy, receivedAt: receivedAt()) {
             closed.append(minute)
         }
         emit("hr", at: time, rr: intervals.map(\.milliseconds))
+    }
+
+    /// The growth of the Energy Expended field since the last measurement, in kJ, filed as the
+    /// minute's active energy for a device without activity counters (the band's counters are
+    /// its energy; the field would count it twice). The first value of a connection is the
+    /// baseline (what grew while disconnected is not attributed to any minute); a smaller value
+    /// than the last means the strap reset it (control point, or a restart), so the new value is
+    /// what grew since the reset: never negative. The field saturates at 0xFFFF (HRS 1.0
+    /// §3.1.1.3), which simply stops the growth until a reset.
+    private func energyGrowth(_ value: UInt16?) -> Int {
+        guard let value else { return 0 }
+        defer { energyExpended = value }
+        guard handles.liveActivity == nil, let last = energyExpended else { return 0 }
+        return value >= last ? Int(value - last) : Int(value)
     }
 
     private func rsc(_ value: UnsafeRawBufferPointer) {
@@ -198,7 +240,8 @@ public final class LiveStream {
 
     private func emit(_ kind: String, at time: UInt32, rr: [Double] = []) {
         report(.reading(LiveReading(time: Date(timeIntervalSince1970: TimeInterval(time)), kind: kind, heartRate: lastHeartRate,
-                                    rrMilliseconds: rr, stepsToday: stepsToday, cadence: cadence, batteryPercent: batteryPercent)))
+                                    rrMilliseconds: rr, stepsToday: stepsToday, cadence: cadence, batteryPercent: batteryPercent,
+                                    sensorContact: lastContact, energyExpendedKilojoules: energyExpended.map(Int.init))))
     }
 }
 

@@ -13,18 +13,28 @@ public struct MinuteAggregator: Sendable {
     public init() {}
 
     /// Adds the activity between two counter readings, stamped with the later one's time.
-    public mutating func add(_ delta: CounterDelta, at time: UInt32, utcOffsetSeconds: Int?) -> LiveMinute? {
-        let closed = advance(to: time, utcOffsetSeconds: utcOffsetSeconds)
+    /// `receivedAt` (the reader's time, milliseconds since 1970) names the stream's part of a
+    /// minute it opens (``LiveMinute/part``); nil uses the band time.
+    public mutating func add(_ delta: CounterDelta, at time: UInt32, utcOffsetSeconds: Int?, receivedAt: Int64? = nil) -> LiveMinute? {
+        let closed = advance(to: time, utcOffsetSeconds: utcOffsetSeconds, receivedAt: receivedAt)
         current!.activity.steps &+= delta.steps
         current!.activity.distanceDecimetres &+= delta.distanceDecimetres
         current!.activity.energyDecikilocalories &+= delta.energyDecikilocalories
         return closed
     }
 
-    /// Adds one Heart Rate Measurement: its rate and any RR intervals it carried.
+    /// Adds one Heart Rate Measurement: its rate and any RR intervals it carried, and the growth
+    /// of its Energy Expended. With `contact` false (the sensor said it has no skin contact) the
+    /// rate is only counted as such and its intervals are left out.
     public mutating func add<Intervals: Sequence<UInt16>>(heartRate bpm: Int?, rrIntervals: Intervals, at time: UInt32,
-                                                          utcOffsetSeconds: Int?) -> LiveMinute? {
-        let closed = advance(to: time, utcOffsetSeconds: utcOffsetSeconds)
+                                                          utcOffsetSeconds: Int?, contact: Bool = true, energyKilojoules: Int = 0,
+                                                          receivedAt: Int64? = nil) -> LiveMinute? {
+        let closed = advance(to: time, utcOffsetSeconds: utcOffsetSeconds, receivedAt: receivedAt)
+        current!.energyKilojoules += energyKilojoules
+        guard contact else {
+            if let bpm, bpm > 0 { current!.heartRate.addWithoutContact() }
+            return closed
+        }
         if let bpm, bpm > 0 { current!.heartRate.add(bpm) }
         for interval in rrIntervals where current!.rrIntervals.count < Self.maximumRRIntervalsPerMinute {
             current!.rrIntervals.append(interval)
@@ -40,15 +50,18 @@ public struct MinuteAggregator: Sendable {
     }
 
     /// Opens the minute `time` falls in if it is later than the open one; returns the closed one.
-    private mutating func advance(to time: UInt32, utcOffsetSeconds: Int?) -> LiveMinute? {
+    private mutating func advance(to time: UInt32, utcOffsetSeconds: Int?, receivedAt: Int64?) -> LiveMinute? {
         let start = time - time % 60
+        let part = receivedAt ?? Int64(time) * 1000
         guard let open = current else {
             current = LiveMinute(start: start, utcOffsetSeconds: utcOffsetSeconds)
+            current!.part = part
             current!.rrIntervals.reserveCapacity(Self.maximumRRIntervalsPerMinute)
             return nil
         }
         guard start > open.start else { return nil }
         var next = LiveMinute(start: start, utcOffsetSeconds: utcOffsetSeconds)
+        next.part = part
         next.rrIntervals.reserveCapacity(Self.maximumRRIntervalsPerMinute)
         current = next
         return open.isEmpty ? nil : open

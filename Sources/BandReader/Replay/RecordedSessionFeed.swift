@@ -22,7 +22,7 @@ import HealthModel
 /// | clock reads / Current Time write | ``BandSession`` observes the band clock | the same observation, at the recorded times |
 /// | live notifications | ``LiveStream/handle(_:_:)``; closed minutes written | the same, `now` = record time |
 /// | history fetch response, data, Transfer Complete | ``HistorySyncMachine`` (driving) | the same machine (following), against the target store's cursor |
-/// | fetch written after streaming began | ``LiveStream/finish()`` written before the final sync | the same |
+/// | fetch written after streaming began | ``LiveStream/finish()`` written before the final sync; the stream goes on during it | the same |
 ///
 /// Events must come in recorded order. Not thread-safe.
 public final class RecordedSessionFeed {
@@ -132,11 +132,11 @@ public final class RecordedSessionFeed {
         return stream
     }
 
+    /// Writes the minute in progress. The stream itself goes on, as the live session's does:
+    /// notifications recorded after a history fetch (the live session kept handling them during
+    /// the sync) continue with the same clock, offset and RR state, in a new part of the minute.
     private func finishLive() throws {
-        if let live {
-            pendingLive += live.finish()
-            self.live = nil
-        }
+        if let live { pendingLive += live.finish() }
         liveStarted = false
         try writePendingLive()
     }

@@ -26,6 +26,8 @@ public final class BandReaderService {
     private let openLink: LinkOpener
     private let report: (ReaderEvent) -> Void
     private var store: HealthStore?
+    /// The last connection attempt failed because the Bluetooth adapter does not exist (ENODEV).
+    private var adapterGone = false
 
     public init(address: BandAddress, keystore: Keystore, storePath: String, stop: StopRequest,
                 openLink: @escaping LinkOpener, report: @escaping (ReaderEvent) -> Void) {
@@ -122,12 +124,19 @@ public final class BandReaderService {
                 total.stopped = outcome.stopped
                 return total
             } catch {
-                report(.disconnected(error.description))
+                let retrying = error.isTransient && !stop.isRequested && attempts.map { attempt < $0 } ?? true
+                // A vanished adapter is said in those words, and that the reader waits for it.
+                report(.disconnected(adapterGone && retrying ? "\(error); waiting for the adapter to come back" : error.description))
                 if progressed { backoff.succeeded() }
                 guard error.isTransient, !stop.isRequested else { throw error }
                 if let attempts, attempt >= attempts { throw error }
                 let delay = backoff.nextDelay()
-                if let deadline, ContinuousClock.now.advanced(by: delay) >= deadline { return total }
+                if let deadline, ContinuousClock.now.advanced(by: delay) >= deadline {
+                    // The deadline comes before the next attempt: the run ends without its link,
+                    // which the outcome says (it used to end here in silence).
+                    total.endedWithoutLink = error.description
+                    return total
+                }
                 report(.reconnecting(after: delay))
                 guard wait(delay) else {
                     total.stopped = true
@@ -140,7 +149,11 @@ public final class BandReaderService {
     private func connect(attempt: Int) throws(SessionError) -> BandConnection {
         report(.connecting(address: address.description, attempt: attempt))
         let bearer: any ATTBearer
-        do { bearer = try openLink(address) } catch { throw .connect("\(error)") }
+        adapterGone = false
+        do { bearer = try openLink(address) } catch {
+            if let link = error as? LinkError, case .system(_, Errno.noSuchDevice.rawValue) = link { adapterGone = true }
+            throw .connect("\(error)")
+        }
         return try BandConnection(bearer: bearer, stop: stop, transactionTimeout: transactionTimeout)
     }
 

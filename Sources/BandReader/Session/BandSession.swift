@@ -30,6 +30,10 @@ public final class BandSession {
         /// Minutes committed to the store over every connection, including those that later
         /// failed (history minutes of committed transfers plus live minutes written).
         public var committedMinutes = 0
+        /// Set when the run ended at its deadline while disconnected (the next reconnect would
+        /// have come after it): why the last connection failed. The run did not end with the link
+        /// it was asked for, so `band stream` exits 1 saying so (issue 13 bug 2).
+        public var endedWithoutLink: String?
     }
 
     public let connection: BandConnection
@@ -73,8 +77,10 @@ public final class BandSession {
         var writer: SampleWriter?
         var live: LiveStream?
         func write(_ minutes: [LiveMinute]) throws(SessionError) {
-            guard !minutes.isEmpty, let writer else { return }
-            do { try writer.writeLive(minutes) } catch { throw .store("\(error)") }
+            // The battery level is stored when it changes, with the minutes (issue 13 bug 3).
+            let battery = live?.takeBatteryUpdate()
+            guard !minutes.isEmpty || battery != nil, let writer else { return }
+            do { try writer.writeLive(minutes, batteryPercent: battery?.percent, batteryTime: battery?.time) } catch { throw .store("\(error)") }
         }
         var pending = machine.linkUp(mtu: connection.client.mtu)[...]
         while let action = pending.popFirst() {
@@ -100,13 +106,25 @@ public final class BandSession {
                 next = machine.writerOpened()
             case .syncHistory(let reason):
                 guard let writer else { throw .store("no store writer before the history sync") }
-                // After the deadline live notifications are no longer routed; while streaming
-                // they keep flowing into the stream during the sync.
-                if reason == .atDeadline { connection.valueHandler = nil }
                 let synchronizer = HistorySynchronizer(connection: connection, writer: writer, report: report)
-                if reason == .whileStreaming {
+                switch reason {
+                case .whileStreaming:
+                    // Live notifications keep flowing into the stream during the sync.
                     do { next = machine.historySynced(try synchronizer.run(), reason: reason, at: clock.now) } catch { next = machine.linkFailed(error) }
-                } else {
+                case .atDeadline where live != nil:
+                    // Notifications that arrive during the last sync are still readings received:
+                    // they keep flowing into the stream and are written after it (a second part of
+                    // the minute in progress, see `LiveMinuteParts`) instead of being dropped
+                    // (issue 13 bug 1).
+                    var synced: Int?
+                    var syncError: SessionError?
+                    do { synced = try synchronizer.run() } catch { syncError = error }
+                    connection.valueHandler = nil
+                    try write(live?.finish() ?? [])
+                    if let syncError { throw syncError }
+                    next = machine.historySynced(synced, reason: reason, at: clock.now)
+                default:
+                    if reason == .atDeadline { connection.valueHandler = nil }
                     next = machine.historySynced(try synchronizer.run(), reason: reason, at: clock.now)
                 }
             case .subscribeLive:

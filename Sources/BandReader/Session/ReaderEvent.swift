@@ -43,9 +43,16 @@ public struct LiveReading: Sendable, Equatable {
     public var stepsToday: UInt32?
     public var cadence: Int?
     public var batteryPercent: Int?
+    /// Whether the heart-rate sensor reports skin contact (nil: it does not say). A reading
+    /// without contact is shown but not stored.
+    public var sensorContact: Bool?
+    /// A strap's cumulative Energy Expended, kJ since its last reset (nil: not sent).
+    public var energyExpendedKilojoules: Int?
 
     public init(time: Date, kind: String, heartRate: Int? = nil, rrMilliseconds: [Double] = [], stepsToday: UInt32? = nil,
-                cadence: Int? = nil, batteryPercent: Int? = nil) {
+                cadence: Int? = nil, batteryPercent: Int? = nil, sensorContact: Bool? = nil, energyExpendedKilojoules: Int? = nil) {
+        self.sensorContact = sensorContact
+        self.energyExpendedKilojoules = energyExpendedKilojoules
         self.time = time
         self.kind = kind
         self.heartRate = heartRate

@@ -8,9 +8,11 @@ import HealthStore
 ///
 /// Every minute becomes one sample per type, keyed by a sync identifier
 /// `<device>|<type>|<minute start, Unix seconds>`. History records are written with
-/// ``historySyncVersion`` and live minutes with ``liveSyncVersion``; the store replaces a sample
-/// only by a greater version, so the band's record of a minute replaces the provisional live one,
-/// re-syncing the same record changes nothing, and a late live minute never overwrites history.
+/// ``historySyncVersion`` and live minutes with ``liveSyncVersion`` (plus one per merge of
+/// another stream's readings for the same minute, see ``writeLive(_:batteryPercent:batteryTime:)``);
+/// the store replaces a sample only by a greater version, so the band's record of a minute
+/// replaces the provisional live one, re-syncing the same record changes nothing, and a late
+/// live minute never overwrites history.
 /// That is the whole deduplication story: no minute can be stored twice, whatever order the
 /// reconnects, crashes and retries happen in.
 ///
@@ -21,7 +23,12 @@ import HealthStore
 /// intervals themselves in its metadata.
 public final class SampleWriter {
     public static let app = AppIdentity(id: "bandkit.band", version: "1")
-    public static let historySyncVersion: Int64 = 2
+    /// Above every live version: a live minute merged from several streams gets a greater
+    /// version each time (see ``writeLive(_:batteryPercent:batteryTime:)``), and history must
+    /// still replace it. (Stores written before this held history at version 2; those samples
+    /// are recognised by their `origin` metadata and never overwritten by live ones.)
+    public static let historySyncVersion: Int64 = 1 << 32
+    /// The version of a live minute written by one stream; each merge adds one.
     public static let liveSyncVersion: Int64 = 1
     public static let writtenTypes: [QuantityType] = [.stepCount, .distanceWalkingRunning, .activeEnergyBurned,
                                                        .heartRate, .heartRateVariabilitySDNN]
@@ -32,6 +39,9 @@ public final class SampleWriter {
         public static let heartRateMaximum = "bandkit.hr.max"
         public static let heartRateReadings = "bandkit.hr.count"
         public static let rrIntervals = "bandkit.rr.ms"
+        /// Heart-rate readings of the minute sent while the sensor reported no skin contact,
+        /// left out of the average, minimum and maximum (present only when there were some).
+        public static let heartRateReadingsWithoutContact = "bandkit.hr.nocontact"
         public static let origin = "bandkit.origin"
     }
 
@@ -94,17 +104,155 @@ public final class SampleWriter {
         }
     }
 
-    /// Saves provisional live minutes (one transaction).
+    /// Saves provisional live minutes (one transaction), each merged with what the store already
+    /// holds for its minute (issue 13 bug 1).
+    ///
+    /// A minute can be filed by more than one stream: the link drops and comes back within it, or
+    /// the reader is restarted. Each stream's readings for it are one part (``LiveMinute/part``);
+    /// the stored live sample keeps its parts in metadata (`LiveMinuteParts`) and its value is
+    /// their combination, written with a version one greater than the stored one so the store
+    /// replaces it. The stored minute is read from the store, not from memory, so a restarted
+    /// reader merges too; a part already stored (a replay of the same recording, a retried
+    /// write) replaces itself, so nothing counts twice. A minute the band's history already
+    /// recorded is left alone: history is written with ``historySyncVersion``, above any live
+    /// version, and replaces the merged live sample exactly as it replaced a single one.
+    ///
+    /// The read happens before the write transaction; this writer is the only writer of its
+    /// band's samples (one reader per band), so nothing can change them in between.
     @discardableResult
-    public func writeLive(_ minutes: [LiveMinute]) throws -> StoreWrite {
-        try store.write(as: Self.app) { transaction in
+    public func writeLive(_ minutes: [LiveMinute], batteryPercent: Int? = nil, batteryTime: Date? = nil) throws -> StoreWrite {
+        var stored = try storedLiveSamples(covering: minutes)
+        return try store.write(as: Self.app) { transaction in
             var outcome = StoreWrite()
             for minute in minutes {
-                for sample in samples(for: minute) { outcome.count(try transaction.save(sample)) }
+                for merge in merged(minute, stored: stored) {
+                    guard let sample = merge else { outcome.unchanged += 1; continue }
+                    outcome.count(try transaction.save(sample))
+                    if let id = sample.syncIdentifier { stored[id] = sample }
+                }
+            }
+            if let batteryPercent {
+                let time = Int64((batteryTime ?? Date()).timeIntervalSince1970)
+                try transaction.setAppState(Self.batteryKey(device: deviceIdentifier), "\(batteryPercent) \(time)")
             }
             outcome.minutes = minutes.count
             return outcome
         }
+    }
+
+    // MARK: Battery
+
+    /// App-state key of a device's last battery level.
+    ///
+    /// HealthKit has no battery sample type (a battery is the device's state, not a measurement
+    /// of the wearer), and inventing a quantity type would put a non-HealthKit type into a store
+    /// other apps read with HealthKit's semantics. So the level is kept as this app's state, per
+    /// device, in the same transaction as the live minutes: `"<percent> <Unix seconds>"`, the
+    /// latest level the band reported (read at connect or notified) and when.
+    public static func batteryKey(device: String) -> String { "battery|\(device)" }
+
+    /// The last battery level stored for this band and when it was reported.
+    public func storedBattery() throws -> (percent: Int, time: Date)? {
+        guard let text = try store.appState(app: Self.app.id, key: Self.batteryKey(device: deviceIdentifier)) else { return nil }
+        let fields = text.split(separator: " ")
+        guard fields.count == 2, let percent = Int(fields[0]), let seconds = Int64(fields[1]) else { return nil }
+        return (percent, Date(timeIntervalSince1970: TimeInterval(seconds)))
+    }
+
+    // MARK: Merging live minutes
+
+    /// This band's stored samples (any version) for the minutes of `minutes`, by sync identifier.
+    private func storedLiveSamples(covering minutes: [LiveMinute]) throws -> [String: QuantitySample] {
+        guard let first = minutes.map(\.start).min(), let last = minutes.map(\.start).max() else { return [:] }
+        let range = Date(timeIntervalSince1970: TimeInterval(first))..<Date(timeIntervalSince1970: TimeInterval(last) + 60)
+        var result: [String: QuantitySample] = [:]
+        for type in Self.writtenTypes {
+            let query = HealthQuery(type: type, range: range, predicate: .strictStart, sources: [Self.app.id])
+            for sample in try store.samples(query, as: Self.app) {
+                guard let quantity = sample.quantitySample, let id = quantity.syncIdentifier,
+                      id.hasPrefix(deviceIdentifier + "|") else { continue }
+                result[id] = quantity
+            }
+        }
+        return result
+    }
+
+    /// One entry per type this minute contributes to: the merged sample to save, or nil when
+    /// the store already holds this part (or the band's record of the minute).
+    func merged(_ minute: LiveMinute, stored: [String: QuantitySample]) -> [QuantitySample?] {
+        var out: [QuantitySample?] = []
+        for (type, values, combine) in Self.parts(of: minute) {
+            let id = syncIdentifier(type, minute: minute.start)
+            let existing = stored[id]
+            if let existing, Self.isHistory(existing) {
+                out.append(nil)
+                continue
+            }
+            var parts = existing.map(Self.parts(storedIn:)) ?? LiveMinuteParts()
+            guard parts.merge(key: minute.part, values: values, combine: combine) || existing == nil,
+                  let total = parts.total(combine) else {
+                out.append(nil)
+                continue
+            }
+            let version = (existing?.syncVersion ?? 0) + 1
+            guard version < Self.historySyncVersion else {
+                out.append(nil)
+                continue
+            }
+            // No sample yet (one RR interval so far): nothing to store, nothing to count.
+            guard var sample = liveSample(type, total: total, minute: minute, version: version) else { continue }
+            sample.metadata[LiveMinuteParts.metadataKey] = parts.stored
+            out.append(sample)
+        }
+        return out
+    }
+
+    static func isHistory(_ sample: QuantitySample) -> Bool {
+        sample.syncVersion >= historySyncVersion || sample.metadata[MetadataKey.origin] == "history"
+    }
+
+    /// This minute's part for each type it has something for.
+    static func parts(of minute: LiveMinute) -> [(QuantityType, [Int], ([Int], [Int]) -> [Int])] {
+        var out: [(QuantityType, [Int], ([Int], [Int]) -> [Int])] = []
+        if !minute.activity.isZero {
+            out.append((.stepCount, [Int(minute.activity.steps)], LiveMinuteParts.sum))
+            out.append((.distanceWalkingRunning, [Int(minute.activity.distanceDecimetres)], LiveMinuteParts.sum))
+        }
+        if !minute.activity.isZero || minute.energyKilojoules > 0 {
+            out.append((.activeEnergyBurned, [Int(minute.activity.energyDecikilocalories), minute.energyKilojoules], LiveMinuteParts.sum))
+        }
+        let hr = minute.heartRate
+        if hr.count > 0 {
+            out.append((.heartRate, [hr.count, hr.sum, hr.minimum, hr.maximum, hr.withoutContact], LiveMinuteParts.heartRate))
+        }
+        if !minute.rrIntervals.isEmpty {
+            out.append((.heartRateVariabilitySDNN, minute.rrIntervals.map(Int.init), LiveMinuteParts.intervals))
+        }
+        return out
+    }
+
+    /// The parts of a stored live sample; one written before parts existed (or with damaged
+    /// parts) becomes a single part keyed 0 holding its value, so it is kept, not lost.
+    static func parts(storedIn sample: QuantitySample) -> LiveMinuteParts {
+        if let text = sample.metadata[LiveMinuteParts.metadataKey], let parts = LiveMinuteParts(stored: text) { return parts }
+        let value = sample.quantity.value
+        var values: [Int]
+        switch sample.type {
+        case .distanceWalkingRunning: values = [Int((value * 10).rounded())]
+        case .activeEnergyBurned: values = [Int((value * 10).rounded()), 0]
+        case .heartRate:
+            let count = sample.metadata[MetadataKey.heartRateReadings].flatMap { Int($0) } ?? 1
+            let average = Int(value.rounded())
+            values = [count, average * count, sample.metadata[MetadataKey.heartRateMinimum].flatMap { Int($0) } ?? average,
+                      sample.metadata[MetadataKey.heartRateMaximum].flatMap { Int($0) } ?? average, 0]
+        case .heartRateVariabilitySDNN:
+            values = (sample.metadata[MetadataKey.rrIntervals] ?? "").split(separator: ",").compactMap { Double($0) }
+                .map { Int(($0 * 1.024).rounded()) }
+        default: values = [Int(value.rounded())]
+        }
+        var parts = LiveMinuteParts()
+        _ = parts.merge(key: 0, values: values, combine: LiveMinuteParts.sum)
+        return parts
     }
 
     /// Provisional live samples that history shows the band never recorded, over the span from
@@ -126,7 +274,7 @@ public final class SampleWriter {
         for type in [QuantityType.stepCount, .distanceWalkingRunning, .activeEnergyBurned, .heartRate] {
             let query = HealthQuery(type: type, range: range, predicate: .strictStart, sources: [Self.app.id])
             for sample in try store.samples(query, as: Self.app) {
-                guard let quantity = sample.quantitySample, quantity.syncVersion == Self.liveSyncVersion,
+                guard let quantity = sample.quantitySample, !Self.isHistory(quantity),
                       quantity.syncIdentifier?.hasPrefix(deviceIdentifier + "|") == true else { continue }
                 let minute = UInt32(clamping: Int64(quantity.start.timeIntervalSince1970))
                 switch recorded[minute] {
@@ -187,37 +335,48 @@ public final class SampleWriter {
         return out
     }
 
+    /// One minute's live samples on their own, as stored when nothing else is stored for it.
     func samples(for minute: LiveMinute) -> [QuantitySample] {
+        merged(minute, stored: [:]).compactMap { $0 }
+    }
+
+    /// The live sample of `type` for a minute whose parts combine to `total`; nil when the total
+    /// makes no sample (a heart rate without a reading, fewer than two RR intervals).
+    func liveSample(_ type: QuantityType, total: [Int], minute: LiveMinute, version: Int64) -> QuantitySample? {
         let start = Date(timeIntervalSince1970: TimeInterval(minute.start))
         let end = start.addingTimeInterval(60)
         let zone = minute.utcOffsetSeconds.flatMap { TimeZone(secondsFromGMT: $0) }
-        func sample(_ type: QuantityType, _ quantity: Quantity, _ metadata: [String: String] = [:]) -> QuantitySample {
+        func sample(_ quantity: Quantity, _ metadata: [String: String] = [:]) -> QuantitySample {
             var metadata = metadata
             metadata[MetadataKey.origin] = "live"
             return QuantitySample(type: type, quantity: quantity, start: start, end: end, timeZone: zone, device: device,
                                   syncIdentifier: syncIdentifier(type, minute: minute.start),
-                                  syncVersion: Self.liveSyncVersion, metadata: metadata)
+                                  syncVersion: version, metadata: metadata)
         }
-        var out: [QuantitySample] = []
-        if !minute.activity.isZero {
-            out.append(sample(.stepCount, Quantity(Double(minute.activity.steps), .count)))
-            out.append(sample(.distanceWalkingRunning, Quantity(Double(minute.activity.distanceDecimetres) / 10, .meter)))
-            out.append(sample(.activeEnergyBurned, Quantity(Double(minute.activity.energyDecikilocalories) / 10, .kilocalorie)))
+        func field(_ index: Int) -> Int { total.indices.contains(index) ? total[index] : 0 }
+        switch type {
+        case .stepCount: return sample(Quantity(Double(field(0)), .count))
+        case .distanceWalkingRunning: return sample(Quantity(Double(field(0)) / 10, .meter))
+        case .activeEnergyBurned:
+            // Decikilocalories from the band's counters plus kilojoules from a strap's Energy Expended.
+            let kilojoules = field(1)
+            return sample(Quantity(Double(field(0)) / 10 + (kilojoules == 0 ? 0 : Double(kilojoules) / 4.184), .kilocalorie))
+        case .heartRate:
+            let count = field(0)
+            guard count > 0 else { return nil }
+            var metadata = [
+                MetadataKey.heartRateMinimum: String(field(2)),
+                MetadataKey.heartRateMaximum: String(field(3)),
+                MetadataKey.heartRateReadings: String(count),
+            ]
+            if field(4) > 0 { metadata[MetadataKey.heartRateReadingsWithoutContact] = String(field(4)) }
+            return sample(Quantity(Double((field(1) * 2 + count) / (count * 2)), .countPerMinute), metadata)
+        case .heartRateVariabilitySDNN:
+            let intervals = total.map { UInt16(clamping: $0) }
+            guard let sdnn = Self.sdnnMilliseconds(intervals) else { return nil }
+            return sample(Quantity(sdnn, .millisecond), [MetadataKey.rrIntervals: intervals.map(Self.millisecondsText).joined(separator: ",")])
+        default: return nil
         }
-        if let average = minute.heartRate.average {
-            out.append(sample(.heartRate, Quantity(Double(average), .countPerMinute), [
-                MetadataKey.heartRateMinimum: String(minute.heartRate.minimum),
-                MetadataKey.heartRateMaximum: String(minute.heartRate.maximum),
-                MetadataKey.heartRateReadings: String(minute.heartRate.count),
-            ]))
-        }
-        if let sdnn = Self.sdnnMilliseconds(minute.rrIntervals) {
-            let milliseconds = minute.rrIntervals.map(Self.millisecondsText)
-            out.append(sample(.heartRateVariabilitySDNN, Quantity(sdnn, .millisecond), [
-                MetadataKey.rrIntervals: milliseconds.joined(separator: ","),
-            ]))
-        }
-        return out
     }
 
     /// An RR interval (1/1024 s) in milliseconds with one decimal, exactly as `String(format: "%.1f")`
