@@ -29,7 +29,8 @@ import Testing
         let check = try TruthCheck(truth: truth, store: store)
         #expect(check.problems == [], sourceLocation: sourceLocation)
         #expect(check.minutesCompared == truth.count, sourceLocation: sourceLocation)
-        #expect(try TruthCheck.dailyTotalProblems(truth: truth, store: store) == [], sourceLocation: sourceLocation)
+        let dailyTotals = try TruthCheck.dailyTotalProblems(truth: truth, store: store)
+        #expect(dailyTotals == [], sourceLocation: sourceLocation)
     }
 
     @Test func pairSyncStreamAndSyncAgainStoresEveryRecordedMinuteExactlyOnce() throws {

@@ -61,31 +61,6 @@ import Testing
         #expect(try samples(temporary.store, .stepCount).count == 2)
     }
 
-    /// The band's clock set back 30 s at 10 s into minute 1: minute 1 closed early (partial),
-    /// minute 0 recorded again from its 30th second (partial), then minute 1 again, whole. Every
-    /// record is activity that happened: none may replace another, across batches too, and a
-    /// re-sync of the same records changes nothing.
-    @Test func minutesRecordedTwiceAfterTheClockWasSetBackAreAllKept() throws {
-        let temporary = try TemporaryStore()
-        let writer = try writer(temporary)
-        func partial(_ record: MinuteRecord) -> MinuteRecord {
-            var record = record
-            record.flags.insert(.partial)
-            return record
-        }
-        let first = [record(0, steps: 60), partial(record(1, steps: 10))]
-        let second = [partial(record(0, steps: 20)), record(1, steps: 55), record(2, steps: 40)]
-        _ = try writer.commitHistory(first, cursor: HistoryCursor(historyID: 7, nextSequence: 2))
-        let previous = try #require(try writer.cursor())
-        _ = try writer.commitHistory(second, cursor: HistoryCursor(historyID: 7, nextSequence: 5), previous: previous)
-        let steps = try samples(temporary.store, .stepCount)
-        #expect(steps.map(\.quantity.value).sorted() == [10, 20, 40, 55, 60])
-        #expect(try writer.cursor()?.lastMinute == Self.minute + 120)
-        let again = try writer.commitHistory(second, cursor: HistoryCursor(historyID: 7, nextSequence: 5), previous: previous)
-        #expect(again.inserted == 0 && again.replaced == 0)
-        #expect(try samples(temporary.store, .stepCount).count == 5)
-    }
-
     @Test func historyReplacesTheProvisionalLiveMinute() throws {
         let temporary = try TemporaryStore()
         let writer = try writer(temporary)

@@ -155,11 +155,8 @@ public struct HistorySyncMachine {
         do { try received.verify(complete) } catch { return discard(error) }
         failures = 0
         let announced = received.announced
-        // The latest minute recorded so far, not the last record's: after the band's clock was set
-        // back, its next records repeat minutes already stored (see SampleWriter's repeated minutes).
-        let latest = received.records.lazy.map(\.minuteStart).max()
         var next = HistoryCursor(historyID: announced.historyID, nextSequence: announced.endSequence,
-                                 lastMinute: [latest, cursor?.lastMinute].compactMap { $0 }.max())
+                                 lastMinute: received.records.last?.minuteStart ?? cursor?.lastMinute)
         // A transfer of an older part of the same history (a replay against a store that is
         // further on) stores its records (a no-op if they are there) but never moves the cursor back.
         if let cursor, cursor.historyID == next.historyID, cursor.nextSequence > next.nextSequence { next = cursor }

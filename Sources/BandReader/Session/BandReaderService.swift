@@ -20,6 +20,8 @@ public final class BandReaderService {
     public var timeZone: any LocalTimeRules = SystemTimeZone()
     /// See ``BandSession/setsClock``.
     public var setsClock = true
+    /// See ``BandSession/clockTolerance``.
+    public var clockTolerance: Duration = .seconds(2)
     /// See ``BandSession/historySyncInterval``.
     public var historySyncInterval: Duration? = .seconds(600)
     public var now: () -> Date = Date.init
@@ -115,6 +117,7 @@ public final class BandReaderService {
                                           makeWriter: { [unowned self] device in try writer(for: device) }, report: track)
                 session.timeZone = timeZone
                 session.setsClock = setsClock
+                session.clockTolerance = clockTolerance
                 session.historySyncInterval = historySyncInterval
                 session.now = now
                 let outcome = try session.run(goal())

@@ -78,24 +78,12 @@ public final class SampleWriter {
     @discardableResult
     public func commitHistory(_ records: [MinuteRecord], cursor: HistoryCursor, previous: HistoryCursor? = nil) throws -> StoreWrite {
         var cursor = cursor
-        if cursor.lastMinute == nil {
-            cursor.lastMinute = [records.lazy.map(\.minuteStart).max(), previous?.lastMinute].compactMap { $0 }.max()
-        }
+        if cursor.lastMinute == nil { cursor.lastMinute = records.last?.minuteStart ?? previous?.lastMinute }
         let superseded = try supersededLiveSamples(records, after: previous?.lastMinute)
-        // The sequence number of records[0]: the batch ends just before the cursor.
-        let firstSequence = cursor.nextSequence &- UInt32(truncatingIfNeeded: records.count)
         return try store.write(as: Self.app, durability: .beforeAcknowledgement) { transaction in
             var outcome = StoreWrite()
-            // Repeats are told only in a batch that continues the stored history where it ended
-            // (or starts it): a re-transfer of an older part (a replay against a store that is
-            // further on) is stored as before, under the plain identifiers, and changes nothing.
-            let continues = previous.map { $0.historyID == cursor.historyID && $0.nextSequence == firstSequence } ?? true
-            var latest = continues ? previous?.lastMinute : nil
-            for (index, record) in records.enumerated() {
-                let repeated = continues && (latest.map { record.minuteStart <= $0 } ?? false)
-                let repetition = repeated ? RepeatedMinute(historyID: cursor.historyID, sequence: firstSequence &+ UInt32(index)) : nil
-                for sample in samples(for: record, repetition: repetition) { outcome.count(try transaction.save(sample)) }
-                latest = max(latest ?? record.minuteStart, record.minuteStart)
+            for record in records {
+                for sample in samples(for: record) { outcome.count(try transaction.save(sample)) }
             }
             for id in superseded where try transaction.delete(sampleID: id) { outcome.deleted += 1 }
             try transaction.setAppState(HistoryCursor.key(device: deviceIdentifier), cursor.stored)
@@ -293,32 +281,15 @@ public final class SampleWriter {
         "\(deviceIdentifier)|\(type.identifier)|\(minute)"
     }
 
-    /// A record for a minute the band had already recorded: its clock was set back across a minute
-    /// boundary (the reader corrects a drifted clock), so the band closed the minute in progress
-    /// early and then recorded the same minutes of its new clock again, every one flagged partial.
-    /// Both records hold real activity; stored under the same sync identifier the later would
-    /// replace the earlier and lose it. So a repeated minute is stored as a sample of its own,
-    /// named by its place in the band's history (history ID and sequence number: unique, and
-    /// the same on a re-sync), and statistics add the two partial records up.
-    struct RepeatedMinute {
-        var historyID: UInt32
-        var sequence: UInt32
-    }
-
-    func samples(for record: MinuteRecord, repetition: RepeatedMinute? = nil) -> [QuantitySample] {
+    func samples(for record: MinuteRecord) -> [QuantitySample] {
         let start = Date(timeIntervalSince1970: TimeInterval(record.minuteStart))
         let end = start.addingTimeInterval(60)
         let zone = record.utcOffset.seconds.flatMap { TimeZone(secondsFromGMT: $0) }
-        func identifier(_ type: QuantityType) -> String {
-            let base = syncIdentifier(type, minute: record.minuteStart)
-            guard let repetition else { return base }
-            return base + "|repeat \(String(repetition.historyID, radix: 16)):\(repetition.sequence)"
-        }
         func sample(_ type: QuantityType, _ quantity: Quantity, _ metadata: [String: String] = [:]) -> QuantitySample {
             var metadata = metadata
             metadata[MetadataKey.origin] = "history"
             return QuantitySample(type: type, quantity: quantity, start: start, end: end, timeZone: zone, device: device,
-                                  syncIdentifier: identifier(type),
+                                  syncIdentifier: syncIdentifier(type, minute: record.minuteStart),
                                   syncVersion: Self.historySyncVersion, metadata: metadata)
         }
         var out = [

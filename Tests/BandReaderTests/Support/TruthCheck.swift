@@ -13,21 +13,16 @@ struct TruthCheck {
     var minutesCompared = 0
 
     init(truth: [MinuteRecord], store: HealthStore) throws {
-        // A minute the band recorded twice (its clock was set back across a minute boundary: both
-        // records are flagged partial) is checked against the sum of its records, which is what
-        // the reader stores as one sample per record (SampleWriter.RepeatedMinute).
-        var recordsByMinute: [UInt32: [MinuteRecord]] = [:]
-        for record in truth { recordsByMinute[record.minuteStart, default: []].append(record) }
-        for (minute, records) in recordsByMinute where records.count > 1 && records.filter({ !$0.flags.contains(.partial) }).count > 1 {
-            problems.append("truth has minute \(minute) \(records.count) times, more than one of them whole (not flagged partial)")
-        }
         var byMinute: [UInt32: MinuteRecord] = [:]
-        for record in truth where byMinute[record.minuteStart] == nil { byMinute[record.minuteStart] = record }
+        for record in truth {
+            if byMinute[record.minuteStart] != nil { problems.append("truth has minute \(record.minuteStart) twice") }
+            byMinute[record.minuteStart] = record
+        }
         guard let lastMinute = byMinute.keys.max() else {
             problems.append("the band recorded nothing")
             return
         }
-        minutesCompared = byMinute.count + recordsByMinute.values.reduce(0) { $0 + $1.count - 1 }
+        minutesCompared = byMinute.count
         func stored(_ type: QuantityType) throws -> [UInt32: [QuantitySample]] {
             var out: [UInt32: [QuantitySample]] = [:]
             for sample in try store.samples(HealthQuery(type: type), as: .owner).compactMap(\.quantitySample) {
@@ -43,19 +38,19 @@ struct TruthCheck {
         let energy = try stored(.activeEnergyBurned)
         let heartRate = try stored(.heartRate)
         func check(_ name: String, _ samples: [UInt32: [QuantitySample]], _ expected: (MinuteRecord) -> Double?) {
-            for (minute, records) in recordsByMinute {
+            for (minute, record) in byMinute {
                 let got = samples[minute] ?? []
-                let values = records.compactMap(expected)
-                if values.isEmpty {
+                switch expected(record) {
+                case .some(let value):
+                    if got.count != 1 {
+                        problems.append("\(name) at \(minute): \(got.count) samples, expected 1")
+                    } else if abs(got[0].quantity.value - value) > 1e-6 {
+                        problems.append("\(name) at \(minute): stored \(got[0].quantity.value), band recorded \(value)")
+                    } else if got[0].metadata["bandkit.origin"] != "history" {
+                        problems.append("\(name) at \(minute): still the provisional live value")
+                    }
+                case .none:
                     if !got.isEmpty { problems.append("\(name) at \(minute): stored \(got.map(\.quantity.value)) but the band measured none") }
-                } else if got.count != values.count {
-                    problems.append("\(name) at \(minute): \(got.count) samples, expected \(values.count)")
-                } else if zip(got.map(\.quantity.value).sorted(), values.sorted()).contains(where: { abs($0 - $1) > 1e-6 }) {
-                    let stored = got.count == 1 ? "\(got[0].quantity.value)" : "\(got.map(\.quantity.value).sorted())"
-                    let recorded = values.count == 1 ? "\(values[0])" : "\(values.sorted())"
-                    problems.append("\(name) at \(minute): stored \(stored), band recorded \(recorded)")
-                } else if got.contains(where: { $0.metadata["bandkit.origin"] != "history" }) {
-                    problems.append("\(name) at \(minute): still the provisional live value")
                 }
             }
             for (minute, extra) in samples where byMinute[minute] == nil {
@@ -70,7 +65,7 @@ struct TruthCheck {
         check("distance", distance) { Double($0.distanceDecimetres) / 10 }
         check("energy", energy) { Double($0.energyDecikilocalories) / 10 }
         check("heart rate", heartRate) { $0.heartRate.map { Double($0.average) } }
-        for (minute, record) in byMinute where recordsByMinute[minute]?.count == 1 {
+        for (minute, record) in byMinute {
             guard let summary = record.heartRate, let sample = heartRate[minute]?.first else { continue }
             if sample.metadata["bandkit.hr.min"] != String(summary.minimum) || sample.metadata["bandkit.hr.max"] != String(summary.maximum) {
                 problems.append("heart rate at \(minute): min/max \(sample.metadata["bandkit.hr.min"] ?? "-")/\(sample.metadata["bandkit.hr.max"] ?? "-"), band \(summary.minimum)/\(summary.maximum)")
