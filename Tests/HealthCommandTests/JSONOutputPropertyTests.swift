@@ -24,8 +24,8 @@ import Testing
         mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
     }
 
-    static let values: [Double] = [0, -0.0, 1, 0.1, 1e-200, 5e-324, 1.7e308, .greatestFiniteMagnitude, -1.5, 123.456_789,
-                                   72.5, 1.8, 0.000_01, 1e15 + 0.5, 9_007_199_254_740_993, -2.5e-7]
+    static let values: [Double] = [0, -0.0, 1, 0.1, 1e-200, .leastNonzeroMagnitude, 1.7e308, .greatestFiniteMagnitude, -1.5, 123.456_789,
+                                   72.5, 1.8, 0.000_01, 1e15 + 0.5, 9_007_199_254_740_992, -2.5e-7]
     static let names = ["com.example.app", "bandkit.band", "ünï.çødé", "tab\there", "quote\"back\\slash", "esc\u{1B}[2J", "line\nbreak", "🚲"]
     static let types: [QuantityType] = [.stepCount, .heartRate, .height, .bodyMass, .distanceWalkingRunning]
 
