@@ -3,7 +3,8 @@
 # trace (BandTrace's generator: 8- and 16-bit values, RR intervals, energy, contact flags,
 # fragmented ACL) is replayed into an empty store, and every heart-rate minute stored must be
 # what tshark's own decoding of the same file adds up to: average (rounded half up, as the
-# reader rounds), minimum and maximum of the minute's readings, keyed by the minute the
+# reader rounds), minimum and maximum of the minute's readings with skin contact (or no contact
+# detection), keyed by the minute the
 # record time falls in. Also: a second replay changes nothing. Exit non-zero on any mismatch.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -21,15 +22,19 @@ export TZ=UTC
 
 # tshark's view: per minute of record time, the readings' sum, count, minimum and maximum.
 tshark -r "$work/strap.log" -Y btatt.heart_rate_measurement.flags -T fields -E occurrence=f \
-    -e frame.time_epoch -e btatt.heart_rate_measurement.value.8 -e btatt.heart_rate_measurement.value.16 2>/dev/null \
+    -e frame.time_epoch -e btatt.heart_rate_measurement.value.8 -e btatt.heart_rate_measurement.value.16 \
+    -e btatt.heart_rate_measurement.flags.sensor_contact_status.support \
+    -e btatt.heart_rate_measurement.flags.sensor_contact_status.contact 2>/dev/null \
   | awk -F'\t' '{
         bpm = ($2 != "") ? $2 : $3
-        if (bpm == "" || bpm == 0) next
+        if (bpm == "" || bpm == 0) { next }
+        frames++
+        # A reading whose sensor reports no skin contact is left out of the minute (docs/protocol.md).
+        if (($4 == "1" || $4 == "True") && ($5 == "0" || $5 == "False")) { next }
         minute = int($1 / 60) * 60
         sum[minute] += bpm; count[minute]++
         if (!(minute in lo) || bpm < lo[minute]) lo[minute] = bpm
         if (!(minute in hi) || bpm > hi[minute]) hi[minute] = bpm
-        frames++
     }
     END {
         for (m in sum) printf "%d %d %d %d\n", m, int((sum[m] * 2 + count[m]) / (count[m] * 2)), lo[m], hi[m]
