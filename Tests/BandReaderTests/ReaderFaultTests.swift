@@ -170,6 +170,22 @@ import Testing
         #expect(try store.samples(HealthQuery(type: .heartRate), as: .owner).isEmpty)
     }
 
+    /// A keystore that cannot be written is said to be the keystore (it was reported as
+    /// "health store: keystore …"), and pairing fails without retrying.
+    @Test func aKeystoreThatCannotBeWrittenIsNamedAsTheKeystore() throws {
+        let fixture = try ReaderFixture(ReaderAgainstSimulatedBandTests.configuration(historyDays: 0))
+        // A file where the keystore's directory belongs: saving the key cannot succeed, even as root.
+        #expect(FileManager.default.createFile(atPath: fixture.directory + "/config", contents: Data()))
+        let error = #expect(throws: SessionError.self) { try fixture.service().pair() }
+        guard case .keystore(let why)? = error else {
+            Issue.record("expected a keystore error, got \(String(describing: error))")
+            return
+        }
+        #expect(why.hasPrefix("keystore ") && why.contains(fixture.directory))
+        #expect(!"\(error!)".contains("health store"))
+        #expect(error?.isTransient == false)
+    }
+
     @Test func unpairedBandIsRefusedWithAClearError() throws {
         let fixture = try ReaderFixture(ReaderAgainstSimulatedBandTests.configuration(historyDays: 0))
         #expect(throws: SessionError.notPaired(address: "sim:/harness")) { try fixture.service().sync() }

@@ -66,7 +66,7 @@ public final class BandReaderService {
                                   makeWriter: { _ in throw SessionError.store("pairing writes no samples") }, report: report)
         let device = try session.readDeviceInformationForPairing()
         let band = PairedBand(address: address.keystoreKey, readerID: readerID, key: key.array, device: device, pairedAt: now())
-        do { try keystore.save(band) } catch { throw .store("\(error)") }
+        do { try keystore.save(band) } catch { throw .keystore("\(error)") }
         return band
     }
 
@@ -85,7 +85,7 @@ public final class BandReaderService {
 
     private func runSessions(goal: () -> BandSession.Goal, attempts: Int?, until deadline: ContinuousClock.Instant?) throws(SessionError) -> BandSession.Outcome {
         let pairing: PairedBand?
-        do { pairing = try keystore.band(address.keystoreKey) } catch { throw .store("\(error)") }
+        do { pairing = try keystore.band(address.keystoreKey) } catch { throw .keystore("\(error)") }
         // The store is opened before the band is touched: a bad path fails at once, not after
         // connecting, authenticating and setting the band's clock (issue 11 item 4).
         try openStore()

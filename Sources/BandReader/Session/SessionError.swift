@@ -23,6 +23,8 @@ public enum SessionError: Error, Equatable, Sendable, CustomStringConvertible {
     case historyRejected(HistoryTransferError)
     /// The health store refused a write; nothing was acknowledged to the band.
     case store(String)
+    /// The keystore (the reader's keys for its bands) could not be read or written.
+    case keystore(String)
     /// The link could not be opened.
     case connect(String)
 
@@ -31,7 +33,7 @@ public enum SessionError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .gatt, .controlPointTimeout, .historyRejected, .connect, .controlPointProtocol: true
         case .authenticationRefused(let status): status == .lockedOut
-        case .bandProofMismatch, .notPaired, .notABand, .store: false
+        case .bandProofMismatch, .notPaired, .notABand, .store, .keystore: false
         }
     }
 
@@ -46,6 +48,7 @@ public enum SessionError: Error, Equatable, Sendable, CustomStringConvertible {
         case .controlPointTimeout(let what): return "the band did not answer \(what) in time"
         case .historyRejected(let error): return "history transfer rejected: \(error)"
         case .store(let why): return "health store: \(why)"
+        case .keystore(let why): return why   // KeystoreError already says "keystore PATH …"
         case .connect(let why): return "cannot connect: \(why)"
         }
     }
