@@ -90,10 +90,12 @@ public final class CaptureFileReader<Framer: CapturePacketFramer>: TraceRecordSo
     private struct Stream {
         var framer = Framer()
         var unwrapper = CaptureHCIUnwrapper()
-        var start = 0
-        var end = 0
-        var reachedEnd = false
-        var bytesRead = 0
+        /// The buffer's unconsumed window (``ReadWindow``), under the names the framing loops use.
+        var window = ReadWindow()
+        var start: Int { get { window.start } set { window.start = newValue } }
+        var end: Int { get { window.end } set { window.end = newValue } }
+        var reachedEnd: Bool { window.reachedEnd }
+        var bytesRead: Int { window.bytesRead }
 
         mutating func readFileHeader(buffer: UnsafeMutableRawBufferPointer, fd: Int32, calls: FileSystemCalls) throws(CaptureFileError) {
             while true {
@@ -131,26 +133,12 @@ public final class CaptureFileReader<Framer: CapturePacketFramer>: TraceRecordSo
             }
         }
 
-        /// Moves the unconsumed tail to the front and reads as much as fits after it.
+        /// Refills the window; a read failure is named at the place reading had reached.
         mutating func fill(_ buffer: UnsafeMutableRawBufferPointer, fd: Int32, calls: FileSystemCalls) throws(CaptureFileError) {
-            if start > 0 {
-                let pending = end - start
-                if pending > 0 {
-                    buffer.baseAddress!.copyMemory(from: buffer.baseAddress! + start, byteCount: pending)
-                }
-                start = 0
-                end = pending
-            }
-            switch calls.readRetrying(fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[end...])) {
-            case .success(let n):
-                end += n
-                bytesRead += n
-                reachedEnd = n == 0
-            case .failure(let errno):
-                let place = framer.errorPlace
-                throw CaptureFileError(Framer.format, .system(call: "read", errno: errno.rawValue),
-                                       blockIndex: place.blockIndex, offset: place.offset)
-            }
+            guard let errno = window.refill(buffer, fd: fd, calls: calls) else { return }
+            let place = framer.errorPlace
+            throw CaptureFileError(Framer.format, .system(call: "read", errno: errno),
+                                   blockIndex: place.blockIndex, offset: place.offset)
         }
     }
 }
