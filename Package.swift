@@ -72,6 +72,13 @@ let package = Package(
                            "BandGATTClient", "BandReader", "HealthModel", "HealthStore"],
             swiftSettings: strict),
 
+        // The firmware's own crypto: SHA-256, HMAC-SHA256, HMAC_DRBG in Swift, no heap, no C
+        // (Embedded-Swift-clean: scripts/check-embedded.sh); OpenSSL stays on the host.
+        .target(name: "FirmwareCrypto", path: "firmware-sim/Sources/FirmwareCrypto", swiftSettings: strict),
+        // The UART frame between the firmware on the MCU and the host bridge: one codec for both
+        // sides (Embedded-Swift-clean; docs/protocol.md "UART framing").
+        .target(name: "UARTFraming", path: "firmware-sim/Sources/UARTFraming", swiftSettings: strict),
+
         // The simulated band firmware.
         .target(
             name: "BandFirmware",
@@ -127,6 +134,9 @@ let package = Package(
         .testTarget(name: "HealthCommandTests", dependencies: ["HealthModel", "HealthStore", "HealthTestSupport"]),
         .testTarget(name: "BandFirmwareTests", dependencies: ["BandWire", "BandATT", "BandProtocol", "BandLink", "BandFirmware", "BandTestSupport"],
                     path: "firmware-sim/Tests/BandFirmwareTests"),
+        .testTarget(name: "FirmwareCryptoTests", dependencies: ["FirmwareCrypto", "BandCrypto"],
+                    path: "firmware-sim/Tests/FirmwareCryptoTests"),
+        .testTarget(name: "UARTFramingTests", dependencies: ["UARTFraming"], path: "firmware-sim/Tests/UARTFramingTests"),
         // CSQLite: the power-loss VFS (Support/PowerLossVFS.swift) the durability test runs the store on.
         .testTarget(name: "BandReaderTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandProtocol", "BandReader", "BandFirmware", "BandLink", "HealthStore", "HealthModel", "BandTestSupport", "CSQLite"]),
         .testTarget(name: "BandReplayTests", dependencies: ["BandReplay", "BandGATTServer", "BandTrace", "BandLink", "BandATT", "HealthStore", "BandTestSupport",
