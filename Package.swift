@@ -78,6 +78,11 @@ let package = Package(
         // The UART frame between the firmware on the MCU and the host bridge: one codec for both
         // sides (Embedded-Swift-clean; docs/protocol.md "UART framing").
         .target(name: "UARTFraming", path: "firmware-sim/Sources/UARTFraming", swiftSettings: strict),
+        // The firmware's core for a microcontroller, generic over a Board (QEMU mps2-an386 in
+        // firmware-sim/board/, a scripted board in the tests): UART frames, ATT through the shared
+        // GATT server, link and debug messages. Embedded-Swift-clean.
+        .target(name: "FirmwareBoard", dependencies: ["BandWire", "BandATT", "BandGATTServer", "FirmwareCrypto", "UARTFraming"],
+                path: "firmware-sim/Sources/FirmwareBoard", swiftSettings: strict),
 
         // The simulated band firmware.
         .target(
@@ -137,6 +142,8 @@ let package = Package(
         .testTarget(name: "FirmwareCryptoTests", dependencies: ["FirmwareCrypto", "BandCrypto"],
                     path: "firmware-sim/Tests/FirmwareCryptoTests"),
         .testTarget(name: "UARTFramingTests", dependencies: ["UARTFraming"], path: "firmware-sim/Tests/UARTFramingTests"),
+        .testTarget(name: "FirmwareBoardTests", dependencies: ["FirmwareBoard", "FirmwareCrypto", "UARTFraming"],
+                    path: "firmware-sim/Tests/FirmwareBoardTests"),
         // CSQLite: the power-loss VFS (Support/PowerLossVFS.swift) the durability test runs the store on.
         .testTarget(name: "BandReaderTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandProtocol", "BandReader", "BandFirmware", "BandLink", "HealthStore", "HealthModel", "BandTestSupport", "CSQLite"]),
         .testTarget(name: "BandReplayTests", dependencies: ["BandReplay", "BandGATTServer", "BandTrace", "BandLink", "BandATT", "HealthStore", "BandTestSupport",

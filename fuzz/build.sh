@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 
 # Modules in dependency order. A harness may import any of them.
 MODULES=(SystemRandom BandWire BandATT BandGATT BandGATTServer BandHCI BandLink BandBlueZ BandCrypto BandProtocol BandTrace HealthModel BandFirmware
-         BandGATTClient HealthStore BandReader BandReplay)
+         BandGATTClient HealthStore BandReader BandReplay FirmwareCrypto UARTFraming)
 # C modules (module maps) the Swift modules import, and the libraries they link.
 C_MODULES=(-I Sources/CBlueZ -I Sources/CCrypto -I Sources/CSQLite)
 C_LIBRARIES=(-lbluetooth -lcrypto -lsqlite3)

@@ -24,6 +24,10 @@ public struct UARTFrameDecoder {
 
     public init() { buffer = .init(repeating: 0) }
 
+    /// Bytes held waiting for the rest of a frame. Every byte fed is in exactly one of: a delivered
+    /// frame, ``Counters/discardedBytes``, or this count.
+    public var bufferedByteCount: Int { count }
+
     /// Feeds `bytes`; calls `onFrame(channel, payload)` for each whole, checked frame, in order.
     /// The payload pointer is valid only during the call.
     public mutating func decode(
