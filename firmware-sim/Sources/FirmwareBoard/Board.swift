@@ -11,6 +11,9 @@ public protocol Board {
     /// than real time, as `bandsim --speed` does).
     mutating func uptimeMilliseconds() -> UInt64
 
+    /// CPU cycles since reset (SysTick's count on the MCU): what the on-chip benchmark measures with.
+    mutating func cycleCount() -> UInt64
+
     /// Sends bytes to the host (UART transmit; blocks until they are in the transmit register).
     mutating func transmit(_ bytes: UnsafeRawBufferPointer)
 

@@ -113,6 +113,14 @@ public struct BoardFirmware<B: Board> {
             var result = InlineArray<1, UInt8>(repeating: SelfTest.run())
             var span = result.mutableSpan
             span.withUnsafeMutableBytes { send(.debug, code: LinkMessage.selfTest, UnsafeRawBufferPointer($0)) }
+        case LinkMessage.benchRequest:
+            var results = InlineArray<20, UInt8>(repeating: 0)
+            let cycles = OnChipBench.run(board: &board)
+            for operation in 0..<OnChipBench.operationCount {
+                for byte in 0..<4 { results[operation * 4 + byte] = UInt8(truncatingIfNeeded: cycles[operation] >> UInt32(8 * byte)) }
+            }
+            var span = results.mutableSpan
+            span.withUnsafeMutableBytes { send(.debug, code: LinkMessage.bench, UnsafeRawBufferPointer($0)) }
         case LinkMessage.fault:
             board.provokeFault()
         default:

@@ -97,6 +97,14 @@ struct BoardFirmwareTests {
         #expect(bytes.dropLast().withUnsafeBytes { FirmwareStatus(parsing: $0) } == nil)
     }
 
+    @Test("The bench message times five operations and reports cycles per operation")
+    func bench() {
+        var c = FirmwareConversation()
+        _ = c.takeFrames()
+        let hundred: [UInt8] = [100, 0, 0, 0]
+        c.expectReply(.link, [0x07], [Frame(channel: 3, payload: [0x85] + Array([[UInt8]](repeating: hundred, count: 5).joined()))])
+    }
+
     @Test("The fault message reaches the board's fault hook; unknown link messages are logged")
     func faultAndUnknown() {
         var c = FirmwareConversation()

@@ -13,6 +13,9 @@ struct ScriptedBoard: Board {
     var faults = 0
 
     mutating func uptimeMilliseconds() -> UInt64 { now }
+    /// Advances 6400 cycles per read: each timed operation (64 runs between two reads) averages 100.
+    mutating func cycleCount() -> UInt64 { cycles += 6400; return cycles }
+    var cycles: UInt64 = 0
     mutating func transmit(_ bytes: UnsafeRawBufferPointer) { outbound.append(contentsOf: bytes) }
     mutating func receiveByte() -> UInt8? { inbound.isEmpty ? nil : inbound.removeFirst() }
     mutating func waitForEvent() {}

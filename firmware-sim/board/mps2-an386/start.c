@@ -35,6 +35,13 @@ uint64_t board_uptime_ms(void) {
   do { hi = ticks_high; lo = ticks_low; } while (hi != ticks_high);
   return ((uint64_t)hi << 32) | lo;
 }
+// CPU cycles since reset: the milliseconds SysTick has counted plus the current count-down.
+uint64_t board_cycle_count(void) {
+  uint32_t hi, lo, current;
+  do { hi = ticks_high; lo = ticks_low; current = SYST_CVR; } while (hi != ticks_high || lo != ticks_low);
+  uint64_t ms = ((uint64_t)hi << 32 | lo) / band_ms_per_tick;
+  return ms * (CPU_HZ / 1000u) + (CPU_HZ / 1000u - 1u - current);
+}
 void board_wait_for_event(void) { __asm__ volatile("wfi"); }
 
 // ---- Semihosting (QEMU -semihosting-config enable=on): the exit code a test asserts on ----
