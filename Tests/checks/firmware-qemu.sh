@@ -42,6 +42,7 @@ import random, re, struct, sys, time
 from firmware_uart import ATT, LINK, DEBUG, FirmwareUART, HMACDRBG
 
 work = sys.argv[1]
+started = time.monotonic()
 uart = FirmwareUART(work + "/uart.sock")
 uart.expect(LINK, 0x80)                                       # booted
 
@@ -101,7 +102,7 @@ uart.send(LINK, b"\x7f")                                       # provoke a hard 
 raw = uart.read_until_closed()
 assert b"HARDFAULT pc=0x" in raw, "no fault report on the UART: %r" % raw[-200:]
 report = raw[raw.index(b"HARDFAULT"):].split(b"\r")[0].decode()
-print("firmware-qemu: fault report: %s" % report)
+print("firmware-qemu: fault report: %s (QEMU part %.1f s)" % (report, time.monotonic() - started))
 pc, fault_function = int(re.search(r"pc=0x([0-9a-f]{8})", report).group(1), 16), int(sys.argv[2], 16) & ~1
 assert fault_function <= pc < fault_function + 8, "fault PC %#x is not in board_provoke_fault at %#x" % (pc, fault_function)
 PY
