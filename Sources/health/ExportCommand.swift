@@ -6,7 +6,7 @@ import HealthStore
 /// `health export`: every sample (or one type, one range) as NDJSON (importable) or CSV.
 struct ExportCommand: Command {
     static let configuration = CommandConfiguration(
-        name: "export", abstract: "Export samples as NDJSON (re-importable with 'health import') or CSV.",
+        name: "export", abstract: "Export samples and workouts as NDJSON (re-importable with 'health import') or samples as CSV.",
         options: [
             .option("format", value: "csv|json", help: "Output format (default: json, one object per line)."),
             .option("type", value: "T", repeats: true, help: "Only this type (repeatable; default: all)."),
@@ -30,7 +30,12 @@ struct ExportCommand: Command {
         }
         var types: [SampleType] = []
         for name in arguments.values("type") { types.append(try arguments.sampleType(name)) }
-        self.types = types.isEmpty ? SampleType.all.filter { $0 != .workout } : types
+        if csv && types.contains(.workout) {
+            throw arguments.usageError("--type workout exports as JSON only (CSV has no columns for workouts)")
+        }
+        // Everything by default; CSV, whose columns are a sample's, leaves workouts out.
+        let samplesOnly = csv
+        self.types = types.isEmpty ? SampleType.all.filter { !samplesOnly || $0 != .workout } : types
         zone = arguments.value("tz") == nil ? TimeZone(identifier: "UTC")! : try arguments.timeZone()
         range = try arguments.timeRange(zone: zone, defaultToday: false)
         storePath = arguments.storePath
@@ -41,6 +46,10 @@ struct ExportCommand: Command {
         let output = StandardOutput.shared
         if csv { output.line(SampleFormatting.csvHeader) }
         for type in types {
+            if type == .workout {
+                for workout in try store.workouts(in: range, as: .owner) { output.line(WorkoutFormatting.importLine(workout, zone: zone)) }
+                continue
+            }
             for sample in try store.samples(HealthQuery(type: type, range: range), as: .owner) {
                 output.line(csv ? SampleFormatting.csv(sample, zone: zone) : SampleFormatting.json(sample, zone: zone))
             }
