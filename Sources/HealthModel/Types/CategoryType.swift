@@ -13,5 +13,12 @@ public struct CategoryType: Hashable, Sendable, CustomStringConvertible {
     public static let standHour = CategoryType(identifier: "stand-hour", healthKitName: "AppleStandHour",
                                                valueNames: ["stood", "idle"])
 
-    public static let all: [CategoryType] = [.standHour]
+    /// HealthKit `sleepAnalysis`, values `HKCategoryValueSleepAnalysis` in their raw order:
+    /// inBed = 0, asleepUnspecified (formerly asleep) = 1, awake = 2, asleepCore = 3,
+    /// asleepDeep = 4, asleepREM = 5.
+    public static let sleepAnalysis = CategoryType(identifier: "sleep-analysis", healthKitName: "SleepAnalysis",
+                                                   valueNames: ["in-bed", "asleep-unspecified", "awake", "asleep-core",
+                                                                "asleep-deep", "asleep-rem"])
+
+    public static let all: [CategoryType] = [.standHour, .sleepAnalysis]
 }
