@@ -34,7 +34,7 @@ public final class WriteTransaction {
         self.startAnchor = anchor
     }
 
-    private func nextAnchor() -> Int64 {
+    func nextAnchor() -> Int64 {
         anchor += 1
         return anchor
     }
