@@ -4,7 +4,7 @@
 // Layers flow one way (see docs/architecture.md):
 //   BandWire → BandATT → BandGATT / BandProtocol → BandTrace, BandGATTClient, BandFirmware
 //   HealthModel → HealthStore;  BandReader joins the band side to the store.
-// Only BandBlueZ (CBlueZ), HealthStore (CSQLite) and BandCrypto (CCrypto) link C libraries.
+// Only BandBlueZ (CBlueZ), HealthStore (CSQLite, CPostgres) and BandCrypto (CCrypto) link C libraries.
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -24,6 +24,8 @@ let package = Package(
         .systemLibrary(name: "CBlueZ", path: "Sources/CBlueZ", providers: [.apt(["libbluetooth-dev"])]),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", providers: [.apt(["libssl-dev"])]),
+        // PostgreSQL's client library: the store's second engine (docs/deployment.md).
+        .systemLibrary(name: "CPostgres", path: "Sources/CPostgres", providers: [.apt(["libpq-dev"])]),
 
         // Wire layer: bytes, ATT, characteristics, the band's own protocol.
         .target(name: "BandWire", swiftSettings: strict),
@@ -56,7 +58,7 @@ let package = Package(
 
         // The health store.
         .target(name: "HealthModel", dependencies: ["SystemRandom"], swiftSettings: strict),
-        .target(name: "HealthStore", dependencies: ["CSQLite", "HealthModel"], swiftSettings: strict),
+        .target(name: "HealthStore", dependencies: ["CSQLite", "CPostgres", "HealthModel"], swiftSettings: strict),
 
         // The reader: band sessions, minute aggregation, history sync, keys.
         .target(
