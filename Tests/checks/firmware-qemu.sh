@@ -9,7 +9,10 @@
 #     error responses for a bad handle and a refused write, a CCCD write;
 #   - 64 KB of random garbage (sync bytes included) on the UART, then it still answers, counted
 #     the discarded bytes, and has made no heap allocation since start-up; stack high-water < 20 KB;
-#   - a provoked hard fault is reported on the UART with its PC, and QEMU exits 3 (semihosting).
+#   - a provoked hard fault is reported on the UART with its PC, and QEMU exits 3 (semihosting);
+#   - flash (two 4 KB pages in $work/bandkit-m4.flash through semihosting): the boot count survives
+#     the fault and a QEMU restart (1, then 2); a damaged newest page is counted and the older record
+#     used (boot count 2 again, 1 damaged page), and the image keeps booting.
 # QEMU is always stopped (trap on EXIT), also when a step fails. Exit 0 ok, 1 failure.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -26,13 +29,12 @@ trap cleanup EXIT
 bash "$root/firmware-sim/board/build.sh" "$work/build" >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; exit 1; }
 elf="$work/build/bandkit-m4.elf"
 
-boot() {  # boots the image with UART0 on $work/uart.sock; QEMU's exit code lands in $work/qemu.rc
-  rm -f "$work/uart.sock" "$work/qemu.rc"
-  ( set +e; timeout 120 qemu-system-arm -M mps2-an386 -nographic -monitor none \
+boot() {  # boots the image with UART0 on $work/uart.sock and flash in $work/bandkit-m4.flash
+  rm -f "$work/uart.sock"
+  (cd "$work" && exec timeout 120 qemu-system-arm -M mps2-an386 -nographic -monitor none \
       -chardev socket,id=uart,path="$work/uart.sock",server=on,wait=on -serial chardev:uart \
-      -semihosting-config enable=on,target=native -kernel "$elf" >"$work/qemu.log" 2>&1
-    echo $? >"$work/qemu.rc" ) &
-  qemu_pid=$!
+      -semihosting-config enable=on,target=native -kernel "$elf" >>"$work/qemu.log" 2>&1) &
+  qemu_pid=$!   # timeout's PID (exec): it passes a TERM on to QEMU
 }
 
 boot
@@ -45,6 +47,7 @@ work = sys.argv[1]
 started = time.monotonic()
 uart = FirmwareUART(work + "/uart.sock")
 uart.expect(LINK, 0x80)                                       # booted
+assert uart.expect(DEBUG, 0x86)[1:] == struct.pack("<II", 1, 0), "first boot: boot count 1, no damage"
 
 uart.send(LINK, b"\x06")
 result = uart.expect(DEBUG, 0x83)
@@ -106,7 +109,26 @@ print("firmware-qemu: fault report: %s (QEMU part %.1f s)" % (report, time.monot
 pc, fault_function = int(re.search(r"pc=0x([0-9a-f]{8})", report).group(1), 16), int(sys.argv[2], 16) & ~1
 assert fault_function <= pc < fault_function + 8, "fault PC %#x is not in board_provoke_fault at %#x" % (pc, fault_function)
 PY
-for _ in $(seq 100); do [[ -f "$work/qemu.rc" ]] && break; sleep 0.1; done
-rc="$(cat "$work/qemu.rc" 2>/dev/null || echo none)"
+rc=0; wait "$qemu_pid" || rc=$?; qemu_pid=""
 [[ "$rc" == 3 ]] || { echo "firmware-qemu: QEMU exit code $rc after the fault (want 3, the hard-fault handler's)" >&2; cat "$work/qemu.log" >&2; exit 1; }
+next_boot() {  # boots again on the same flash file; prints the flash report (boot count, damaged pages)
+  boot
+  PYTHONPATH="$root/Tests/checks/support" python3 - "$work" <<'PY'
+import struct, sys
+from firmware_uart import LINK, DEBUG, FirmwareUART
+uart = FirmwareUART(sys.argv[1] + "/uart.sock")
+uart.expect(LINK, 0x80)
+print("%d %d" % struct.unpack("<II", uart.expect(DEBUG, 0x86)[1:]))
+PY
+  kill "$qemu_pid" 2>/dev/null || true; wait "$qemu_pid" 2>/dev/null || true; qemu_pid=""
+}
+report="$(next_boot)"
+[[ "$report" == "2 0" ]] || { echo "firmware-qemu: after a fault and a QEMU restart the flash report is '$report' (want boot count 2, 0 damaged)" >&2; exit 1; }
+# Damage the newest record (boot 2, page 1 at offset 4096): one byte of its sequence number.
+python3 -c 'import sys; f = open(sys.argv[1], "r+b"); f.seek(4096 + 5); b = f.read(1); f.seek(4096 + 5); f.write(bytes([b[0] ^ 0x40]))' "$work/bandkit-m4.flash"
+report="$(next_boot)"
+[[ "$report" == "2 1" ]] || { echo "firmware-qemu: with the newest flash page damaged the report is '$report' (want boot count 2 from the older page, 1 damaged)" >&2; exit 1; }
+report="$(next_boot)"
+[[ "$report" == "3 0" ]] || { echo "firmware-qemu: after recovery the report is '$report' (want boot count 3, 0 damaged)" >&2; exit 1; }
+echo "firmware-qemu: flash: boot counts 1, 2, 2 (damaged page recovered), 3"
 echo "firmware-qemu: ok"

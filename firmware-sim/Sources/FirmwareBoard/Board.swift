@@ -4,8 +4,7 @@
 /// scripted board of the host tests (FirmwareBoardTests).
 ///
 /// Logging is not a board call: the core frames its `StaticString` log lines onto the debug
-/// channel itself (``BoardFirmware/log(_:)``). Flash pages are not part of it yet
-/// (docs/firmware.md, "What is left").
+/// channel itself (``BoardFirmware/log(_:)``).
 public protocol Board {
     /// Band time since reset in milliseconds, monotonic (SysTick on the MCU; it may run faster
     /// than real time, as `bandsim --speed` does).
@@ -32,4 +31,19 @@ public protocol Board {
 
     /// Provokes a hard fault (the fault handler's test). Never returns on the MCU.
     mutating func provokeFault()
+
+    // Flash, with a real chip's semantics: pages of ``flashPageSize`` bytes, an erase sets a whole
+    // page to 0xFF, programming can only clear bits (the result is old AND new). On the MCU the
+    // pages live in a host file through semihosting, so they survive a reset and a QEMU restart.
+
+    /// Bytes per page.
+    var flashPageSize: Int { get }
+    /// Pages the firmware may use.
+    var flashPageCount: Int { get }
+    /// Copies `output.count` bytes from `page` at `offset`.
+    mutating func flashRead(page: Int, offset: Int, into output: UnsafeMutableRawBufferPointer)
+    /// Sets every byte of `page` to 0xFF.
+    mutating func flashErase(page: Int)
+    /// Programs `bytes` into `page` at `offset` (old AND new).
+    mutating func flashProgram(page: Int, offset: Int, _ bytes: UnsafeRawBufferPointer)
 }

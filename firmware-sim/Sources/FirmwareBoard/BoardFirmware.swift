@@ -19,6 +19,9 @@ public struct BoardFirmware<B: Board> {
     private var drbg: HMACDRBG?
     private var attPDUs: UInt32 = 0
     private var allocationsAtStartUp: UInt32 = 0
+    /// This boot's record in flash and what recovering it found (reported by message 0x86).
+    public private(set) var bootRecord = BootRecord(sequence: 0, bootCount: 0)
+    public private(set) var bootDamagedPages: UInt32 = 0
     /// A status request seen while the decoder is out of `self` (during ``poll()``): answered once
     /// the byte is decoded, so the counters it reports include the request's own frame.
     private var statusRequested = false
@@ -31,8 +34,18 @@ public struct BoardFirmware<B: Board> {
     /// Announces the firmware to the host and takes the allocation baseline: from here on the
     /// allocation counter must not move.
     public mutating func start() {
+        let boot = BootRecord.boot(on: &board)
+        bootRecord = boot.record
+        bootDamagedPages = boot.recovery.damagedPages
         allocationsAtStartUp = board.heapAllocationCount()
         send(.link, code: LinkMessage.booted)
+        sendFlashReport()
+    }
+
+    /// Message 0x86: boot count (4 bytes LE), damaged pages found at boot (4 bytes LE).
+    private mutating func sendFlashReport() {
+        var body: (UInt32, UInt32) = (bootRecord.bootCount.littleEndian, bootDamagedPages.littleEndian)
+        withUnsafeBytes(of: &body) { send(.debug, code: LinkMessage.flashReport, $0) }
     }
 
     /// The MCU's main loop.
@@ -113,6 +126,8 @@ public struct BoardFirmware<B: Board> {
             var result = InlineArray<1, UInt8>(repeating: SelfTest.run())
             var span = result.mutableSpan
             span.withUnsafeMutableBytes { send(.debug, code: LinkMessage.selfTest, UnsafeRawBufferPointer($0)) }
+        case LinkMessage.flashReportRequest:
+            sendFlashReport()
         case LinkMessage.benchRequest:
             var results = InlineArray<20, UInt8>(repeating: 0)
             let cycles = OnChipBench.run(board: &board)

@@ -11,12 +11,14 @@
 /// | 0x05 random? | link | host → fw | 1 byte n (1…64): answered by 0x82 with n DRBG bytes |
 /// | 0x06 self-test? | link | host → fw | — : answered by 0x83 |
 /// | 0x07 bench? | link | host → fw | — : answered by 0x85 |
+/// | 0x08 flash report? | link | host → fw | — : answered by 0x86 |
 /// | 0x7F fault | link | host → fw | — : provokes a hard fault (the handler's test) |
 /// | 0x80 booted | link | fw → host | — : sent once after start-up |
 /// | 0x81 status | debug | fw → host | ``FirmwareStatus`` (40 bytes, little-endian) |
 /// | 0x82 random | debug | fw → host | the bytes; or 1 byte 0xFF when unseeded / refused |
 /// | 0x83 self-test | debug | fw → host | 1 byte: bit 0 SHA-256, bit 1 HMAC, bit 2 DRBG passed |
 /// | 0x84 log | debug | fw → host | the text of a `StaticString` log line |
+/// | 0x86 flash report | debug | fw → host | boot count (4 LE), damaged flash pages found at boot (4 LE); also sent after 0x80 |
 /// | 0x85 bench | debug | fw → host | ``OnChipBench`` results: 5 × UInt32 LE, CPU cycles per operation |
 public enum LinkMessage {
     public static let seed: UInt8 = 0x01
@@ -26,6 +28,7 @@ public enum LinkMessage {
     public static let randomRequest: UInt8 = 0x05
     public static let selfTestRequest: UInt8 = 0x06
     public static let benchRequest: UInt8 = 0x07
+    public static let flashReportRequest: UInt8 = 0x08
     public static let fault: UInt8 = 0x7F
     public static let booted: UInt8 = 0x80
     public static let status: UInt8 = 0x81
@@ -33,6 +36,7 @@ public enum LinkMessage {
     public static let selfTest: UInt8 = 0x83
     public static let log: UInt8 = 0x84
     public static let bench: UInt8 = 0x85
+    public static let flashReport: UInt8 = 0x86
 
     public static let seedByteCount = 48
     public static let maximumRandomRequest = 64

@@ -22,6 +22,20 @@ struct ScriptedBoard: Board {
     mutating func heapAllocationCount() -> UInt32 { allocations }
     mutating func stackHighWaterBytes() -> UInt32 { 1234 }
     mutating func provokeFault() { faults += 1 }
+
+    /// Two 4 KB pages with a chip's semantics (erase → 0xFF, program → old AND new).
+    var flash = [UInt8](repeating: 0xFF, count: 2 * 4096)
+    var flashPageSize: Int { 4096 }
+    var flashPageCount: Int { 2 }
+    mutating func flashRead(page: Int, offset: Int, into output: UnsafeMutableRawBufferPointer) {
+        for index in 0..<output.count { output[index] = flash[page * 4096 + offset + index] }
+    }
+    mutating func flashErase(page: Int) {
+        for index in 0..<4096 { flash[page * 4096 + index] = 0xFF }
+    }
+    mutating func flashProgram(page: Int, offset: Int, _ bytes: UnsafeRawBufferPointer) {
+        for index in 0..<bytes.count { flash[page * 4096 + offset + index] &= bytes[index] }
+    }
 }
 
 struct Frame: Equatable, CustomStringConvertible {
@@ -41,7 +55,10 @@ struct FirmwareConversation {
     var firmware = BoardFirmware(board: ScriptedBoard())
     private var hostDecoder = UARTFrameDecoder()
 
-    init() { firmware.start() }
+    init(flash: [UInt8]? = nil) {
+        if let flash { firmware.board.flash = flash }
+        firmware.start()
+    }
 
     /// Sends one frame, polls the firmware, returns the frames it sent back.
     mutating func send(_ channel: UARTChannel, _ payload: [UInt8]) -> [Frame] {

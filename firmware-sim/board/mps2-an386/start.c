@@ -48,6 +48,57 @@ void board_wait_for_event(void) { __asm__ volatile("wfi"); }
 static int semihost(int op, void *arg) { register int r0 __asm__("r0") = op; register void *r1 __asm__("r1") = arg; __asm__ volatile("bkpt 0xab" : "+r"(r0) : "r"(r1) : "memory"); return r0; }
 void semihost_exit(int32_t code) { uint32_t block[2] = {0x20026, (uint32_t)code}; semihost(0x20, block); for (;;) {} }
 
+// ---- Flash: FLASH_PAGES pages of 4 KB (an nRF52's page) in the host file "bandkit-m4.flash" in
+//      QEMU's working directory, through semihosting; erase = 0xFF, program = old AND new ----
+#define FLASH_PAGE_SIZE 4096u
+#define FLASH_PAGES 2u
+static const char flash_name[] = "bandkit-m4.flash";
+static int flash_handle = -2;   // -2: not opened yet; -1: no file (reads see erased pages, writes are lost)
+static uint8_t flash_chunk[256];
+static int sh_call(int op, uint32_t a, uint32_t b, uint32_t c) { uint32_t block[3] = {a, b, c}; return semihost(op, block); }
+static void flash_open(void) {
+  if (flash_handle != -2) return;
+  flash_handle = sh_call(0x01, (uint32_t)flash_name, 3 /* "r+b" */, sizeof flash_name - 1);
+  if (flash_handle >= 0 && semihost(0x0C, (uint32_t[]){(uint32_t)flash_handle}) >= (int)(FLASH_PAGE_SIZE * FLASH_PAGES)) return;
+  if (flash_handle < 0) flash_handle = sh_call(0x01, (uint32_t)flash_name, 7 /* "w+b" */, sizeof flash_name - 1);
+  if (flash_handle < 0) return;
+  for (uint32_t i = 0; i < sizeof flash_chunk; i++) flash_chunk[i] = 0xFF;   // a new or short file: all erased
+  sh_call(0x0A, (uint32_t)flash_handle, 0, 0);
+  for (uint32_t n = 0; n < FLASH_PAGE_SIZE * FLASH_PAGES; n += sizeof flash_chunk) sh_call(0x05, (uint32_t)flash_handle, (uint32_t)flash_chunk, sizeof flash_chunk);
+}
+static int flash_range_ok(uint32_t page, uint32_t offset, uint32_t count) {
+  return page < FLASH_PAGES && offset <= FLASH_PAGE_SIZE && count <= FLASH_PAGE_SIZE - offset;
+}
+uint32_t board_flash_page_size(void) { return FLASH_PAGE_SIZE; }
+uint32_t board_flash_page_count(void) { return FLASH_PAGES; }
+void board_flash_read(uint32_t page, uint32_t offset, uint8_t *out, uint32_t count) {
+  flash_open();
+  for (uint32_t i = 0; i < count; i++) out[i] = 0xFF;
+  if (flash_handle < 0 || !flash_range_ok(page, offset, count)) return;
+  sh_call(0x0A, (uint32_t)flash_handle, page * FLASH_PAGE_SIZE + offset, 0);
+  sh_call(0x06, (uint32_t)flash_handle, (uint32_t)out, count);
+}
+void board_flash_erase(uint32_t page) {
+  flash_open();
+  if (flash_handle < 0 || page >= FLASH_PAGES) return;
+  for (uint32_t i = 0; i < sizeof flash_chunk; i++) flash_chunk[i] = 0xFF;
+  sh_call(0x0A, (uint32_t)flash_handle, page * FLASH_PAGE_SIZE, 0);
+  for (uint32_t n = 0; n < FLASH_PAGE_SIZE; n += sizeof flash_chunk) sh_call(0x05, (uint32_t)flash_handle, (uint32_t)flash_chunk, sizeof flash_chunk);
+}
+void board_flash_program(uint32_t page, uint32_t offset, const uint8_t *bytes, uint32_t count) {
+  flash_open();
+  if (flash_handle < 0 || !flash_range_ok(page, offset, count)) return;
+  for (uint32_t done = 0; done < count; done += sizeof flash_chunk) {
+    uint32_t n = count - done < sizeof flash_chunk ? count - done : sizeof flash_chunk;
+    uint32_t at = page * FLASH_PAGE_SIZE + offset + done;
+    sh_call(0x0A, (uint32_t)flash_handle, at, 0);
+    sh_call(0x06, (uint32_t)flash_handle, (uint32_t)flash_chunk, n);
+    for (uint32_t i = 0; i < n; i++) flash_chunk[i] &= bytes[done + i];   // programming only clears bits
+    sh_call(0x0A, (uint32_t)flash_handle, at, 0);
+    sh_call(0x05, (uint32_t)flash_handle, (uint32_t)flash_chunk, n);
+  }
+}
+
 // ---- Hard fault: "HARDFAULT pc=0x… lr=0x…" on the UART, outside any frame, then exit code 3 ----
 static void put_text(const char *s) { while (*s) board_uart_write((uint8_t)*s++); }
 static void put_hex(uint32_t v) { for (int i = 28; i >= 0; i -= 4) { uint32_t d = (v >> i) & 0xF; board_uart_write((uint8_t)(d < 10 ? '0' + d : 'a' + d - 10)); } }
