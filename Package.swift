@@ -37,7 +37,7 @@ let package = Package(
         .target(name: "BandHCI", dependencies: ["BandWire"], swiftSettings: strict),
         .target(name: "BandGATT", dependencies: ["BandWire", "BandATT"], swiftSettings: strict),
         .target(name: "BandCrypto", dependencies: ["CCrypto", "SystemRandom"], swiftSettings: strict),
-        .target(name: "BandProtocol", dependencies: ["BandWire", "BandATT", "BandCrypto"], swiftSettings: strict),
+        .target(name: "BandProtocol", dependencies: ["BandWire", "BandATT", "FirmwareCrypto"], swiftSettings: strict),
         // The one ATT server, generic over an attribute source (the firmware's static table, a
         // replay's reconstructed one). Embedded-Swift-clean: scripts/check-embedded.sh.
         .target(name: "BandGATTServer", dependencies: ["BandWire", "BandATT"], swiftSettings: strict),

@@ -20,7 +20,8 @@ import BandWire
 public struct BootRecord: Equatable {
     public static let byteCount = 16
     static let magic: UInt32 = 0x3142_4B42   // "BKB1" little-endian
-    public static let pages = 0...1
+    /// The two pages it alternates between.
+    public static let pageCount = 2
 
     public var sequence: UInt32
     public var bootCount: UInt32
@@ -71,7 +72,7 @@ public struct BootRecord: Equatable {
     public static func recover<B: Board>(from board: inout B) -> Recovery {
         var recovery = Recovery(newest: nil, page: 0, damagedPages: 0)
         var bytes: (UInt64, UInt64) = (0, 0)   // 16 bytes
-        for page in pages {
+        for page in 0..<pageCount {
             let parsed = withUnsafeMutableBytes(of: &bytes) { raw in
                 board.flashRead(page: page, offset: 0, into: raw)
                 return parse(UnsafeRawBufferPointer(raw))
@@ -82,7 +83,7 @@ public struct BootRecord: Equatable {
             case .damaged:
                 recovery.damagedPages += 1
             case .record(let record):
-                if recovery.newest.map({ record.sequence > $0.sequence }) ?? true {
+                if recovery.newest == nil || record.sequence > recovery.newest!.sequence {
                     recovery.newest = record
                     recovery.page = page
                 }
