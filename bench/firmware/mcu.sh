@@ -46,17 +46,43 @@ print("| **image** | %d | %d | **%d** (%.1f KB) | **%d** |" % (total["text"], to
       (total["text"] + total["rodata"] + total["data"]) / 1024, total["data"] + total["bss"]))
 PY
 
+# The deepest stack frames: each function's `sub sp, #N` in the image, named by the symbol it is in.
+python3 - "$elf" <<'PY'
+import re, subprocess, sys
+elf = sys.argv[1]
+symbols = []
+for line in subprocess.run(["llvm-nm", "-n", elf], capture_output=True, text=True, check=True).stdout.splitlines():
+    parts = line.split()
+    if len(parts) == 3 and parts[1] in "tTwW" and not re.match(r"^(\$[tda](\.|$)|OUTLINED|\.L)", parts[2]):
+        symbols.append((int(parts[0], 16), parts[2]))
+disassembly = subprocess.run(["llvm-objdump", "-d", "--no-show-raw-insn", elf], capture_output=True, text=True, check=True).stdout
+frames = {}
+for match in re.finditer(r"^\s*([0-9a-f]+):\s+sub(?:\.w|w)?\s+sp, (?:sp, )?#(\d+)", disassembly, re.M):
+    address, size = int(match.group(1), 16), int(match.group(2))
+    owner = max((s for s in symbols if s[0] <= address), default=(0, "?"), key=lambda s: s[0])[1]
+    frames[owner] = max(frames.get(owner, 0), size)
+top = sorted(frames.items(), key=lambda item: -item[1])[:8]
+names = subprocess.run(["swift", "demangle", "--simplified"], input="\n".join(n for n, _ in top),
+                       capture_output=True, text=True).stdout.splitlines()
+print()
+print("| deepest stack frames (bytes) | function |")
+print("|---:|---|")
+for (_, size), name in zip(top, names):
+    print("| %d | `%s` |" % (size, name[:120]))
+PY
+
 rm -f "$work/uart.sock"
 # -icount shift=5: every instruction advances the virtual clock 32 ns; SysTick counts 25 MHz cycles (40 ns).
-( timeout 120 qemu-system-arm -M mps2-an386 -nographic -monitor none -icount shift=5 \
+( cd "$work" && exec timeout 120 qemu-system-arm -M mps2-an386 -nographic -monitor none -icount shift=5 \
     -chardev socket,id=uart,path="$work/uart.sock",server=on,wait=on -serial chardev:uart \
-    -semihosting-config enable=on,target=native -kernel "$elf" >"$work/qemu.log" 2>&1 || true ) &
+    -semihosting-config enable=on,target=native -kernel "$elf" >"$work/qemu.log" 2>&1 ) &
 qemu_pid=$!
 PYTHONPATH="$root/Tests/checks/support" python3 - "$work" <<'PY'
 import struct, sys
 from firmware_uart import ATT, LINK, DEBUG, FirmwareUART
 uart = FirmwareUART(sys.argv[1] + "/uart.sock", timeout=60)
 uart.expect(LINK, 0x80)
+uart.expect(DEBUG, 0x86)
 uart.send(LINK, b"\x06"); uart.expect(DEBUG, 0x83)
 uart.send(LINK, b"\x01" + bytes(range(48)))
 for request in ("020002", "100100ffff0028", "080100ffff0328", "0a0300", "120c000100"):
