@@ -7,6 +7,7 @@
 #   - seeded by the host, its HMAC_DRBG gives exactly the bytes SP 800-90A predicts;
 #   - an ATT conversation through the shared GATT server: MTU exchange, discovery, reads, the
 #     error responses for a bad handle and a refused write, a CCCD write;
+#   - the band clock runs 1000x faster than real time on request (link message 0x09);
 #   - 64 KB of random garbage (sync bytes included) on the UART, then it still answers, counted
 #     the discarded bytes, and has made no heap allocation since start-up; stack high-water < 20 KB;
 #   - a provoked hard fault is reported on the UART with its PC, and QEMU exits 3 (semihosting);
@@ -85,6 +86,19 @@ exchange("12 0c00 0100", "13")
 exchange("0a 0c00", "0b 0100")
 exchange("3f", "01 3f 0000 06")                               # unknown request: Request Not Supported
 
+# The band clock runs faster on request: at 1000x, 0.3 s of real time is minutes of band time.
+def uptime():
+    uart.send(LINK, b"\x04")
+    return struct.unpack("<Q", uart.expect(DEBUG, 0x81)[1:9])[0]
+before, real_before = uptime(), time.monotonic()
+uart.send(LINK, b"\x09" + struct.pack("<H", 1000))
+time.sleep(0.3)
+after, real_after = uptime(), time.monotonic()
+real_ms = (real_after - real_before) * 1000
+assert 50 * real_ms <= after - before <= 1100 * real_ms, \
+    "band clock advanced %d ms in %.0f ms of real time at speed 1000" % (after - before, real_ms)
+uart.send(LINK, b"\x09\x01\x00")
+
 # Garbage: random bytes, a quarter of them sync bytes, then zeros to flush any false header.
 garbage = bytes(0xA5 if rng.random() < 0.25 else rng.randrange(256) for _ in range(65536))
 uart.send_raw(garbage + bytes(600))
@@ -96,6 +110,7 @@ print("firmware-qemu: uptime %d ms, %d frames, %d bytes discarded (%d header / %
       "%d heap allocations (%d after start-up), stack high-water %d B"
       % (uptime, frames, discarded, header_failures, crc_failures, att_pdus, allocations, allocations_after_start, stack_high_water))
 assert att_pdus == 13, att_pdus
+assert frames == 25, "%d frames (want 25, the check's own: none conjured from the garbage)" % frames
 assert discarded >= 60000, "only %d garbage bytes counted" % discarded
 assert allocations_after_start == 0, "%d heap allocations after start-up" % allocations_after_start
 assert 0 < stack_high_water < 20 * 1024, "stack high-water %d B of the 20 KB stack" % stack_high_water

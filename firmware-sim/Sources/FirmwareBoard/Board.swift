@@ -10,6 +10,9 @@ public protocol Board {
     /// than real time, as `bandsim --speed` does).
     mutating func uptimeMilliseconds() -> UInt64
 
+    /// Band time from now on runs `factor` times faster than real time (1…``LinkMessage/maximumSpeed``).
+    mutating func setBandSpeed(_ factor: UInt32)
+
     /// CPU cycles since reset (SysTick's count on the MCU): what the on-chip benchmark measures with.
     mutating func cycleCount() -> UInt64
 

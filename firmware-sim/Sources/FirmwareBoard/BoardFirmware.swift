@@ -126,6 +126,10 @@ public struct BoardFirmware<B: Board> {
             var result = InlineArray<1, UInt8>(repeating: SelfTest.run())
             var span = result.mutableSpan
             span.withUnsafeMutableBytes { send(.debug, code: LinkMessage.selfTest, UnsafeRawBufferPointer($0)) }
+        case LinkMessage.speed:
+            let factor = body.count == 2 ? UInt32(body[0]) | UInt32(body[1]) << 8 : 0
+            guard factor >= 1, factor <= LinkMessage.maximumSpeed else { return log("speed: not 1...3600") }
+            board.setBandSpeed(factor)
         case LinkMessage.flashReportRequest:
             sendFlashReport()
         case LinkMessage.benchRequest:

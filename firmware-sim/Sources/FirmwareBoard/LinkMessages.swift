@@ -12,6 +12,7 @@
 /// | 0x06 self-test? | link | host → fw | — : answered by 0x83 |
 /// | 0x07 bench? | link | host → fw | — : answered by 0x85 |
 /// | 0x08 flash report? | link | host → fw | — : answered by 0x86 |
+/// | 0x09 speed | link | host → fw | 2 bytes LE: band seconds per real second, 1…3600; other values logged and ignored |
 /// | 0x7F fault | link | host → fw | — : provokes a hard fault (the handler's test) |
 /// | 0x80 booted | link | fw → host | — : sent once after start-up |
 /// | 0x81 status | debug | fw → host | ``FirmwareStatus`` (40 bytes, little-endian) |
@@ -29,6 +30,7 @@ public enum LinkMessage {
     public static let selfTestRequest: UInt8 = 0x06
     public static let benchRequest: UInt8 = 0x07
     public static let flashReportRequest: UInt8 = 0x08
+    public static let speed: UInt8 = 0x09
     public static let fault: UInt8 = 0x7F
     public static let booted: UInt8 = 0x80
     public static let status: UInt8 = 0x81
@@ -40,6 +42,8 @@ public enum LinkMessage {
 
     public static let seedByteCount = 48
     public static let maximumRandomRequest = 64
+    /// The fastest band clock a host may ask for: an hour per second.
+    public static let maximumSpeed: UInt32 = 3600
 }
 
 /// The firmware's counters as the 0x81 status message carries them (all little-endian).

@@ -105,6 +105,21 @@ struct BoardFirmwareTests {
         c.expectReply(.link, [0x07], [Frame(channel: 3, payload: [0x85] + Array([[UInt8]](repeating: hundred, count: 5).joined()))])
     }
 
+    @Test("The speed message sets the band clock's factor; 0, over 3600 or a wrong length is logged and ignored")
+    func speed() {
+        var c = FirmwareConversation()
+        _ = c.takeFrames()
+        c.expectReply(.link, [0x09, 0x10, 0x0E], [])   // 3600
+        #expect(c.firmware.board.speed == 3600)
+        let refused = Frame(channel: 3, payload: [0x84] + Array("speed: not 1...3600".utf8))
+        for body: [UInt8] in [[0x11, 0x0E], [0, 0], [60], [60, 0, 0]] {
+            c.expectReply(.link, [0x09] + body, [refused])
+        }
+        #expect(c.firmware.board.speed == 3600)
+        c.expectReply(.link, [0x09, 1, 0], [])
+        #expect(c.firmware.board.speed == 1)
+    }
+
     @Test("The fault message reaches the board's fault hook; unknown link messages are logged")
     func faultAndUnknown() {
         var c = FirmwareConversation()

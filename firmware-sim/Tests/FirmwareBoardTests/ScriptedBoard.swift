@@ -13,6 +13,8 @@ struct ScriptedBoard: Board {
     var faults = 0
 
     mutating func uptimeMilliseconds() -> UInt64 { now }
+    var speed: UInt32 = 1
+    mutating func setBandSpeed(_ factor: UInt32) { speed = factor }
     /// Advances 6400 cycles per read: each timed operation (64 runs between two reads) averages 100.
     mutating func cycleCount() -> UInt64 { cycles += 6400; return cycles }
     var cycles: UInt64 = 0

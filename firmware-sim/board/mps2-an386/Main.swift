@@ -6,6 +6,7 @@ import FirmwareBoard
 @_silgen_name("board_uart_read") func board_uart_read() -> Int32
 @_silgen_name("board_uptime_ms") func board_uptime_ms() -> UInt64
 @_silgen_name("board_cycle_count") func board_cycle_count() -> UInt64
+@_silgen_name("board_set_band_speed") func board_set_band_speed(_ millisecondsPerTick: UInt32)
 @_silgen_name("board_wait_for_event") func board_wait_for_event()
 @_silgen_name("board_stack_high_water") func board_stack_high_water() -> UInt32
 @_silgen_name("board_provoke_fault") func board_provoke_fault()
@@ -19,6 +20,7 @@ import FirmwareBoard
 struct MPS2Board: Board {
     mutating func uptimeMilliseconds() -> UInt64 { board_uptime_ms() }
     mutating func cycleCount() -> UInt64 { board_cycle_count() }
+    mutating func setBandSpeed(_ factor: UInt32) { board_set_band_speed(factor) }
     mutating func transmit(_ bytes: UnsafeRawBufferPointer) { for byte in bytes { board_uart_write(byte) } }
     mutating func receiveByte() -> UInt8? {
         let byte = board_uart_read()

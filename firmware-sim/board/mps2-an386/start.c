@@ -26,21 +26,28 @@ void board_uart_write(uint8_t c) { while (UART0_STATE & 1u) {} UART0_DATA = c; }
 int32_t board_uart_read(void) { return (UART0_STATE & 2u) ? (int32_t)(UART0_DATA & 0xFFu) : -1; }
 void uart0_rx_handler(void) { UART0_INTSTATUS = 2u; }   // wakes the WFI; the main loop reads DATA
 
-// ---- Clock: SysTick every 1/1000 s of CPU time; each tick is `band_ms_per_tick` ms of band time ----
-static volatile uint32_t ticks_low, ticks_high;
-uint32_t band_ms_per_tick = 1;   // > 1: band time runs faster than real time (bandsim's --speed)
-void systick_handler(void) { uint32_t t = ticks_low + band_ms_per_tick; if (t < ticks_low) ticks_high++; ticks_low = t; }
+// ---- Clock: SysTick every 1/1000 s of CPU time (25,000 cycles); each tick adds `band_ms_per_tick`
+//      ms of band time, so the band's clock can run faster than real time (bandsim's --speed) ----
+static volatile uint32_t ticks_low, ticks_high;   // band milliseconds
+static volatile uint64_t systicks;                 // SysTick interrupts: real milliseconds of CPU time
+static volatile uint32_t band_ms_per_tick = 1;
+void systick_handler(void) {
+  uint32_t t = ticks_low + band_ms_per_tick;
+  if (t < ticks_low) ticks_high++;
+  ticks_low = t;
+  systicks++;
+}
 uint64_t board_uptime_ms(void) {
   uint32_t hi, lo;
   do { hi = ticks_high; lo = ticks_low; } while (hi != ticks_high);
   return ((uint64_t)hi << 32) | lo;
 }
-// CPU cycles since reset: the milliseconds SysTick has counted plus the current count-down.
+void board_set_band_speed(uint32_t ms_per_tick) { band_ms_per_tick = ms_per_tick; }
+// CPU cycles since reset: the SysTick interrupts counted plus the current count-down.
 uint64_t board_cycle_count(void) {
-  uint32_t hi, lo, current;
-  do { hi = ticks_high; lo = ticks_low; current = SYST_CVR; } while (hi != ticks_high || lo != ticks_low);
-  uint64_t ms = ((uint64_t)hi << 32 | lo) / band_ms_per_tick;
-  return ms * (CPU_HZ / 1000u) + (CPU_HZ / 1000u - 1u - current);
+  uint64_t ticks; uint32_t current;
+  do { ticks = systicks; current = SYST_CVR; } while (ticks != systicks);
+  return ticks * (CPU_HZ / 1000u) + (CPU_HZ / 1000u - 1u - current);
 }
 void board_wait_for_event(void) { __asm__ volatile("wfi"); }
 
