@@ -59,6 +59,8 @@ let package = Package(
         // The health store.
         .target(name: "HealthModel", dependencies: ["SystemRandom"], swiftSettings: strict),
         .target(name: "HealthStore", dependencies: ["CSQLite", "HealthModel"], swiftSettings: strict),
+        // Pure analysis of stored minutes (sleep scoring): no I/O, no store, Foundation only.
+        .target(name: "HealthAnalysis", swiftSettings: strict),
         // Apple Health's export.zip / export.xml: streaming XML (expat), zip members (zlib), the writer.
         .target(name: "AppleHealth", dependencies: ["CExpat", "CZlib", "HealthModel"], swiftSettings: strict),
 
@@ -66,7 +68,7 @@ let package = Package(
         .target(
             name: "BandReader",
             dependencies: ["BandWire", "BandGATT", "BandProtocol", "BandCrypto", "BandLink",
-                           "BandGATTClient", "BandTrace", "HealthModel", "HealthStore"],
+                           "BandGATTClient", "BandTrace", "HealthModel", "HealthStore", "HealthAnalysis"],
             swiftSettings: strict),
 
         // Replay of recorded traces: into the store through the reader's code, or served to a live reader.
@@ -108,7 +110,7 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(
             name: "health",
-            dependencies: ["CommandKit", "HealthModel", "HealthStore", "AppleHealth"],
+            dependencies: ["CommandKit", "HealthModel", "HealthStore", "HealthAnalysis", "AppleHealth"],
             swiftSettings: strict),
 
         // Tests.
@@ -125,6 +127,7 @@ let package = Package(
         .testTarget(name: "BandBlueZTests", dependencies: ["BandWire", "BandHCI", "BandLink", "BandBlueZ", "BandTestSupport"]),
         .testTarget(name: "BandGATTClientTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandLink", "BandGATTClient", "BandTestSupport"]),
         .testTarget(name: "SystemRandomTests", dependencies: ["SystemRandom"]),
+        .testTarget(name: "HealthAnalysisTests", dependencies: ["HealthAnalysis", "BandFirmware", "BandProtocol"]),
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel", "HealthTestSupport"]),
         .testTarget(name: "AppleHealthTests", dependencies: ["AppleHealth", "HealthModel"]),
         .testTarget(name: "HealthStoreTests", dependencies: ["HealthModel", "HealthStore", "HealthTestSupport"]),
@@ -133,7 +136,7 @@ let package = Package(
         .testTarget(name: "BandFirmwareTests", dependencies: ["BandWire", "BandATT", "BandProtocol", "BandLink", "BandFirmware", "BandTestSupport"],
                     path: "firmware-sim/Tests/BandFirmwareTests"),
         // CSQLite: the power-loss VFS (Support/PowerLossVFS.swift) the durability test runs the store on.
-        .testTarget(name: "BandReaderTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandProtocol", "BandReader", "BandFirmware", "BandLink", "HealthStore", "HealthModel", "BandTestSupport", "CSQLite"]),
+        .testTarget(name: "BandReaderTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandProtocol", "BandReader", "BandFirmware", "BandLink", "HealthStore", "HealthModel", "HealthAnalysis", "BandTestSupport", "CSQLite"]),
         .testTarget(name: "BandReplayTests", dependencies: ["BandReplay", "BandGATTServer", "BandTrace", "BandLink", "BandATT", "HealthStore", "BandTestSupport",
                                                          "BandWire", "BandGATT", "BandProtocol", "BandReader", "BandFirmware", "HealthModel"]),
         .testTarget(name: "CommandKitTests", dependencies: ["CommandKit"]),

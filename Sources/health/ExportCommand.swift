@@ -7,7 +7,7 @@ import HealthStore
 /// `health export`: every sample (or one type, one range) as NDJSON (importable) or CSV.
 struct ExportCommand: Command {
     static let configuration = CommandConfiguration(
-        name: "export", abstract: "Export samples as NDJSON (re-importable with 'health import'), CSV or Apple Health export.xml.",
+        name: "export", abstract: "Export samples and workouts as NDJSON (re-importable with 'health import'), samples as CSV, or everything as Apple Health export.xml.",
         options: [
             .option("format", value: "csv|json|apple-health",
                     help: "Output format (default: json, one object per line; apple-health: export.xml with workouts and characteristics)."),
@@ -35,8 +35,13 @@ struct ExportCommand: Command {
         }
         var types: [SampleType] = []
         for name in arguments.values("type") { types.append(try arguments.sampleType(name)) }
+        if csv && types.contains(.workout) {
+            throw arguments.usageError("--type workout exports as JSON or apple-health only (CSV has no columns for workouts)")
+        }
+        // Everything by default; CSV, whose columns are a sample's, leaves workouts out.
+        let samplesOnly = csv
         exportsWorkouts = types.isEmpty || types.contains(.workout)
-        self.types = types.isEmpty ? SampleType.all.filter { $0 != .workout } : types
+        self.types = types.isEmpty ? SampleType.all.filter { !samplesOnly || $0 != .workout } : types
         zone = arguments.value("tz") == nil ? TimeZone(identifier: "UTC")! : try arguments.timeZone()
         range = try arguments.timeRange(zone: zone, defaultToday: false)
         storePath = arguments.storePath
@@ -48,6 +53,10 @@ struct ExportCommand: Command {
         if appleHealth { return try exportAppleHealth(store, output) }
         if csv { output.line(SampleFormatting.csvHeader) }
         for type in types {
+            if type == .workout {
+                for workout in try store.workouts(in: range, as: .owner) { output.line(WorkoutFormatting.importLine(workout, zone: zone)) }
+                continue
+            }
             for sample in try store.samples(HealthQuery(type: type, range: range), as: .owner) {
                 output.line(csv ? SampleFormatting.csv(sample, zone: zone) : SampleFormatting.json(sample, zone: zone))
             }

@@ -73,6 +73,7 @@ struct ImportCommand: Command {
                         switch record.payload {
                         case .quantity(let sample): outcome = try transaction.save(sample, attributedTo: record.source)
                         case .category(let sample): outcome = try transaction.save(sample, attributedTo: record.source)
+                        case .workout(let workout): outcome = try transaction.save(workout, attributedTo: record.source)
                         }
                     } catch let error as HealthStoreError {
                         switch error {
