@@ -103,7 +103,7 @@ import Testing
         #expect(first.output.contains("skipped 1 HKQuantityTypeIdentifierBloodPressureSystolic"))
         #expect(first.output.contains("skipped 1 ActivitySummary"))
         let stored = try samplesJSON()
-        #expect(stored.count == 5)
+        #expect(stored.count == 6)  // five samples and the workout
         #expect(stored.contains { $0.contains(#""zone":"Europe/Berlin""#) && $0.contains(#""source":"Anna’s iPhone""#) })
         let second = try health.run("import", path)
         #expect(second.code == 0)
