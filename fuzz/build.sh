@@ -13,10 +13,10 @@ cd "$(dirname "$0")/.."
 
 # Modules in dependency order. A harness may import any of them.
 MODULES=(SystemRandom BandWire BandATT BandGATT BandGATTServer BandHCI BandLink BandBlueZ BandCrypto BandProtocol BandTrace HealthModel HealthAnalysis BandFirmware
-         BandGATTClient HealthStore BandReader BandReplay)
+         BandGATTClient HealthStore BandReader BandReplay AppleHealth)
 # C modules (module maps) the Swift modules import, and the libraries they link.
-C_MODULES=(-I Sources/CBlueZ -I Sources/CCrypto -I Sources/CSQLite)
-C_LIBRARIES=(-lbluetooth -lcrypto -lsqlite3)
+C_MODULES=(-I Sources/CBlueZ -I Sources/CCrypto -I Sources/CSQLite -I Sources/CExpat -I Sources/CZlib)
+C_LIBRARIES=(-lbluetooth -lcrypto -lsqlite3 -lexpat -lz)
 
 # Where a module's sources live (the simulator's modules sit under firmware-sim/).
 source_dir() {

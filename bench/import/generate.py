@@ -16,9 +16,11 @@ xml_path = sys.argv[2]
 ndjson_path = sys.argv[3] if len(sys.argv) > 3 else None
 
 WATCH = ("Anna’s Apple Watch", "10.5",
-         "&lt;&lt;HKDevice: 0x283c8a2b0&gt;, name:Apple Watch, manufacturer:Apple Inc., model:Watch, hardware:Watch6,1, software:10.5&gt;")
+         "&lt;&lt;HKDevice: 0x283c8a2b0&gt;, name:Apple Watch, manufacturer:Apple Inc., model:Watch, hardware:Watch6,1, software:10.5&gt;",
+         "Apple Watch")
 PHONE = ("iPhone\u00a0de Anna", "17.5",
-         "&lt;&lt;HKDevice: 0x281b2c6e0&gt;, name:iPhone, manufacturer:Apple Inc., model:iPhone, hardware:iPhone14,5, software:17.5&gt;")
+         "&lt;&lt;HKDevice: 0x281b2c6e0&gt;, name:iPhone, manufacturer:Apple Inc., model:iPhone, hardware:iPhone14,5, software:17.5&gt;",
+         "iPhone")
 ZONE = timezone(timedelta(hours=-7))
 START = datetime(2023, 6, 1, tzinfo=ZONE)
 
@@ -49,10 +51,10 @@ MINUTE_TYPES = [("HKQuantityTypeIdentifierStepCount", "count", "step-count"),
                 ("HKQuantityTypeIdentifierActiveEnergyBurned", "Cal", "active-energy-burned"),
                 ("HKQuantityTypeIdentifierDistanceWalkingRunning", "km", "distance-walking-running")]
 SLEEP = ["InBed", "AsleepCore", "AsleepDeep", "AsleepREM", "Awake", "AsleepCore"]
-SLEEP_NAMES = ["in-bed", "asleep-core", "asleep-deep", "asleep-rem", "awake", "asleep-core"]
+SLEEP_NAMES = ["inBed", "asleepCore", "asleepDeep", "asleepREM", "awake", "asleepCore"]
 
 def record(type_, unit, value, source, start, end, metadata=""):
-    name, version, device = source
+    name, version, device, _ = source
     unit_attr = f' unit="{unit}"' if unit else ""
     head = (f' <Record type="{type_}" sourceName="{name}" sourceVersion="{version}" device="{device}"{unit_attr}'
             f' creationDate="{apple(end)}" startDate="{apple(start)}" endDate="{apple(end)}" value="{value}"')
@@ -61,11 +63,11 @@ def record(type_, unit, value, source, start, end, metadata=""):
 def ndjson(kind, value, unit, source, start, end):
     if not nd:
         return
-    name, version, _ = source
+    name, version, _, _ = source
     unit_field = f',"unit":"{unit}"' if unit else ""
     value_field = f'"{value}"' if isinstance(value, str) else value
     nd.write(f'{{"type":"{kind}","value":{value_field}{unit_field},"start":"{iso(start)}","end":"{iso(end)}",'
-             f'"source":"{name}","source_version":"{version}","device":"{source[2][40:60]}"}}\n')
+             f'"source":"{name}","source_version":"{version}","device":"{source[3]}","zone":"GMT-0700"}}\n')
 
 written = 0
 minute = 0
