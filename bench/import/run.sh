@@ -54,8 +54,9 @@ ratio() {  # ratio NAME: rate relative to the C baseline, by wall and by CPU tim
 }
 
 echo "==> generating $records records (export.xml and the same samples as NDJSON)"
+python3 bench/import/generate.py "$((records / 4))" "$work/quarter.xml" &
 python3 bench/import/generate.py "$records" "$work/export.xml" "$work/export.ndjson"
-python3 bench/import/generate.py "$((records / 4))" "$work/quarter.xml"
+wait
 ls -l "$work"/export.* "$work"/quarter.xml | awk '{print "    " $5 " bytes  " $9}'
 
 echo "==> 1. parse only"
