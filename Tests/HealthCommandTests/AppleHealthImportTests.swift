@@ -83,6 +83,20 @@ import Testing
         return path
     }
 
+    /// Zips one member with the given compression (`ZIP_STORED`, `ZIP_BZIP2`, …).
+    func zip(member: String, content: String, compression: String, _ name: String) throws -> String {
+        let path = temp.directory + "/" + name
+        let source = try write(content, name + ".member")
+        let script = "import zipfile, sys\nz = zipfile.ZipFile(sys.argv[1], 'w', zipfile.\(compression))\nz.write(\(pythonString(source)), \(pythonString(member)))\nz.close()\n"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script, path]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        return path
+    }
+
     func pythonString(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "\\'") + "'" }
 
     func samplesJSON(_ store: String? = nil) throws -> [String] {
@@ -187,6 +201,17 @@ import Testing
         let missing = try health.run("import", other)
         #expect(missing.code == 65)
         #expect(missing.error.contains("has no export.xml member (members: apple_health_export/export_cda.xml)"))
+    }
+
+    @Test func aStoredMemberIsReadAndAnUnsupportedMethodIsExit65NamingIt() throws {
+        let stored = try zip(member: "apple_health_export/export.xml", content: Self.export, compression: "ZIP_STORED", "stored.zip")
+        let result = try health.run("import", stored)
+        #expect(result.code == 0, "\(result.error)")
+        #expect(result.output.contains("imported 5 records"))
+        let bzip2 = try zip(member: "export.xml", content: Self.export, compression: "ZIP_BZIP2", "bzip2.zip")
+        let refused = try health.run("import", bzip2)
+        #expect(refused.code == 65)
+        #expect(refused.error.contains("member export.xml: uses compression method 12"))
     }
 
     @Test func ndjsonStillImportsAndFormatChoosesForStandardInput() throws {
