@@ -4,7 +4,7 @@
 // Layers flow one way (see docs/architecture.md):
 //   BandWire → BandATT → BandGATT / BandProtocol → BandTrace, BandGATTClient, BandFirmware
 //   HealthModel → HealthStore;  BandReader joins the band side to the store.
-// Only BandBlueZ (CBlueZ), HealthStore (CSQLite), BandCrypto (CCrypto) and AppleHealth (CExpat, CZlib) link C libraries.
+// Only BandBlueZ (CBlueZ), HealthStore (CSQLite, CPostgres), BandCrypto (CCrypto) and AppleHealth (CExpat, CZlib) link C libraries.
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -26,6 +26,8 @@ let package = Package(
         .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CExpat", path: "Sources/CExpat", providers: [.apt(["libexpat1-dev"])]),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
+        // PostgreSQL's client library: the store's second engine (docs/deployment.md).
+        .systemLibrary(name: "CPostgres", path: "Sources/CPostgres", providers: [.apt(["libpq-dev"])]),
 
         // Wire layer: bytes, ATT, characteristics, the band's own protocol.
         .target(name: "BandWire", swiftSettings: strict),
@@ -58,7 +60,7 @@ let package = Package(
 
         // The health store.
         .target(name: "HealthModel", dependencies: ["SystemRandom"], swiftSettings: strict),
-        .target(name: "HealthStore", dependencies: ["CSQLite", "HealthModel"], swiftSettings: strict),
+        .target(name: "HealthStore", dependencies: ["CSQLite", "CPostgres", "HealthModel"], swiftSettings: strict),
         // Pure analysis of stored minutes (sleep scoring): no I/O, no store, Foundation only.
         .target(name: "HealthAnalysis", swiftSettings: strict),
         // Apple Health's export.zip / export.xml: streaming XML (expat), zip members (zlib), the writer.

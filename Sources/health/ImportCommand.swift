@@ -77,7 +77,7 @@ struct ImportCommand: Command {
                         }
                     } catch let error as HealthStoreError {
                         switch error {
-                        case .sqlite, .file: throw error
+                        case .database, .file: throw error
                         default: throw DataError("line \(number): \(error)")
                         }
                     }
