@@ -24,6 +24,7 @@ let package = Package(
         .systemLibrary(name: "CBlueZ", path: "Sources/CBlueZ", providers: [.apt(["libbluetooth-dev"])]),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
 
         // Wire layer: bytes, ATT, characteristics, the band's own protocol.
         .target(name: "BandWire", swiftSettings: strict),
@@ -59,6 +60,8 @@ let package = Package(
         .target(name: "HealthStore", dependencies: ["CSQLite", "HealthModel"], swiftSettings: strict),
         // Pure analysis of stored minutes (sleep scoring): no I/O, no store, Foundation only.
         .target(name: "HealthAnalysis", swiftSettings: strict),
+        // The dashboard's HTTP server: libmicrohttpd (CMicroHTTPD) behind a small GET-only API.
+        .target(name: "HealthHTTP", dependencies: ["CMicroHTTPD"], swiftSettings: strict),
 
         // The reader: band sessions, minute aggregation, history sync, keys.
         .target(
@@ -106,7 +109,7 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(
             name: "health",
-            dependencies: ["CommandKit", "HealthModel", "HealthStore", "HealthAnalysis"],
+            dependencies: ["CommandKit", "HealthModel", "HealthStore", "HealthAnalysis", "HealthHTTP"],
             swiftSettings: strict),
 
         // Tests.
