@@ -17,7 +17,8 @@ struct ServeCommand: Command {
             Serves on 127.0.0.1 (--port, default 8080; 0 picks a free port). Another address only with --listen ADDR,
             with a warning: the dashboard has no login. Reads as the app bandkit.dashboard: grant it read access per
             type ('health grant bandkit.dashboard step-count --read'); a type it may not read shows "not allowed".
-            Pages: /day?date=YYYY-MM-DD, /week?date=…, /month?date=… (default today in --tz), /chart.svg?view=…&date=…,
+            Pages: /day?date=YYYY-MM-DD, /week?date=…, /month?date=… (default today in --tz), /chart.svg?view=day|week|
+            month|night&date=… (a night: noon to noon),
             /events (server-sent events from the change feed), /health (200 "ok"). Prints the URL on standard output
             when listening; SIGINT or SIGTERM stops it (exit 0).
             """,
@@ -128,13 +129,21 @@ struct DashboardRouter: Sendable {
                             headers: [("Content-Security-Policy", "default-src 'self'; img-src 'self'; style-src 'self'; script-src 'self'; connect-src 'self'")])
     }
 
+    /// `/chart.svg?view=day|week|month|night&date=…`; a night is noon to noon (``SleepNight``).
     func chart(_ request: HTTPRequest) throws -> HTTPResponse {
-        guard let view = DashboardSummary.View(rawValue: request.arguments["view"] ?? "day") else {
-            throw BadRequest(message: "view must be day, week or month")
-        }
+        let name = request.arguments["view"] ?? "day"
         let date = date(request)
-        let range = try range(view, date)
-        let data = try ChartLoading.load(store: store, title: "\(view.rawValue) of \(date) (\(zone.identifier))", range: range,
+        let range: Range<Date>
+        if name == "night" {
+            guard date.utf8.count <= 10, let window = SleepNight.window(named: date, in: zone) else {
+                throw BadRequest(message: "date '\(date.prefix(40))' is not a date (YYYY-MM-DD)")
+            }
+            range = window
+        } else {
+            guard let view = DashboardSummary.View(rawValue: name) else { throw BadRequest(message: "view must be day, week, month or night") }
+            range = try self.range(view, date)
+        }
+        let data = try ChartLoading.load(store: store, title: "\(name) of \(date) (\(zone.identifier))", range: range,
                                          zone: zone, as: DashboardSummary.app)
         return HTTPResponse(status: 200, contentType: "image/svg+xml", text: SVGChart.render(data))
     }

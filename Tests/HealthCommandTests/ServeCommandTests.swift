@@ -115,6 +115,8 @@ import Glibc
         #expect(Self.value("steps", in: week).flatMap(Double.init) == (try statistic("step-count", "--from", "2026-11-30T00:00:00+01:00", "--to", "2026-12-07T00:00:00+01:00", "--sum")))
         let chart = Self.get(server.port, "/chart.svg?view=day&date=2026-11-30")
         #expect(chart.contains("Content-Type: image/svg+xml") && chart.contains("class=\"steps\""))
+        let night = Self.get(server.port, "/chart.svg?view=night&date=2026-11-29")
+        #expect(night.hasPrefix("HTTP/1.1 200") && night.contains("night of 2026-11-29"))
         #expect(server.stop().code == 0)
     }
 
@@ -126,6 +128,7 @@ import Glibc
         #expect(status(Self.get(server.port, "/%2e%2e/%2e%2e/etc/passwd")) == "HTTP/1.1 404")
         #expect(status(Self.get(server.port, "/day?date=2026-02-30")) == "HTTP/1.1 400")
         #expect(status(Self.get(server.port, "/chart.svg?view=year")) == "HTTP/1.1 400")
+        #expect(status(Self.get(server.port, "/chart.svg?view=night&date=2026-13-01")) == "HTTP/1.1 400")
         #expect(status(Self.get(server.port, "/day?" + (0..<40).map { "a\($0)=1" }.joined(separator: "&"))) == "HTTP/1.1 400")
         #expect(status(Self.exchange(server.port, "POST /day HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc")) == "HTTP/1.1 405")
         #expect(status(Self.exchange(server.port, "GET /day HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc")) == "HTTP/1.1 413")
