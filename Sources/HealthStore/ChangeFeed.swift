@@ -52,7 +52,7 @@ extension HealthStore {
             select.bind(3, wantedIDs)
             select.bind(4, ownID)
             select.bind(5, readableIDs)
-            select.bind(6, Int64(limit ?? -1))
+            select.bind(6, Int64(limit ?? Int.max))
             var samples: [Sample] = []
             var lastAnchor = anchor.rawValue
             while try select.step().get() {
@@ -87,13 +87,19 @@ extension HealthStore {
     /// Returns the new current anchor, or nil on timeout.
     ///
     /// Waiting costs no polling of the tables: the thread sleeps in `poll(2)` on an inotify watch
-    /// of the store's directory, which wakes when any process writes the `-wal` file; each wake
+    /// of the store's directory, which wakes when any process writes the `-wal` file (on
+    /// PostgreSQL: on a connection of its own that LISTENs for the writers' NOTIFY); each wake
     /// reads the one-row change counter. The watch is a hint, never trusted alone: the counter is
     /// also re-read at least every `recheckInterval` (filesystems without inotify, missed events).
     public func waitForChanges(after anchor: Anchor, timeout: Duration,
                                recheckInterval: Duration = .seconds(1)) throws -> Anchor? {
-        let directory = StoreFile.directory(of: path)
-        let watch = DirectoryWatch(directory: directory.isEmpty ? "." : directory)
+        let watch: any ChangeWaiting
+        switch location {
+        case .postgresql(let url): watch = try PostgresListener(url: url)
+        case .file:
+            let directory = StoreFile.directory(of: path)
+            watch = DirectoryWatch(directory: directory.isEmpty ? "." : directory)
+        }
         let deadline = ContinuousClock.now + timeout
         while true {
             let current = try currentAnchor()

@@ -34,7 +34,7 @@ public final class WriteTransaction {
         self.startAnchor = anchor
     }
 
-    private func nextAnchor() -> Int64 {
+    func nextAnchor() -> Int64 {
         anchor += 1
         return anchor
     }
@@ -43,7 +43,7 @@ public final class WriteTransaction {
     func finish() throws(HealthStoreError) {
         for (typeID, duration) in maxDurations {
             let update = try connection.cached(
-                "UPDATE sample_type SET max_duration_us = max(max_duration_us, ?) WHERE id = ?").get()
+                "UPDATE sample_type SET max_duration_us = ?1 WHERE id = ?2 AND max_duration_us < ?1").get()
             update.bind(1, duration)
             update.bind(2, typeID)
             try update.run().get()
@@ -71,6 +71,7 @@ public final class WriteTransaction {
             let update = try connection.cached("UPDATE change_counter SET anchor = ? WHERE id = 1").get()
             update.bind(1, anchor)
             try update.run().get()
+            if let postgres = connection.engine as? PostgresEngine { try postgres.announceCommit().get() }
         }
     }
 
@@ -82,11 +83,10 @@ public final class WriteTransaction {
 
     func appID(_ bundleID: String) throws(HealthStoreError) -> Int64 {
         if let id = try store.existingAppID(bundleID, connection) { return id }
-        let insert = try connection.cached("INSERT INTO app (bundle_id, first_anchor) VALUES (?, ?)").get()
-        insert.bind(1, bundleID)
-        insert.bind(2, anchor + 1)
-        try insert.run().get()
-        let id = try connection.scalar("SELECT last_insert_rowid()").get() ?? 0
+        let id = try connection.scalar("INSERT INTO app (bundle_id, first_anchor) VALUES (?, ?) RETURNING id") { insert in
+            insert.bind(1, bundleID)
+            insert.bind(2, anchor + 1)
+        }.get() ?? 0
         store.appIDs[bundleID] = id
         createdApps.append(bundleID)
         return id
@@ -343,7 +343,9 @@ public final class WriteTransaction {
         do {
             try insert.run().get()
         } catch {
-            if case .sqlite(let sqlite) = error, sqlite.isConstraint, sqlite.message.contains("sample.uuid") {
+            // SQLite names the column, PostgreSQL the index.
+            if case .database(let database) = error, database.isConstraint,
+               database.message.contains("sample.uuid") || database.message.contains("sample_by_uuid") {
                 throw .invalidSample("a sample with id \(row.id) already exists")
             }
             throw error

@@ -80,7 +80,7 @@ import Testing
         (["workouts", "add", "running", "--start", "2026-11-30T07:00:00Z", "--end", "2026-11-30T08:00:00Z", "--distance", "-3"], "--distance '-3'"),
         (["workouts", "list", "--day", "2026-02-30"], "--day '2026-02-30'"),
         (["workouts", "list", "--tz", "Nowhere/Land"], "--tz 'Nowhere/Land'"),
-        (["export", "--format", "csv", "--type", "workout"], "JSON only"),
+        (["export", "--format", "csv", "--type", "workout"], "CSV has no columns for workouts"),
     ])
     func badArgumentsAreUsageErrorsNamingThem(_ arguments: [String], _ message: String) throws {
         let result = try health.run(arguments)
