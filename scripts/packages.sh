@@ -1,5 +1,5 @@
 # Debian packages BandKit needs; sourced by the other scripts.
-BUILD_PACKAGES=(libbluetooth-dev libsqlite3-dev libssl-dev libpq-dev)
+BUILD_PACKAGES=(libbluetooth-dev libsqlite3-dev libssl-dev libexpat1-dev zlib1g-dev libpq-dev)
 # tshark: the independent decoder the tests cross-check against; sqlite3: the bench baseline;
 # python3: the raw-socket reader in Tests/checks/bandsim-serve.sh; postgresql: the throwaway
 # cluster Tests/checks/postgres.sh runs the store's tests against (initdb, pg_ctl, psql).

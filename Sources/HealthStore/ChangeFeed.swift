@@ -76,7 +76,10 @@ extension HealthStore {
                 guard let id = tombstones.uuid(0), let type = typesByID[tombstones.int64(1)] else { continue }
                 deleted.append(DeletedSample(id: id, type: type, anchor: Anchor(rawValue: tombstones.int64(2))))
             }
-            return ChangeSet(samples: samples, deleted: deleted, newAnchor: Anchor(rawValue: max(end, anchor.rawValue)))
+            let workouts = types == nil || types?.contains(.workout) == true
+                ? try workoutsSaved(after: anchor.rawValue, through: end, as: app, connection) : []
+            return ChangeSet(samples: samples, deleted: deleted, newAnchor: Anchor(rawValue: max(end, anchor.rawValue)),
+                             workouts: workouts)
         }
     }
 

@@ -116,9 +116,7 @@ extension HealthStore {
         try read { connection in
             let visible = try visibilityFilter(for: app, type: .workout, connection)
             let statement = try connection.cached("""
-                SELECT w.uuid, w.activity, w.start_us, w.end_us, w.energy_kcal, w.distance_m, a.bundle_id, w.app_version,
-                       w.metadata
-                FROM workout w JOIN app a ON a.id = w.app_id
+                SELECT \(Self.workoutColumns)
                 WHERE (CAST(?1 AS BIGINT) IS NULL OR w.app_id = ?1) AND w.start_us < ?3 AND w.end_us >= ?2
                 ORDER BY w.start_us, w.anchor
                 """).get()
@@ -128,14 +126,7 @@ extension HealthStore {
             statement.bind(3, range?.upperBound.microsecondsSince1970 ?? Int64.max)
             var workouts: [Workout] = []
             while try statement.step().get() {
-                guard let id = statement.uuid(0) else { continue }
-                workouts.append(Workout(
-                    id: id, activity: WorkoutActivityType(rawValue: statement.text(1) ?? "other"),
-                    start: Date(microsecondsSince1970: statement.int64(2)), end: Date(microsecondsSince1970: statement.int64(3)),
-                    totalEnergyBurned: statement.isNull(4) ? nil : Quantity(statement.double(4), .kilocalorie),
-                    totalDistance: statement.isNull(5) ? nil : Quantity(statement.double(5), .meter),
-                    metadata: MetadataCoding.decode(statement.text(8)),
-                    source: AppIdentity(id: statement.text(6) ?? "", version: statement.text(7) ?? "")))
+                if let workout = decodeWorkout(statement) { workouts.append(workout) }
             }
             return workouts
         }

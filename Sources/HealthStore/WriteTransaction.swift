@@ -34,7 +34,7 @@ public final class WriteTransaction {
         self.startAnchor = anchor
     }
 
-    private func nextAnchor() -> Int64 {
+    func nextAnchor() -> Int64 {
         anchor += 1
         return anchor
     }
@@ -174,8 +174,19 @@ public final class WriteTransaction {
                                   userEntered: sample.userEntered, metadata: sample.metadata), source: source)
     }
 
-    /// Saves a workout as ``app``.
-    public func save(_ workout: Workout) throws {
+    /// Saves a workout as ``app``. A workout whose id is already stored is left alone
+    /// (``SaveOutcome/unchanged(existing:)``): `health export | health import -` twice adds nothing.
+    @discardableResult
+    public func save(_ workout: Workout) throws -> SaveOutcome { try save(workout, source: app) }
+
+    /// Saves a workout attributed to another source: `health import` (owner only, as for samples).
+    @discardableResult
+    public func save(_ workout: Workout, attributedTo source: AppIdentity) throws -> SaveOutcome {
+        guard app.isOwner else { throw HealthStoreError.ownerOnly(operation: "saving for another source", app: app.id) }
+        return try save(workout, source: source)
+    }
+
+    private func save(_ workout: Workout, source: AppIdentity) throws -> SaveOutcome {
         try ensureOpen()
         try checkWritable(.workout)
         guard workout.end >= workout.start else { throw HealthStoreError.invalidSample("workout ends before it starts") }
@@ -188,7 +199,17 @@ public final class WriteTransaction {
             energy = try workout.totalEnergyBurned?.value(in: .kilocalorie)
             distance = try workout.totalDistance?.value(in: .meter)
         } catch { throw HealthStoreError.unit(error) }
-        let appID = try appID(app.id)
+        if let energy, !energy.isFinite || energy < 0 || energy > 100_000 {
+            throw HealthStoreError.invalidSample("workout energy \(energy) kcal is outside 0 … 100000 kcal")
+        }
+        if let distance, !distance.isFinite || distance < 0 || distance > 6_000_000 {
+            throw HealthStoreError.invalidSample("workout distance \(distance) m is outside 0 … 6000 km")
+        }
+        let existing = try connection.cached("SELECT 1 FROM workout WHERE uuid = ?").get()
+        existing.bind(1, workout.id)
+        defer { existing.reset() }
+        if try existing.step().get() { return .unchanged(existing: workout.id) }
+        let appID = try appID(source.id)
         let deviceID = try workout.device.map { device throws(HealthStoreError) in try self.deviceID(device) }
         let insert = try connection.cached("""
             INSERT INTO workout (anchor, uuid, activity, start_us, end_us, energy_kcal, distance_m, app_id,
@@ -203,10 +224,11 @@ public final class WriteTransaction {
         if let energy { insert.bind(6, energy) } else { insert.bindNull(6) }
         if let distance { insert.bind(7, distance) } else { insert.bindNull(7) }
         insert.bind(8, appID)
-        insert.bind(9, app.version)
+        insert.bind(9, source.version)
         insert.bind(10, deviceID)
         insert.bind(11, MetadataCoding.encode(workout.metadata))
         try insert.run().get()
+        return .inserted
     }
 
     struct RowValues {
