@@ -68,8 +68,8 @@ final class DemoWorld {
     }
 
     /// Every sample in the store, through `health export`.
-    func storedSamples() throws -> [StoredSample] {
-        let (status, stdout, stderr) = try RunningCommand.run("health", ["export", "--store", store], environment: environment)
+    func storedSamples(store: String? = nil) throws -> [StoredSample] {
+        let (status, stdout, stderr) = try RunningCommand.run("health", ["export", "--store", store ?? self.store], environment: environment)
         guard status == 0 else { throw WorldError("health export failed (\(status)): \(stderr)") }
         return try stdout.split(separator: "\n").map { try StoredSample(json: String($0)) }
     }
