@@ -4,7 +4,7 @@
 // Layers flow one way (see docs/architecture.md):
 //   BandWire → BandATT → BandGATT / BandProtocol → BandTrace, BandGATTClient, BandFirmware
 //   HealthModel → HealthStore;  BandReader joins the band side to the store.
-// Only BandBlueZ (CBlueZ), HealthStore (CSQLite) and BandCrypto (CCrypto) link C libraries.
+// Only BandBlueZ (CBlueZ), HealthStore (CSQLite, CPostgres), BandCrypto (CCrypto) and AppleHealth (CExpat, CZlib) link C libraries.
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -24,6 +24,10 @@ let package = Package(
         .systemLibrary(name: "CBlueZ", path: "Sources/CBlueZ", providers: [.apt(["libbluetooth-dev"])]),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CExpat", path: "Sources/CExpat", providers: [.apt(["libexpat1-dev"])]),
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
+        // PostgreSQL's client library: the store's second engine (docs/deployment.md).
+        .systemLibrary(name: "CPostgres", path: "Sources/CPostgres", providers: [.apt(["libpq-dev"])]),
 
         // Wire layer: bytes, ATT, characteristics, the band's own protocol.
         .target(name: "BandWire", swiftSettings: strict),
@@ -56,13 +60,17 @@ let package = Package(
 
         // The health store.
         .target(name: "HealthModel", dependencies: ["SystemRandom"], swiftSettings: strict),
-        .target(name: "HealthStore", dependencies: ["CSQLite", "HealthModel"], swiftSettings: strict),
+        .target(name: "HealthStore", dependencies: ["CSQLite", "CPostgres", "HealthModel"], swiftSettings: strict),
+        // Pure analysis of stored minutes (sleep scoring): no I/O, no store, Foundation only.
+        .target(name: "HealthAnalysis", swiftSettings: strict),
+        // Apple Health's export.zip / export.xml: streaming XML (expat), zip members (zlib), the writer.
+        .target(name: "AppleHealth", dependencies: ["CExpat", "CZlib", "HealthModel"], swiftSettings: strict),
 
         // The reader: band sessions, minute aggregation, history sync, keys.
         .target(
             name: "BandReader",
             dependencies: ["BandWire", "BandGATT", "BandProtocol", "BandCrypto", "BandLink",
-                           "BandGATTClient", "BandTrace", "HealthModel", "HealthStore"],
+                           "BandGATTClient", "BandTrace", "HealthModel", "HealthStore", "HealthAnalysis"],
             swiftSettings: strict),
 
         // Replay of recorded traces: into the store through the reader's code, or served to a live reader.
@@ -104,7 +112,7 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(
             name: "health",
-            dependencies: ["CommandKit", "HealthModel", "HealthStore"],
+            dependencies: ["CommandKit", "HealthModel", "HealthStore", "HealthAnalysis", "AppleHealth"],
             swiftSettings: strict),
 
         // Tests.
@@ -121,14 +129,16 @@ let package = Package(
         .testTarget(name: "BandBlueZTests", dependencies: ["BandWire", "BandHCI", "BandLink", "BandBlueZ", "BandTestSupport"]),
         .testTarget(name: "BandGATTClientTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandLink", "BandGATTClient", "BandTestSupport"]),
         .testTarget(name: "SystemRandomTests", dependencies: ["SystemRandom"]),
+        .testTarget(name: "HealthAnalysisTests", dependencies: ["HealthAnalysis", "BandFirmware", "BandProtocol"]),
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel", "HealthTestSupport"]),
+        .testTarget(name: "AppleHealthTests", dependencies: ["AppleHealth", "HealthModel"]),
         .testTarget(name: "HealthStoreTests", dependencies: ["HealthModel", "HealthStore", "HealthTestSupport"]),
         // The `health` command run as a process (the built binary beside the test bundle).
         .testTarget(name: "HealthCommandTests", dependencies: ["HealthModel", "HealthStore", "HealthTestSupport"]),
         .testTarget(name: "BandFirmwareTests", dependencies: ["BandWire", "BandATT", "BandProtocol", "BandLink", "BandFirmware", "BandTestSupport"],
                     path: "firmware-sim/Tests/BandFirmwareTests"),
         // CSQLite: the power-loss VFS (Support/PowerLossVFS.swift) the durability test runs the store on.
-        .testTarget(name: "BandReaderTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandProtocol", "BandReader", "BandFirmware", "BandLink", "HealthStore", "HealthModel", "BandTestSupport", "CSQLite"]),
+        .testTarget(name: "BandReaderTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandProtocol", "BandReader", "BandFirmware", "BandLink", "HealthStore", "HealthModel", "HealthAnalysis", "BandTestSupport", "CSQLite"]),
         .testTarget(name: "BandReplayTests", dependencies: ["BandReplay", "BandGATTServer", "BandTrace", "BandLink", "BandATT", "HealthStore", "BandTestSupport",
                                                          "BandWire", "BandGATT", "BandProtocol", "BandReader", "BandFirmware", "HealthModel"]),
         .testTarget(name: "CommandKitTests", dependencies: ["CommandKit"]),

@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Modules in dependency order. A harness may import any of them.
-MODULES=(SystemRandom BandWire BandATT BandGATT BandGATTServer BandHCI BandLink BandBlueZ BandCrypto BandProtocol BandTrace HealthModel BandFirmware
+MODULES=(SystemRandom BandWire BandATT BandGATT BandGATTServer BandHCI BandLink BandBlueZ BandCrypto BandProtocol BandTrace HealthModel HealthAnalysis BandFirmware
          BandGATTClient HealthStore BandReader BandReplay)
 # C modules (module maps) the Swift modules import, and the libraries they link.
 C_MODULES=(-I Sources/CBlueZ -I Sources/CCrypto -I Sources/CSQLite)

@@ -166,8 +166,9 @@ public final class BandReaderService {
         // A few rows a minute: a small page cache keeps the reader's memory flat as the store grows.
         do { store = try HealthStore(path: storePath, cacheKiB: 2048) } catch {
             let why = "\(error)"
-            // The path once: the store's own errors usually name it already.
-            throw .store(why.contains(storePath) ? "cannot open the store: \(why)" : "cannot open the store \(storePath): \(why)")
+            // The path once: the store's own errors usually name it already (a URL without its password).
+            let name = StoreLocation.redacted(storePath)
+            throw .store(why.contains(name) ? "cannot open the store: \(why)" : "cannot open the store \(name): \(why)")
         }
     }
 

@@ -18,6 +18,13 @@ enum GlobalOptions {
         guard !moved.isEmpty, let subcommand = arguments.first else { return moved + arguments }
         // `health --store x --help`: help needs no store, and a stray `x` must not read as a subcommand.
         if subcommand.hasPrefix("-") { return arguments }
+        // A group (`health --store x workouts list`): the option goes after its subcommand, the one that declares it.
+        if groups.contains(subcommand), arguments.count >= 2, !arguments[1].hasPrefix("-") {
+            return Array(arguments.prefix(2)) + moved + arguments.dropFirst(2)
+        }
         return [subcommand] + moved + arguments.dropFirst()
     }
+
+    /// Subcommands that only hold subcommands.
+    static let groups: Set<String> = ["workouts"]
 }
