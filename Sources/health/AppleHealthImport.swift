@@ -98,7 +98,7 @@ struct AppleHealthImport {
             let message = "health import: \(printable): \(error.place): \(String(describing: error.underlying).terminalEscaped); nothing was imported"
             if let storeError = error.underlying as? HealthStoreError {
                 switch storeError {
-                case .sqlite, .file: throw RuntimeFailure(message)
+                case .database, .file: throw RuntimeFailure(message)
                 default: throw DataError(message)
                 }
             }
