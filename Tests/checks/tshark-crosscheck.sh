@@ -41,21 +41,7 @@ for datalink in h4 monitor; do
 done
 
 # 3. A damaged trace: cut inside a record.
-trace="$work/hr-h4.log"
-size=$(stat -c %s "$trace")
-head -c $((size / 2 + 7)) "$trace" > "$work/damaged.log"
-set +e
-"$bandsim" decode --json "$work/damaged.log" > "$work/damaged.jsonl" 2> "$work/damaged.err"
-status=$?
-set -e
-expected_lines=$( { tshark -r "$work/damaged.log" -Y btatt 2>/dev/null || true; } | wc -l)
-if [ "$status" -eq 65 ] && grep -Eq "record [0-9]+ at byte offset [0-9]+" "$work/damaged.err" \
-   && [ "$(wc -l < "$work/damaged.jsonl")" -eq "$expected_lines" ]; then
-  echo "ok: damaged trace: exit 65, $(cat "$work/damaged.err"), $expected_lines PDUs before the damage"
-else
-  echo "MISMATCH: damaged trace: exit $status, stderr: $(cat "$work/damaged.err"), $(wc -l < "$work/damaged.jsonl") lines vs tshark $expected_lines"
-  failures=$((failures + 1))
-fi
+check_damaged "damaged trace" "$work/hr-h4.log" "record [0-9]+ at byte offset [0-9]+"
 
 [ "$failures" -eq 0 ] || { echo "tshark cross-check: $failures failure(s)"; exit 1; }
 echo "tshark cross-check: all agree"

@@ -57,21 +57,7 @@ for datalink in h4 monitor; do
 done
 
 # 3. A damaged pcapng: cut inside a block.
-trace="$work/hr-h4.pcapng"
-size=$(stat -c %s "$trace")
-head -c $((size / 2 + 7)) "$trace" > "$work/damaged.pcapng"
-set +e
-"$bandsim" decode --json "$work/damaged.pcapng" > "$work/damaged.jsonl" 2> "$work/damaged.err"
-status=$?
-set -e
-expected_lines=$( { tshark -r "$work/damaged.pcapng" -Y btatt 2>/dev/null || true; } | wc -l)
-if [ "$status" -eq 65 ] && grep -Eq "byte offset [0-9]+: pcapng block [0-9]+" "$work/damaged.err" \
-   && [ "$(wc -l < "$work/damaged.jsonl")" -eq "$expected_lines" ]; then
-  echo "ok: damaged pcapng: exit 65, $(cat "$work/damaged.err"), $expected_lines PDUs before the damage"
-else
-  echo "MISMATCH: damaged pcapng: exit $status, stderr: $(cat "$work/damaged.err"), $(wc -l < "$work/damaged.jsonl") lines vs tshark $expected_lines"
-  failures=$((failures + 1))
-fi
+check_damaged "damaged pcapng" "$work/hr-h4.pcapng" "byte offset [0-9]+: pcapng block [0-9]+"
 
 # 4. Air captures made from the generated session.
 python3 Tests/checks/support/btsnoop-to-air.py "$work/hr-h4.log" "$work/air.pcapng"

@@ -10,6 +10,8 @@
 #   compare LABEL A B          diff A and B; prints ok or the first 40 lines of the diff and
 #                              counts a failure
 #   find_captures              sets $captures to shared/captures beside the repository, or ""
+#   check_damaged LABEL TRACE PATTERN   a trace cut in half: exit 65, PATTERN in the message,
+#                              every PDU before the damage (as many as tshark reads)
 
 tshark_setup() { # NAME
   source scripts/packages.sh
@@ -76,4 +78,23 @@ find_captures() {
   for dir in ../shared/captures ../../shared/captures; do
     if [ -d "$dir" ]; then captures="$dir"; return; fi
   done
+}
+
+# A trace cut in the middle (half its size + 7 bytes, inside a record or block): `bandsim decode`
+# exits 65, its message matches PATTERN (where the damage is), and it printed every PDU before the
+# damage (as many as tshark reads from the cut file).
+check_damaged() { # LABEL TRACE PATTERN
+  local label=$1 trace=$2 pattern=$3 cut="$work/damaged.${2##*.}" status expected
+  head -c $(( $(stat -c %s "$trace") / 2 + 7 )) "$trace" > "$cut"
+  set +e
+  "$bandsim" decode --json "$cut" > "$work/damaged.jsonl" 2> "$work/damaged.err"
+  status=$?
+  set -e
+  expected=$( { tshark -r "$cut" -Y btatt 2>/dev/null || true; } | wc -l)
+  if [ "$status" -eq 65 ] && grep -Eq "$pattern" "$work/damaged.err" && [ "$(wc -l < "$work/damaged.jsonl")" -eq "$expected" ]; then
+    echo "ok: $label: exit 65, $(cat "$work/damaged.err"), $expected PDUs before the damage"
+  else
+    echo "MISMATCH: $label: exit $status, stderr: $(cat "$work/damaged.err"), $(wc -l < "$work/damaged.jsonl") lines vs tshark $expected"
+    failures=$((failures + 1))
+  fi
 }
