@@ -47,7 +47,7 @@ let package = Package(
         // Release builds skip the dynamic exclusivity checks of the trace pipeline's classes (one
         // per record and stage, 16 % of decoding; docs/performance.md). Its state is touched by one
         // thread and no callback runs during an access; debug builds, which the tests use, keep the checks.
-        .target(name: "BandTrace", dependencies: ["BandWire", "BandATT", "BandGATT", "BandHCI"],
+        .target(name: "BandTrace", dependencies: ["BandWire", "BandATT", "BandGATT", "BandHCI", "BandLink"],
                 swiftSettings: strict + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
 
         // Links carrying ATT PDUs, and the GATT client on top of them.
@@ -79,7 +79,7 @@ let package = Package(
         // Replay of recorded traces: into the store through the reader's code, or served to a live reader.
         .target(
             name: "BandReplay",
-            dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandHCI", "BandProtocol", "BandCrypto", "BandTrace", "BandLink",
+            dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandProtocol", "BandCrypto", "BandTrace", "BandLink",
                            "BandGATTClient", "BandReader", "HealthModel", "HealthStore"],
             swiftSettings: strict),
 
@@ -127,7 +127,7 @@ let package = Package(
         .testTarget(name: "BandHCITests", dependencies: ["BandWire", "BandHCI", "BandTestSupport"]),
         .testTarget(name: "BandGATTServerTests", dependencies: ["BandWire", "BandATT", "BandGATTServer", "BandTestSupport"]),
         .testTarget(name: "BandProtocolTests", dependencies: ["BandWire", "BandProtocol", "BandCrypto", "BandTestSupport"]),
-        .testTarget(name: "BandTraceTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandHCI", "BandTrace", "BandTestSupport"]),
+        .testTarget(name: "BandTraceTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandHCI", "BandLink", "BandTrace", "BandTestSupport"]),
         .testTarget(name: "BandLinkTests", dependencies: ["BandLink", "BandTestSupport"]),
         .testTarget(name: "BandBlueZTests", dependencies: ["BandWire", "BandHCI", "BandLink", "BandBlueZ", "BandTestSupport"]),
         .testTarget(name: "BandGATTClientTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandLink", "BandGATTClient", "BandTestSupport"]),
