@@ -55,7 +55,7 @@ func le16(_ value: UInt16) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8)]
         var truth: [InfiniTimePeer.MinuteTruth] = []
         watch.onMinute = { truth.append($0) }
         var notified: [UInt32] = []
-        for pushes in stride(from: lateEvening + 1000, through: lateEvening + 20 * 60_000, by: 1000).map({ watch.advance(to: $0) }) {
+        for pushes in stride(from: lateEvening + 500, through: lateEvening + 20 * 60_000 + 500, by: 1000).map({ watch.advance(to: $0) }) {
             for push in pushes where push.characteristic == InfiniTimeMotionService.stepCount {
                 notified.append(UInt32(push.value[0]) | UInt32(push.value[1]) << 8 | UInt32(push.value[2]) << 16 | UInt32(push.value[3]) << 24)
             }
@@ -73,10 +73,11 @@ func le16(_ value: UInt16) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8)]
 
     @Test func aRebootDropsTheLinkAndRestartsTheCount() {
         let (watch, _) = watch(start: lateEvening - 3 * 3_600_000, reboots: [90_000])
-        _ = watch.advance(to: lateEvening - 3 * 3_600_000 + 89_000)
+        // Readings come at half past each second: the reboot is due at 90 s, taken at 90.5 s.
+        _ = watch.advance(to: lateEvening - 3 * 3_600_000 + 90_000)
         let before = watch.stepsToday
         #expect(!watch.wantsDisconnect)
-        _ = watch.advance(to: lateEvening - 3 * 3_600_000 + 90_000)
+        _ = watch.advance(to: lateEvening - 3 * 3_600_000 + 90_500)
         #expect(watch.wantsDisconnect)
         #expect(watch.boot == 1)
         #expect(watch.stepsToday == 0)
@@ -114,14 +115,14 @@ func le16(_ value: UInt16) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8)]
         var truth: [InfiniTimePeer.MinuteTruth] = []
         watch.onMinute = { truth.append($0) }
         var rates: [UInt8] = []
-        for second in 1...180 {
+        for second in 1...181 {
             rates += watch.advance(to: start + PeerMilliseconds(second) * 1000)
                 .filter { $0.characteristic == GATTUUID.Characteristic.heartRateMeasurement }.map { #expect($0.value.count == 2 && $0.value[0] == 0); return $0.value[1] }
         }
-        // Seconds 1…59 are 18:59; from 19:00:00 the watch is off the wrist.
-        #expect(rates.count == 180)
-        #expect(rates.prefix(59).allSatisfy { $0 > 0 })
-        #expect(rates.dropFirst(59).allSatisfy { $0 == 0 })
+        // Readings at 0.5 … 59.5 s are 18:59; from 19:00:00.5 the watch is off the wrist.
+        #expect(rates.count == 181)
+        #expect(rates.prefix(60).allSatisfy { $0 > 0 })
+        #expect(rates.dropFirst(60).allSatisfy { $0 == 0 })
         #expect(truth.map(\.heartRate).map { $0 == nil } == [false, true, true])
     }
 }
@@ -154,7 +155,8 @@ func le16(_ value: UInt16) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8)]
         let strap = HeartRateStrapPeer(.init(start: start, utcOffsetSeconds: plusOne))
         var truth: [HeartRateStrapPeer.MinuteTruth] = []
         strap.onMinute = { truth.append($0) }
-        let pushes = strap.advance(to: start + 60_000)
+        let pushes = strap.advance(to: start + 60_500).filter { $0.characteristic == GATTUUID.Characteristic.heartRateMeasurement }
+        #expect(pushes.count == 61)
         let measurements = try pushes.map { try HeartRateMeasurement(parsingAll: $0.value) }
         #expect(measurements.allSatisfy { $0.sensorContact == .notDetected && $0.rrIntervals == nil })
         #expect(truth.first?.heartRate == nil && truth.first?.contact == false && truth.first?.energyKilojoules == 0)

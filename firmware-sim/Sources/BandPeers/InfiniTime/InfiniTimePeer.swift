@@ -84,6 +84,8 @@ public final class InfiniTimePeer: PeerDevice {
     /// Steps counted so far in the minute in progress, and its plan.
     private var minuteSteps: UInt32 = 0
     private var minutePlan: WearerMinutes.Minute
+    /// Start of the minute in progress (true time).
+    private var minuteOpened: PeerMilliseconds
     private var watchDay: Int64
     private var lastNotifiedSteps: UInt32?
     private var battery: UInt8
@@ -97,6 +99,7 @@ public final class InfiniTimePeer: PeerDevice {
         pendingReboots = configuration.rebootsAfter.map { configuration.start + $0 }.sorted()
         battery = configuration.battery
         minutePlan = WearerMinutes.Minute(steps: 0, heartRate: nil, onWrist: false)
+        minuteOpened = PeerTime.minuteStart(of: configuration.start)
         watchDay = 0
         var builder = PeerTableBuilder()
         typealias C = GATTUUID.Characteristic
@@ -107,7 +110,7 @@ public final class InfiniTimePeer: PeerDevice {
         builder.characteristic(C.modelNumberString, .read, value: Array(Self.model.utf8))
         builder.characteristic(C.firmwareRevisionString, .read, value: Array(configuration.firmwareRevision.utf8))
         builder.service(GATTUUID.Service.currentTime)
-        builder.characteristic(C.currentTime, [.read, .write, .notify], value: [])
+        builder.characteristic(C.currentTime, [.read, .write], value: [])
         builder.characteristic(C.localTimeInformation, [.read, .write], value: [])
         builder.service(GATTUUID.Service.battery)
         builder.characteristic(C.batteryLevel, [.read, .notify], value: [configuration.battery])
@@ -119,7 +122,7 @@ public final class InfiniTimePeer: PeerDevice {
         table = builder.build()
         table.validate = { uuid, bytes in Self.validate(uuid, bytes) }
         watchDay = watchLocalDay()
-        minutePlan = wearer.minute(at: minuteStart(of: trueTime))
+        minutePlan = wearer.minute(at: minuteOpened)
         minuteSteps = stepsDelivered(in: minutePlan, through: trueTime)
         stepsToday = minuteSteps
         refreshClockValues()
@@ -140,9 +143,9 @@ public final class InfiniTimePeer: PeerDevice {
 
     private func watchLocalDay() -> Int64 { PeerTime.floorDivide(watchLocalTime, PeerTime.dayMs) }
 
-    public var nextDeadline: PeerMilliseconds {
-        (PeerTime.floorDivide(trueTime, PeerTime.secondMs) + 1) * PeerTime.secondMs
-    }
+    /// The next reading: half past each second, so a reader whose clock is a few hundred
+    /// milliseconds off still files every reading under the minute it belongs to.
+    public var nextDeadline: PeerMilliseconds { PeerTime.nextTick(after: trueTime) }
 
     // MARK: Model
 
@@ -153,7 +156,7 @@ public final class InfiniTimePeer: PeerDevice {
             let crossesSecond = next == nextDeadline
             trueTime = next
             guard crossesSecond else { break }
-            if trueTime % PeerTime.minuteMs == 0 { finishMinute() }
+            if PeerTime.minuteStart(of: trueTime) > minuteOpened { finishMinute() }
             if let reboot = pendingReboots.first, trueTime >= reboot {
                 pendingReboots.removeFirst()
                 rebootNow()
@@ -177,7 +180,7 @@ public final class InfiniTimePeer: PeerDevice {
                 lastNotifiedSteps = stepsToday
                 pushes.append(PeerPush(characteristic: InfiniTimeMotionService.stepCount, value: steps))
             }
-            if trueTime % 3_600_000 == 0, battery > 5 {
+            if trueTime % 3_600_000 == PeerTime.tickOffsetMs, battery > 5 {
                 battery -= 1
                 table.setValue(GATTUUID.Characteristic.batteryLevel, [battery])
                 pushes.append(PeerPush(characteristic: GATTUUID.Characteristic.batteryLevel, value: [battery]))
@@ -187,24 +190,21 @@ public final class InfiniTimePeer: PeerDevice {
         return pushes
     }
 
-    /// Steps of `minute` counted by `time`: spread evenly over its seconds 0…59, the last
-    /// part at second 59, so every step lands inside its own minute.
+    /// Steps of `minute` counted by `time`: spread evenly over its 60 readings (half past each
+    /// second), the last at 59.5 s, so every step lands inside its own minute.
     private func stepsDelivered(in minute: WearerMinutes.Minute, through time: PeerMilliseconds) -> UInt32 {
-        let second = (time - minuteStart(of: time)) / PeerTime.secondMs
-        return UInt32(UInt64(minute.steps) * UInt64(second + 1) / 60)
-    }
-
-    private func minuteStart(of time: PeerMilliseconds) -> PeerMilliseconds {
-        PeerTime.floorDivide(time, PeerTime.minuteMs) * PeerTime.minuteMs
+        let ticks = min(60, max(0, PeerTime.floorDivide(time - PeerTime.minuteStart(of: time) - PeerTime.tickOffsetMs, PeerTime.secondMs) + 1))
+        return UInt32(UInt64(minute.steps) * UInt64(ticks) / 60)
     }
 
     private func finishMinute() {
-        let start = trueTime - PeerTime.minuteMs
+        let start = minuteOpened
         onMinute?(MinuteTruth(start: start, steps: minuteSteps, stepsToday: stepsToday,
                               heartRate: minutePlan.onWrist ? minutePlan.heartRate : nil, boot: boot,
                               watchUTCOffsetSeconds: watchOffsetSeconds,
                               watchLocalStart: start + clockErrorMs + PeerMilliseconds(watchOffsetSeconds) * 1000))
-        minutePlan = wearer.minute(at: trueTime)
+        minuteOpened = PeerTime.minuteStart(of: trueTime)
+        minutePlan = wearer.minute(at: minuteOpened)
         minuteSteps = 0
     }
 

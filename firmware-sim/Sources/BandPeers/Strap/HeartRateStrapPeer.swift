@@ -60,6 +60,8 @@ public final class HeartRateStrapPeer: PeerDevice {
     public private(set) var resets = 0
     private var measurements = 0
     private var minutePlan: WearerMinutes.Minute
+    /// Start of the minute in progress (true time).
+    private var minuteOpened: PeerMilliseconds
     private var minuteEnergy = 0
     /// Energy burnt since the last measurement that carried the field.
     private var unreportedEnergy = 0
@@ -76,7 +78,8 @@ public final class HeartRateStrapPeer: PeerDevice {
         trueTime = configuration.start
         battery = configuration.battery
         pendingReboots = configuration.rebootsAfter.map { configuration.start + $0 }.sorted()
-        minutePlan = wearer.minute(at: PeerTime.floorDivide(configuration.start, PeerTime.minuteMs) * PeerTime.minuteMs)
+        minuteOpened = PeerTime.minuteStart(of: configuration.start)
+        minutePlan = wearer.minute(at: minuteOpened)
         typealias C = GATTUUID.Characteristic
         var builder = PeerTableBuilder()
         builder.service(GATTUUID.Service.genericAccess)
@@ -99,7 +102,9 @@ public final class HeartRateStrapPeer: PeerDevice {
 
     public var banner: String { "heart-rate strap 'HRM-2 Strap' (Strapworks HRM-2, serial S-2), battery \(battery) %" }
 
-    public var nextDeadline: PeerMilliseconds { (PeerTime.floorDivide(trueTime, PeerTime.secondMs) + 1) * PeerTime.secondMs }
+    /// The next reading: half past each second, so a reader whose clock is a few hundred
+    /// milliseconds off still files every reading under the minute it belongs to.
+    public var nextDeadline: PeerMilliseconds { PeerTime.nextTick(after: trueTime) }
 
     public func advance(to time: PeerMilliseconds) -> [PeerPush] {
         var pushes: [PeerPush] = []
@@ -108,7 +113,7 @@ public final class HeartRateStrapPeer: PeerDevice {
             let crossesSecond = next == nextDeadline
             trueTime = next
             guard crossesSecond else { break }
-            if trueTime % PeerTime.minuteMs == 0 { finishMinute() }
+            if PeerTime.minuteStart(of: trueTime) > minuteOpened { finishMinute() }
             if let reboot = pendingReboots.first, trueTime >= reboot {
                 // A strap's battery swap: the link drops, Energy Expended starts again.
                 pendingReboots.removeFirst()
@@ -117,7 +122,7 @@ public final class HeartRateStrapPeer: PeerDevice {
                 continue
             }
             pushes.append(PeerPush(characteristic: GATTUUID.Characteristic.heartRateMeasurement, value: measurement()))
-            if trueTime % 3_600_000 == 0, battery > 5 {
+            if trueTime % 3_600_000 == PeerTime.tickOffsetMs, battery > 5 {
                 battery -= 1
                 table.setValue(GATTUUID.Characteristic.batteryLevel, [battery])
                 pushes.append(PeerPush(characteristic: GATTUUID.Characteristic.batteryLevel, value: [battery]))
@@ -161,9 +166,10 @@ public final class HeartRateStrapPeer: PeerDevice {
     }
 
     private func finishMinute() {
-        onMinute?(MinuteTruth(start: trueTime - PeerTime.minuteMs, heartRate: minutePlan.onWrist ? minutePlan.heartRate : nil,
+        onMinute?(MinuteTruth(start: minuteOpened, heartRate: minutePlan.onWrist ? minutePlan.heartRate : nil,
                               contact: minutePlan.onWrist, energyKilojoules: minuteEnergy, rrIntervals: minuteRR))
-        minutePlan = wearer.minute(at: trueTime)
+        minuteOpened = PeerTime.minuteStart(of: trueTime)
+        minutePlan = wearer.minute(at: minuteOpened)
         minuteEnergy = 0
         minuteRR = 0
     }

@@ -6,6 +6,15 @@ enum PeerTime {
     static let secondMs: Int64 = 1000
     static let minuteMs: Int64 = 60_000
     static let dayMs: Int64 = 86_400_000
+    /// Readings come at this many ms past each second.
+    static let tickOffsetMs: Int64 = 500
+
+    /// The first reading time (a second plus ``tickOffsetMs``) after `time`.
+    static func nextTick(after time: Int64) -> Int64 {
+        (floorDivide(time - tickOffsetMs, secondMs) + 1) * secondMs + tickOffsetMs
+    }
+
+    static func minuteStart(of time: Int64) -> Int64 { floorDivide(time, minuteMs) * minuteMs }
 
     /// Floor division that rounds toward −∞ (times before 1970 stay on the right day).
     static func floorDivide(_ value: Int64, _ divisor: Int64) -> Int64 {
