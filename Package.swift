@@ -102,12 +102,20 @@ let package = Package(
             path: "firmware-sim/Sources/BandFirmware",
             swiftSettings: strict),
 
+        // Simulated third-party peers for `bandsim serve --profile`: an InfiniTime watch and a
+        // standard heart-rate strap, on the one GATT server (not the band's firmware).
+        .target(
+            name: "BandPeers",
+            dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandLink"],
+            path: "firmware-sim/Sources/BandPeers",
+            swiftSettings: strict),
+
         // Command-line framework and the three commands.
         .target(name: "CommandKit", swiftSettings: strict),
         .executableTarget(
             name: "bandsim",
             dependencies: ["CommandKit", "BandWire", "BandATT", "BandGATT", "BandProtocol", "BandTrace",
-                           "BandLink", "BandBlueZ", "BandFirmware", "BandReader", "BandReplay", "HealthStore"],
+                           "BandLink", "BandBlueZ", "BandFirmware", "BandPeers", "BandReader", "BandReplay", "HealthStore"],
             path: "firmware-sim/Sources/bandsim",
             swiftSettings: strict),
         .executableTarget(
@@ -150,6 +158,8 @@ let package = Package(
         .testTarget(name: "HealthStoreTests", dependencies: ["HealthModel", "HealthStore", "HealthTestSupport"]),
         // The `health` command run as a process (the built binary beside the test bundle).
         .testTarget(name: "HealthCommandTests", dependencies: ["HealthModel", "HealthStore", "HealthTestSupport"]),
+        .testTarget(name: "BandPeersTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandPeers"],
+                    path: "firmware-sim/Tests/BandPeersTests"),
         .testTarget(name: "BandFirmwareTests", dependencies: ["BandWire", "BandATT", "BandProtocol", "BandLink", "BandFirmware", "BandTestSupport"],
                     path: "firmware-sim/Tests/BandFirmwareTests"),
         .testTarget(name: "FirmwareCryptoTests", dependencies: ["FirmwareCrypto", "BandCrypto"],
@@ -158,7 +168,7 @@ let package = Package(
         .testTarget(name: "FirmwareBoardTests", dependencies: ["FirmwareBoard", "FirmwareCrypto", "UARTFraming"],
                     path: "firmware-sim/Tests/FirmwareBoardTests"),
         // CSQLite: the power-loss VFS (Support/PowerLossVFS.swift) the durability test runs the store on.
-        .testTarget(name: "BandReaderTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandProtocol", "BandReader", "BandFirmware", "BandLink", "HealthStore", "HealthModel", "HealthAnalysis", "BandTestSupport", "CSQLite"]),
+        .testTarget(name: "BandReaderTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTClient", "BandProtocol", "BandReader", "BandFirmware", "BandLink", "HealthStore", "HealthModel", "HealthAnalysis", "BandTestSupport", "CSQLite"]),
         .testTarget(name: "BandReplayTests", dependencies: ["BandReplay", "BandGATTServer", "BandTrace", "BandLink", "BandATT", "HealthStore", "BandTestSupport",
                                                          "BandWire", "BandGATT", "BandProtocol", "BandReader", "BandFirmware", "HealthModel"]),
         .testTarget(name: "CommandKitTests", dependencies: ["CommandKit"]),
