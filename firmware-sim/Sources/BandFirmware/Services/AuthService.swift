@@ -74,7 +74,7 @@ extension SimulatedBand {
         }
         do throws(CryptoError) {
             let key = try secret16()
-            core.flash.keys.store(key, for: pairing.readerID)
+            core.flash.keys.store(key, for: pairing.readerID, oldest: core.flash.ring.oldest)
             current.authenticated = true
             current.authenticatedReader = pairing.readerID
             onFlashChanged?()
