@@ -44,42 +44,58 @@ public enum ATTPDU: Equatable, Sendable, WireDecodable, WireEncodable {
 
     public init(parsing input: inout ByteCursor) throws(ParseError) {
         let opcode = ATTOpcode(rawValue: try input.peekUInt8("opcode"))
+        // One destination for every case (see `decode(_:into:as:)`).
+        var decoded = ATTPDU.handleValueConfirmation(ATTHandleValueConfirmation())
         switch opcode {
-        case .errorResponse: self = .errorResponse(try ATTErrorResponse(parsing: &input))
-        case .exchangeMTURequest: self = .exchangeMTURequest(try ATTExchangeMTURequest(parsing: &input))
-        case .exchangeMTUResponse: self = .exchangeMTUResponse(try ATTExchangeMTUResponse(parsing: &input))
-        case .findInformationRequest: self = .findInformationRequest(try ATTFindInformationRequest(parsing: &input))
-        case .findInformationResponse: self = .findInformationResponse(try ATTFindInformationResponse(parsing: &input))
-        case .findByTypeValueRequest: self = .findByTypeValueRequest(try ATTFindByTypeValueRequest(parsing: &input))
-        case .findByTypeValueResponse: self = .findByTypeValueResponse(try ATTFindByTypeValueResponse(parsing: &input))
-        case .readByTypeRequest: self = .readByTypeRequest(try ATTReadByTypeRequest(parsing: &input))
-        case .readByTypeResponse: self = .readByTypeResponse(try ATTReadByTypeResponse(parsing: &input))
-        case .readRequest: self = .readRequest(try ATTReadRequest(parsing: &input))
-        case .readResponse: self = .readResponse(try ATTReadResponse(parsing: &input))
-        case .readBlobRequest: self = .readBlobRequest(try ATTReadBlobRequest(parsing: &input))
-        case .readBlobResponse: self = .readBlobResponse(try ATTReadBlobResponse(parsing: &input))
-        case .readMultipleRequest: self = .readMultipleRequest(try ATTReadMultipleRequest(parsing: &input))
-        case .readMultipleResponse: self = .readMultipleResponse(try ATTReadMultipleResponse(parsing: &input))
-        case .readByGroupTypeRequest: self = .readByGroupTypeRequest(try ATTReadByGroupTypeRequest(parsing: &input))
-        case .readByGroupTypeResponse: self = .readByGroupTypeResponse(try ATTReadByGroupTypeResponse(parsing: &input))
-        case .writeRequest: self = .writeRequest(try ATTWriteRequest(parsing: &input))
-        case .writeResponse: self = .writeResponse(try ATTWriteResponse(parsing: &input))
-        case .writeCommand: self = .writeCommand(try ATTWriteCommand(parsing: &input))
-        case .prepareWriteRequest: self = .prepareWriteRequest(try ATTPrepareWriteRequest(parsing: &input))
-        case .prepareWriteResponse: self = .prepareWriteResponse(try ATTPrepareWriteResponse(parsing: &input))
-        case .executeWriteRequest: self = .executeWriteRequest(try ATTExecuteWriteRequest(parsing: &input))
-        case .executeWriteResponse: self = .executeWriteResponse(try ATTExecuteWriteResponse(parsing: &input))
-        case .handleValueNotification: self = .handleValueNotification(try ATTHandleValueNotification(parsing: &input))
-        case .handleValueIndication: self = .handleValueIndication(try ATTHandleValueIndication(parsing: &input))
-        case .handleValueConfirmation: self = .handleValueConfirmation(try ATTHandleValueConfirmation(parsing: &input))
-        case .readMultipleVariableRequest: self = .readMultipleVariableRequest(try ATTReadMultipleVariableRequest(parsing: &input))
-        case .readMultipleVariableResponse: self = .readMultipleVariableResponse(try ATTReadMultipleVariableResponse(parsing: &input))
-        case .multipleHandleValueNotification: self = .multipleHandleValueNotification(try ATTMultipleHandleValueNotification(parsing: &input))
-        case .signedWriteCommand: self = .signedWriteCommand(try ATTSignedWriteCommand(parsing: &input))
+        case .errorResponse: try Self.decode(&input, into: &decoded, as: ATTPDU.errorResponse)
+        case .exchangeMTURequest: try Self.decode(&input, into: &decoded, as: ATTPDU.exchangeMTURequest)
+        case .exchangeMTUResponse: try Self.decode(&input, into: &decoded, as: ATTPDU.exchangeMTUResponse)
+        case .findInformationRequest: try Self.decode(&input, into: &decoded, as: ATTPDU.findInformationRequest)
+        case .findInformationResponse: try Self.decode(&input, into: &decoded, as: ATTPDU.findInformationResponse)
+        case .findByTypeValueRequest: try Self.decode(&input, into: &decoded, as: ATTPDU.findByTypeValueRequest)
+        case .findByTypeValueResponse: try Self.decode(&input, into: &decoded, as: ATTPDU.findByTypeValueResponse)
+        case .readByTypeRequest: try Self.decode(&input, into: &decoded, as: ATTPDU.readByTypeRequest)
+        case .readByTypeResponse: try Self.decode(&input, into: &decoded, as: ATTPDU.readByTypeResponse)
+        case .readRequest: try Self.decode(&input, into: &decoded, as: ATTPDU.readRequest)
+        case .readResponse: try Self.decode(&input, into: &decoded, as: ATTPDU.readResponse)
+        case .readBlobRequest: try Self.decode(&input, into: &decoded, as: ATTPDU.readBlobRequest)
+        case .readBlobResponse: try Self.decode(&input, into: &decoded, as: ATTPDU.readBlobResponse)
+        case .readMultipleRequest: try Self.decode(&input, into: &decoded, as: ATTPDU.readMultipleRequest)
+        case .readMultipleResponse: try Self.decode(&input, into: &decoded, as: ATTPDU.readMultipleResponse)
+        case .readByGroupTypeRequest: try Self.decode(&input, into: &decoded, as: ATTPDU.readByGroupTypeRequest)
+        case .readByGroupTypeResponse: try Self.decode(&input, into: &decoded, as: ATTPDU.readByGroupTypeResponse)
+        case .writeRequest: try Self.decode(&input, into: &decoded, as: ATTPDU.writeRequest)
+        case .writeResponse: try Self.decode(&input, into: &decoded, as: ATTPDU.writeResponse)
+        case .writeCommand: try Self.decode(&input, into: &decoded, as: ATTPDU.writeCommand)
+        case .prepareWriteRequest: try Self.decode(&input, into: &decoded, as: ATTPDU.prepareWriteRequest)
+        case .prepareWriteResponse: try Self.decode(&input, into: &decoded, as: ATTPDU.prepareWriteResponse)
+        case .executeWriteRequest: try Self.decode(&input, into: &decoded, as: ATTPDU.executeWriteRequest)
+        case .executeWriteResponse: try Self.decode(&input, into: &decoded, as: ATTPDU.executeWriteResponse)
+        case .handleValueNotification: try Self.decode(&input, into: &decoded, as: ATTPDU.handleValueNotification)
+        case .handleValueIndication: try Self.decode(&input, into: &decoded, as: ATTPDU.handleValueIndication)
+        case .handleValueConfirmation: try Self.decode(&input, into: &decoded, as: ATTPDU.handleValueConfirmation)
+        case .readMultipleVariableRequest: try Self.decode(&input, into: &decoded, as: ATTPDU.readMultipleVariableRequest)
+        case .readMultipleVariableResponse: try Self.decode(&input, into: &decoded, as: ATTPDU.readMultipleVariableResponse)
+        case .multipleHandleValueNotification: try Self.decode(&input, into: &decoded, as: ATTPDU.multipleHandleValueNotification)
+        case .signedWriteCommand: try Self.decode(&input, into: &decoded, as: ATTPDU.signedWriteCommand)
         default:
             try input.skip(1, "opcode")
-            self = .unknown(opcode, try input.readParameters("parameters"))
+            decoded = .unknown(opcode, try input.readParameters("parameters"))
         }
+        self = decoded
+    }
+
+    /// Decodes one payload and stores it, wrapped in its case, through `destination`. Why out of
+    /// line and through one `inout` destination: when each case decoded in place (or returned
+    /// its PDU), every case got its own stack slots for its payload and its `ATTPDU` (a
+    /// 516-byte parameter buffer each), and `init(parsing:)` reserved 12-19 KB of stack on the
+    /// Cortex-M4. Now the switch holds one `ATTPDU` and only the payload being decoded is on
+    /// the stack, in this function's frame.
+    @inline(never)
+    private static func decode<Payload: WireDecodable>(
+        _ input: inout ByteCursor, into destination: inout ATTPDU, as wrap: (Payload) -> ATTPDU
+    ) throws(ParseError) {
+        destination = wrap(try Payload(parsing: &input))
     }
 
     /// Decodes one whole PDU held in `bytes` (an L2CAP payload).

@@ -1,5 +1,5 @@
 import BandTestSupport
-import BandWire
+@testable import BandWire
 import Testing
 
 @Suite struct ByteCursorTests {
@@ -119,6 +119,22 @@ import Testing
         var crc = CRC32()
         for chunk in stride(from: 0, to: data.count, by: 13) { crc.update(data[chunk..<min(chunk + 13, data.count)]) }
         #expect(crc.value == CRC32.checksum(data))
+    }
+
+    /// The table is a literal (no allocation on the MCU); every entry must still be the
+    /// polynomial's remainder, and the raw-buffer path must agree with the collection path.
+    @Test func tableLiteralIsThePolynomialsRemainders() {
+        #expect(CRC32.table.count == 256)
+        for n in 0..<256 {
+            var c = UInt32(n)
+            for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+            #expect(CRC32.table[n] == c, "entry \(n)")
+        }
+        let data = (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 5) }
+        var raw = CRC32()
+        data.withUnsafeBytes { raw.update($0) }
+        #expect(raw.value == CRC32.checksum(data))
+        #expect(CRC32.checksum([UInt8]()) == 0)
     }
 }
 
