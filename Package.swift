@@ -94,6 +94,9 @@ let package = Package(
         // GATT server, link and debug messages. Embedded-Swift-clean.
         .target(name: "FirmwareBoard", dependencies: ["BandWire", "BandATT", "BandGATTServer", "FirmwareCrypto", "UARTFraming"],
                 path: "firmware-sim/Sources/FirmwareBoard", swiftSettings: strict),
+        // The host side of `bandsim serve --firmware`: reader ATT PDUs ↔ UART frames, no I/O.
+        .target(name: "FirmwareBridge", dependencies: ["UARTFraming"], path: "firmware-sim/Sources/FirmwareBridge",
+                swiftSettings: strict),
 
         // The simulated band firmware.
         .target(
@@ -115,7 +118,8 @@ let package = Package(
         .executableTarget(
             name: "bandsim",
             dependencies: ["CommandKit", "BandWire", "BandATT", "BandGATT", "BandProtocol", "BandTrace",
-                           "BandLink", "BandBlueZ", "BandFirmware", "BandPeers", "BandReader", "BandReplay", "HealthStore"],
+                           "BandLink", "BandBlueZ", "BandFirmware", "BandPeers", "BandReader", "BandReplay", "HealthStore",
+                           "FirmwareBridge", "UARTFraming"],
             path: "firmware-sim/Sources/bandsim",
             swiftSettings: strict),
         .executableTarget(
@@ -164,6 +168,8 @@ let package = Package(
                     path: "firmware-sim/Tests/BandFirmwareTests"),
         .testTarget(name: "FirmwareCryptoTests", dependencies: ["FirmwareCrypto", "BandCrypto"],
                     path: "firmware-sim/Tests/FirmwareCryptoTests"),
+        .testTarget(name: "FirmwareBridgeTests", dependencies: ["FirmwareBridge", "UARTFraming"],
+                    path: "firmware-sim/Tests/FirmwareBridgeTests"),
         .testTarget(name: "UARTFramingTests", dependencies: ["UARTFraming"], path: "firmware-sim/Tests/UARTFramingTests"),
         .testTarget(name: "FirmwareBoardTests", dependencies: ["FirmwareBoard", "FirmwareCrypto", "UARTFraming"],
                     path: "firmware-sim/Tests/FirmwareBoardTests"),

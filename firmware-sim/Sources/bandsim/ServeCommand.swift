@@ -46,10 +46,17 @@ struct ServeCommand: Command {
             --reboot-at, --exit-after and --truth (one NDJSON line per simulated minute: what the
             wearer did, and for the watch its step total and boot); the band's other options do not
             apply to them.
+
+            --firmware IMAGE.elf boots the band's firmware image (firmware-sim/board/build.sh) in
+            qemu-system-arm (mps2-an386) and bridges each reader on --socket or --hci to its UART:
+            one ATT PDU per UART frame, connect/disconnect as link messages (docs/firmware.md).
+            With it only --socket/--hci, --speed (whole band seconds per second, 1-3600), --state
+            (the image's flash file) and --exit-after N apply. QEMU is stopped when bandsim ends.
             """,
         options: [
             .option("socket", value: "PATH", help: "Unix socket to listen on (default $XDG_RUNTIME_DIR/bandkit/band.sock)."),
             .option("hci", value: "hciN", help: "Serve on this BlueZ controller instead (LE advertising + L2CAP ATT)."),
+            .option("firmware", value: "IMAGE.elf", help: "Boot this firmware image in qemu-system-arm and bridge readers to it."),
             .option("profile", value: "band|infinitime|hr-strap", help: "What to simulate (default band: the BandKit band)."),
             .option("seed", value: "N", help: "Seed of every simulated random choice (default 1)."),
             .option("speed", value: "X", help: "Simulated seconds per real second (default 1)."),
@@ -84,6 +91,8 @@ struct ServeCommand: Command {
     var exitAfterDuration: Duration?
     /// Set for `--profile infinitime|hr-strap`: serve that peer instead of the band.
     var profileServe: ProfileServe?
+    /// Set for `--firmware IMAGE`: bridge readers to the image in QEMU instead.
+    var firmwareServe: FirmwareServe?
 
     init(arguments: ParsedArguments) throws(UsageError) {
         var start = BandInstant(milliseconds: 0)
@@ -160,6 +169,20 @@ struct ServeCommand: Command {
         recordPath = arguments.value("record")
         statePath = arguments.value("state")
         self.configuration = configuration
+        if let image = arguments.value("firmware") {
+            let allowed: Set<String> = ["firmware", "socket", "hci", "speed", "state", "exit-after"]
+            for option in ServeCommand.configuration.options.map(\.name) where !allowed.contains(option) {
+                if arguments.value(option) != nil || arguments.flag(option) {
+                    throw arguments.usageError("--\(option) does not apply to --firmware (the image is the band)")
+                }
+            }
+            guard speed == speed.rounded(), (1...3600).contains(speed) else {
+                throw arguments.usageError("--speed with --firmware must be a whole number 1–3600 (the firmware's SysTick scale)")
+            }
+            guard exitAfterDuration == nil else { throw arguments.usageError("--exit-after with --firmware is a connection count") }
+            firmwareServe = FirmwareServe(image: image, socketPath: socketPath, hciAdapter: hciAdapter, speed: UInt16(speed),
+                                          statePath: statePath, exitAfterConnections: exitAfterConnections)
+        }
         if let name = arguments.value("profile"), name != "band" {
             guard let profile = ProfileServe.Profile(rawValue: name) else {
                 throw arguments.usageError("--profile '\(name)' is not band, infinitime or hr-strap")
@@ -189,6 +212,7 @@ struct ServeCommand: Command {
     }
 
     func run() throws -> ExitCode {
+        if let firmwareServe { return try firmwareServe.run() }
         if let profileServe { return try profileServe.run() }
         var configuration = self.configuration
         configuration.scenario = try loadScenario()

@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# `bandsim serve --firmware` end to end (issue 12, transport): builds the firmware image with
+# Embedded Swift, lets bandsim boot it in qemu-system-arm and bridge the Unix SOCK_SEQPACKET
+# socket to its UART, then:
+#   - a reader client (Python, one ATT PDU per datagram as `band` sends them) discovers the
+#     image's whole GATT table through socket → bridge → UART frames → firmware → back:
+#     MTU exchange (the bridge's bearer takes the agreed 247), primary services, characteristics
+#     and descriptors, every readable value; the result must equal the image's attribute table
+#     (firmware-sim/Sources/FirmwareBoard/BoardAttributeSource.swift), error responses included;
+#   - a 240-byte Read Response (above ATT_MTU 23) reaches the reader only after the MTU exchange;
+#   - the reader disconnects and connects again: the firmware starts that connection fresh (MTU 23);
+#   - the real reader: `band stream sim:SOCKET` negotiates ATT_MTU 247 and runs its discovery
+#     through the bridge, and says what it found: an unknown device, exit 1 (this image has no
+#     activity or heart-rate service yet, so there is nothing to stream);
+#   - bandsim exits after the connections (--exit-after), and QEMU is gone; a second run stopped
+#     with SIGTERM also leaves no QEMU behind;
+#   - bad usage: --firmware with --profile or a fractional --speed exits 64; a missing image exits 1.
+# bandsim and QEMU are always stopped (trap on EXIT). Exit 0 ok, 1 failure.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+source "$root/scripts/packages.sh"
+bash "$root/scripts/ensure-packages.sh" "${FIRMWARE_PACKAGES[@]}"
+bandsim="${BANDSIM:-$root/.build/debug/bandsim}"
+band="${BAND:-$root/.build/debug/band}"
+[ -x "$bandsim" ] && [ -x "$band" ] || { echo "firmware-bridge: $bandsim or $band not built" >&2; exit 1; }
+work="$(mktemp -d)"
+serve_pid=""
+cleanup() {
+  if [[ -n "$serve_pid" ]] && kill -0 "$serve_pid" 2>/dev/null; then kill "$serve_pid"; wait "$serve_pid" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+fail() { echo "firmware-bridge: $*" >&2; cat "$work/serve.log" >&2 2>/dev/null || true; exit 1; }
+
+bash "$root/firmware-sim/board/build.sh" "$work/build" >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; exit 1; }
+elf="$work/build/bandkit-m4.elf"
+
+serve() {  # starts bandsim serve --firmware; waits for its socket
+  rm -f "$work/band.sock"
+  "$bandsim" serve --firmware "$elf" --socket "$work/band.sock" "$@" 2>>"$work/serve.log" &
+  serve_pid=$!
+  for _ in $(seq 400); do [ -S "$work/band.sock" ] && return 0; kill -0 "$serve_pid" 2>/dev/null || break; sleep 0.05; done
+  fail "bandsim never listened"
+}
+qemu_pid_of_run() { grep -o 'running in QEMU (pid [0-9]*)' "$work/serve.log" | tail -1 | grep -o '[0-9]*'; }
+
+started=$(date +%s)
+serve --exit-after 3
+python3 - "$work" <<'PY'
+import socket, struct, sys
+work = sys.argv[1]
+def fail(message): sys.exit("firmware-bridge: " + message)
+
+def connect():
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.connect(work + "/band.sock")
+    s.settimeout(10)
+    return s
+def request(s, pdu):
+    s.send(bytes.fromhex(pdu) if isinstance(pdu, str) else pdu)
+    return s.recv(600)
+
+s = connect()
+# Before the MTU exchange the bearer's MTU is 23: a 10-byte device name fits.
+assert request(s, "0a 0300") == b"\x0b" + b"BandKit M4"
+got = request(s, "02 0002")
+assert got == bytes.fromhex("03 f700"), "MTU exchange through the bridge: %s" % got.hex()
+
+# Discovery the way a GATT client does it, to the end of the handle range.
+services, start = [], 1
+while True:
+    got = request(s, struct.pack("<BHHH", 0x10, start, 0xFFFF, 0x2800))
+    if got[0] == 0x01:
+        assert got[4] == 0x0A, "end of services: %s" % got.hex(); break
+    size = got[1]
+    for i in range(2, len(got), size):
+        first, last = struct.unpack_from("<HH", got, i)
+        services.append((first, last, got[i + 4:i + size][::-1].hex()))
+        start = last + 1
+    if start > 0xFFFF: break
+characteristics, start = [], 1
+while True:
+    got = request(s, struct.pack("<BHHH", 0x08, start, 0xFFFF, 0x2803))
+    if got[0] == 0x01:
+        assert got[4] == 0x0A, "end of characteristics: %s" % got.hex(); break
+    size = got[1]
+    for i in range(2, len(got), size):
+        declaration, properties, value = struct.unpack_from("<HBH", got, i)
+        characteristics.append((value, properties, got[i + 5:i + size][::-1].hex()))
+        start = declaration + 1
+information, start = [], 1
+while True:
+    got = request(s, struct.pack("<BHH", 0x04, start, 0xFFFF))
+    if got[0] == 0x01:
+        assert got[4] == 0x0A, "end of information: %s" % got.hex(); break
+    size = 4 if got[1] == 1 else 18
+    for i in range(2, len(got), size):
+        handle = struct.unpack_from("<H", got, i)[0]
+        information.append((handle, got[i + 2:i + size][::-1].hex()))
+        start = handle + 1
+values = {}
+for handle, properties, _ in characteristics:
+    if properties & 0x02:
+        got = request(s, struct.pack("<BH", 0x0A, handle))
+        assert got[0] == 0x0B, "read %#06x: %s" % (handle, got.hex())
+        values[handle] = got[1:]
+
+# The image's table (BoardAttributeSource), as the firmware-qemu check pins it.
+want_services = [(0x0001, 0x0003, "1800"), (0x0004, 0x0008, "180a"), (0x0009, 0x000C, "180f")]
+want_characteristics = [(0x0003, 0x02, "2a00"), (0x0006, 0x02, "2a29"), (0x0008, 0x02, "2a24"), (0x000B, 0x12, "2a19")]
+assert services == want_services, "services %s" % services
+assert characteristics == want_characteristics, "characteristics %s" % characteristics
+assert [h for h, _ in information] == list(range(1, 0x0D)), "handles %s" % information
+assert dict(information)[0x000C] == "2902", "CCCD: %s" % information
+assert values[0x0003] == b"BandKit M4" and values[0x0008] == b"mps2-an386", values
+assert len(values[0x0006]) > 0 and len(values[0x000B]) == 1 and values[0x000B][0] <= 100, values
+# Errors come back exactly as the firmware gives them.
+assert request(s, "0a 0001") == bytes.fromhex("01 0a 0001 01")
+assert request(s, "12 0300 4142") == bytes.fromhex("01 12 0300 03")
+assert request(s, "3f") == bytes.fromhex("01 3f 0000 06")
+# Notifications enabled: the CCCD reads back through the bridge.
+assert request(s, "12 0c00 0100") == b"\x13"
+assert request(s, "0a 0c00") == bytes.fromhex("0b 0100")
+s.close()
+
+# A second connection starts fresh in the firmware (CCCD cleared, MTU 23 again).
+s = connect()
+assert request(s, "0a 0c00") == bytes.fromhex("0b 0000"), "the new connection inherited the old CCCD"
+assert request(s, "02 1700") == bytes.fromhex("03 f700")
+s.close()
+print("firmware-bridge: %d services, %d characteristics, %d handles, %d values read through the bridge"
+      % (len(services), len(characteristics), len(information), len(values)))
+PY
+
+# The real reader: its discovery runs through the bridge against the image.
+set +e
+timeout 60 "$band" stream "sim:$work/band.sock" --store "$work/health.sqlite" --keystore "$work/keys.json" --for 5s >"$work/band.out" 2>"$work/band.err"
+band_status=$?
+set -e
+echo "firmware-bridge: band stream exited $band_status: $(head -c 300 "$work/band.err" | tr -d '\000-\010\013-\037')"
+grep -q "reader connected (connection 3)" "$work/serve.log" || fail "band stream never reached the bridge (status $band_status)"
+# It negotiated the MTU and classified the image by its services, all through the bridge.
+[ $band_status -eq 1 ] && grep -q "connected (ATT MTU 247); unknown device (no service BandKit records)" "$work/band.err" \
+  || fail "band stream: status $band_status, $(cat "$work/band.err")"
+
+wait "$serve_pid" || fail "bandsim serve --firmware exited $?"
+serve_pid=""
+qemu="$(qemu_pid_of_run)"
+[ -n "$qemu" ] || fail "no QEMU pid in the banner"
+! kill -0 "$qemu" 2>/dev/null || fail "QEMU $qemu still running after bandsim ended"
+grep -q "firmware: booted" "$work/serve.log" || fail "the bridge never saw the firmware boot"
+
+# Stopped by a signal: QEMU goes too.
+: >"$work/serve.log"
+serve
+qemu="$(qemu_pid_of_run)"
+kill -TERM "$serve_pid"; wait "$serve_pid" || fail "bandsim serve --firmware exited $? on SIGTERM"
+serve_pid=""
+! kill -0 "$qemu" 2>/dev/null || fail "QEMU $qemu survived SIGTERM to bandsim"
+
+# Bad usage and a missing image.
+set +e
+"$bandsim" serve --firmware "$elf" --profile infinitime --socket "$work/x.sock" 2>"$work/err"; [ $? -eq 64 ] || fail "--profile with --firmware: want 64"
+"$bandsim" serve --firmware "$elf" --speed 1.5 --socket "$work/x.sock" 2>"$work/err"; [ $? -eq 64 ] || fail "--speed 1.5: want 64"
+"$bandsim" serve --firmware "$work/missing.elf" --socket "$work/x.sock" 2>"$work/err"; status=$?
+set -e
+[ $status -eq 1 ] && grep -q "missing.elf" "$work/err" || fail "missing image: status $status, $(cat "$work/err")"
+echo "firmware-bridge: ok ($(( $(date +%s) - started )) s)"

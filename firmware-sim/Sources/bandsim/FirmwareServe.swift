@@ -1,0 +1,171 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import BandFirmware
+import BandLink
+import CommandKit
+import FirmwareBridge
+import UARTFraming
+
+/// `bandsim serve --firmware IMAGE.elf`: boots the band's firmware image in qemu-system-arm
+/// (mps2-an386, UART0 on a Unix stream socket this process listens on) and bridges every reader
+/// connection on `--socket` (or `--hci`) to it: each ATT PDU becomes one UART frame and back
+/// (``FirmwareBridge`` decides, this file only does the I/O), connect and disconnect become link
+/// messages 0x02/0x03, the firmware's log lines go to stderr. One `poll()` over the stop
+/// signals, the UART and the reader; QEMU is stopped on every way out (end, error, SIGINT/SIGTERM).
+struct FirmwareServe {
+    var image: String
+    var socketPath: String
+    var hciAdapter: String?
+    /// Band seconds per real second, 1…3600 (link message 0x09).
+    var speed: UInt16
+    /// The flash file (semihosting `bandkit-m4.flash`): kept across runs when given.
+    var statePath: String?
+    var exitAfterConnections: Int?
+
+    func run() throws -> ExitCode {
+        guard access(image, R_OK) == 0 else {
+            throw RuntimeFailure("bandsim serve: --firmware \(image): \(String(cString: strerror(errno)))")
+        }
+        let emulator = try FirmwareEmulator(image: image, statePath: statePath)
+        defer { emulator.stop() }
+        let stop = try? StopSignals()
+        defer { stop?.restore() }
+        var bridge = FirmwareBridge()
+        var booted = false
+        // Until the firmware says it booted: no reader is accepted (its connect would be lost).
+        while !booted {
+            guard try waitReadable([emulator.uart, stop?.pollDescriptor ?? -1], timeoutMs: 20_000) else {
+                throw RuntimeFailure("bandsim serve: the firmware did not announce itself within 20 s (\(emulator.describeExit()))")
+            }
+            if let stop, !stop.received().isEmpty { return .success }
+            let actions = try emulator.readUART { bridge.received(fromFirmware: $0) }
+            booted = bridge.counters.boots > 0
+            try perform(actions, emulator: emulator, reader: nil)
+        }
+        var seed = [UInt8](repeating: 0, count: 48)
+        try fillRandom(&seed)
+        try emulator.writeUART(FirmwareBridge.frame(.link, [0x01] + seed))
+        if speed != 1 { try emulator.writeUART(FirmwareBridge.frame(.link, [0x09, UInt8(speed & 0xFF), UInt8(speed >> 8)])) }
+
+        let listener: any BandListener
+        do throws(LinkError) {
+            if let hciAdapter {
+                listener = try HCIBandListener(adapter: hciAdapter, name: "BandKit M4", log: { CommandRunner.printError($0) })
+            } else {
+                try SocketPath.prepareDirectory(directoryOf(socketPath))
+                listener = try SeqPacketListener(path: socketPath)
+            }
+        } catch {
+            throw RuntimeFailure("bandsim serve: cannot listen on \(hciAdapter ?? socketPath): \(error)")
+        }
+        defer { listener.close() }
+        CommandRunner.printError("bandsim: firmware \(image) running in QEMU (pid \(emulator.pid)); listening on \(hciAdapter ?? socketPath); speed ×\(speed)")
+
+        var reader: (any ATTBearer)?
+        var connections = 0
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        while true {
+            let readerDescriptor = reader.flatMap { $0.pollDescriptor } ?? -1
+            var entries = [pollfd(fd: stop?.pollDescriptor ?? -1, events: Int16(POLLIN), revents: 0),
+                           pollfd(fd: emulator.uart, events: Int16(POLLIN), revents: 0),
+                           pollfd(fd: reader == nil ? listener.pollDescriptor : -1, events: Int16(POLLIN), revents: 0),
+                           pollfd(fd: readerDescriptor, events: Int16(POLLIN), revents: 0)]
+            let ready = poll(&entries, nfds_t(entries.count), -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                throw RuntimeFailure("bandsim serve: poll: \(String(cString: strerror(errno)))")
+            }
+            if entries[0].revents != 0, let stop, !stop.received().isEmpty {
+                CommandRunner.printError("bandsim: stopped by a signal; stopping QEMU")
+                if let reader { try perform(bridge.readerDidDisconnect(), emulator: emulator, reader: nil); reader.close() }
+                return .success
+            }
+            if entries[1].revents != 0 {
+                let actions = try emulator.readUART { bridge.received(fromFirmware: $0) }
+                try perform(actions, emulator: emulator, reader: reader)
+            }
+            if entries[2].revents != 0 {
+                var accepted: (any ATTBearer)?
+                do throws(LinkError) { accepted = try listener.acceptLink() } catch {
+                    CommandRunner.printError("bandsim serve: accepting a reader: \(error)")
+                }
+                if let link = accepted {
+                    reader = link
+                    connections += 1
+                    CommandRunner.printError("bandsim: reader connected (connection \(connections))")
+                    try perform(bridge.readerDidConnect(), emulator: emulator, reader: link)
+                }
+            }
+            if entries[3].revents != 0, let link = reader {
+                var ended = false
+                var count: Int?
+                let received: Result<Int?, LinkError> = buffer.withUnsafeMutableBytes { raw in
+                    do throws(LinkError) { return .success(try link.receive(into: raw, timeout: .zero)) } catch { return .failure(error) }
+                }
+                switch received {
+                case .success(let got): count = got
+                case .failure: ended = true
+                }
+                if let count { try perform(bridge.received(fromReader: Array(buffer[0..<count])), emulator: emulator, reader: link) }
+                if ended {
+                    link.close()
+                    reader = nil
+                    listener.connectionEnded()
+                    CommandRunner.printError("bandsim: reader disconnected (\(bridge.counters.pdusToFirmware) PDUs to the firmware, \(bridge.counters.pdusToReader) back)")
+                    try perform(bridge.readerDidDisconnect(), emulator: emulator, reader: nil)
+                    if let limit = exitAfterConnections, connections >= limit {
+                        CommandRunner.printError("bandsim: \(connections) connection(s) ended; stopping QEMU")
+                        return .success
+                    }
+                }
+            }
+        }
+    }
+
+    private func perform(_ actions: [FirmwareBridge.Action], emulator: FirmwareEmulator, reader: (any ATTBearer)?) throws {
+        for action in actions {
+            switch action {
+            case .toFirmware(let bytes):
+                try emulator.writeUART(bytes)
+            case .toReader(let pdu):
+                do throws(LinkError) { try reader?.send(pdu) } catch {
+                    CommandRunner.printError("bandsim serve: sending to the reader: \(error)")
+                }
+            case .setMTU(let mtu):
+                reader?.mtu = mtu
+            case .log(let line):
+                CommandRunner.printError("bandsim: \(line)")
+            }
+        }
+    }
+
+    private func waitReadable(_ descriptors: [Int32], timeoutMs: Int32) throws -> Bool {
+        var entries = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        while true {
+            let ready = poll(&entries, nfds_t(entries.count), timeoutMs)
+            if ready < 0 && errno == EINTR { continue }
+            if ready < 0 { throw RuntimeFailure("bandsim serve: poll: \(String(cString: strerror(errno)))") }
+            return ready > 0
+        }
+    }
+
+    /// The firmware's DRBG seed (32 bytes entropy ‖ 16 bytes nonce) from the kernel's CSPRNG.
+    private func fillRandom(_ bytes: inout [UInt8]) throws {
+        let fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw RuntimeFailure("bandsim serve: /dev/urandom: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var filled = 0
+        while filled < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw RuntimeFailure("bandsim serve: /dev/urandom: short read") }
+            filled += n
+        }
+    }
+
+    private func directoryOf(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+}

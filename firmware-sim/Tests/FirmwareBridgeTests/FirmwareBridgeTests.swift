@@ -1,0 +1,86 @@
+import FirmwareBridge
+import Testing
+import UARTFraming
+
+/// Conversations between a reader and the firmware's UART, through the bridge's decisions.
+@Suite struct FirmwareBridgeTests {
+    private func fromFirmware(_ bridge: inout FirmwareBridge, _ bytes: [UInt8]) -> [FirmwareBridge.Action] {
+        bytes.withUnsafeBytes { bridge.received(fromFirmware: $0) }
+    }
+
+    @Test func connectRequestResponseDisconnect() {
+        var bridge = FirmwareBridge()
+        #expect(bridge.readerDidConnect() == [.toFirmware(FirmwareBridge.frame(.link, [0x02]))])
+        #expect(bridge.received(fromReader: [0x0A, 0x03, 0x00]) == [.toFirmware(FirmwareBridge.frame(.att, [0x0A, 0x03, 0x00]))])
+        let response: [UInt8] = [0x0B] + Array("BandKit M4".utf8)
+        #expect(fromFirmware(&bridge, FirmwareBridge.frame(.att, response)) == [.toReader(response)])
+        #expect(bridge.readerDidDisconnect() == [.toFirmware(FirmwareBridge.frame(.link, [0x03]))])
+        #expect(bridge.readerDidDisconnect() == [], "a second disconnect says nothing")
+        #expect(bridge.counters.pdusToFirmware == 1 && bridge.counters.pdusToReader == 1)
+    }
+
+    @Test func mtuExchangeSetsTheSmallerOfBoth() {
+        var bridge = FirmwareBridge()
+        _ = bridge.readerDidConnect()
+        _ = bridge.received(fromReader: [0x02, 0x00, 0x02])                 // reader asks 512
+        #expect(fromFirmware(&bridge, FirmwareBridge.frame(.att, [0x03, 0xF7, 0x00]))
+                == [.setMTU(247), .toReader([0x03, 0xF7, 0x00])])
+        _ = bridge.received(fromReader: [0x02, 0x40, 0x00])                 // asks 64
+        #expect(fromFirmware(&bridge, FirmwareBridge.frame(.att, [0x03, 0xF7, 0x00]))
+                == [.setMTU(64), .toReader([0x03, 0xF7, 0x00])])
+        // A response nobody asked for changes nothing.
+        #expect(fromFirmware(&bridge, FirmwareBridge.frame(.att, [0x03, 0xF7, 0x00])) == [.toReader([0x03, 0xF7, 0x00])])
+    }
+
+    @Test func framesSplitAtEveryOffsetArriveWhole() {
+        let notification: [UInt8] = [0x1B, 0x09, 0x00, 0x06, 0x48]
+        let stream = FirmwareBridge.frame(.att, notification) + FirmwareBridge.frame(.debug, [0x84] + Array("hello".utf8))
+        for split in 0...stream.count {
+            var bridge = FirmwareBridge()
+            _ = bridge.readerDidConnect()
+            let actions = fromFirmware(&bridge, Array(stream[..<split])) + fromFirmware(&bridge, Array(stream[split...]))
+            #expect(actions == [.toReader(notification), .log("firmware: hello")], "split at \(split)")
+        }
+    }
+
+    @Test func garbageIsCountedAndSkipped() {
+        var bridge = FirmwareBridge()
+        _ = bridge.readerDidConnect()
+        let actions = fromFirmware(&bridge, [0x00, 0xA5, 0xFF, 0x13] + FirmwareBridge.frame(.att, [0x13]))
+        #expect(actions == [.toReader([0x13])])
+        #expect(bridge.decoderCounters.discardedBytes > 0)
+    }
+
+    @Test func pduWithoutReaderIsDroppedAndCounted() {
+        var bridge = FirmwareBridge()
+        #expect(fromFirmware(&bridge, FirmwareBridge.frame(.att, [0x1B, 0x09, 0x00, 0x48])) == [])
+        #expect(bridge.counters.droppedForNoReader == 1)
+    }
+
+    @Test func aResetWhileConnectedReconnectsTheFirmware() {
+        var bridge = FirmwareBridge()
+        _ = bridge.readerDidConnect()
+        let actions = fromFirmware(&bridge, FirmwareBridge.frame(.link, [0x80]))
+        #expect(actions == [.log("firmware: booted (boot 1 seen by this bridge)"), .toFirmware(FirmwareBridge.frame(.link, [0x02]))])
+        _ = bridge.readerDidDisconnect()
+        #expect(fromFirmware(&bridge, FirmwareBridge.frame(.link, [0x80])) == [.log("firmware: booted (boot 2 seen by this bridge)")])
+    }
+
+    @Test func logLinesAreEscaped() {
+        var bridge = FirmwareBridge()
+        let actions = fromFirmware(&bridge, FirmwareBridge.frame(.debug, [0x84, 0x1B, 0x5B, 0x32, 0x4A, 0x5C, 0xFF]))
+        #expect(actions == [.log("firmware: \\x1b[2J\\x5c\\xff")])
+        #expect(fromFirmware(&bridge, FirmwareBridge.frame(.debug, [0x81, 0x01])) == [.log("firmware: debug message 81 01")])
+        #expect(fromFirmware(&bridge, FirmwareBridge.frame(UARTChannel(rawValue: 9), [1, 2]))
+                == [.log("firmware: frame on unknown channel 9 (2 bytes) ignored")])
+    }
+
+    @Test func oversizeReaderPDUIsRefusedNotSent() {
+        var bridge = FirmwareBridge()
+        _ = bridge.readerDidConnect()
+        let actions = bridge.received(fromReader: [UInt8](repeating: 0x52, count: 518))
+        #expect(actions.count == 1)
+        if case .log(let text)? = actions.first { #expect(text.contains("518-byte")) } else { Issue.record("no log: \(actions)") }
+        #expect(bridge.counters.oversizeFromReader == 1 && bridge.counters.pdusToFirmware == 0)
+    }
+}
