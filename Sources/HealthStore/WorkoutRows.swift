@@ -36,7 +36,7 @@ extension HealthStore {
         let visible = try visibilityFilter(for: app, type: .workout, connection)
         let statement = try connection.cached("""
             SELECT \(Self.workoutColumns)
-            WHERE (?1 IS NULL OR w.app_id = ?1) AND w.anchor > ?2 AND w.anchor <= ?3
+            WHERE (CAST(?1 AS BIGINT) IS NULL OR w.app_id = ?1) AND w.anchor > ?2 AND w.anchor <= ?3
             ORDER BY w.anchor
             """).get()
         defer { statement.reset() }

@@ -65,7 +65,8 @@ public final class BandReaderService {
         let session = BandSession(connection: connection, address: address.keystoreKey, pairing: nil,
                                   makeWriter: { _ in throw SessionError.store(StoreFailure(.prepareWriter, HealthStoreError.misuse("pairing writes no samples"))) }, report: report)
         let device = try session.readDeviceInformationForPairing()
-        let band = PairedBand(address: address.keystoreKey, readerID: readerID, key: key.array, device: device, pairedAt: now())
+        let band = PairedBand(address: address.keystoreKey, readerID: readerID, key: key.array, device: device, pairedAt: now(),
+                              kind: BandKind(profile: connection.profile))
         do { try keystore.save(band) } catch { throw .keystore("\(error)") }
         return band
     }

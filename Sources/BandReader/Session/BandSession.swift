@@ -70,7 +70,8 @@ public final class BandSession {
     /// link, the store and the live stream.
     public func run(_ goal: Goal) throws(SessionError) -> Outcome {
         let profile = connection.profile
-        var machine = SessionMachine(isBand: profile.activity != nil, goal: goal)
+        let plan = SessionPlan(profile: profile)
+        var machine = SessionMachine(plan: plan, goal: goal)
         machine.liveWriteInterval = liveWriteInterval
         machine.historySyncInterval = historySyncInterval
         var clockObservation: (bandTime: UInt32, hostTime: Date)?
@@ -131,7 +132,7 @@ public final class BandSession {
                     next = machine.historySynced(try synchronizer.run(), reason: reason, at: clock.now)
                 }
             case .subscribeLive:
-                let stream = try subscribeLive(battery: battery)
+                let stream = try subscribeLive(plan.subscriptions, battery: battery)
                 if let clockObservation { stream.observeBandClock(clockObservation.bandTime, at: clockObservation.hostTime) }
                 live = stream
                 next = machine.subscribed(at: clock.now)
@@ -245,16 +246,16 @@ public final class BandSession {
         return (device, battery)
     }
 
-    /// Subscribes to every live characteristic present, once, and routes them to a ``LiveStream``.
-    private func subscribeLive(battery: Int?) throws(SessionError) -> LiveStream {
+    /// Subscribes to the plan's live characteristics, once, and routes them to a ``LiveStream``.
+    private func subscribeLive(_ subscriptions: [SessionPlan.Subscription], battery: Int?) throws(SessionError) -> LiveStream {
         let profile = connection.profile
         let handles = LiveStream.Handles(profile: profile)
         let live = LiveStream(handles: handles, now: now, hostOffset: { [timeZone, now] in timeZone.secondsFromGMT(for: now()) },
                               report: report)
         live.batteryPercent = battery
         connection.valueHandler = { handle, value in live.handle(handle, value) }
-        for characteristic in [profile.activity?.liveActivity, profile.heartRateMeasurement, profile.rscMeasurement, profile.batteryLevel] {
-            guard let characteristic, characteristic.properties.contains(.notify) else { continue }
+        for subscription in subscriptions {
+            guard let characteristic = profile.characteristic(for: subscription) else { continue }
             try connection.subscribe(characteristic, .notifications, during: .subscribe)
         }
         return live

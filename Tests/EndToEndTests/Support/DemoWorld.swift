@@ -40,6 +40,19 @@ final class DemoWorld {
         }
     }
 
+    /// Starts `bandsim serve --profile PROFILE` (a third-party peer); waits for its socket.
+    func startPeer(_ profile: String, _ options: [String]) throws {
+        let band = try RunningCommand("bandsim", ["serve", "--profile", profile, "--socket", socket, "--truth", truthPath] + options)
+        self.band = band
+        let deadline = ContinuousClock.now.advanced(by: .seconds(60))
+        while !FileManager.default.fileExists(atPath: socket) {
+            guard band.process.isRunning, ContinuousClock.now < deadline else {
+                throw WorldError("bandsim serve --profile \(profile) did not start: \(band.stderr)")
+            }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+    }
+
     /// Stops the band (SIGTERM, then waits), so its truth file is complete.
     func stopBand() {
         guard let band else { return }
