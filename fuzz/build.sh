@@ -15,8 +15,8 @@ cd "$(dirname "$0")/.."
 MODULES=(SystemRandom BandWire BandATT BandGATT BandGATTServer BandHCI BandLink BandBlueZ BandCrypto BandProtocol BandTrace HealthModel HealthAnalysis BandFirmware
          BandGATTClient HealthStore BandReader BandReplay)
 # C modules (module maps) the Swift modules import, and the libraries they link.
-C_MODULES=(-I Sources/CBlueZ -I Sources/CCrypto -I Sources/CSQLite)
-C_LIBRARIES=(-lbluetooth -lcrypto -lsqlite3)
+C_MODULES=(-I Sources/CBlueZ -I Sources/CCrypto -I Sources/CSQLite -I Sources/CPostgres)
+C_LIBRARIES=(-lbluetooth -lcrypto -lsqlite3 -lpq)
 
 # Where a module's sources live (the simulator's modules sit under firmware-sim/).
 source_dir() {
