@@ -12,4 +12,9 @@ source "$root/Tests/support/postgres-cluster.sh"
 postgres_cluster_start
 cd "$root"
 echo "==> store suites on PostgreSQL ($BANDKIT_TEST_POSTGRES_URL)"
-swift test --skip-build --filter 'HealthStoreTests|PostgresStoreTests' 2>&1 | tail -n 40
+log="$POSTGRES_CLUSTER_DIR/swift-test.log"
+status=0
+swift test --skip-build --filter 'HealthStoreTests' >"$log" 2>&1 || status=$?
+grep -E "✘|error:|Fatal error|crashed" "$log" | head -100 || true
+grep -E "^(✔|✘) Test run with" "$log" | tail -1 || true
+[ "$status" -eq 0 ] || { echo "postgres: the store suites failed on PostgreSQL (exit $status)" >&2; exit "$status"; }

@@ -26,6 +26,8 @@ final class PostgresEngine: DatabaseEngine {
     /// The URL without its password, for messages.
     let name: String
     private let readOnly: Bool
+    /// The URL as given (credentials included): only to scrub libpq's messages.
+    private let url: String
     /// Bumped at every reconnection: statements prepared under an older one prepare again.
     private(set) var generation = 0
     private var statementCounter = 0
@@ -33,8 +35,10 @@ final class PostgresEngine: DatabaseEngine {
 
     static let notificationChannel = "bandkit_changes"
 
-    private init(handle: OpaquePointer, name: String, readOnly: Bool) {
+    private init(handle: OpaquePointer, url: String, readOnly: Bool) {
         self.handle = handle
+        self.url = url
+        let name = StoreLocation.redacted(url)
         self.name = name
         self.readOnly = readOnly
     }
@@ -57,12 +61,12 @@ final class PostgresEngine: DatabaseEngine {
             return .failure(DatabaseError(engine: .postgresql, message: "out of memory", sql: "connect to \(name)"))
         }
         guard PQstatus(handle) == CONNECTION_OK else {
-            let message = String(cString: PQerrorMessage(handle)).trimmingTrailingNewlines
+            let message = StoreLocation.scrubbed(String(cString: PQerrorMessage(handle)).trimmingTrailingNewlines, of: url)
             PQfinish(handle)
             return .failure(DatabaseError(engine: .postgresql, sqlState: "08001", message: message, sql: "connect to \(name)"))
         }
         PQsetNoticeProcessor(handle, { _, _ in }, nil)  // "relation already exists, skipping" is no news
-        let engine = PostgresEngine(handle: handle, name: name, readOnly: readOnly)
+        let engine = PostgresEngine(handle: handle, url: url, readOnly: readOnly)
         if case .failure(let error) = engine.configure() { return .failure(error) }
         return .success(engine)
     }
@@ -77,7 +81,7 @@ final class PostgresEngine: DatabaseEngine {
         guard PQstatus(handle) != CONNECTION_OK else { return .success(()) }
         PQreset(handle)
         guard PQstatus(handle) == CONNECTION_OK else {
-            let message = String(cString: PQerrorMessage(handle)).trimmingTrailingNewlines
+            let message = StoreLocation.scrubbed(String(cString: PQerrorMessage(handle)).trimmingTrailingNewlines, of: url)
             return .failure(DatabaseError(engine: .postgresql, sqlState: "08001", message: message, sql: "reconnect to \(name)"))
         }
         generation += 1
@@ -97,7 +101,7 @@ final class PostgresEngine: DatabaseEngine {
             message = String(cString: PQresultErrorMessage(result))
             if let field = PQresultErrorField(result, Int32(UInt8(ascii: "C"))) { state = String(cString: field) }
         }
-        if message.isEmpty { message = String(cString: PQerrorMessage(handle)) }
+        if message.isEmpty { message = StoreLocation.scrubbed(String(cString: PQerrorMessage(handle)), of: url) }
         if state.isEmpty, PQstatus(handle) != CONNECTION_OK { state = "08006" }
         return DatabaseError(engine: .postgresql, sqlState: state, message: message.trimmingTrailingNewlines, sql: sql)
     }
@@ -116,10 +120,16 @@ final class PostgresEngine: DatabaseEngine {
         return .success(())
     }
 
+    /// Runs `BEGIN …`; a connection found dead at that point (nothing done yet) is re-established
+    /// and the BEGIN tried once more.
+    private func begin(_ sql: String) -> Result<Void, DatabaseError> {
+        let first = reconnectIfNeeded().flatMap { execute(sql) }
+        guard case .failure = first, PQstatus(handle) != CONNECTION_OK else { return first }
+        return reconnectIfNeeded().flatMap { execute(sql) }
+    }
+
     func beginWrite(durability: Durability) -> Result<Void, DatabaseError> {
-        reconnectIfNeeded().flatMap {
-            execute("BEGIN ISOLATION LEVEL READ COMMITTED")
-        }.flatMap {
+        begin("BEGIN ISOLATION LEVEL READ COMMITTED").flatMap {
             // Every commit BandKit acknowledges is on disk when COMMIT returns, whatever the server's default.
             durability == .beforeAcknowledgement ? execute("SET LOCAL synchronous_commit = on") : .success(())
         }.flatMap {
@@ -137,7 +147,7 @@ final class PostgresEngine: DatabaseEngine {
     }
 
     func beginRead() -> Result<Void, DatabaseError> {
-        reconnectIfNeeded().flatMap { execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") }
+        begin("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
     }
 
     /// Tells listeners (other processes' ``PostgresListener``) a commit is coming; sent by the
@@ -146,7 +156,8 @@ final class PostgresEngine: DatabaseEngine {
         execute("SELECT pg_notify('\(Self.notificationChannel)', current_schema())")
     }
 
-    var isAutocommit: Bool { PQtransactionStatus(handle) == PQTRANS_IDLE }
+    /// Outside a transaction; a dead connection is in none (the next transaction reconnects).
+    var isAutocommit: Bool { PQtransactionStatus(handle) == PQTRANS_IDLE || PQstatus(handle) != CONNECTION_OK }
     var changes: Int { lastChanges }
 }
 

@@ -33,7 +33,7 @@ public enum StoreLocation: Hashable, Sendable {
         guard let options = PQconninfoParse(text, &message) else {
             let reason = message.map { String(cString: $0) } ?? "libpq could not parse it"
             if let message { PQfreemem(message) }
-            throw MalformedURL(url: redacted(text), reason: reason.trimmingTrailingNewlines)
+            throw MalformedURL(url: redacted(text), reason: scrubbed(reason.trimmingTrailingNewlines, of: text))
         }
         PQconninfoFree(options)
         return .postgresql(url: text)
@@ -72,6 +72,49 @@ public enum StoreLocation: Hashable, Sendable {
             return key.lowercased() == "password" ? "password=***" : String(parameter)
         }.joined(separator: "&")
         return out
+    }
+}
+
+extension StoreLocation {
+    /// `message` (libpq's, which may quote the URL it was given) with the URL replaced by its
+    /// redacted form and every password it holds, raw or percent-decoded, replaced by `***`.
+    public static func scrubbed(_ message: String, of url: String) -> String {
+        var text = message.replacing(url, with: redacted(url))
+        for secret in passwords(in: url) where !secret.isEmpty {
+            text = text.replacing(secret, with: "***")
+        }
+        return text
+    }
+
+    /// The passwords a URL carries (user info and `password=`), as written and percent-decoded.
+    static func passwords(in url: String) -> [String] {
+        guard let schemeEnd = url.firstRange(of: "://") else { return [] }
+        let rest = url[schemeEnd.upperBound...]
+        var found: [String] = []
+        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
+        if let at = rest[..<authorityEnd].lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") {
+            found.append(String(rest[rest.index(after: colon)..<at]))
+        }
+        if let question = rest.firstIndex(of: "?") {
+            for parameter in rest[rest.index(after: question)...].split(separator: "&") {
+                let parts = parameter.split(separator: "=", maxSplits: 1)
+                if parts.count == 2, parts[0].lowercased() == "password" { found.append(String(parts[1])) }
+            }
+        }
+        return found + found.compactMap(percentDecoded).filter { !found.contains($0) }
+    }
+
+    /// RFC 3986 percent-decoding; nil when an escape is broken or the bytes are not UTF-8.
+    static func percentDecoded(_ text: String) -> String? {
+        var bytes: [UInt8] = []
+        var iterator = Array(text.utf8).makeIterator()
+        while let byte = iterator.next() {
+            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
+            guard let high = iterator.next(), let low = iterator.next(),
+                  let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16) else { return nil }
+            bytes.append(value)
+        }
+        return String(validating: bytes, as: UTF8.self)
     }
 }
 
