@@ -36,7 +36,7 @@ public enum Access: String, Hashable, Sendable {
 extension HealthStore {
     func authorization(appID: Int64?, type: String, _ connection: Connection) throws(HealthStoreError) -> Authorization {
         guard let appID else { return Authorization(read: .notDetermined, write: .notDetermined) }
-        let select = try connection.cached("SELECT can_read, can_write FROM authorization WHERE app_id = ? AND type = ?").get()
+        let select = try connection.cached("SELECT can_read, can_write FROM \"authorization\" WHERE app_id = ? AND type = ?").get()
         defer { select.reset() }
         select.bind(1, appID)
         select.bind(2, type)
@@ -103,9 +103,9 @@ extension HealthStore {
     private func setPermission(appID: Int64, type: String, access: Access, value: Bool, onlyIfUndetermined: Bool,
                                _ connection: Connection) throws(HealthStoreError) {
         let column = access == .read ? "can_read" : "can_write"
-        let keep = onlyIfUndetermined ? "coalesce(authorization.\(column), excluded.\(column))" : "excluded.\(column)"
+        let keep = onlyIfUndetermined ? "coalesce(\"authorization\".\(column), excluded.\(column))" : "excluded.\(column)"
         let upsert = try connection.cached("""
-            INSERT INTO authorization (app_id, type, \(column)) VALUES (?, ?, ?)
+            INSERT INTO "authorization" (app_id, type, \(column)) VALUES (?, ?, ?)
             ON CONFLICT (app_id, type) DO UPDATE SET \(column) = \(keep)
             """).get()
         upsert.bind(1, appID)

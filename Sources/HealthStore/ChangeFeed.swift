@@ -52,7 +52,7 @@ extension HealthStore {
             select.bind(3, wantedIDs)
             select.bind(4, ownID)
             select.bind(5, readableIDs)
-            select.bind(6, Int64(limit ?? -1))
+            select.bind(6, Int64(limit ?? Int.max))
             var samples: [Sample] = []
             var lastAnchor = anchor.rawValue
             while try select.step().get() {
@@ -76,7 +76,10 @@ extension HealthStore {
                 guard let id = tombstones.uuid(0), let type = typesByID[tombstones.int64(1)] else { continue }
                 deleted.append(DeletedSample(id: id, type: type, anchor: Anchor(rawValue: tombstones.int64(2))))
             }
-            return ChangeSet(samples: samples, deleted: deleted, newAnchor: Anchor(rawValue: max(end, anchor.rawValue)))
+            let workouts = types == nil || types?.contains(.workout) == true
+                ? try workoutsSaved(after: anchor.rawValue, through: end, as: app, connection) : []
+            return ChangeSet(samples: samples, deleted: deleted, newAnchor: Anchor(rawValue: max(end, anchor.rawValue)),
+                             workouts: workouts)
         }
     }
 
@@ -84,13 +87,19 @@ extension HealthStore {
     /// Returns the new current anchor, or nil on timeout.
     ///
     /// Waiting costs no polling of the tables: the thread sleeps in `poll(2)` on an inotify watch
-    /// of the store's directory, which wakes when any process writes the `-wal` file; each wake
+    /// of the store's directory, which wakes when any process writes the `-wal` file (on
+    /// PostgreSQL: on a connection of its own that LISTENs for the writers' NOTIFY); each wake
     /// reads the one-row change counter. The watch is a hint, never trusted alone: the counter is
     /// also re-read at least every `recheckInterval` (filesystems without inotify, missed events).
     public func waitForChanges(after anchor: Anchor, timeout: Duration,
                                recheckInterval: Duration = .seconds(1)) throws -> Anchor? {
-        let directory = StoreFile.directory(of: path)
-        let watch = DirectoryWatch(directory: directory.isEmpty ? "." : directory)
+        let watch: any ChangeWaiting
+        switch location {
+        case .postgresql(let url): watch = try PostgresListener(url: url)
+        case .file:
+            let directory = StoreFile.directory(of: path)
+            watch = DirectoryWatch(directory: directory.isEmpty ? "." : directory)
+        }
         let deadline = ContinuousClock.now + timeout
         while true {
             let current = try currentAnchor()

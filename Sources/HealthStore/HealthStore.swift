@@ -2,7 +2,8 @@ import CSQLite
 import FoundationEssentials
 import HealthModel
 
-/// A HealthKit-like store of health samples in one SQLite file.
+/// A HealthKit-like store of health samples in one SQLite file, or in a PostgreSQL database
+/// when opened with a `postgresql://` URL (``StoreLocation``): the same semantics on both.
 ///
 /// Open one per process (`HealthStore(path:)` creates and migrates); many processes may open the
 /// same file: SQLite's WAL mode gives one writer and any number of concurrent readers, and a
@@ -15,7 +16,10 @@ import HealthModel
 public final class HealthStore: @unchecked Sendable {
     public static let busyTimeoutMilliseconds: Int32 = 10_000
 
+    /// The file, or the PostgreSQL URL without its password (safe to print).
     public let path: String
+    /// Where the store lives, credentials included (never printed: see ``path``).
+    let location: StoreLocation
     let connection: Connection
     /// Recursive so that a query made inside a `write` closure (same thread) runs inside that
     /// transaction and sees its uncommitted samples, instead of deadlocking.
@@ -51,7 +55,18 @@ public final class HealthStore: @unchecked Sendable {
     /// `readOnly` opens an existing store with `SQLITE_OPEN_READONLY` and `PRAGMA query_only`:
     /// nothing is created, migrated or written, so a store on a read-only filesystem can be
     /// read (docs/deployment.md). Every failure names the file and the step that failed.
+    ///
+    /// `path` may also be a PostgreSQL URL (`postgresql://user@host/db?sslmode=require`): then
+    /// the store is that database (its current schema), `cacheKiB` is the server's business, and
+    /// `readOnly` opens a read-only session. A malformed URL throws ``HealthStoreError/file(path:reason:)``
+    /// naming the URL without its password.
     public init(path: String, cacheKiB: Int = HealthStore.defaultCacheKiB, readOnly: Bool = false) throws {
+        let location: StoreLocation
+        do { location = try StoreLocation.parse(path) } catch {
+            throw HealthStoreError.file(path: error.url, reason: "is not a valid PostgreSQL URL: \(error.reason)")
+        }
+        self.location = location
+        let path = location.redacted
         self.path = path
         isReadOnly = readOnly
         func step<T>(_ name: String, _ body: () throws -> T) throws -> T {
@@ -59,10 +74,23 @@ public final class HealthStore: @unchecked Sendable {
                 throw HealthStore.openFailure(path: path, step: name, error)
             }
         }
-        // ":memory:" is SQLite's private in-memory database: no file to prepare.
-        if path != HealthStore.inMemoryPath { try StoreFile.prepare(path, create: !readOnly) }
         let connection: Connection
-        if readOnly {
+        if case .postgresql(let url) = location {
+            connection = try step("connect") {
+                Connection(engine: try PostgresEngine.connect(url: url, readOnly: readOnly).get())
+            }
+            if readOnly {
+                let applied = try step("read the schema") { try HealthStore.appliedMigrations(connection) }
+                let missing = Migration.all.map(\.name).filter { !applied.contains($0) }
+                if !missing.isEmpty {
+                    throw HealthStore.needsWriter(path: path, what: "lacks the migrations \(missing.joined(separator: ", "))")
+                }
+            } else {
+                _ = try step("migrate") { try Migrator.migrate(connection, now: Date().microsecondsSince1970).get() }
+            }
+        } else if readOnly {
+            // ":memory:" is SQLite's private in-memory database: no file to prepare.
+            if path != HealthStore.inMemoryPath { try StoreFile.prepare(path, create: false) }
             connection = try step("open read-only") { try HealthStore.openReadOnly(path: path, cacheKiB: cacheKiB) }
             let applied = try step("read the schema") { try HealthStore.appliedMigrations(connection) }
             let missing = Migration.all.map(\.name).filter { !applied.contains($0) }
@@ -70,8 +98,10 @@ public final class HealthStore: @unchecked Sendable {
                 throw HealthStore.needsWriter(path: path, what: "lacks the migrations \(missing.joined(separator: ", "))")
             }
         } else {
-            connection = try step("open") { try Connection.open(path: path, create: true).get() }
-            connection.setBusyTimeout(milliseconds: HealthStore.busyTimeoutMilliseconds)
+            if path != HealthStore.inMemoryPath { try StoreFile.prepare(path, create: true) }
+            let engine = try step("open") { try SQLiteEngine.open(path: path, create: true).get() }
+            engine.setBusyTimeout(milliseconds: HealthStore.busyTimeoutMilliseconds)
+            connection = Connection(engine: engine)
             // WAL: readers never block the writer nor each other. synchronous=NORMAL is durable
             // against application crashes and never corrupts; a power loss may drop the last commits,
             // so a commit something irreversible depends on asks for ``Durability/beforeAcknowledgement``.
@@ -113,24 +143,28 @@ public final class HealthStore: @unchecked Sendable {
             PRAGMA cache_size = -\(max(64, cacheKiB));
             PRAGMA temp_store = MEMORY;
             """
-        let connection = try Connection.open(path: path, create: false, readOnly: true).get()
-        connection.setBusyTimeout(milliseconds: HealthStore.busyTimeoutMilliseconds)
+        let engine = try SQLiteEngine.open(path: path, create: false, readOnly: true).get()
+        engine.setBusyTimeout(milliseconds: HealthStore.busyTimeoutMilliseconds)
+        let connection = Connection(engine: engine)
         switch connection.execute(settings).flatMap({ connection.scalar("SELECT count(*) FROM sqlite_master") }) {
         case .success: return connection
         case .failure(let error) where error.primaryCode == SQLITE_CANTOPEN || error.primaryCode == SQLITE_READONLY:
-            let immutable = try Connection.open(path: path, create: false, readOnly: true, immutable: true).get()
+            let immutable = Connection(engine: try SQLiteEngine.open(path: path, create: false, readOnly: true, immutable: true).get())
             try immutable.execute(settings).get()
             _ = try immutable.scalar("SELECT count(*) FROM sqlite_master").get()
             return immutable
-        case .failure(let error): throw .sqlite(error)
+        case .failure(let error): throw .database(error)
         }
     }
 
-    /// "PATH: STEP: what SQLite said", without the SQL (a wall of PRAGMAs helps no one).
+    /// "PATH: STEP: what the engine said", without the SQL (a wall of PRAGMAs helps no one).
     static func openFailure(path: String, step: String, _ error: HealthStoreError) -> HealthStoreError {
         switch error {
-        case .sqlite(let sqlite):
-            let name = String(cString: sqlite3_errstr(sqlite.code))
+        case .database(let database) where database.engine == .postgresql:
+            let state = database.sqlState.isEmpty ? "" : " (SQLSTATE \(database.sqlState))"
+            return .file(path: path, reason: "\(step): \(database.message)\(state)")
+        case .database(let sqlite):
+            let name = sqlite.codeName
             let detail = sqlite.message == name ? name : "\(sqlite.message) (\(name))"
             return .file(path: path, reason: "\(step): \(detail), SQLite code \(sqlite.code)")
         case .file(let where_, let reason) where where_.isEmpty: return needsWriter(path: path, what: reason)
@@ -168,16 +202,16 @@ public final class HealthStore: @unchecked Sendable {
             let missing = SampleType.all.filter { ids[$0] == nil }.map(\.identifier).joined(separator: ", ")
             throw .file(path: "", reason: "lacks the sample types \(missing)")
         }
-        try connection.execute("BEGIN IMMEDIATE").get()
+        try connection.engine.beginWrite(durability: .ordinary).get()
         do {
             let insert = try connection.cached("INSERT INTO sample_type (identifier) VALUES (?) ON CONFLICT DO NOTHING").get()
             for type in SampleType.all {
                 insert.bind(1, type.identifier)
                 try insert.run().get()
             }
-            try connection.execute("COMMIT").get()
+            try connection.engine.endWrite(commit: true).get()
         } catch {
-            _ = connection.execute("ROLLBACK")
+            _ = connection.engine.endWrite(commit: false)
             throw error
         }
         try load()
@@ -195,7 +229,7 @@ public final class HealthStore: @unchecked Sendable {
     func read<T>(_ body: (Connection) throws -> T) throws -> T {
         try withConnection { connection in
             if !connection.isAutocommit { return try body(connection) }
-            try connection.execute("BEGIN").get()
+            try connection.engine.beginRead().get()
             do {
                 let result = try body(connection)
                 try connection.execute("COMMIT").get()
@@ -237,29 +271,26 @@ public final class HealthStore: @unchecked Sendable {
             if !connection.isAutocommit {
                 throw HealthStoreError.misuse("write(as:) called inside another write transaction; use its transaction")
             }
-            if durability == .beforeAcknowledgement {
-                // In WAL mode, FULL makes this commit fsync the WAL (Durability's comment).
-                try connection.execute("PRAGMA synchronous = FULL").get()
-            }
-            defer { if durability == .beforeAcknowledgement { _ = connection.execute("PRAGMA synchronous = NORMAL") } }
-            try connection.execute("BEGIN IMMEDIATE").get()
+            // The engine takes the one writer's lock; for beforeAcknowledgement it makes the
+            // commit durable against power loss (Durability's comment).
+            try connection.engine.beginWrite(durability: durability).get()
             let transaction: WriteTransaction
             do {
                 let anchor = try connection.scalar("SELECT anchor FROM change_counter WHERE id = 1").get() ?? 0
                 transaction = WriteTransaction(store: self, connection: connection, app: app, anchor: anchor)
             } catch {
-                _ = connection.execute("ROLLBACK")
+                _ = connection.engine.endWrite(commit: false)
                 throw error
             }
             do {
                 let result = try body(transaction)
                 try transaction.finish()
-                try connection.execute("COMMIT").get()
+                try connection.engine.endWrite(commit: true).get()
                 transaction.isOpen = false
                 return result
             } catch {
                 transaction.isOpen = false
-                if !connection.isAutocommit { _ = connection.execute("ROLLBACK") }
+                _ = connection.engine.endWrite(commit: false)
                 for bundleID in transaction.createdApps { appIDs[bundleID] = nil }
                 for device in transaction.createdDevices { deviceIDs[device] = nil }
                 throw error

@@ -2,8 +2,9 @@ import HealthModel
 
 /// Why a store operation failed.
 public enum HealthStoreError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// SQLite reported an error; it names the SQL and carries SQLite's message.
-    case sqlite(SQLiteError)
+    /// The database engine (SQLite or PostgreSQL) reported an error; it names the SQL and carries
+    /// the engine's message.
+    case database(DatabaseError)
     /// The store file or its directory could not be created or opened.
     case file(path: String, reason: String)
     /// The app has no write grant for the type (reads are never refused: see ``HealthStore``).
@@ -20,7 +21,7 @@ public enum HealthStoreError: Error, Hashable, Sendable, CustomStringConvertible
 
     public var description: String {
         switch self {
-        case .sqlite(let error): return error.description
+        case .database(let error): return error.description
         case .file(let path, let reason): return "\(path): \(reason)"
         case .notAuthorized(let app, let type): return "\(app) is not authorized to write \(type) (see 'health grant')"
         case .ownerOnly(let operation, let app): return "\(operation) is reserved to the owner; \(app) may not"
@@ -33,12 +34,12 @@ public enum HealthStoreError: Error, Hashable, Sendable, CustomStringConvertible
     }
 }
 
-extension Result where Failure == SQLiteError {
+extension Result where Failure == DatabaseError {
     /// Unwraps into the public error type (the third layer's throwing API).
     func get() throws(HealthStoreError) -> Success {
         switch self {
         case .success(let value): return value
-        case .failure(let error): throw .sqlite(error)
+        case .failure(let error): throw .database(error)
         }
     }
 }

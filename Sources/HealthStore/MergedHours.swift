@@ -44,7 +44,7 @@ extension HealthStore {
                       _ connection: Connection, sourceOf: ((Int64) -> Void)? = nil) throws(HealthStoreError) -> [MergeSample] {
         let statement = try connection.cached("""
             SELECT start_us, end_us, value, app_id, anchor FROM sample INDEXED BY sample_by_type_time
-            WHERE type_id = ?1 AND start_us >= ?2 AND start_us < ?3 AND end_us >= ?4 AND (?5 IS NULL OR app_id = ?5)
+            WHERE type_id = ?1 AND start_us >= ?2 AND start_us < ?3 AND end_us >= ?4 AND (CAST(?5 AS BIGINT) IS NULL OR app_id = ?5)
             ORDER BY start_us
             """).get()
         defer { statement.reset() }

@@ -33,7 +33,7 @@ extension HealthStore {
         if let limit = query.limit, limit <= 0 { return [] }
         return try read { connection in
             let visible = try visibilityFilter(for: app, type: query.type, connection)
-            var conditions = ["s.type_id = ?1", "(?5 IS NULL OR s.app_id = ?5)"]
+            var conditions = ["s.type_id = ?1", "(CAST(?5 AS BIGINT) IS NULL OR s.app_id = ?5)"]
             if query.range != nil { conditions.append(Self.timeCondition(query.predicate)) }
             if query.sources != nil { conditions.append("a.bundle_id IN (SELECT value FROM json_each(?7))") }
             if query.devices != nil {
@@ -60,7 +60,7 @@ extension HealthStore {
                 statement.bind(4, from - maxDuration)
             }
             statement.bind(5, visible)
-            statement.bind(6, Int64(query.limit ?? -1))
+            statement.bind(6, Int64(query.limit ?? Int.max))  // no LIMIT -1: PostgreSQL refuses it
             if let sources = query.sources { statement.bind(7, MetadataCoding.array(sources)) }
             if let devices = query.devices { statement.bind(8, MetadataCoding.array(devices)) }
             var samples: [Sample] = []
@@ -116,10 +116,8 @@ extension HealthStore {
         try read { connection in
             let visible = try visibilityFilter(for: app, type: .workout, connection)
             let statement = try connection.cached("""
-                SELECT w.uuid, w.activity, w.start_us, w.end_us, w.energy_kcal, w.distance_m, a.bundle_id, w.app_version,
-                       w.metadata
-                FROM workout w JOIN app a ON a.id = w.app_id
-                WHERE (?1 IS NULL OR w.app_id = ?1) AND w.start_us < ?3 AND w.end_us >= ?2
+                SELECT \(Self.workoutColumns)
+                WHERE (CAST(?1 AS BIGINT) IS NULL OR w.app_id = ?1) AND w.start_us < ?3 AND w.end_us >= ?2
                 ORDER BY w.start_us, w.anchor
                 """).get()
             defer { statement.reset() }
@@ -128,14 +126,7 @@ extension HealthStore {
             statement.bind(3, range?.upperBound.microsecondsSince1970 ?? Int64.max)
             var workouts: [Workout] = []
             while try statement.step().get() {
-                guard let id = statement.uuid(0) else { continue }
-                workouts.append(Workout(
-                    id: id, activity: WorkoutActivityType(rawValue: statement.text(1) ?? "other"),
-                    start: Date(microsecondsSince1970: statement.int64(2)), end: Date(microsecondsSince1970: statement.int64(3)),
-                    totalEnergyBurned: statement.isNull(4) ? nil : Quantity(statement.double(4), .kilocalorie),
-                    totalDistance: statement.isNull(5) ? nil : Quantity(statement.double(5), .meter),
-                    metadata: MetadataCoding.decode(statement.text(8)),
-                    source: AppIdentity(id: statement.text(6) ?? "", version: statement.text(7) ?? "")))
+                if let workout = decodeWorkout(statement) { workouts.append(workout) }
             }
             return workouts
         }

@@ -70,7 +70,7 @@ extension HealthStore {
                 let order = try priorityOrder(typeID: typeID, connection)
                 let count = try connection.cached("""
                     SELECT s.app_id, count(*), a.records_device FROM sample s JOIN app a ON a.id = s.app_id
-                    WHERE s.type_id = ?1 AND (?2 IS NULL OR s.app_id = ?2) GROUP BY s.app_id
+                    WHERE s.type_id = ?1 AND (CAST(?2 AS BIGINT) IS NULL OR s.app_id = ?2) GROUP BY s.app_id, a.records_device
                     """).get()
                 defer { count.reset() }
                 count.bind(1, typeID)

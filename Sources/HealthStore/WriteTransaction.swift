@@ -34,7 +34,7 @@ public final class WriteTransaction {
         self.startAnchor = anchor
     }
 
-    private func nextAnchor() -> Int64 {
+    func nextAnchor() -> Int64 {
         anchor += 1
         return anchor
     }
@@ -43,7 +43,7 @@ public final class WriteTransaction {
     func finish() throws(HealthStoreError) {
         for (typeID, duration) in maxDurations {
             let update = try connection.cached(
-                "UPDATE sample_type SET max_duration_us = max(max_duration_us, ?) WHERE id = ?").get()
+                "UPDATE sample_type SET max_duration_us = ?1 WHERE id = ?2 AND max_duration_us < ?1").get()
             update.bind(1, duration)
             update.bind(2, typeID)
             try update.run().get()
@@ -71,6 +71,7 @@ public final class WriteTransaction {
             let update = try connection.cached("UPDATE change_counter SET anchor = ? WHERE id = 1").get()
             update.bind(1, anchor)
             try update.run().get()
+            if let postgres = connection.engine as? PostgresEngine { try postgres.announceCommit().get() }
         }
     }
 
@@ -82,11 +83,10 @@ public final class WriteTransaction {
 
     func appID(_ bundleID: String) throws(HealthStoreError) -> Int64 {
         if let id = try store.existingAppID(bundleID, connection) { return id }
-        let insert = try connection.cached("INSERT INTO app (bundle_id, first_anchor) VALUES (?, ?)").get()
-        insert.bind(1, bundleID)
-        insert.bind(2, anchor + 1)
-        try insert.run().get()
-        let id = try connection.scalar("SELECT last_insert_rowid()").get() ?? 0
+        let id = try connection.scalar("INSERT INTO app (bundle_id, first_anchor) VALUES (?, ?) RETURNING id") { insert in
+            insert.bind(1, bundleID)
+            insert.bind(2, anchor + 1)
+        }.get() ?? 0
         store.appIDs[bundleID] = id
         createdApps.append(bundleID)
         return id
@@ -174,8 +174,19 @@ public final class WriteTransaction {
                                   userEntered: sample.userEntered, metadata: sample.metadata), source: source)
     }
 
-    /// Saves a workout as ``app``.
-    public func save(_ workout: Workout) throws {
+    /// Saves a workout as ``app``. A workout whose id is already stored is left alone
+    /// (``SaveOutcome/unchanged(existing:)``): `health export | health import -` twice adds nothing.
+    @discardableResult
+    public func save(_ workout: Workout) throws -> SaveOutcome { try save(workout, source: app) }
+
+    /// Saves a workout attributed to another source: `health import` (owner only, as for samples).
+    @discardableResult
+    public func save(_ workout: Workout, attributedTo source: AppIdentity) throws -> SaveOutcome {
+        guard app.isOwner else { throw HealthStoreError.ownerOnly(operation: "saving for another source", app: app.id) }
+        return try save(workout, source: source)
+    }
+
+    private func save(_ workout: Workout, source: AppIdentity) throws -> SaveOutcome {
         try ensureOpen()
         try checkWritable(.workout)
         guard workout.end >= workout.start else { throw HealthStoreError.invalidSample("workout ends before it starts") }
@@ -188,7 +199,17 @@ public final class WriteTransaction {
             energy = try workout.totalEnergyBurned?.value(in: .kilocalorie)
             distance = try workout.totalDistance?.value(in: .meter)
         } catch { throw HealthStoreError.unit(error) }
-        let appID = try appID(app.id)
+        if let energy, !energy.isFinite || energy < 0 || energy > 100_000 {
+            throw HealthStoreError.invalidSample("workout energy \(energy) kcal is outside 0 … 100000 kcal")
+        }
+        if let distance, !distance.isFinite || distance < 0 || distance > 6_000_000 {
+            throw HealthStoreError.invalidSample("workout distance \(distance) m is outside 0 … 6000 km")
+        }
+        let existing = try connection.cached("SELECT 1 FROM workout WHERE uuid = ?").get()
+        existing.bind(1, workout.id)
+        defer { existing.reset() }
+        if try existing.step().get() { return .unchanged(existing: workout.id) }
+        let appID = try appID(source.id)
         let deviceID = try workout.device.map { device throws(HealthStoreError) in try self.deviceID(device) }
         let insert = try connection.cached("""
             INSERT INTO workout (anchor, uuid, activity, start_us, end_us, energy_kcal, distance_m, app_id,
@@ -203,10 +224,11 @@ public final class WriteTransaction {
         if let energy { insert.bind(6, energy) } else { insert.bindNull(6) }
         if let distance { insert.bind(7, distance) } else { insert.bindNull(7) }
         insert.bind(8, appID)
-        insert.bind(9, app.version)
+        insert.bind(9, source.version)
         insert.bind(10, deviceID)
         insert.bind(11, MetadataCoding.encode(workout.metadata))
         try insert.run().get()
+        return .inserted
     }
 
     struct RowValues {
@@ -321,7 +343,9 @@ public final class WriteTransaction {
         do {
             try insert.run().get()
         } catch {
-            if case .sqlite(let sqlite) = error, sqlite.isConstraint, sqlite.message.contains("sample.uuid") {
+            // SQLite names the column, PostgreSQL the index.
+            if case .database(let database) = error, database.isConstraint,
+               database.message.contains("sample.uuid") || database.message.contains("sample_by_uuid") {
                 throw .invalidSample("a sample with id \(row.id) already exists")
             }
             throw error

@@ -15,7 +15,7 @@ struct ReaderOptions {
         .option("keystore", value: "PATH", help: "Keystore file (default $XDG_CONFIG_HOME/bandkit/keys.json)."),
     ]
     static let storeSpec: OptionSpec =
-        .option("store", value: "PATH", help: "Health store (default $BANDKIT_STORE or $XDG_DATA_HOME/bandkit/health.sqlite).")
+        .option("store", value: "PATH", help: "Health store: a file or a postgresql:// URL (default $BANDKIT_STORE or $XDG_DATA_HOME/bandkit/health.sqlite).")
     static let keepClockSpec: OptionSpec = .flag(
         "keep-band-clock", help: "Read the band's clock but do not set it (for a simulator running faster than real time).")
     static let recordSpec: OptionSpec = .option(
@@ -25,6 +25,8 @@ struct ReaderOptions {
     var address: BandAddress
     var keystore: Keystore
     var storePath: String
+    /// The store as messages show it: a PostgreSQL URL without its password.
+    var storeName: String
     var json: Bool
     var setsClock: Bool
     var recordPath: String?
@@ -38,6 +40,9 @@ struct ReaderOptions {
         }
         keystore = Keystore(path: arguments.value("keystore") ?? Keystore.defaultPath())
         storePath = arguments.value("store") ?? HealthStore.defaultPath()
+        do { storeName = try StoreLocation.parse(storePath).redacted } catch {
+            throw arguments.usageError("--store / BANDKIT_STORE: \(error)")
+        }
         json = arguments.flag("json")
         setsClock = !arguments.flag("keep-band-clock")
         recordPath = arguments.value("record")

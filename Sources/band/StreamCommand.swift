@@ -63,7 +63,7 @@ struct StreamCommand: Command {
         }
         if outcome.committedMinutes == 0 {
             let connections = outcome.connections == 1 ? "1 connection" : "\(outcome.connections) connections"
-            throw RuntimeFailure("band: stream: nothing was committed to \(options.storePath) (\(connections), no history or live minute stored)")
+            throw RuntimeFailure("band: stream: nothing was committed to \(options.storeName.terminalEscaped) (\(connections), no history or live minute stored)")
         }
         return .success
     }

@@ -37,9 +37,9 @@ struct SyncCommand: Command {
             return .failure
         }
         if options.json {
-            writeLine(JSONValue.object([("event", "synced"), ("minutes", .int(outcome.historyMinutes)), ("store", .string(options.storePath))]).text)
+            writeLine(JSONValue.object([("event", "synced"), ("minutes", .int(outcome.historyMinutes)), ("store", .string(options.storeName))]).text)
         } else {
-            writeLine("synced \(outcome.historyMinutes) minutes into \(options.storePath.terminalEscaped)")
+            writeLine("synced \(outcome.historyMinutes) minutes into \(options.storeName.terminalEscaped)")
         }
         return .success
     }

@@ -6,7 +6,7 @@ import HealthStore
 /// `health changes --since ANCHOR`: the change feed; `--wait` blocks until something changes.
 struct ChangesCommand: Command {
     static let configuration = CommandConfiguration(
-        name: "changes", abstract: "Samples added/replaced and deleted since an anchor, and the new anchor.",
+        name: "changes", abstract: "Samples added/replaced and deleted, and workouts saved, since an anchor, and the new anchor.",
         discussion: "Start with --since 0; pass the printed anchor next time. --wait SECONDS blocks until a change is committed.",
         options: [
             .option("since", value: "ANCHOR", help: "Anchor from the previous call (0 for everything)."),
@@ -52,10 +52,16 @@ struct ChangesCommand: Command {
             let deleted = changes.deleted.map {
                 jsonObject([("id", jsonString($0.id.uuidString.lowercased())), ("type", jsonString($0.type.identifier))])
             }.joined(separator: ",")
-            StandardOutput.shared.line(jsonObject([("anchor", String(changes.newAnchor.rawValue)), ("samples", "[\(samples)]"), ("deleted", "[\(deleted)]")]))
+            let workouts = changes.workouts.map { WorkoutFormatting.importLine($0, zone: zone) }.joined(separator: ",")
+            StandardOutput.shared.line(jsonObject([("anchor", String(changes.newAnchor.rawValue)), ("samples", "[\(samples)]"),
+                                                   ("deleted", "[\(deleted)]"), ("workouts", "[\(workouts)]")]))
         } else {
             for deleted in changes.deleted { StandardOutput.shared.line("deleted \(deleted.type) \(deleted.id.uuidString.lowercased())") }
             for sample in changes.samples { StandardOutput.shared.line("\(sample.sampleType)  " + SampleFormatting.line(sample, zone: zone)) }
+            for workout in changes.workouts {
+                StandardOutput.shared.line("workout  \(TimeParsing.format(workout.start, in: zone))  \(TimeParsing.format(workout.end, in: zone))  "
+                    + "\(workout.activity.rawValue.terminalEscaped)  \((workout.source?.id ?? "").terminalEscaped)")
+            }
             StandardOutput.shared.line("anchor \(changes.newAnchor.rawValue)")
         }
         return .success

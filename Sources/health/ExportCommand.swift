@@ -1,3 +1,4 @@
+import AppleHealth
 import CommandKit
 import Foundation
 import HealthModel
@@ -6,9 +7,10 @@ import HealthStore
 /// `health export`: every sample (or one type, one range) as NDJSON (importable) or CSV.
 struct ExportCommand: Command {
     static let configuration = CommandConfiguration(
-        name: "export", abstract: "Export samples as NDJSON (re-importable with 'health import') or CSV.",
+        name: "export", abstract: "Export samples and workouts as NDJSON (re-importable with 'health import'), samples as CSV, or everything as Apple Health export.xml.",
         options: [
-            .option("format", value: "csv|json", help: "Output format (default: json, one object per line)."),
+            .option("format", value: "csv|json|apple-health",
+                    help: "Output format (default: json, one object per line; apple-health: export.xml with workouts and characteristics)."),
             .option("type", value: "T", repeats: true, help: "Only this type (repeatable; default: all)."),
             .option("from", value: "T", help: "Samples overlapping from this time."),
             .option("to", value: "T", help: "… up to this time."),
@@ -17,6 +19,8 @@ struct ExportCommand: Command {
         ])
 
     var csv: Bool
+    var appleHealth = false
+    var exportsWorkouts = true
     var types: [SampleType]
     var range: Range<Date>?
     var zone: TimeZone
@@ -26,11 +30,18 @@ struct ExportCommand: Command {
         switch arguments.value("format") ?? "json" {
         case "json": csv = false
         case "csv": csv = true
-        case let other: throw arguments.usageError("--format '\(other)' is not csv or json")
+        case "apple-health": csv = false; appleHealth = true
+        case let other: throw arguments.usageError("--format '\(other)' is not csv, json or apple-health")
         }
         var types: [SampleType] = []
         for name in arguments.values("type") { types.append(try arguments.sampleType(name)) }
-        self.types = types.isEmpty ? SampleType.all.filter { $0 != .workout } : types
+        if csv && types.contains(.workout) {
+            throw arguments.usageError("--type workout exports as JSON or apple-health only (CSV has no columns for workouts)")
+        }
+        // Everything by default; CSV, whose columns are a sample's, leaves workouts out.
+        let samplesOnly = csv
+        exportsWorkouts = types.isEmpty || types.contains(.workout)
+        self.types = types.isEmpty ? SampleType.all.filter { !samplesOnly || $0 != .workout } : types
         zone = arguments.value("tz") == nil ? TimeZone(identifier: "UTC")! : try arguments.timeZone()
         range = try arguments.timeRange(zone: zone, defaultToday: false)
         storePath = arguments.storePath
@@ -39,14 +50,38 @@ struct ExportCommand: Command {
     func run() throws -> ExitCode {
         let store = try openStore(storePath, readOnly: true)
         let output = StandardOutput.shared
+        if appleHealth { return try exportAppleHealth(store, output) }
         if csv { output.line(SampleFormatting.csvHeader) }
         for type in types {
+            if type == .workout {
+                for workout in try store.workouts(in: range, as: .owner) { output.line(WorkoutFormatting.importLine(workout, zone: zone)) }
+                continue
+            }
             for sample in try store.samples(HealthQuery(type: type, range: range), as: .owner) {
                 output.line(csv ? SampleFormatting.csv(sample, zone: zone) : SampleFormatting.json(sample, zone: zone))
             }
             // Stop at a full disk rather than format the rest for nothing.
             if let error = output.error { throw RuntimeFailure("health export: cannot write to standard output: \(error.reason)") }
         }
+        return .success
+    }
+
+    /// export.xml on standard output: `Me`, then each type's records, then workouts (all types
+    /// unless --type narrows them; --type workout for workouts only).
+    private func exportAppleHealth(_ store: HealthStore, _ output: StandardOutput) throws -> ExitCode {
+        output.write(ExportXMLWriter.header(exportDate: Date()))
+        output.write(ExportXMLWriter.me(try store.characteristics(as: .owner)))
+        for type in types where type != .workout {
+            for sample in try store.samples(HealthQuery(type: type, range: range), as: .owner) {
+                output.write(ExportXMLWriter.record(sample))
+            }
+            if let error = output.error { throw RuntimeFailure("health export: cannot write to standard output: \(error.reason)") }
+        }
+        if exportsWorkouts {
+            for workout in try store.workouts(in: range, as: .owner) { output.write(ExportXMLWriter.workout(workout)) }
+        }
+        output.write(ExportXMLWriter.footer)
+        if let error = output.error { throw RuntimeFailure("health export: cannot write to standard output: \(error.reason)") }
         return .success
     }
 }

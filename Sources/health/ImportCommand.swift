@@ -6,24 +6,42 @@ import Foundation
 import HealthModel
 import HealthStore
 
-/// `health import FILE|-`: NDJSON samples in one transaction; any bad line imports nothing.
+/// `health import FILE|-`: NDJSON samples, or an Apple Health export.zip / export.xml
+/// (AppleHealthImport.swift), in one transaction; any bad line or record imports nothing.
 struct ImportCommand: Command {
     static let configuration = CommandConfiguration(
-        name: "import", abstract: "Import samples from NDJSON (one JSON object per line); all or nothing.",
+        name: "import", abstract: "Import samples from NDJSON or an Apple Health export.zip/export.xml; all or nothing.",
         discussion: """
             Each line: {"type":"step-count","value":120,"unit":"count","start":"2026-11-30T08:00:00+01:00",
             "end":"2026-11-30T08:01:00+01:00","source":"com.example.app"} plus optional "device" (name or object),
             "sync_id", "sync_version", "zone", "source_version", "user_entered", "metadata", "id".
             A malformed line stops the import with exit 65, naming the line and field; nothing is written.
             Output of 'health export --format json' imports back unchanged.
+            Apple Health: the Health app's export.zip (its apple_health_export/export.xml is read from the zip)
+            or export.xml, detected from the file's first bytes or chosen with --format apple-health.
+            Records of types the store does not keep, ActivitySummary, Correlation and other elements are
+            skipped and counted; malformed XML (line, column), an unknown unit, an out-of-range date or a
+            damaged zip stop the import with exit 65 and nothing is written. Re-importing adds nothing.
+            Output of 'health export --format apple-health' imports back unchanged.
             """,
-        options: [.argument("FILE", help: "The NDJSON file, or - for standard input."), storeOption])
+        options: [.argument("FILE", help: "The NDJSON file, export.zip or export.xml, or - for standard input."),
+                  .option("format", value: "json|apple-health", help: "The file's format (default: detected; standard input: json)."),
+                  storeOption])
+
+    enum Format { case json, appleHealth }
 
     var file: String
+    var format: Format?
     var storePath: String
 
     init(arguments: ParsedArguments) throws(UsageError) {
         file = arguments.required("FILE")
+        switch arguments.value("format") {
+        case nil: format = nil
+        case "json"?: format = .json
+        case "apple-health"?: format = .appleHealth
+        case let other?: throw arguments.usageError("--format '\(other)' is not json or apple-health")
+        }
         storePath = arguments.storePath
     }
 
@@ -31,6 +49,11 @@ struct ImportCommand: Command {
         let descriptor: Int32 = file == "-" ? 0 : open(file, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw RuntimeFailure("health import: cannot open \(file): \(String(cString: strerror(errno)))") }
         defer { if descriptor != 0 { close(descriptor) } }
+        let kind = try AppleHealthImport.detect(descriptor: descriptor, isStandardInput: file == "-", format: format)
+        if kind != .ndjson {
+            return try AppleHealthImport(descriptor: descriptor, name: file == "-" ? "standard input" : file,
+                                         isZip: kind == .zip, storePath: storePath).run()
+        }
         let store = try openStore(storePath)
         let name = file == "-" ? "standard input" : file.terminalEscaped
         var reader = LineReader(descriptor: descriptor)
@@ -50,10 +73,11 @@ struct ImportCommand: Command {
                         switch record.payload {
                         case .quantity(let sample): outcome = try transaction.save(sample, attributedTo: record.source)
                         case .category(let sample): outcome = try transaction.save(sample, attributedTo: record.source)
+                        case .workout(let workout): outcome = try transaction.save(workout, attributedTo: record.source)
                         }
                     } catch let error as HealthStoreError {
                         switch error {
-                        case .sqlite, .file: throw error
+                        case .database, .file: throw error
                         default: throw DataError("line \(number): \(error)")
                         }
                     }

@@ -2,20 +2,63 @@ import Foundation
 import HealthModel
 import HealthStore
 
-/// A store in a fresh temporary directory, removed when the test ends.
+/// A fresh store for one test, removed when the test ends: a file in a fresh temporary
+/// directory, or, when `BANDKIT_TEST_POSTGRES_URL` names a PostgreSQL database
+/// (Tests/checks/postgres.sh sets it), a fresh schema in that database (`path` is then the URL
+/// selecting that schema). The directory exists either way, for the files a test writes.
 public final class TemporaryStore {
     public let directory: String
     public let path: String
     public let store: HealthStore
+    private let schema: String?
+
+    /// The PostgreSQL database the store tests run against, or nil for SQLite files.
+    public static let postgresURL: String? = {
+        guard let url = ProcessInfo.processInfo.environment["BANDKIT_TEST_POSTGRES_URL"], !url.isEmpty else { return nil }
+        return url
+    }()
+
+    /// Whether the tests run on PostgreSQL: tests of SQLite's files and internals skip then.
+    public static var usesPostgreSQL: Bool { postgresURL != nil }
 
     public init() throws {
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("healthstore-test-\(UUID().uuidString)").path
-        path = directory + "/health.sqlite"
+        if let url = Self.postgresURL {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let name = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+            try Self.psql(url, "CREATE SCHEMA \(name)")
+            schema = name
+            path = Self.url(url, schema: name)
+        } else {
+            schema = nil
+            path = directory + "/health.sqlite"
+        }
         store = try HealthStore(path: path)
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: directory) }
+    deinit {
+        try? FileManager.default.removeItem(atPath: directory)
+        if let schema, let url = Self.postgresURL { try? Self.psql(url, "DROP SCHEMA \(schema) CASCADE") }
+    }
+
+    /// `url` with its sessions' search path set to `schema` (libpq's `options` parameter).
+    public static func url(_ url: String, schema: String) -> String {
+        url + (url.contains("?") ? "&" : "?") + "options=-csearch_path%3D" + schema
+    }
+
+    /// Runs one SQL command with `psql` (schemas are made outside the code under test).
+    public static func psql(_ url: String, _ command: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["psql", "--no-psqlrc", "--quiet", "--set=ON_ERROR_STOP=1", "--dbname=" + url, "--command=" + command]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "psql \(command) failed (\(process.terminationStatus))"])
+        }
+    }
 }
 
 /// An instant written as ISO 8601 with an offset: `at("2026-03-29T01:30:00+01:00")`.

@@ -31,6 +31,11 @@ public func fuzzImportLine(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         case .category(let sample):
             precondition(sample.type.valueNames.indices.contains(sample.value), "decoded category value \(sample.value)")
             precondition(sample.end >= sample.start, "decoded a sample ending before it starts")
+        case .workout(let workout):
+            precondition(WorkoutActivityType.isValidName(workout.activity.rawValue), "decoded activity \(workout.activity)")
+            precondition(workout.end >= workout.start, "decoded a workout ending before it starts")
+            precondition(workout.totalEnergyBurned.map { $0.value.isFinite && $0.value >= 0 } ?? true, "decoded a bad energy total")
+            precondition(workout.totalDistance.map { $0.value.isFinite && $0.value >= 0 } ?? true, "decoded a bad distance total")
         }
     } catch {
         precondition(error.line == 1, "error names line \(error.line), not 1")

@@ -40,6 +40,10 @@ func checkAccepted(_ record: ImportRecord) {
         precondition(PlausibleRange.problem(start: sample.start, end: sample.end,
                                             maximumDuration: SampleType.category(sample.type).maximumDuration) == nil,
                      "accepted \(sample.start) – \(sample.end) for \(sample.type)")
+    case .workout(let workout):
+        precondition(PlausibleRange.problem(start: workout.start, end: workout.end,
+                                            maximumDuration: SampleType.workout.maximumDuration) == nil,
+                     "accepted \(workout.start) – \(workout.end) for a workout")
     }
     let quoted = Array(("{\"s\":" + JSONString.quoted(record.source.id) + "}").utf8)
     let reparsed = quoted.withUnsafeBufferPointer { try? JSONLineParser.parse($0) }

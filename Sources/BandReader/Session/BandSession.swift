@@ -4,6 +4,7 @@ import BandProtocol
 import BandWire
 import FoundationEssentials
 import HealthModel
+import HealthStore
 
 /// One connection's worth of work, in the order the issue fixes: authenticate, set the clock and
 /// zone, read Device Information and battery, sync history from the stored cursor, then subscribe
@@ -84,7 +85,7 @@ public final class BandSession {
             guard !minutes.isEmpty || battery != nil || !gaps.isEmpty, let writer else { return }
             do {
                 try writer.writeLive(minutes, batteryPercent: battery?.percent, batteryTime: battery?.time, stepGaps: gaps)
-            } catch { throw .store("\(error)") }
+            } catch { throw .store(StoreFailure(.writeLive, error)) }
         }
         var pending = machine.linkUp(mtu: connection.client.mtu)[...]
         while let action = pending.popFirst() {
@@ -106,10 +107,12 @@ public final class BandSession {
                 battery = percent
                 next = machine.deviceRead(device, batteryPercent: percent)
             case .openWriter(let device):
-                do { writer = try makeWriter(device) } catch { throw .store("\(error)") }
+                do { writer = try makeWriter(device) } catch {
+                    throw (error as? SessionError) ?? .store(StoreFailure(.prepareWriter, error))
+                }
                 next = machine.writerOpened()
             case .syncHistory(let reason):
-                guard let writer else { throw .store("no store writer before the history sync") }
+                guard let writer else { throw .store(StoreFailure(.prepareWriter, HealthStoreError.misuse("no store writer before the history sync"))) }
                 let synchronizer = HistorySynchronizer(connection: connection, writer: writer, report: report)
                 switch reason {
                 case .whileStreaming:
@@ -134,7 +137,7 @@ public final class BandSession {
             case .subscribeLive:
                 var storedSteps: StepCountState?
                 if plan.subscriptions.contains(.stepCount) {
-                    do { storedSteps = try writer?.storedStepCount() } catch { throw .store("\(error)") }
+                    do { storedSteps = try writer?.storedStepCount() } catch { throw .store(StoreFailure(.readStepCount, error)) }
                 }
                 let stream = try subscribeLive(plan.subscriptions, battery: battery, storedSteps: storedSteps)
                 if let clockObservation { stream.observeBandClock(clockObservation.bandTime, at: clockObservation.hostTime) }

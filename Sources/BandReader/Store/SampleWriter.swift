@@ -59,7 +59,7 @@ public final class SampleWriter {
         self.store = store
         self.deviceIdentifier = deviceIdentifier
         self.device = device
-        let types = Set(Self.writtenTypes.map { SampleType.quantity($0) })
+        let types = Set(Self.writtenTypes.map { SampleType.quantity($0) } + [.category(SleepWriter.type)])
         let granted = try store.requestAuthorization(for: Self.app, toShare: types, read: types)
         for type in types where granted[type.identifier]?.write != .granted {
             throw HealthStoreError.notAuthorized(app: Self.app.id, type: type.identifier)
@@ -85,7 +85,7 @@ public final class SampleWriter {
         var cursor = cursor
         if cursor.lastMinute == nil { cursor.lastMinute = records.last?.minuteStart ?? previous?.lastMinute }
         let superseded = try supersededLiveSamples(records, after: previous?.lastMinute)
-        return try store.write(as: Self.app, durability: .beforeAcknowledgement) { transaction in
+        let written = try store.write(as: Self.app, durability: .beforeAcknowledgement) { transaction in
             var outcome = StoreWrite()
             for record in records {
                 for sample in samples(for: record) { outcome.count(try transaction.save(sample)) }
@@ -95,6 +95,18 @@ public final class SampleWriter {
             outcome.minutes = records.count
             return outcome
         }
+        try scoreClosedNights(records, after: previous?.lastMinute)
+        return written
+    }
+
+    /// The sleep hook: nights this batch closed are scored (``SleepWriter``), in the band's zone.
+    func scoreClosedNights(_ records: [MinuteRecord], after previousLast: UInt32?) throws {
+        guard let first = records.first, let last = records.last else { return }
+        let from = Date(timeIntervalSince1970: TimeInterval(min(first.minuteStart, previousLast ?? first.minuteStart)))
+        let through = Date(timeIntervalSince1970: TimeInterval(last.minuteStart) + 60)
+        let zone = last.utcOffset.seconds.flatMap { TimeZone(secondsFromGMT: $0) } ?? .current
+        try SleepWriter(store: store, deviceIdentifier: deviceIdentifier, device: device)
+            .scoreClosedNights(from: from, through: through, zone: zone)
     }
 
     /// Saves provisional live minutes (one transaction), each merged with what the store already

@@ -9,10 +9,16 @@ import FoundationEssentials
 /// recording zone; times without an offset are read in it), `user_entered`, `metadata` (an
 /// object of strings), `id` (a UUID). Category values may be given by name (`"stood"`).
 /// Unknown fields are errors, so a misspelt field never passes silently.
+///
+/// A workout line has `"type":"workout"`, `activity` (HealthKit activity name, e.g. `running`),
+/// `start`, `end`, `source` and optionally `total_energy_kcal`, `total_distance_m`,
+/// `source_version`, `device`, `zone`, `metadata`, `id`; a sample's `value`, `unit`, `sync_id`,
+/// `sync_version` and `user_entered` are errors on it, as `activity` and the totals are on a sample.
 public struct ImportRecord: Sendable {
     public enum Payload: Sendable {
         case quantity(QuantitySample)
         case category(CategorySample)
+        case workout(Workout)
     }
 
     public var payload: Payload
@@ -169,6 +175,12 @@ public struct ImportRecord: Sendable {
             id = parsed
         }
 
+        let workoutFields = ["activity", "total_energy_kcal", "total_distance_m"]
+        let sampleOnlyFields = ["value", "unit", "sync_id", "sync_version", "user_entered"]
+        for field in type == .workout ? sampleOnlyFields : workoutFields where fields[field] != nil {
+            throw failure(field, type == .workout ? "not a workout field" : "only workouts have it")
+        }
+
         // Value and unit.
         switch type {
         case .quantity(let quantityType):
@@ -217,7 +229,25 @@ public struct ImportRecord: Sendable {
                                                device: device, syncIdentifier: syncID, syncVersion: syncVersion,
                                                userEntered: userEntered, metadata: metadata))
         case .workout:
-            throw failure("type", "workouts cannot be imported as samples")
+            guard let activity = try string("activity", required: true), WorkoutActivityType.isValidName(activity) else {
+                throw failure("activity", "expected a lowercase activity name such as running, walking or cycling")
+            }
+            guard fields["end"] != nil else { throw failure("end", "missing (a workout has a start and an end)") }
+            func total(_ field: String, _ range: ClosedRange<Double>, _ unit: HealthUnit) throws(ImportError) -> Quantity? {
+                switch fields[field] {
+                case .number(let value)?:
+                    guard value.isFinite, range.contains(value) else {
+                        throw failure(field, "\(value) is outside the plausible \(range.lowerBound) … \(range.upperBound)")
+                    }
+                    return Quantity(value, unit)
+                case nil, .null?: return nil
+                case let other?: throw failure(field, "expected a number, found \(other.kind)")
+                }
+            }
+            payload = .workout(Workout(id: id, activity: WorkoutActivityType(rawValue: activity), start: start, end: end,
+                                       totalEnergyBurned: try total("total_energy_kcal", 0...100_000, .kilocalorie),
+                                       totalDistance: try total("total_distance_m", 0...6_000_000, .meter),
+                                       device: device, metadata: metadata))
         }
     }
 
@@ -225,9 +255,9 @@ public struct ImportRecord: Sendable {
 
     /// The members of one line, by name; a slot per known field instead of a dictionary per line.
     struct Fields {
-        static let names = ["device", "end", "id", "metadata", "source", "source_version", "start", "sync_id",
-                            "sync_version", "type", "unit", "user_entered", "value", "zone"]
-        private var slots = [JSONValue?](repeating: nil, count: 14)
+        static let names = ["activity", "device", "end", "id", "metadata", "source", "source_version", "start", "sync_id",
+                            "sync_version", "total_distance_m", "total_energy_kcal", "type", "unit", "user_entered", "value", "zone"]
+        private var slots = [JSONValue?](repeating: nil, count: 17)
 
         /// Stores a member; false for an unknown or repeated name.
         mutating func set(_ name: String, _ value: JSONValue) -> Bool {
@@ -256,6 +286,9 @@ public struct ImportRecord: Sendable {
             case "user_entered": 11
             case "value": 12
             case "zone": 13
+            case "activity": 14
+            case "total_energy_kcal": 15
+            case "total_distance_m": 16
             default: nil
             }
         }

@@ -95,10 +95,13 @@ public struct ChangeSet: Hashable, Sendable {
     public var deleted: [DeletedSample]
     /// Pass this to the next call to continue where this one stopped.
     public var newAnchor: Anchor
+    /// Workouts saved after the anchor (up to ``newAnchor``), in anchor order.
+    public var workouts: [Workout]
 
-    public init(samples: [Sample], deleted: [DeletedSample], newAnchor: Anchor) {
+    public init(samples: [Sample], deleted: [DeletedSample], newAnchor: Anchor, workouts: [Workout] = []) {
         self.samples = samples
         self.deleted = deleted
         self.newAnchor = newAnchor
+        self.workouts = workouts
     }
 }

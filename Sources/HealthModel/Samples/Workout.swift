@@ -10,7 +10,18 @@ public struct WorkoutActivityType: RawRepresentable, Hashable, Sendable, CustomS
     public static let running = WorkoutActivityType(rawValue: "running")
     public static let cycling = WorkoutActivityType(rawValue: "cycling")
     public static let swimming = WorkoutActivityType(rawValue: "swimming")
+    public static let hiking = WorkoutActivityType(rawValue: "hiking")
     public static let other = WorkoutActivityType(rawValue: "other")
+
+    /// A name the command line and import accept: 1–64 of `a-z`, `0-9` and `-`, starting with a
+    /// letter (HealthKit's `HKWorkoutActivityType` cases in kebab case: `running`,
+    /// `high-intensity-interval-training`). Anything else is refused rather than stored and
+    /// later printed to a terminal.
+    public static func isValidName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard (1...64).contains(bytes.count), let first = bytes.first, (0x61...0x7A).contains(first) else { return false }
+        return bytes.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D }
+    }
 }
 
 /// A workout: an activity over an interval with its totals (HealthKit `HKWorkout`).

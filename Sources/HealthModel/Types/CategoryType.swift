@@ -13,5 +13,14 @@ public struct CategoryType: Hashable, Sendable, CustomStringConvertible {
     public static let standHour = CategoryType(identifier: "stand-hour", healthKitName: "AppleStandHour",
                                                valueNames: ["stood", "idle"])
 
-    public static let all: [CategoryType] = [.standHour]
+    /// HealthKit `sleepAnalysis`, values `HKCategoryValueSleepAnalysis` in HealthKit's raw order:
+    /// inBed = 0, asleepUnspecified = 1, awake = 2, asleepCore = 3, asleepDeep = 4, asleepREM = 5.
+    /// BandKit's own sleep scoring (HealthAnalysis) writes only the first three: wrist actigraphy
+    /// with a pulse cannot tell sleep stages apart (docs/architecture.md, "Sleep"); the stage
+    /// values exist so that imported data from devices that can keeps its meaning.
+    public static let sleepAnalysis = CategoryType(
+        identifier: "sleep-analysis", healthKitName: "SleepAnalysis",
+        valueNames: ["inBed", "asleepUnspecified", "awake", "asleepCore", "asleepDeep", "asleepREM"])
+
+    public static let all: [CategoryType] = [.standHour, .sleepAnalysis]
 }

@@ -109,11 +109,12 @@ extension QuantityType {
 
 extension SampleType {
     /// The longest interval a sample of this type may cover, in seconds: a quantity type's
-    /// ``PlausibleRange/maximumDuration``, an hour for a stand hour, a week for a workout.
+    /// ``PlausibleRange/maximumDuration``, an hour for a stand hour, a day for a sleep stage (a
+    /// night in bed is one sample), a week for a workout.
     public var maximumDuration: Double {
         switch self {
         case .quantity(let type): type.plausibleRange.maximumDuration
-        case .category: 3600
+        case .category(let type): type == .sleepAnalysis ? 86_400 : 3600
         case .workout: PlausibleRange.cumulativeDuration
         }
     }

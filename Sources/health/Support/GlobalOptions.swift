@@ -18,6 +18,25 @@ enum GlobalOptions {
         guard !moved.isEmpty, let subcommand = arguments.first else { return moved + arguments }
         // `health --store x --help`: help needs no store, and a stray `x` must not read as a subcommand.
         if subcommand.hasPrefix("-") { return arguments }
+        // A group (`health --store x workouts list`): the option goes after its subcommand, the one that declares it.
+        if groups.contains(subcommand), arguments.count >= 2, !arguments[1].hasPrefix("-") {
+            return Array(arguments.prefix(2)) + moved + arguments.dropFirst(2)
+        }
         return [subcommand] + moved + arguments.dropFirst()
     }
+
+    /// `health chart -o FILE`: the one short option, spelt as its long form (CommandKit knows long
+    /// options only). Only for `chart`, only as a separate word before `--`.
+    static func expandingShortOptions(_ arguments: [String]) -> [String] {
+        guard let chart = arguments.firstIndex(of: "chart") else { return arguments }
+        var out = arguments
+        for index in out.indices where index > chart {
+            if out[index] == "--" { break }
+            if out[index] == "-o" { out[index] = "--output" }
+        }
+        return out
+    }
+
+    /// Subcommands that only hold subcommands.
+    static let groups: Set<String> = ["workouts"]
 }

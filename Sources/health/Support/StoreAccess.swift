@@ -5,7 +5,7 @@ import HealthStore
 
 /// The `--store PATH` option every subcommand takes (`BANDKIT_STORE` and the XDG default otherwise).
 let storeOption = OptionSpec.option("store", value: "PATH",
-                                    help: "The store file (default: $BANDKIT_STORE, else $XDG_DATA_HOME/bandkit/health.sqlite).")
+                                    help: "The store file or a postgresql:// URL (default: $BANDKIT_STORE, else $XDG_DATA_HOME/bandkit/health.sqlite).")
 
 extension ParsedArguments {
     var storePath: String { value("store") ?? HealthStore.defaultPath() }
@@ -70,12 +70,20 @@ let rangeOptions: [OptionSpec] = [
 /// step that failed. Commands that only read open it read-only (docs/deployment.md): a store
 /// on a read-only filesystem can be read, and reading never creates or migrates one.
 ///
-/// Where no store exists yet, a reading command shows an empty one (as before the store was
+/// Where no store file exists yet, a reading command shows an empty one (as before the store was
 /// opened read-only, minus the side effect of creating the file) with a note on stderr.
+///
+/// A `postgresql://` URL opens that database; a malformed one is a usage error (exit 64), an
+/// unreachable server a failure (exit 1). Messages show the URL without its password.
 func openStore(_ path: String, readOnly: Bool = false) throws -> HealthStore {
+    let location: StoreLocation
+    do { location = try StoreLocation.parse(path) } catch {
+        throw UsageError("health: --store / BANDKIT_STORE: \(error.description.terminalEscaped)")
+    }
+    let shown = location.redacted.terminalEscaped
     do {
         var info = stat()
-        if readOnly, path != HealthStore.inMemoryPath, stat(path, &info) != 0, errno == ENOENT {
+        if readOnly, case .file = location, path != HealthStore.inMemoryPath, stat(path, &info) != 0, errno == ENOENT {
             CommandRunner.printError("health: no store at \(path.terminalEscaped) yet (nothing written); reading it as empty")
             return try HealthStore(path: HealthStore.inMemoryPath)
         }
@@ -83,7 +91,7 @@ func openStore(_ path: String, readOnly: Bool = false) throws -> HealthStore {
     } catch HealthStoreError.file(let file, let reason) {
         throw RuntimeFailure("health: cannot open store \(file.terminalEscaped): \(reason)")
     } catch {
-        throw RuntimeFailure("health: cannot open store \(path.terminalEscaped): \(error)")
+        throw RuntimeFailure("health: cannot open store \(shown): \("\(error)".terminalEscaped)")
     }
 }
 

@@ -80,11 +80,12 @@ final class DemoWorld {
         return out
     }
 
-    /// Every sample in the store, through `health export`.
-    func storedSamples() throws -> [StoredSample] {
-        let (status, stdout, stderr) = try RunningCommand.run("health", ["export", "--store", store], environment: environment)
+    /// Every quantity sample in the store, through `health export` (category samples — the
+    /// sleep the reader scores from closed nights — carry a value name, not a number: skipped).
+    func storedSamples(store: String? = nil) throws -> [StoredSample] {
+        let (status, stdout, stderr) = try RunningCommand.run("health", ["export", "--store", store ?? self.store], environment: environment)
         guard status == 0 else { throw WorldError("health export failed (\(status)): \(stderr)") }
-        return try stdout.split(separator: "\n").map { try StoredSample(json: String($0)) }
+        return try stdout.split(separator: "\n").filter { !$0.contains("\"value\":\"") }.map { try StoredSample(json: String($0)) }
     }
 }
 

@@ -41,7 +41,7 @@ struct ReplayCommand: Command {
         options: [
             .argument("TRACE", help: "The trace: btsnoop (datalink 1001, 1002 or 2001), or pcapng/pcap (link type 187, 201 or 254)."),
             .option("format", value: "btsnoop|pcapng|pcap", help: "Read TRACE as this format (default: detected from its magic)."),
-            .option("into", value: "STORE", help: "Feed the trace into this health store (the default action; default store: \(HealthStore.defaultPath()))."),
+            .option("into", value: "STORE", help: "Feed the trace into this health store, a file or a postgresql:// URL (the default action; default store: \(StoreLocation.redacted(HealthStore.defaultPath())))."),
             .option("store", value: "STORE", help: "Same as --into."),
             .option("device", value: "ID", help: "With --into: the device identity for sync identifiers (default: serial number, else peer address)."),
             .option("source", value: "NAME", help: "With --into: the device name stored with the samples (default: the trace's Device Name)."),
@@ -105,7 +105,9 @@ struct ReplayCommand: Command {
                 throw arguments.usageError("--speed \(speed): a replay into a store always runs as fast as it can (--speed max)")
             }
             if let device = arguments.value("device"), device.isEmpty { throw arguments.usageError("--device needs a non-empty identity") }
-            mode = .into(store: store ?? HealthStore.defaultPath(), device: arguments.value("device"), source: arguments.value("source"))
+            let target = store ?? HealthStore.defaultPath()
+            do { _ = try StoreLocation.parse(target) } catch { throw arguments.usageError("--into: \(error)") }
+            mode = .into(store: target, device: arguments.value("device"), source: arguments.value("source"))
         }
     }
 
@@ -129,8 +131,10 @@ struct ReplayCommand: Command {
         options.overrides = overrides
         options.format = format
         let store: HealthStore
+        // Messages name a PostgreSQL store by its URL without the password.
+        let storeName = StoreLocation.redacted(storePath)
         do { store = try HealthStore(path: storePath) } catch {
-            throw RuntimeFailure("bandsim replay: cannot open the store \(storePath): \(error)")
+            throw RuntimeFailure("bandsim replay: cannot open the store \(storeName): \(error)")
         }
         let replay = TraceStoreReplay(path: path, options: options)
         let progress = ReplayProgress(forced: forceProgress, unit: "bytes")
@@ -139,14 +143,14 @@ struct ReplayCommand: Command {
         do {
             let summary = try replay.run(into: store)
             progress.finish()
-            printStoreSummary(summary, store: storePath, elapsed: ContinuousClock.now - started)
+            printStoreSummary(summary, store: storeName, elapsed: ContinuousClock.now - started)
             return .success
         } catch let damage as TraceDamage {
             progress.finish()
             throw failure(damage)
         } catch TraceStoreReplay.Failure.damaged(let damage, let summary) {
             progress.finish()
-            printStoreSummary(summary, store: storePath, elapsed: ContinuousClock.now - started)
+            printStoreSummary(summary, store: storeName, elapsed: ContinuousClock.now - started)
             throw failure(damage)
         } catch let failure as TraceStoreReplay.Failure {
             progress.finish()
@@ -213,8 +217,9 @@ struct ReplayCommand: Command {
             // The reader's address is not known on a Unix socket: the recording names none.
             var bearer: any ATTBearer = link
             if let record {
-                bearer = try TraceRecorder(recording: link, to: record, role: .peripheral,
-                                           peer: LEAddress(BluetoothAddress(0), type: .random))
+                // The trace is what was asked for: a write that fails fails the serve.
+                bearer = try RecordingBearer(recording: link, to: record, vantage: .peripheral,
+                                             peer: LEAddress(BluetoothAddress(0), type: .random), policy: .failLink)
             }
             summary = try session.run(on: bearer, stop: stop)
         } catch {

@@ -1,0 +1,45 @@
+/// The seam between the store and a database engine (SQLite, PostgreSQL).
+///
+/// The store's SQL is written once, in the dialect both engines accept (`INSERT … ON CONFLICT`,
+/// `RETURNING`, CTEs, `?` and `?N` parameters); an engine adapts what it must (PostgreSQL turns
+/// parameters into `$N`, drops SQLite's `INDEXED BY` hints and reads `json_each` as
+/// `json_array_elements_text`). What cannot be shared lives behind this protocol: how a write
+/// transaction takes the one writer's lock, how a read gets a snapshot, what a commit must
+/// survive, and how other processes learn of a commit.
+///
+/// Layer 2 of the usual three: results carry ``DatabaseError``; ``HealthStore`` is the throwing API.
+protocol DatabaseEngine: AnyObject {
+    var kind: DatabaseError.Engine { get }
+    /// Prepares one statement; the caller owns it.
+    func prepare(_ sql: String) -> Result<any EngineStatement, DatabaseError>
+    /// Runs a script of one or more statements without parameters.
+    func execute(_ sql: String) -> Result<Void, DatabaseError>
+    /// Starts the one write transaction: returns once no other writer (process or thread) holds one.
+    func beginWrite(durability: Durability) -> Result<Void, DatabaseError>
+    /// Ends a write transaction started by ``beginWrite(durability:)`` (settings it changed are restored).
+    func endWrite(commit: Bool) -> Result<Void, DatabaseError>
+    /// Starts a read transaction: every statement sees the same committed snapshot.
+    func beginRead() -> Result<Void, DatabaseError>
+    var isAutocommit: Bool { get }
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    var changes: Int { get }
+}
+
+/// One prepared statement of an engine. Binding is 1-based, columns 0-based (SQLite's convention).
+protocol EngineStatement: AnyObject {
+    var sql: String { get }
+    /// Advances: true when a row is available, false when done.
+    func step() -> Result<Bool, DatabaseError>
+    /// Back to before the first row, every parameter NULL.
+    func reset()
+    func bind(_ index: Int32, int64 value: Int64)
+    func bind(_ index: Int32, double value: Double)
+    func bind(_ index: Int32, text value: String)
+    func bind(_ index: Int32, blob value: [UInt8])
+    func bindNull(_ index: Int32)
+    func int64(_ column: Int32) -> Int64
+    func double(_ column: Int32) -> Double
+    func isNull(_ column: Int32) -> Bool
+    func text(_ column: Int32) -> String?
+    func blob(_ column: Int32) -> [UInt8]?
+}

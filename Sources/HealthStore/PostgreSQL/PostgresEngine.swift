@@ -1,0 +1,170 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CPostgres
+
+/// The PostgreSQL engine: one libpq connection.
+///
+/// Semantics kept equal to SQLite's:
+/// - One writer at a time: a write transaction takes a transaction-scoped advisory lock keyed by
+///   the schema (`pg_advisory_xact_lock`) right after `BEGIN`, as SQLite's `BEGIN IMMEDIATE`
+///   takes the database's write lock. Anchors are handed out from `change_counter` in commit
+///   order and the sync-identifier version rule is checked by the only writer, whatever the
+///   number of processes and machines writing. Statements run at READ COMMITTED: each sees
+///   every commit before the lock was granted.
+/// - Readers get one snapshot per read transaction (REPEATABLE READ, READ ONLY), as a WAL reader.
+/// - A commit is durable when COMMIT returns (`synchronous_commit = on`, forced for
+///   ``Durability/beforeAcknowledgement`` whatever the server's default).
+/// - Commits are announced with `NOTIFY bandkit_changes` (payload: the schema), which
+///   ``PostgresListener`` waits for.
+///
+/// A connection the server dropped (restart, network) is re-established at the next transaction;
+/// its prepared statements are prepared again (``generation``).
+final class PostgresEngine: DatabaseEngine {
+    /// libpq's connection; never nil after a successful ``connect(url:readOnly:)``.
+    let handle: OpaquePointer
+    /// The URL without its password, for messages.
+    let name: String
+    private let readOnly: Bool
+    /// The URL as given (credentials included): only to scrub libpq's messages.
+    private let url: String
+    /// Bumped at every reconnection: statements prepared under an older one prepare again.
+    private(set) var generation = 0
+    private var statementCounter = 0
+    var lastChanges = 0
+
+    static let notificationChannel = "bandkit_changes"
+
+    private init(handle: OpaquePointer, url: String, readOnly: Bool) {
+        self.handle = handle
+        self.url = url
+        let name = StoreLocation.redacted(url)
+        self.name = name
+        self.readOnly = readOnly
+    }
+
+    deinit { PQfinish(handle) }
+
+    var kind: DatabaseError.Engine { .postgresql }
+
+    /// Connects to `url` (libpq's URL syntax, PGPASSFILE/PGPASSWORD/PGSSLMODE honoured as libpq
+    /// does). A server that does not answer within 10 s (unless the URL sets `connect_timeout`) fails.
+    static func connect(url: String, readOnly: Bool = false) -> Result<PostgresEngine, DatabaseError> {
+        let name = StoreLocation.redacted(url)
+        // Entries before the expanded URL ("dbname") are defaults the URL may override; entries after it win.
+        let keywords = ["connect_timeout", "application_name", "dbname", "client_encoding"]
+        let values = ["10", "bandkit", url, "UTF8"]
+        let handle = withCStrings(keywords) { keys in
+            withCStrings(values) { vals in PQconnectdbParams(keys, vals, 1) }
+        }
+        guard let handle else {
+            return .failure(DatabaseError(engine: .postgresql, message: "out of memory", sql: "connect to \(name)"))
+        }
+        guard PQstatus(handle) == CONNECTION_OK else {
+            let message = StoreLocation.scrubbed(String(cString: PQerrorMessage(handle)).trimmingTrailingNewlines, of: url)
+            PQfinish(handle)
+            return .failure(DatabaseError(engine: .postgresql, sqlState: "08001", message: message, sql: "connect to \(name)"))
+        }
+        PQsetNoticeProcessor(handle, { _, _ in }, nil)  // "relation already exists, skipping" is no news
+        let engine = PostgresEngine(handle: handle, url: url, readOnly: readOnly)
+        if case .failure(let error) = engine.configure() { return .failure(error) }
+        return .success(engine)
+    }
+
+    /// Session settings: doubles printed exactly (round trip), reads only when asked.
+    private func configure() -> Result<Void, DatabaseError> {
+        execute("SET extra_float_digits = 3" + (readOnly ? "; SET default_transaction_read_only = on" : ""))
+    }
+
+    /// Reconnects when the server dropped the connection; statements prepare again afterwards.
+    func reconnectIfNeeded() -> Result<Void, DatabaseError> {
+        guard PQstatus(handle) != CONNECTION_OK else { return .success(()) }
+        PQreset(handle)
+        guard PQstatus(handle) == CONNECTION_OK else {
+            let message = StoreLocation.scrubbed(String(cString: PQerrorMessage(handle)).trimmingTrailingNewlines, of: url)
+            return .failure(DatabaseError(engine: .postgresql, sqlState: "08001", message: message, sql: "reconnect to \(name)"))
+        }
+        generation += 1
+        return configure()
+    }
+
+    func nextStatementName() -> String {
+        statementCounter += 1
+        return "bandkit_\(statementCounter)"
+    }
+
+    /// The error of a failed result (or of the connection when there is no result).
+    func error(_ result: OpaquePointer?, sql: String) -> DatabaseError {
+        var message = ""
+        var state = ""
+        if let result {
+            message = String(cString: PQresultErrorMessage(result))
+            if let field = PQresultErrorField(result, Int32(UInt8(ascii: "C"))) { state = String(cString: field) }
+        }
+        if message.isEmpty { message = StoreLocation.scrubbed(String(cString: PQerrorMessage(handle)), of: url) }
+        if state.isEmpty, PQstatus(handle) != CONNECTION_OK { state = "08006" }
+        return DatabaseError(engine: .postgresql, sqlState: state, message: message.trimmingTrailingNewlines, sql: sql)
+    }
+
+    func prepare(_ sql: String) -> Result<any EngineStatement, DatabaseError> {
+        let statement = PostgresStatement(sql: sql, engine: self)
+        return statement.prepareOnServer().map { _ in statement }
+    }
+
+    func execute(_ sql: String) -> Result<Void, DatabaseError> {
+        let result = PQexec(handle, sql)
+        defer { PQclear(result) }
+        let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else { return .failure(error(result, sql: sql)) }
+        lastChanges = Int(String(cString: PQcmdTuples(result))) ?? 0
+        return .success(())
+    }
+
+    /// Runs `BEGIN …`; a connection found dead at that point (nothing done yet) is re-established
+    /// and the BEGIN tried once more.
+    private func begin(_ sql: String) -> Result<Void, DatabaseError> {
+        let first = reconnectIfNeeded().flatMap { execute(sql) }
+        guard case .failure = first, PQstatus(handle) != CONNECTION_OK else { return first }
+        return reconnectIfNeeded().flatMap { execute(sql) }
+    }
+
+    func beginWrite(durability: Durability) -> Result<Void, DatabaseError> {
+        begin("BEGIN ISOLATION LEVEL READ COMMITTED").flatMap {
+            // Every commit BandKit acknowledges is on disk when COMMIT returns, whatever the server's default.
+            durability == .beforeAcknowledgement ? execute("SET LOCAL synchronous_commit = on") : .success(())
+        }.flatMap {
+            execute("SELECT pg_advisory_xact_lock(hashtext('bandkit:' || current_schema()))")
+        }.mapError { error in
+            if PQtransactionStatus(handle) != PQTRANS_IDLE { _ = execute("ROLLBACK") }
+            return error
+        }
+    }
+
+    func endWrite(commit: Bool) -> Result<Void, DatabaseError> {
+        if commit { return execute("COMMIT") }
+        if !isAutocommit { _ = execute("ROLLBACK") }
+        return .success(())
+    }
+
+    func beginRead() -> Result<Void, DatabaseError> {
+        begin("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+    }
+
+    /// Tells listeners (other processes' ``PostgresListener``) a commit is coming; sent by the
+    /// server only if the transaction commits.
+    func announceCommit() -> Result<Void, DatabaseError> {
+        execute("SELECT pg_notify('\(Self.notificationChannel)', current_schema())")
+    }
+
+    /// Outside a transaction; a dead connection is in none (the next transaction reconnects).
+    var isAutocommit: Bool { PQtransactionStatus(handle) == PQTRANS_IDLE || PQstatus(handle) != CONNECTION_OK }
+    var changes: Int { lastChanges }
+}
+
+/// Runs `body` with `strings` as a NULL-terminated array of C strings.
+func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+    let copies = strings.map { strdup($0) }
+    defer { copies.forEach { free($0) } }
+    let pointers: [UnsafePointer<CChar>?] = copies.map { UnsafePointer($0) } + [nil]
+    return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+}

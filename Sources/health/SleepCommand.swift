@@ -1,0 +1,123 @@
+import CommandKit
+import Foundation
+import HealthAnalysis
+import HealthModel
+import HealthStore
+
+/// `health sleep [--night DATE]`: one night's sleep from every source, merged by priority.
+struct SleepCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "sleep", abstract: "One night's sleep: time in bed, asleep, awakenings, efficiency.",
+        discussion: """
+            The night of DATE runs from noon on DATE to noon the next day in --tz (23 or 25 hours across a DST
+            change); default: last night. Sleep-analysis samples from every source are merged by source priority
+            ('health priority sleep-analysis …'): where two sources recorded the same time, the better-ranked one
+            alone counts, so nothing is counted twice. In bed is the time covered by the winning sources' samples,
+            asleep the part whose value is asleep (unspecified, core, deep or REM), awakenings the awake stretches
+            with sleep on both sides, efficiency asleep / in bed.
+            JSON: {"night","window_start","window_end","start","end","in_bed_s","asleep_s","awake_s","awakenings",
+            "efficiency","sources","segments":[{"start","end","value","source"}]}; start, end and efficiency are
+            null for a night without sleep. Exit 64 for a bad --night or --tz.
+            """,
+        options: [
+            .option("night", value: "DATE", help: "The night that starts on DATE (YYYY-MM-DD); default: last night."),
+            .option("tz", value: "ZONE", help: "Time zone of the night (default: local)."),
+            .flag("json", help: "Print JSON."),
+            storeOption,
+        ])
+
+    var night: String
+    var window: Range<Date>
+    var zone: TimeZone
+    var json: Bool
+    var storePath: String
+
+    init(arguments: ParsedArguments) throws(UsageError) {
+        zone = try arguments.timeZone()
+        night = arguments.value("night") ?? SleepNight.name(containing: Date().addingTimeInterval(-12 * 3600), in: zone)
+        guard let window = SleepNight.window(named: night, in: zone) else {
+            throw arguments.usageError("--night '\(night)' is not a date (YYYY-MM-DD)")
+        }
+        self.window = window
+        json = arguments.flag("json")
+        storePath = arguments.storePath
+    }
+
+    func run() throws -> ExitCode {
+        let store = try openStore(storePath, readOnly: true)
+        let report = try NightReport(store: store, night: night, window: window)
+        StandardOutput.shared.line(json ? report.json(zone: zone) : report.text(zone: zone))
+        return .success
+    }
+}
+
+/// A night read from the store and merged: what `health sleep` prints (and the dashboard shows).
+struct NightReport {
+    var night: String
+    var window: Range<Date>
+    var summary: SleepSummary
+    /// Source identifiers by rank.
+    var sourcesByRank: [Int: String]
+
+    init(store: HealthStore, night: String, window: Range<Date>, as app: AppIdentity = .owner) throws {
+        self.night = night
+        self.window = window
+        let priority = try store.sourcePriority(for: .category(.sleepAnalysis))
+        let rankOf = Dictionary(priority.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        var intervals: [SleepInterval] = []
+        for sample in try store.samples(HealthQuery(type: .sleepAnalysis, range: window), as: app) {
+            guard let category = sample.categorySample, let value = SleepValue(rawValue: category.value) else { continue }
+            let rank = category.source.flatMap { rankOf[$0.id] } ?? priority.count
+            intervals.append(SleepInterval(start: category.start, end: category.end, value: value, rank: rank))
+        }
+        summary = SleepMerge.summary(intervals, clippedTo: window)
+        sourcesByRank = Dictionary(priority.enumerated().map { ($0, $1) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    var sources: [String] {
+        var seen: [String] = []
+        for stretch in summary.timeline {
+            let name = sourcesByRank[stretch.rank] ?? "?"
+            if !seen.contains(name) { seen.append(name) }
+        }
+        return seen
+    }
+
+    static func valueName(_ value: SleepValue) -> String { CategoryType.sleepAnalysis.valueNames[value.rawValue] }
+
+    func json(zone: TimeZone) -> String {
+        func time(_ date: Date?) -> String { date.map { jsonString(TimeParsing.format($0, in: zone)) } ?? "null" }
+        let segments = summary.timeline.map { stretch in
+            jsonObject([("start", time(stretch.start)), ("end", time(stretch.end)), ("value", jsonString(Self.valueName(stretch.value))),
+                        ("source", jsonString(sourcesByRank[stretch.rank] ?? "?"))])
+        }
+        return jsonObject([
+            ("night", jsonString(night)), ("window_start", time(window.lowerBound)), ("window_end", time(window.upperBound)),
+            ("start", time(summary.start)), ("end", time(summary.end)),
+            ("in_bed_s", jsonNumber(summary.inBed)), ("asleep_s", jsonNumber(summary.asleep)), ("awake_s", jsonNumber(summary.awake)),
+            ("awakenings", String(summary.awakenings)), ("efficiency", jsonNumber(summary.efficiency)),
+            ("sources", "[" + sources.map(jsonString).joined(separator: ",") + "]"),
+            ("segments", "[" + segments.joined(separator: ",") + "]"),
+        ])
+    }
+
+    func text(zone: TimeZone) -> String {
+        let header = "night \(night)  \(TimeParsing.format(window.lowerBound, in: zone)) – \(TimeParsing.format(window.upperBound, in: zone))"
+        guard let start = summary.start, let end = summary.end else { return header + "\nno sleep recorded" }
+        func clock(_ date: Date) -> String { String(TimeParsing.format(date, in: zone).dropFirst(11).prefix(5)) }
+        return [
+            header,
+            "in bed      \(Self.duration(summary.inBed))  (\(clock(start)) – \(clock(end)))",
+            "asleep      \(Self.duration(summary.asleep))",
+            "awake       \(Self.duration(summary.awake)), \(summary.awakenings) awakening\(summary.awakenings == 1 ? "" : "s")",
+            "efficiency  \(summary.efficiency.map { String(format: "%.1f %%", $0 * 100) } ?? "—")",
+            "sources     \(sources.map(\.terminalEscaped).joined(separator: ", "))",
+        ].joined(separator: "\n")
+    }
+
+    /// `7 h 05 min`, `35 min`.
+    static func duration(_ seconds: Double) -> String {
+        let minutes = Int((seconds / 60).rounded())
+        return minutes >= 60 ? "\(minutes / 60) h \(minutes % 60 < 10 ? "0" : "")\(minutes % 60) min" : "\(minutes) min"
+    }
+}

@@ -1,0 +1,164 @@
+import CommandKit
+import Foundation
+import HealthModel
+import HealthStore
+
+/// `health workouts add|list|export`.
+struct WorkoutsCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "workouts", abstract: "Workouts (HealthKit HKWorkout): add, list with statistics, export.",
+        subcommands: [WorkoutsAddCommand.self, WorkoutsListCommand.self, WorkoutsExportCommand.self])
+}
+
+/// `health workouts add ACTIVITY --start T --end T [--energy Q] [--distance Q]`: a manual entry.
+struct WorkoutsAddCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "add", abstract: "Add a workout by hand (saved as the health command, the manual-entry source).",
+        discussion: """
+            ACTIVITY is a HealthKit activity in kebab case (running, walking, cycling, swimming, hiking, other, …).
+            --energy and --distance take a number with an optional unit: 350, 350kcal, '1464 kJ'; 5000, 5km, '3.1 mi'
+            (default units kcal and m).
+            """,
+        options: [
+            .argument("ACTIVITY", help: "Activity (running, walking, cycling, …)."),
+            .option("start", value: "T", help: "Start (ISO 8601; required)."),
+            .option("end", value: "T", help: "End (required)."),
+            .option("energy", value: "Q", help: "Total active energy (default unit kcal)."),
+            .option("distance", value: "Q", help: "Total distance (default unit m)."),
+            .option("tz", value: "ZONE", help: "Zone for times without offset (default: local)."),
+            storeOption,
+        ])
+
+    var workout: Workout
+    var storePath: String
+
+    init(arguments: ParsedArguments) throws(UsageError) {
+        let activity = try arguments.required("ACTIVITY")
+        guard WorkoutActivityType.isValidName(activity) else {
+            throw arguments.usageError("ACTIVITY '\(activity)' is not an activity name (lowercase, e.g. running, walking, cycling)")
+        }
+        let zone = try arguments.timeZone()
+        guard let start = try arguments.instant("start", zone: zone) else { throw arguments.usageError("--start T is required") }
+        guard let end = try arguments.instant("end", zone: zone) else { throw arguments.usageError("--end T is required") }
+        guard end > start else { throw arguments.usageError("--end must be after --start") }
+        if let problem = PlausibleRange.problem(start: start, end: end, maximumDuration: SampleType.workout.maximumDuration) {
+            throw arguments.usageError("the workout \(problem)")
+        }
+        func quantity(_ option: String, _ unit: HealthUnit, _ range: ClosedRange<Double>) throws(UsageError) -> Quantity? {
+            guard let text = arguments.value(option) else { return nil }
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            let numberEnd = trimmed.firstIndex { !("0"..."9").contains($0) && $0 != "." && $0 != "-" && $0 != "+" && $0 != "e" } ?? trimmed.endIndex
+            let symbol = trimmed[numberEnd...].trimmingCharacters(in: .whitespaces)
+            guard let value = Double(trimmed[..<numberEnd]), value.isFinite else {
+                throw arguments.usageError("--\(option) '\(text)' is not a number with an optional unit (e.g. 350 or '1464 kJ')")
+            }
+            var given = unit
+            if !symbol.isEmpty {
+                do { given = try HealthUnit(parsing: symbol) } catch { throw arguments.usageError("--\(option) '\(text)': \(error.description)") }
+            }
+            let canonical: Double
+            do { canonical = try Quantity(value, given).value(in: unit) } catch {
+                throw arguments.usageError("--\(option) '\(text)': \(error.description)")
+            }
+            guard range.contains(canonical) else {
+                throw arguments.usageError("--\(option) '\(text)' is outside \(formatValue(range.lowerBound)) … \(formatValue(range.upperBound)) \(unit.symbol)")
+            }
+            return Quantity(canonical, unit)
+        }
+        workout = Workout(activity: WorkoutActivityType(rawValue: activity), start: start, end: end,
+                          totalEnergyBurned: try quantity("energy", .kilocalorie, 0...100_000),
+                          totalDistance: try quantity("distance", .meter, 0...6_000_000))
+        storePath = arguments.storePath
+    }
+
+    func run() throws -> ExitCode {
+        let store = try openStore(storePath)
+        try store.write(as: .owner) { transaction in try transaction.save(workout) }
+        StandardOutput.shared.line("added \(workout.activity.rawValue) workout \(workout.id.uuidString.lowercased())")
+        return .success
+    }
+}
+
+/// `health workouts list [range] [--activity A] [--json]`.
+struct WorkoutsListCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "list", abstract: "Workouts in a range with their statistics, and totals.",
+        discussion: """
+            Per workout: duration, distance and energy (the workout's own totals, else the merged samples inside
+            it — never both), average and maximum heart rate of the heart-rate samples inside it. Totals: count,
+            duration, distance, energy. Default range: everything.
+            JSON: {"count","duration_s","distance_m","energy_kcal","workouts":[{"id","activity","start","end",
+            "duration_s","distance_m","energy_kcal","hr_avg","hr_max","source"}]} (null where unknown).
+            """,
+        options: rangeOptions + [
+            .option("activity", value: "A", help: "Only this activity."),
+            .flag("json", help: "Print JSON."),
+            storeOption,
+        ])
+
+    var range: Range<Date>?
+    var activity: WorkoutActivityType?
+    var zone: TimeZone
+    var json: Bool
+    var storePath: String
+
+    init(arguments: ParsedArguments) throws(UsageError) {
+        zone = try arguments.timeZone()
+        range = try arguments.timeRange(zone: zone, defaultToday: false)
+        if let name = arguments.value("activity") {
+            guard WorkoutActivityType.isValidName(name) else { throw arguments.usageError("--activity '\(name)' is not an activity name") }
+            activity = WorkoutActivityType(rawValue: name)
+        }
+        json = arguments.flag("json")
+        storePath = arguments.storePath
+    }
+
+    func run() throws -> ExitCode {
+        let store = try openStore(storePath, readOnly: true)
+        let workouts = try store.workouts(in: range, as: .owner).filter { activity == nil || $0.activity == activity }
+        let stats = try workouts.map { try store.statistics(of: $0, as: .owner) }
+        let duration = stats.reduce(0) { $0 + $1.duration }
+        func total(_ values: [Double?]) -> Double? { values.contains { $0 != nil } ? values.reduce(0) { $0 + ($1 ?? 0) } : nil }
+        let distance = total(stats.map(\.distanceMetres))
+        let energy = total(stats.map(\.energyKilocalories))
+        if json {
+            StandardOutput.shared.line(jsonObject([
+                ("count", String(stats.count)), ("duration_s", jsonNumber(duration)), ("distance_m", jsonNumber(distance)),
+                ("energy_kcal", jsonNumber(energy)),
+                ("workouts", "[" + stats.map { WorkoutFormatting.json($0, zone: zone) }.joined(separator: ",") + "]"),
+            ]))
+        } else {
+            for stat in stats { StandardOutput.shared.line(WorkoutFormatting.line(stat, zone: zone)) }
+            StandardOutput.shared.line("\(stats.count) workout\(stats.count == 1 ? "" : "s"), \(NightReport.duration(duration))"
+                + (distance.map { ", \(formatValue(($0 / 10).rounded() / 100)) km" } ?? "")
+                + (energy.map { ", \(formatValue($0.rounded())) kcal" } ?? ""))
+        }
+        return .success
+    }
+}
+
+/// `health workouts export [range]`: NDJSON lines `health import` reads back.
+struct WorkoutsExportCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "export", abstract: "Export workouts as NDJSON in the import format ('health import' reads them back).",
+        options: rangeOptions + [storeOption])
+
+    var range: Range<Date>?
+    var zone: TimeZone
+    var storePath: String
+
+    init(arguments: ParsedArguments) throws(UsageError) {
+        zone = arguments.value("tz") == nil ? TimeZone(identifier: "UTC")! : try arguments.timeZone()
+        range = try arguments.timeRange(zone: zone, defaultToday: false)
+        storePath = arguments.storePath
+    }
+
+    func run() throws -> ExitCode {
+        let store = try openStore(storePath, readOnly: true)
+        for workout in try store.workouts(in: range, as: .owner) {
+            StandardOutput.shared.line(WorkoutFormatting.importLine(workout, zone: zone))
+        }
+        if let error = StandardOutput.shared.error { throw RuntimeFailure("health workouts export: cannot write to standard output: \(error.reason)") }
+        return .success
+    }
+}
