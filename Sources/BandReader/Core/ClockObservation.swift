@@ -11,7 +11,8 @@ import FoundationEssentials
 /// | first clock read sent at host time t | t is the host time the band's reading is paired with |
 /// | Local Time Information read | the band's offset (zone + DST), for turning its local Current Time into UTC |
 /// | Current Time read | the band's UTC time = its local time − its offset (0 when the zone was not read) |
-/// | Current Time written at host time w | the band's clock is w: the observation is (w, w) |
+/// | Current Time written at host time w | the band's clock is w: the observation is (⌊w⌋, ⌊w⌋) |
+/// | (no write) | the band's reading, less its 1/256 s fraction, against the first read's host time |
 ///
 /// Without a Current Time characteristic there is nothing to observe (a plain strap: live
 /// readings get host time).
