@@ -39,7 +39,11 @@ public struct StepCountState: Equatable, Sendable {
 /// | later | total < previous | a reset (local midnight; a reboot drops the link first): the total, counted since the reset, in the reading's minute |
 ///
 /// A reboot while away after which the wearer walked past the old total cannot be told from
-/// plain growth; it is counted as the growth (too few steps, never too many).
+/// plain growth; it is counted as the growth (too few steps, never too many). The other way
+/// round, a device clock moved forward past a midnight between two connections (a watch whose
+/// clock was a day behind, then set) looks like a midnight reset and its whole total is counted
+/// once more; the reader sets the clock at every connect, so only the first connection after
+/// such a clock error can do this.
 public struct StepCountTracker: Sendable {
     public enum Outcome: Equatable, Sendable {
         /// The first reading: it only sets the baseline.
