@@ -28,6 +28,7 @@ let package = Package(
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         // PostgreSQL's client library: the store's second engine (docs/deployment.md).
         .systemLibrary(name: "CPostgres", path: "Sources/CPostgres", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
 
         // Wire layer: bytes, ATT, characteristics, the band's own protocol.
         .target(name: "BandWire", swiftSettings: strict),
@@ -37,7 +38,7 @@ let package = Package(
         .target(name: "BandHCI", dependencies: ["BandWire"], swiftSettings: strict),
         .target(name: "BandGATT", dependencies: ["BandWire", "BandATT"], swiftSettings: strict),
         .target(name: "BandCrypto", dependencies: ["CCrypto", "SystemRandom"], swiftSettings: strict),
-        .target(name: "BandProtocol", dependencies: ["BandWire", "BandATT", "BandCrypto"], swiftSettings: strict),
+        .target(name: "BandProtocol", dependencies: ["BandWire", "BandATT", "FirmwareCrypto"], swiftSettings: strict),
         // The one ATT server, generic over an attribute source (the firmware's static table, a
         // replay's reconstructed one). Embedded-Swift-clean: scripts/check-embedded.sh.
         .target(name: "BandGATTServer", dependencies: ["BandWire", "BandATT"], swiftSettings: strict),
@@ -46,7 +47,7 @@ let package = Package(
         // Release builds skip the dynamic exclusivity checks of the trace pipeline's classes (one
         // per record and stage, 16 % of decoding; docs/performance.md). Its state is touched by one
         // thread and no callback runs during an access; debug builds, which the tests use, keep the checks.
-        .target(name: "BandTrace", dependencies: ["BandWire", "BandATT", "BandGATT", "BandHCI"],
+        .target(name: "BandTrace", dependencies: ["BandWire", "BandATT", "BandGATT", "BandHCI", "BandLink"],
                 swiftSettings: strict + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
 
         // Links carrying ATT PDUs, and the GATT client on top of them.
@@ -63,6 +64,8 @@ let package = Package(
         .target(name: "HealthStore", dependencies: ["CSQLite", "CPostgres", "HealthModel"], swiftSettings: strict),
         // Pure analysis of stored minutes (sleep scoring): no I/O, no store, Foundation only.
         .target(name: "HealthAnalysis", swiftSettings: strict),
+        // The dashboard's HTTP server: libmicrohttpd (CMicroHTTPD) behind a small GET-only API.
+        .target(name: "HealthHTTP", dependencies: ["CMicroHTTPD"], swiftSettings: strict),
         // Apple Health's export.zip / export.xml: streaming XML (expat), zip members (zlib), the writer.
         .target(name: "AppleHealth", dependencies: ["CExpat", "CZlib", "HealthModel"], swiftSettings: strict),
 
@@ -76,9 +79,21 @@ let package = Package(
         // Replay of recorded traces: into the store through the reader's code, or served to a live reader.
         .target(
             name: "BandReplay",
-            dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandHCI", "BandProtocol", "BandCrypto", "BandTrace", "BandLink",
+            dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandProtocol", "BandCrypto", "BandTrace", "BandLink",
                            "BandGATTClient", "BandReader", "HealthModel", "HealthStore"],
             swiftSettings: strict),
+
+        // The firmware's own crypto: SHA-256, HMAC-SHA256, HMAC_DRBG in Swift, no heap, no C
+        // (Embedded-Swift-clean: scripts/check-embedded.sh); OpenSSL stays on the host.
+        .target(name: "FirmwareCrypto", path: "firmware-sim/Sources/FirmwareCrypto", swiftSettings: strict),
+        // The UART frame between the firmware on the MCU and the host bridge: one codec for both
+        // sides (Embedded-Swift-clean; docs/protocol.md "UART framing").
+        .target(name: "UARTFraming", path: "firmware-sim/Sources/UARTFraming", swiftSettings: strict),
+        // The firmware's core for a microcontroller, generic over a Board (QEMU mps2-an386 in
+        // firmware-sim/board/, a scripted board in the tests): UART frames, ATT through the shared
+        // GATT server, link and debug messages. Embedded-Swift-clean.
+        .target(name: "FirmwareBoard", dependencies: ["BandWire", "BandATT", "BandGATTServer", "FirmwareCrypto", "UARTFraming"],
+                path: "firmware-sim/Sources/FirmwareBoard", swiftSettings: strict),
 
         // The simulated band firmware.
         .target(
@@ -87,12 +102,20 @@ let package = Package(
             path: "firmware-sim/Sources/BandFirmware",
             swiftSettings: strict),
 
+        // Simulated third-party peers for `bandsim serve --profile`: an InfiniTime watch and a
+        // standard heart-rate strap, on the one GATT server (not the band's firmware).
+        .target(
+            name: "BandPeers",
+            dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandLink"],
+            path: "firmware-sim/Sources/BandPeers",
+            swiftSettings: strict),
+
         // Command-line framework and the three commands.
         .target(name: "CommandKit", swiftSettings: strict),
         .executableTarget(
             name: "bandsim",
             dependencies: ["CommandKit", "BandWire", "BandATT", "BandGATT", "BandProtocol", "BandTrace",
-                           "BandLink", "BandBlueZ", "BandFirmware", "BandReader", "BandReplay", "HealthStore"],
+                           "BandLink", "BandBlueZ", "BandFirmware", "BandPeers", "BandReader", "BandReplay", "HealthStore"],
             path: "firmware-sim/Sources/bandsim",
             swiftSettings: strict),
         .executableTarget(
@@ -112,7 +135,7 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(
             name: "health",
-            dependencies: ["CommandKit", "HealthModel", "HealthStore", "HealthAnalysis", "AppleHealth"],
+            dependencies: ["CommandKit", "HealthModel", "HealthStore", "HealthAnalysis", "AppleHealth", "HealthHTTP"],
             swiftSettings: strict),
 
         // Tests.
@@ -124,7 +147,7 @@ let package = Package(
         .testTarget(name: "BandHCITests", dependencies: ["BandWire", "BandHCI", "BandTestSupport"]),
         .testTarget(name: "BandGATTServerTests", dependencies: ["BandWire", "BandATT", "BandGATTServer", "BandTestSupport"]),
         .testTarget(name: "BandProtocolTests", dependencies: ["BandWire", "BandProtocol", "BandCrypto", "BandTestSupport"]),
-        .testTarget(name: "BandTraceTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandHCI", "BandTrace", "BandTestSupport"]),
+        .testTarget(name: "BandTraceTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandHCI", "BandLink", "BandTrace", "BandTestSupport"]),
         .testTarget(name: "BandLinkTests", dependencies: ["BandLink", "BandTestSupport"]),
         .testTarget(name: "BandBlueZTests", dependencies: ["BandWire", "BandHCI", "BandLink", "BandBlueZ", "BandTestSupport"]),
         .testTarget(name: "BandGATTClientTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandLink", "BandGATTClient", "BandTestSupport"]),
@@ -135,10 +158,17 @@ let package = Package(
         .testTarget(name: "HealthStoreTests", dependencies: ["HealthModel", "HealthStore", "HealthTestSupport"]),
         // The `health` command run as a process (the built binary beside the test bundle).
         .testTarget(name: "HealthCommandTests", dependencies: ["HealthModel", "HealthStore", "HealthTestSupport"]),
+        .testTarget(name: "BandPeersTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandPeers"],
+                    path: "firmware-sim/Tests/BandPeersTests"),
         .testTarget(name: "BandFirmwareTests", dependencies: ["BandWire", "BandATT", "BandProtocol", "BandLink", "BandFirmware", "BandTestSupport"],
                     path: "firmware-sim/Tests/BandFirmwareTests"),
+        .testTarget(name: "FirmwareCryptoTests", dependencies: ["FirmwareCrypto", "BandCrypto"],
+                    path: "firmware-sim/Tests/FirmwareCryptoTests"),
+        .testTarget(name: "UARTFramingTests", dependencies: ["UARTFraming"], path: "firmware-sim/Tests/UARTFramingTests"),
+        .testTarget(name: "FirmwareBoardTests", dependencies: ["FirmwareBoard", "FirmwareCrypto", "UARTFraming"],
+                    path: "firmware-sim/Tests/FirmwareBoardTests"),
         // CSQLite: the power-loss VFS (Support/PowerLossVFS.swift) the durability test runs the store on.
-        .testTarget(name: "BandReaderTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandProtocol", "BandReader", "BandFirmware", "BandLink", "HealthStore", "HealthModel", "HealthAnalysis", "BandTestSupport", "CSQLite"]),
+        .testTarget(name: "BandReaderTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTClient", "BandProtocol", "BandReader", "BandFirmware", "BandLink", "HealthStore", "HealthModel", "HealthAnalysis", "BandTestSupport", "CSQLite"]),
         .testTarget(name: "BandReplayTests", dependencies: ["BandReplay", "BandGATTServer", "BandTrace", "BandLink", "BandATT", "HealthStore", "BandTestSupport",
                                                          "BandWire", "BandGATT", "BandProtocol", "BandReader", "BandFirmware", "HealthModel"]),
         .testTarget(name: "CommandKitTests", dependencies: ["CommandKit"]),

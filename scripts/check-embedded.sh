@@ -3,7 +3,10 @@
 # compile with Embedded Swift for a Cortex-M4 (the class of chip in real bands; worked example in
 # ../shared/reference/embedded-m4/): each module with -wmo into an object, then a probe
 # (scripts/embedded/GATTServerProbe.swift) that specializes every generic path of the server
-# over a static attribute source. Exit 0: clean; 1: the compiler's errors are printed.
+# over a static attribute source; the firmware's own crypto (FirmwareCrypto) and its UART frame
+# codec (UARTFraming) and core (FirmwareBoard) likewise, and the band's own protocol (BandProtocol:
+# live activity, minute history, pairing and the HMAC challenge, over FirmwareCrypto); firmware-sim/board/build.sh links them
+# into the image Tests/checks/firmware-qemu.sh runs. Exit 0: clean; 1: the compiler's errors are printed.
 #
 #   bash scripts/check-embedded.sh [OUTDIR]
 set -euo pipefail
@@ -20,6 +23,10 @@ compile() {  # MODULE SOURCES…
 compile BandWire "$root"/Sources/BandWire/*.swift
 compile BandATT "$root"/Sources/BandATT/*.swift
 compile BandGATTServer "$root"/Sources/BandGATTServer/*.swift
+compile FirmwareCrypto "$root"/firmware-sim/Sources/FirmwareCrypto/*.swift
+compile UARTFraming "$root"/firmware-sim/Sources/UARTFraming/*.swift
+compile FirmwareBoard "$root"/firmware-sim/Sources/FirmwareBoard/*.swift
+compile BandProtocol $(find "$root/Sources/BandProtocol" -name '*.swift' | sort)
 swiftc "${flags[@]}" -module-name GATTServerProbe "$root/scripts/embedded/GATTServerProbe.swift" -c -o "$out/GATTServerProbe.o"
-if command -v llvm-size >/dev/null; then llvm-size "$out"/BandGATTServer.o "$out"/GATTServerProbe.o; fi
-echo "check-embedded: BandWire, BandATT, BandGATTServer and the probe compile with Embedded Swift (armv7em-none-none-eabi)"
+if command -v llvm-size >/dev/null; then llvm-size "$out"/BandGATTServer.o "$out"/GATTServerProbe.o "$out"/FirmwareCrypto.o "$out"/UARTFraming.o "$out"/FirmwareBoard.o; fi
+echo "check-embedded: BandWire, BandATT, BandGATTServer, FirmwareCrypto, UARTFraming, FirmwareBoard, BandProtocol and the probe compile with Embedded Swift (armv7em-none-none-eabi)"

@@ -1,9 +1,13 @@
 # Debian packages BandKit needs; sourced by the other scripts.
-BUILD_PACKAGES=(libbluetooth-dev libsqlite3-dev libssl-dev libexpat1-dev zlib1g-dev libpq-dev)
+BUILD_PACKAGES=(libbluetooth-dev libsqlite3-dev libssl-dev libexpat1-dev zlib1g-dev libpq-dev libmicrohttpd-dev)
 # tshark: the independent decoder the tests cross-check against; sqlite3: the bench baseline;
 # python3: the raw-socket reader in Tests/checks/bandsim-serve.sh; postgresql: the throwaway
-# cluster Tests/checks/postgres.sh runs the store's tests against (initdb, pg_ctl, psql).
-TEST_PACKAGES=(tshark sqlite3 python3 postgresql)
+# cluster Tests/checks/postgres.sh runs the store's tests against (initdb, pg_ctl, psql);
+# xmllint (libxml2-utils): SVG validation in HealthCommandTests; chromium, curl: Tests/checks/dashboard.sh.
+TEST_PACKAGES=(tshark sqlite3 python3 postgresql libxml2-utils chromium curl)
 # The radio path test (Tests/radio): QEMU, a static busybox for the guest's initramfs, BlueZ's
 # tools (btvirt virtual controllers, btmon capture, hcitool), kmod (modprobe/depmod), cpio.
 RADIO_PACKAGES=(qemu-system-x86 busybox-static bluez bluez-test-tools kmod cpio)
+# The firmware image on an emulated Cortex-M4 (Tests/checks/firmware-qemu.sh): QEMU's ARM system
+# emulator (mps2-an386); the image itself needs only the Swift toolchain (swiftc, clang, ld.lld).
+FIRMWARE_PACKAGES=(qemu-system-arm python3)

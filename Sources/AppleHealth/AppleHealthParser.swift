@@ -176,39 +176,66 @@ public final class AppleHealthParser {
 
     // MARK: Shared attributes
 
-    /// The sourceName/sourceVersion, device and dates of a Record or Workout; nil after failing.
-    private func provenance(_ attributes: CString.Attributes, element: String, hash: inout StableHash)
-        -> (source: AppIdentity, device: DeviceInfo?, start: AppleDate.Parsed, end: AppleDate.Parsed)? {
-        var sourceName: String?
-        var sourceVersion = ""
-        var device: DeviceInfo?
-        var start: AppleDate.Parsed?
-        var end: AppleDate.Parsed?
-        do throws(AppleHealthError) {
+    /// The attributes a Record or Workout shares, found in one pass over them (dispatching on the
+    /// first byte of the name), every name and value hashed on the way.
+    struct CommonAttributes {
+        var type: UnsafePointer<CChar>?
+        var unit: UnsafePointer<CChar>?
+        var value: UnsafePointer<CChar>?
+        var sourceName: UnsafePointer<CChar>?
+        var sourceVersion: UnsafePointer<CChar>?
+        var device: UnsafePointer<CChar>?
+        var startDate: UnsafePointer<CChar>?
+        var endDate: UnsafePointer<CChar>?
+
+        init(_ attributes: CString.Attributes, hash: inout StableHash) {
             for (key, value) in attributes {
                 hash.combine(key)
                 hash.combine(value)
-                if CString.equals(key, "sourceName") {
-                    sourceName = try sourceNames.value(for: value) { $0 }
-                } else if CString.equals(key, "sourceVersion") {
-                    sourceVersion = try sourceVersions.value(for: value) { $0 }
-                } else if CString.equals(key, "device") {
-                    device = try devices.value(for: value) { DeviceString.parse($0) }
-                } else if CString.equals(key, "startDate") || CString.equals(key, "endDate") {
-                    guard let parsed = AppleDate.parse(value) else {
-                        fail(.badRecord, "\(element) \(String(cString: key)) '\(String(cString: value))' is not a date like 2024-06-01 09:00:00 -0700")
-                        return nil
+                switch UInt8(bitPattern: key[0]) {
+                case UInt8(ascii: "t"): if CString.equals(key, "type") { type = value }
+                case UInt8(ascii: "u"): if CString.equals(key, "unit") { unit = value }
+                case UInt8(ascii: "v"): if CString.equals(key, "value") { self.value = value }
+                case UInt8(ascii: "d"): if CString.equals(key, "device") { device = value }
+                case UInt8(ascii: "e"): if CString.equals(key, "endDate") { endDate = value }
+                case UInt8(ascii: "s"):
+                    if CString.equals(key, "sourceName") {
+                        sourceName = value
+                    } else if CString.equals(key, "startDate") {
+                        startDate = value
+                    } else if CString.equals(key, "sourceVersion") {
+                        sourceVersion = value
                     }
-                    if CString.equals(key, "startDate") { start = parsed } else { end = parsed }
+                default: break
                 }
             }
+        }
+    }
+
+    /// The source, device and dates of a Record or Workout; nil after failing.
+    private func provenance(_ fields: CommonAttributes, element: @autoclosure () -> String)
+        -> (source: AppIdentity, device: DeviceInfo?, start: AppleDate.Parsed, end: AppleDate.Parsed)? {
+        var sourceName = ""
+        var sourceVersion = ""
+        var device: DeviceInfo?
+        do throws(AppleHealthError) {
+            if let text = fields.sourceName { sourceName = try sourceNames.value(for: text) { $0 } }
+            if let text = fields.sourceVersion { sourceVersion = try sourceVersions.value(for: text) { $0 } }
+            if let text = fields.device { device = try devices.value(for: text) { DeviceString.parse($0) } }
         } catch {
             fail(error.kind, error.message)
             return nil
         }
-        guard let sourceName, !sourceName.isEmpty else { fail(.badRecord, "\(element) has no sourceName"); return nil }
-        guard let start else { fail(.badRecord, "\(element) has no startDate"); return nil }
-        guard let end else { fail(.badRecord, "\(element) has no endDate"); return nil }
+        guard !sourceName.isEmpty else { fail(.badRecord, "\(element()) has no sourceName"); return nil }
+        func date(_ text: UnsafePointer<CChar>?, _ name: String) -> AppleDate.Parsed? {
+            guard let text else { fail(.badRecord, "\(element()) has no \(name)"); return nil }
+            guard let parsed = AppleDate.parse(text) else {
+                fail(.badRecord, "\(element()) \(name) '\(String(cString: text))' is not a date like 2024-06-01 09:00:00 -0700")
+                return nil
+            }
+            return parsed
+        }
+        guard let start = date(fields.startDate, "startDate"), let end = date(fields.endDate, "endDate") else { return nil }
         return (AppIdentity(id: sourceName, version: sourceVersion), device, start, end)
     }
 
@@ -241,7 +268,9 @@ public final class AppleHealthParser {
 
     /// Reads a Record's start tag; false when its type is not kept (skipped and counted).
     private func beginRecord(_ attributes: CString.Attributes) -> Bool {
-        guard let typeText = attributes.value("type") else { fail(.badRecord, "Record without a type"); return false }
+        var hash = StableHash()
+        let fields = CommonAttributes(attributes, hash: &hash)
+        guard let typeText = fields.type else { fail(.badRecord, "Record without a type"); return false }
         let type: RecordType
         do throws(AppleHealthError) {
             type = try types.value(for: typeText) { name in
@@ -258,35 +287,33 @@ public final class AppleHealthParser {
             summary.skipped[name, default: 0] += 1
             return false
         case .quantity(let quantityType):
-            let typeName = String(cString: typeText)
-            guard let unitText = attributes.value("unit") else { fail(.badRecord, "Record \(typeName) has no unit"); return false }
+            guard let unitText = fields.unit else { fail(.badRecord, "Record \(String(cString: typeText)) has no unit"); return false }
             let unit: HealthUnit?
             do throws(AppleHealthError) { unit = try units.value(for: unitText) { AppleTypes.unit($0) } } catch {
                 fail(error.kind, error.message); return false
             }
             guard let unit else {
-                fail(.badRecord, "Record \(typeName): unknown unit '\(String(cString: unitText))'")
+                fail(.badRecord, "Record \(String(cString: typeText)): unknown unit '\(String(cString: unitText))'")
                 return false
             }
             guard unit.isCompatible(with: quantityType.canonicalUnit) else {
-                fail(.badRecord, "Record \(typeName): unit '\(unit)' does not measure \(quantityType) (\(quantityType.canonicalUnit))")
+                fail(.badRecord, "Record \(String(cString: typeText)): unit '\(unit)' does not measure \(quantityType) (\(quantityType.canonicalUnit))")
                 return false
             }
-            guard let valueText = attributes.value("value"), let value = CString.number(valueText) else {
-                fail(.badRecord, "Record \(typeName): value '\(attributes.value("value").map { String(cString: $0) } ?? "")' is not a number")
+            guard let valueText = fields.value, let value = CString.number(valueText) else {
+                fail(.badRecord, "Record \(String(cString: typeText)): value '\(fields.value.map { String(cString: $0) } ?? "")' is not a number")
                 return false
             }
             kind = .quantity(quantityType, unit, value)
         case .category(let categoryType):
-            let text = attributes.value("value").map { String(cString: $0) } ?? ""
+            let text = fields.value.map { String(cString: $0) } ?? ""
             guard let index = AppleTypes.categoryValue(text, of: categoryType) else {
                 fail(.badRecord, "Record \(String(cString: typeText)): value '\(text)' is not one of \(AppleTypes.valueNames(of: categoryType).joined(separator: ", "))")
                 return false
             }
             kind = .category(categoryType, index)
         }
-        var hash = StableHash()
-        guard let provenance = provenance(attributes, element: "Record \(String(cString: typeText))", hash: &hash) else { return false }
+        guard let provenance = provenance(fields, element: "Record \(String(cString: typeText))") else { return false }
         record = PendingRecord(kind: kind, source: provenance.source, device: provenance.device,
                                start: provenance.start, end: provenance.end, hash: hash)
         return true
@@ -335,7 +362,8 @@ public final class AppleHealthParser {
         let activityText = attributes.value("workoutActivityType").map { String(cString: $0) } ?? ""
         guard !activityText.isEmpty else { return fail(.badRecord, "Workout without a workoutActivityType") }
         var hash = StableHash()
-        guard let provenance = provenance(attributes, element: "Workout \(activityText)", hash: &hash) else { return }
+        let fields = CommonAttributes(attributes, hash: &hash)
+        guard let provenance = provenance(fields, element: "Workout \(activityText)") else { return }
         var pending = PendingWorkout(activity: AppleTypes.activity(activityText), source: provenance.source,
                                      device: provenance.device, start: provenance.start, end: provenance.end, hash: hash)
         // Totals as attributes (exports before iOS 16); WorkoutStatistics children override them.
@@ -351,8 +379,8 @@ public final class AppleHealthParser {
     private func total(_ attributes: CString.Attributes, _ valueName: StaticString, _ unitName: StaticString,
                        dimension: HealthUnit.Dimension) -> Total? {
         guard let valueText = attributes.value(valueName) else { return Total(quantity: nil) }
-        guard let value = CString.number(valueText) else {
-            fail(.badRecord, "Workout \(valueName) '\(String(cString: valueText))' is not a number")
+        guard let value = CString.number(valueText), value >= 0 else {
+            fail(.badRecord, "Workout \(valueName) '\(String(cString: valueText))' is not a number ≥ 0")
             return nil
         }
         let unitText = attributes.value(unitName).map { String(cString: $0) } ?? ""

@@ -68,3 +68,41 @@ extension GATTAttributeSource {
         return index
     }
 }
+
+extension GATTAttributeSource {
+    /// The attributes of `type` whose handles lie in `range`, in handle order, each with its
+    /// index: the one scan Find By Type Value, Read By Type and Read By Group Type share.
+    /// A generic iterator, no existential or closure context, so it specializes in Embedded Swift.
+    @inlinable
+    public func attributes(ofType type: BluetoothUUID, in range: ATTHandleRange) -> AttributesOfType<Self> {
+        AttributesOfType(source: self, type: type, range: range)
+    }
+}
+
+/// ``GATTAttributeSource/attributes(ofType:in:)``: (index, attribute) pairs of one type in a
+/// handle range.
+public struct AttributesOfType<Source: GATTAttributeSource>: Sequence, IteratorProtocol {
+    @usableFromInline let source: Source
+    @usableFromInline let type: BluetoothUUID
+    @usableFromInline let end: UInt16
+    @usableFromInline var index: Int
+
+    @inlinable
+    init(source: Source, type: BluetoothUUID, range: ATTHandleRange) {
+        self.source = source
+        self.type = type
+        end = range.end
+        index = source.firstIndex(atOrAfter: range.start)
+    }
+
+    @inlinable
+    public mutating func next() -> (index: Int, attribute: GATTServerAttribute)? {
+        while index < source.attributeCount {
+            let attribute = source.attribute(at: index)
+            guard attribute.handle <= end else { return nil }
+            index += 1
+            if attribute.type == type { return (index - 1, attribute) }
+        }
+        return nil
+    }
+}

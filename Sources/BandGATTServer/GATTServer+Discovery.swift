@@ -32,14 +32,9 @@ extension GATTServer {
         guard range.isValid else { return .failed(.invalidHandle, handle: range.start) }
         let type = BluetoothUUID(request.attributeType)
         var response = ATTFindByTypeValueResponse()
-        var index = source.firstIndex(atOrAfter: range.start)
-        while index < source.attributeCount {
-            let attribute = source.attribute(at: index)
-            guard attribute.handle <= range.end else { break }
-            index += 1
-            guard attribute.type == type else { continue }
+        for (index, attribute) in source.attributes(ofType: type, in: range) {
             // Only values this connection may read are compared; a refused one never matches.
-            let matches = (try? source.withValue(at: index - 1) { value in
+            let matches = (try? source.withValue(at: index) { value in
                 request.value.withUnsafeBytes { wanted in Self.sameValue(value, wanted, type: type) }
             }) ?? false
             guard matches else { continue }
@@ -71,15 +66,10 @@ extension GATTServer {
     func readByType<Source: GATTAttributeSource>(_ range: ATTHandleRange, type: BluetoothUUID, source: Source, writer: inout ByteWriter) -> Answer {
         guard range.isValid else { return .failed(.invalidHandle, handle: range.start) }
         var response = ATTReadByTypeResponse()
-        var index = source.firstIndex(atOrAfter: range.start)
-        while index < source.attributeCount {
-            let attribute = source.attribute(at: index)
-            guard attribute.handle <= range.end else { break }
-            index += 1
-            guard attribute.type == type else { continue }
+        for (index, attribute) in source.attributes(ofType: type, in: range) {
             let appended: Bool
             do throws(ATTErrorCode) {
-                appended = try source.withValue(at: index - 1) { value in
+                appended = try source.withValue(at: index) { value in
                     response.append(handle: attribute.handle, value: value, mtu: mtu)
                 }
             } catch {
@@ -102,12 +92,8 @@ extension GATTServer {
             return .failed(.unsupportedGroupType, handle: range.start)
         }
         var response = ATTReadByGroupTypeResponse()
-        var index = source.firstIndex(atOrAfter: range.start)
-        while index < source.attributeCount {
-            let attribute = source.attribute(at: index)
-            guard attribute.handle <= range.end else { break }
-            index += 1
-            guard attribute.type == type, let uuid = attribute.serviceUUID else { continue }
+        for (_, attribute) in source.attributes(ofType: type, in: range) {
+            guard let uuid = attribute.serviceUUID else { continue }
             guard response.append(.init(handle: attribute.handle, endGroupHandle: attribute.groupEnd, uuid: uuid), mtu: mtu) else { break }
         }
         guard !response.isEmpty else { return .failed(.attributeNotFound, handle: range.start) }

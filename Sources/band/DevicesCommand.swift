@@ -5,7 +5,7 @@ import FoundationEssentials
 struct DevicesCommand: Command {
     static let configuration = CommandConfiguration(
         name: "devices",
-        abstract: "List the paired bands in the keystore.",
+        abstract: "List the paired devices in the keystore, with the kind discovery showed each to be.",
         options: [.option("keystore", value: "PATH", help: "Keystore file (default $XDG_CONFIG_HOME/bandkit/keys.json)."),
                   ReaderOptions.jsonSpec])
 
@@ -24,11 +24,12 @@ struct DevicesCommand: Command {
             if json {
                 writeLine(JSONValue.object([("address", .string(band.address)), ("name", .optional(band.device.name)),
                                         ("manufacturer", .optional(band.device.manufacturer)), ("model", .optional(band.device.model)),
-                                        ("serial", .optional(band.device.serialNumber)),
+                                        ("serial", .optional(band.device.serialNumber)), ("kind", .string(band.kind.rawValue)),
+                                        ("firmware", .optional(band.device.firmwareRevision)),
                                         ("paired_at", .string(utcTimestamp(band.pairedAt)))]).text)
             } else {
                 let what = [band.device.name, band.device.model, band.device.serialNumber.map { "serial \($0)" }].compactMap { $0 }
-                writeLine("\(band.address.terminalEscaped)  \(what.joined(separator: ", ").terminalEscaped)  paired \(utcTimestamp(band.pairedAt))")
+                writeLine("\(band.address.terminalEscaped)  \(band.kind.rawValue)  \(what.joined(separator: ", ").terminalEscaped)  paired \(utcTimestamp(band.pairedAt))")
             }
         }
         if bands.isEmpty, !json { CommandRunner.printError("no paired bands in \(keystore.path.terminalEscaped)") }

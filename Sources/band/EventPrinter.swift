@@ -32,8 +32,8 @@ final class EventPrinter {
         switch event {
         case .connecting(let address, let attempt):
             status(attempt == 1 ? "connecting to \(address.terminalEscaped)…" : "connecting to \(address.terminalEscaped) (attempt \(attempt))…")
-        case .connected(let mtu, let isBand):
-            status("connected (ATT MTU \(mtu)); \(isBand ? "band activity service found" : "standard sensor, heart rate only")")
+        case .connected(let mtu, let kind):
+            status("connected (ATT MTU \(mtu)); \(kind.description)")
         case .paired(let readerID):
             status("paired; this reader is \(String(readerID, radix: 16)) on the band")
         case .authenticated:
@@ -123,8 +123,9 @@ final class EventPrinter {
         switch event {
         case .connecting(let address, let attempt):
             object = [("event", "connecting"), ("address", .string(address)), ("attempt", .int(attempt))]
-        case .connected(let mtu, let isBand):
-            object = [("event", "connected"), ("mtu", .int(mtu)), ("band", .bool(isBand))]
+        case .connected(let mtu, let kind):
+            // "band" stays for older consumers: true only for a BandKit band.
+            object = [("event", "connected"), ("mtu", .int(mtu)), ("kind", .string(kind.rawValue)), ("band", .bool(kind == .bandkit))]
         case .paired(let readerID):
             object = [("event", "paired"), ("reader_id", .string(String(readerID, radix: 16)))]
         case .authenticated:

@@ -1,13 +1,20 @@
 import BandBlueZ
 import BandGATT
 import BandProtocol
+import BandReader
 import CommandKit
 
 struct ScanCommand: Command {
     static let configuration = CommandConfiguration(
         name: "scan",
-        abstract: "Scan for LE devices; marks those advertising heart rate or the band's activity service.",
-        discussion: "Needs a Bluetooth adapter (and the rights to open a raw HCI socket).",
+        abstract: "Scan for LE devices; says which kind each looks like (BandKit band, InfiniTime, HR strap, RSC footpod).",
+        discussion: """
+            Needs a Bluetooth adapter (and the rights to open a raw HCI socket).
+
+            The kind is a guess from advertising (advertised services, and the name InfiniTime for a
+            PineTime, which advertises none of its own services): bandkit, infinitime, hr-strap,
+            rsc-footpod or other. band stream tells it for certain from GATT discovery once connected.
+            """,
         options: [.option("timeout", value: "S", help: "How long to scan, e.g. 10 or 10s (default 10 s)."),
                   .option("hci", value: "hciN", help: "Bluetooth adapter (default hci0)."),
                   ReaderOptions.jsonSpec])
@@ -32,19 +39,18 @@ struct ScanCommand: Command {
             throw RuntimeFailure("band scan: \(adapter): \(error)")
         }
         for device in devices {
-            let kind = device.advertises(BandActivityService.service) ? "band"
-                : device.advertises(GATTUUID.Service.heartRate) ? "heart-rate" : "other"
+            let kind = BandKind(advertisedServices: device.serviceUUIDs, name: device.name)
             if json {
                 writeLine(JSONValue.object([
                     ("address", .string(device.address.address.description)),
                     ("address_type", .string(device.address.type.isRandom ? "random" : "public")),
                     ("name", .optional(device.name)), ("rssi", device.rssi.map { .int(Int($0)) } ?? .null),
-                    ("kind", .string(kind)), ("services", .array(device.serviceUUIDs.map { .string($0.description) })),
+                    ("kind", .string(kind.rawValue)), ("services", .array(device.serviceUUIDs.map { .string($0.description) })),
                     ("connectable", .bool(device.isConnectable)),
                 ]).text)
             } else {
                 let random = device.address.type.isRandom ? " --random" : ""
-                writeLine("\(device.address.address)\(random)  \(device.rssi.map { "\($0) dBm" } ?? "? dBm")  \(kind)  \(device.name?.terminalEscaped ?? "(no name)")")
+                writeLine("\(device.address.address)\(random)  \(device.rssi.map { "\($0) dBm" } ?? "? dBm")  \(kind.rawValue)  \(device.name?.terminalEscaped ?? "(no name)")")
             }
         }
         if devices.isEmpty, !json { CommandRunner.printError("band scan: no devices seen in \(timeout)") }

@@ -10,9 +10,9 @@ struct Health: Command {
         discussion: "Global option: --store PATH (or BANDKIT_STORE); default $XDG_DATA_HOME/bandkit/health.sqlite.",
         subcommands: [AddCommand.self, BMICommand.self, ImportCommand.self, ExportCommand.self, QueryCommand.self,
                       StatsCommand.self, SourcesCommand.self, PriorityCommand.self, ProfileCommand.self,
-                      GrantCommand.self, RevokeCommand.self, ChangesCommand.self, SleepCommand.self,
+                      GrantCommand.self, RevokeCommand.self, ChangesCommand.self, SleepCommand.self, ChartCommand.self, ServeCommand.self,
                       WorkoutsCommand.self])
 }
 
-let code = CommandRunner.run(Health.self, arguments: GlobalOptions.movingStoreAfterSubcommand(Array(CommandLine.arguments.dropFirst())))
+let code = CommandRunner.run(Health.self, arguments: GlobalOptions.movingStoreAfterSubcommand(GlobalOptions.expandingShortOptions(Array(CommandLine.arguments.dropFirst()))))
 exit(code.rawValue)

@@ -120,4 +120,23 @@ import Testing
         #expect(DeviceString.parse(DeviceString.format(device)) == device)
         #expect(DeviceString.parse("<<HKDevice: 0x0>>") == nil)
     }
+
+    @Test func anEmptySyncIdentifierAndANegativeWorkoutTotalAreRefused() throws {
+        let empty = Parsed.error(Fragment.document(Fragment.record("HKQuantityTypeIdentifierStepCount", value: "1",
+                                                                   children: "  <MetadataEntry key=\"HKMetadataKeySyncIdentifier\" value=\"\"/>\n")))
+        #expect(empty?.message.contains("HKMetadataKeySyncIdentifier is empty") == true)
+        let negative = Parsed.error(Fragment.document("""
+             <Workout workoutActivityType="HKWorkoutActivityTypeWalking" totalDistance="-1" totalDistanceUnit="km" sourceName="P" startDate="2019-06-01 07:00:00 +0200" endDate="2019-06-01 07:20:00 +0200"/>
+            """))
+        #expect(negative?.message.contains("totalDistance '-1' is not a number ≥ 0") == true)
+    }
+
+    @Test func internedTextsResolveToTheirOwnValuesWhateverTheOrder() throws {
+        // Sources alternate, so the intern table's last-hit shortcut misses and its scan must find each.
+        let names = ["A", "B", "AB", "", "B", "A", "ABC", "AB"].map { $0.isEmpty ? "Z" : $0 }
+        let body = names.enumerated().map { index, name in
+            Fragment.record("HKQuantityTypeIdentifierStepCount", value: "\(index)", source: name)
+        }.joined()
+        #expect(try Parsed(Fragment.document(body)).quantities.map { $0.source?.id } == names)
+    }
 }

@@ -14,28 +14,28 @@ struct BandAuthenticatorTests {
     // `openssl dgst -sha256 -mac HMAC -macopt hexkey:000102…0f` over the documented message.
     @Test("Reader proof matches an independently computed HMAC (first 16 bytes)")
     func readerProofVector() throws {
-        let proof = try BandAuthenticator.readerProof(key: key, readerID: readerID, readerNonce: readerNonce, bandNonce: bandNonce)
+        let proof = BandAuthenticator.readerProof(key: key, readerID: readerID, readerNonce: readerNonce, bandNonce: bandNonce)
         #expect(Hex.encode(proof.array) == "ea26829043f0e04d86d6d7eefbac11c3")
     }
 
     @Test("Band proof uses its own label, so it differs from the reader proof")
     func bandProofVector() throws {
-        let proof = try BandAuthenticator.bandProof(key: key, readerID: readerID, readerNonce: readerNonce, bandNonce: bandNonce)
+        let proof = BandAuthenticator.bandProof(key: key, readerID: readerID, readerNonce: readerNonce, bandNonce: bandNonce)
         #expect(Hex.encode(proof.array) == "fb39deb9e151123acc23d2db8acac433")
     }
 
     @Test("A different key, reader, or either nonce changes the proof")
     func everyInputMatters() throws {
-        let base = try BandAuthenticator.readerProof(key: key, readerID: readerID, readerNonce: readerNonce, bandNonce: bandNonce)
+        let base = BandAuthenticator.readerProof(key: key, readerID: readerID, readerNonce: readerNonce, bandNonce: bandNonce)
         var otherKey = key
         otherKey[15] ^= 1
         var otherNonce = bandNonce
         otherNonce[0] ^= 0x80
         let variants = [
-            try BandAuthenticator.readerProof(key: otherKey, readerID: readerID, readerNonce: readerNonce, bandNonce: bandNonce),
-            try BandAuthenticator.readerProof(key: key, readerID: readerID + 1, readerNonce: readerNonce, bandNonce: bandNonce),
-            try BandAuthenticator.readerProof(key: key, readerID: readerID, readerNonce: readerNonce ^ 1, bandNonce: bandNonce),
-            try BandAuthenticator.readerProof(key: key, readerID: readerID, readerNonce: readerNonce, bandNonce: otherNonce),
+            BandAuthenticator.readerProof(key: otherKey, readerID: readerID, readerNonce: readerNonce, bandNonce: bandNonce),
+            BandAuthenticator.readerProof(key: key, readerID: readerID + 1, readerNonce: readerNonce, bandNonce: bandNonce),
+            BandAuthenticator.readerProof(key: key, readerID: readerID, readerNonce: readerNonce ^ 1, bandNonce: bandNonce),
+            BandAuthenticator.readerProof(key: key, readerID: readerID, readerNonce: readerNonce, bandNonce: otherNonce),
         ]
         for variant in variants { #expect(!BandAuthenticator.verify(variant, equals: base)) }
         #expect(BandAuthenticator.verify(base, equals: base))

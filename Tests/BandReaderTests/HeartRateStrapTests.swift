@@ -22,7 +22,7 @@ import Testing
         #expect(outcome.historyMinutes == 0)
         #expect(outcome.liveMinutes >= 1)
         #expect(outcome.device.manufacturer == "Strapworks")
-        #expect(events.contains { if case .connected(_, false) = $0 { true } else { false } })
+        #expect(events.contains { if case .connected(_, .heartRateStrap) = $0 { true } else { false } })
         #expect(!events.contains { if case .authenticated = $0 { true } else { false } })
 
         let store = try HealthStore(path: storePath)

@@ -106,6 +106,18 @@ import Testing
         #expect(FileManager.default.createFile(atPath: path, contents: Data(file.utf8), attributes: [.posixPermissions: 0o600]))
         #expect(try Keystore(path: path).load().first?.pairedAt == Date(timeIntervalSince1970: 1_796_032_800.5))
     }
+
+    @Test func anEntryWithoutAKindIsABandKitBandAndAKindRoundTrips() throws {
+        let written = #"{"version":1,"bands":[{"address":"AA:BB:CC:DD:EE:FF","reader_id":"1","key":"a5a5","device":{},"paired_at":"2026-11-30T10:00:00Z"}]}"#
+        #expect(try Keystore.decode(Data(written.utf8), path: "keys.json").map(\.kind) == [.bandkit])
+        var watch = band("C0:00:00:00:00:01")
+        watch.kind = .infinitime
+        let data = try Keystore.encode([watch], path: "keys.json")
+        #expect(String(decoding: data, as: UTF8.self).contains(#""kind" : "infinitime""#))
+        #expect(try Keystore.decode(data, path: "keys.json") == [watch])
+        let unknown = written.replacingOccurrences(of: #""device":{}"#, with: #""device":{},"kind":"toaster""#)
+        #expect(throws: KeystoreError.self) { try Keystore.decode(Data(unknown.utf8), path: "keys.json") }
+    }
 }
 
 /// The keystore writes through the one atomic-write helper, so its rename is made durable by an
@@ -135,3 +147,4 @@ import Testing
         #expect(try keystore.load().map(\.address) == ["sim:/b"])
     }
 }
+

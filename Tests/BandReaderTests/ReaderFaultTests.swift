@@ -153,6 +153,9 @@ import Testing
             } catch {
                 #expect(!error.isTransient, "\(goal): \(error)")
                 #expect(error.description.contains(badPath), "\(goal): \(error)")
+                // The store's own error is kept, typed, with the step (issue 11: it was a string).
+                guard case .store(let failure) = error else { Issue.record("\(goal): not a store error: \(error)"); continue }
+                #expect(failure.step == .open(location: badPath) && failure.error != nil, "\(goal): \(failure)")
             }
             #expect(links.load(ordering: .relaxed) == 0, "\(goal) opened a link")
         }

@@ -24,7 +24,7 @@ import Testing
         switch action {
         case .report(let event):
             switch event {
-            case .connected(_, let isBand): return isBand ? "report connected band" : "report connected strap"
+            case .connected(_, let kind): return "report connected \(kind.rawValue)"
             case .authenticated: return "report authenticated"
             case .device: return "report device"
             case .streaming: return "report streaming"
@@ -64,6 +64,13 @@ import Testing
         }
     }
 
+    static let band = SessionPlan(kind: .bandkit, authenticates: true, syncsHistory: true, setsClock: true,
+                                  subscriptions: [.liveActivity, .heartRate, .rsc, .battery])
+    static let strap = SessionPlan(kind: .heartRateStrap, authenticates: false, syncsHistory: false, setsClock: false,
+                                   subscriptions: [.heartRate, .battery])
+    static let watch = SessionPlan(kind: .infinitime, authenticates: false, syncsHistory: false, setsClock: true,
+                                   subscriptions: [.heartRate, .stepCount, .battery])
+
     static let connectAndSync: [(Event, [String])] = [
         (.authenticated(true), ["report authenticated", "set clock"]),
         (.clockSet, ["read device"]),
@@ -72,19 +79,19 @@ import Testing
     ]
 
     @Test func bandSyncAuthenticatesSetsTheClockReadsTheDeviceAndSyncs() {
-        var machine = SessionMachine(isBand: true, goal: .sync)
-        #expect(machine.linkUp(mtu: 247).map(Self.line) == ["report connected band", "authenticate"])
+        var machine = SessionMachine(plan: Self.band, goal: .sync)
+        #expect(machine.linkUp(mtu: 247).map(Self.line) == ["report connected bandkit", "authenticate"])
         converse(&machine, Self.connectAndSync + [(.synced(1440, .atConnect, at: 1), ["finished"])])
         #expect(machine.outcome.historyMinutes == 1440)
         #expect(!machine.outcome.stopped)
     }
 
     @Test func aStrapCannotSyncButStreamsWithoutAuthenticationOrHistory() {
-        let sync = SessionMachine(isBand: false, goal: .sync)
-        #expect(sync.linkUp(mtu: 23).map(Self.line) == ["report connected strap",
-                                                        "fail: the device has no band activity service, so it keeps no history to sync"])
-        var stream = SessionMachine(isBand: false, goal: .stream(until: Self.at(12)))
-        #expect(stream.linkUp(mtu: 23).map(Self.line) == ["report connected strap", "set clock"])
+        let sync = SessionMachine(plan: Self.strap, goal: .sync)
+        #expect(sync.linkUp(mtu: 23).map(Self.line) == ["report connected hr-strap",
+                                                        "fail: found heart-rate strap (standard Heart Rate service), which keeps no history to sync; use band stream"])
+        var stream = SessionMachine(plan: Self.strap, goal: .stream(until: Self.at(12)))
+        #expect(stream.linkUp(mtu: 23).map(Self.line) == ["report connected hr-strap", "set clock"])
         converse(&stream, [
             (.clockSet, ["read device"]),
             (.device, ["report device", "open writer"]),
@@ -101,7 +108,7 @@ import Testing
     }
 
     @Test func streamWritesEveryFiveSecondsSyncsEveryTenMinutesAndOnceMoreAtTheDeadline() {
-        var machine = SessionMachine(isBand: true, goal: .stream(until: Self.at(700)))
+        var machine = SessionMachine(plan: Self.band, goal: .stream(until: Self.at(700)))
         converse(&machine, Self.connectAndSync + [
             (.synced(10, .atConnect, at: 0), ["subscribe"]),
             (.subscribed(at: 0), ["report streaming", "wait until 5"]),
@@ -122,7 +129,7 @@ import Testing
     }
 
     @Test func aStopCommitsEverythingAndSkipsTheFinalSync() {
-        var machine = SessionMachine(isBand: true, goal: .stream(until: nil))
+        var machine = SessionMachine(plan: Self.band, goal: .stream(until: nil))
         converse(&machine, Self.connectAndSync + [
             (.synced(0, .atConnect, at: 0), ["subscribe"]),
             (.subscribed(at: 0), ["report streaming", "wait until 5"]),
@@ -133,7 +140,7 @@ import Testing
     }
 
     @Test func aLostLinkCommitsEverythingThenFails() {
-        var machine = SessionMachine(isBand: true, goal: .stream(until: nil))
+        var machine = SessionMachine(plan: Self.band, goal: .stream(until: nil))
         converse(&machine, Self.connectAndSync + [
             (.synced(0, .atConnect, at: 0), ["subscribe"]),
             (.subscribed(at: 0), ["report streaming", "wait until 5"]),
@@ -143,11 +150,36 @@ import Testing
     }
 
     @Test func aStopDuringAuthenticationOrTheFirstSyncEndsAtOnce() {
-        var auth = SessionMachine(isBand: true, goal: .sync)
+        var auth = SessionMachine(plan: Self.band, goal: .sync)
         converse(&auth, [(.authenticated(false), ["finished"])])
         #expect(auth.outcome.stopped)
-        var sync = SessionMachine(isBand: true, goal: .stream(until: nil))
+        var sync = SessionMachine(plan: Self.band, goal: .stream(until: nil))
         converse(&sync, Self.connectAndSync + [(.synced(nil, .atConnect, at: 0), ["finished"])])
         #expect(sync.outcome.stopped)
+    }
+
+    @Test func anInfiniTimeWatchRunsTheSameCoreWithoutAuthenticationOrHistory() {
+        let sync = SessionMachine(plan: Self.watch, goal: .sync)
+        #expect(sync.linkUp(mtu: 185).map(Self.line) == ["report connected infinitime",
+                                                         "fail: found InfiniTime watch (Motion service), which keeps no history to sync; use band stream"])
+        var stream = SessionMachine(plan: Self.watch, goal: .stream(until: Self.at(7)))
+        #expect(stream.linkUp(mtu: 185).map(Self.line) == ["report connected infinitime", "set clock"])
+        converse(&stream, [
+            (.clockSet, ["read device"]),
+            (.device, ["report device", "open writer"]),
+            (.writerOpen, ["subscribe"]),
+            (.subscribed(at: 0), ["report streaming", "wait until 5"]),
+            (.woke(at: 5), ["write closed minutes"]),
+            (.written(1, at: 5), ["report 1 live minutes", "wait until 7"]),
+            (.woke(at: 7), ["finish live"]),
+            (.written(0, at: 7), ["finished"]),
+        ])
+    }
+
+    @Test func aDeviceWithNothingToRecordEndsSayingWhatItIs() {
+        let plan = SessionPlan(kind: .other, authenticates: false, syncsHistory: false, setsClock: false, subscriptions: [])
+        let stream = SessionMachine(plan: plan, goal: .stream(until: nil))
+        #expect(stream.linkUp(mtu: 23).map(Self.line) == ["report connected other",
+                                                          "fail: found unknown device (no service BandKit records): nothing to stream"])
     }
 }

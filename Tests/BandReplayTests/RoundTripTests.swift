@@ -68,9 +68,9 @@ private struct RecordedBandSession {
                 connections += 1
                 let arrival = ArrivalClock(try band.openLink(), source: { band.now })
                 clock = arrival
-                return try TraceRecorder(recording: arrival, to: trace, role: .central,
-                                         peer: LEAddress(BluetoothAddress(0xC0_11_22_33_44_55), type: .random),
-                                         clock: { arrival.microseconds })
+                return try RecordingBearer(recording: arrival, to: trace, vantage: .central,
+                                           peer: LEAddress(BluetoothAddress(0xC0_11_22_33_44_55), type: .random),
+                                           policy: .failLink, clock: { arrival.microseconds })
             },
             report: { _ in })
         stream.now = { clock?.now ?? band.now }

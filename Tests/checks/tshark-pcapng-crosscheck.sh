@@ -17,57 +17,8 @@
 # Exits non-zero on the first disagreement, printing a diff.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-source scripts/packages.sh
-bash scripts/ensure-packages.sh tshark
-
-swift build --product bandsim 2>&1 | grep -Ev "^\[[0-9]+/[0-9]+\]|^Building|^Compiling|^Write|^Build of product" || true
-bandsim="$(swift build --show-bin-path)/bandsim"
-work=$(mktemp -d /tmp/bandkit-pcapng-crosscheck.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-failures=0
-
-# "t_us opcode handle" per ATT PDU, as in tshark-crosscheck.sh.
-tshark_att() {
-  tshark -r "$1" -Y btatt -T fields -E separator='|' -e frame.time_epoch -e btatt.opcode -e btatt.handle 2>/dev/null |
-    awk -F'|' '{ split($1, t, "."); h = $3; sub(/,.*/, "", h); if (h == "") h = "-";
-                 printf "%s%s %s %s\n", t[1], substr(t[2] "000000", 1, 6), $2, h }'
-}
-
-bandsim_att() {
-  "$bandsim" decode --json "$1" |
-    awk '{ t = field($0, "t_us"); o = field($0, "opcode"); h = field($0, "handle");
-           printf "%s 0x%02x %s\n", t, o, (h == "null" ? "-" : sprintf("0x%04x", h)) }
-         function field(line, name,   m) { if (!match(line, "\"" name "\":[^,}]*")) return "?";
-           m = substr(line, RSTART, RLENGTH); sub(/^[^:]*:/, "", m); return m }'
-}
-
-# "t_us bpm energy rr" per Heart Rate Measurement.
-tshark_hr() {
-  tshark -r "$1" -Y btatt.heart_rate_measurement.flags -T fields -E separator='|' -E occurrence=a -E aggregator=, \
-    -e frame.time_epoch -e btatt.heart_rate_measurement.value.8 -e btatt.heart_rate_measurement.value.16 \
-    -e btatt.heart_rate_measurement.energy_expended -e btatt.heart_rate_measurement.rr_interval 2>/dev/null |
-    awk -F'|' '{ split($1, t, "."); bpm = ($2 != "" ? $2 : $3)
-                 printf "%s%s %s %s %s\n", t[1], substr(t[2] "000000", 1, 6), bpm, ($4 == "" ? "null" : $4), ($5 == "" ? "-" : $5) }'
-}
-
-bandsim_hr() {
-  "$bandsim" decode --json "$1" | { grep '"heart_rate":' || true; } |
-    awk '{ match($0, /"t_us":[0-9]+/); t = substr($0, RSTART + 7, RLENGTH - 7)
-           match($0, /"heart_rate":\{[^}]*\}/); hr = substr($0, RSTART, RLENGTH)
-           printf "%s %s %s %s\n", t, field(hr, "bpm"), field(hr, "energy_kj"), rr(hr) }
-         function field(s, name,   m) { if (!match(s, "\"" name "\":[^,}]*")) return "?";
-           m = substr(s, RSTART, RLENGTH); sub(/^[^:]*:/, "", m); return m }
-         function rr(s,   m) { if (!match(s, /"rr":\[[^]]*\]/)) return "?"; m = substr(s, RSTART + 6, RLENGTH - 7);
-           return (m == "" ? "-" : m) }'
-}
-
-compare() { # name expected actual
-  if diff -u "$2" "$3" > "$work/diff"; then
-    echo "ok: $1 ($(wc -l < "$2") lines agree)"
-  else
-    echo "MISMATCH: $1 (first file first):"; head -40 "$work/diff"; failures=$((failures + 1))
-  fi
-}
+source Tests/checks/support/tshark-common.sh
+tshark_setup pcapng-crosscheck
 
 # One btsnoop trace: convert, then checks 1 and 2.
 check_trace() { # name btsnoop-path
@@ -89,10 +40,7 @@ check_trace() { # name btsnoop-path
   done
 }
 
-captures=""
-for dir in ../shared/captures ../../shared/captures; do
-  if [ -d "$dir" ]; then captures="$dir"; break; fi
-done
+find_captures
 if [ -z "$captures" ]; then
   echo "skipping real captures: no shared/captures beside the repository"
 else
@@ -109,21 +57,7 @@ for datalink in h4 monitor; do
 done
 
 # 3. A damaged pcapng: cut inside a block.
-trace="$work/hr-h4.pcapng"
-size=$(stat -c %s "$trace")
-head -c $((size / 2 + 7)) "$trace" > "$work/damaged.pcapng"
-set +e
-"$bandsim" decode --json "$work/damaged.pcapng" > "$work/damaged.jsonl" 2> "$work/damaged.err"
-status=$?
-set -e
-expected_lines=$( { tshark -r "$work/damaged.pcapng" -Y btatt 2>/dev/null || true; } | wc -l)
-if [ "$status" -eq 65 ] && grep -Eq "byte offset [0-9]+: pcapng block [0-9]+" "$work/damaged.err" \
-   && [ "$(wc -l < "$work/damaged.jsonl")" -eq "$expected_lines" ]; then
-  echo "ok: damaged pcapng: exit 65, $(cat "$work/damaged.err"), $expected_lines PDUs before the damage"
-else
-  echo "MISMATCH: damaged pcapng: exit $status, stderr: $(cat "$work/damaged.err"), $(wc -l < "$work/damaged.jsonl") lines vs tshark $expected_lines"
-  failures=$((failures + 1))
-fi
+check_damaged "damaged pcapng" "$work/hr-h4.pcapng" "byte offset [0-9]+: pcapng block [0-9]+"
 
 # 4. Air captures made from the generated session.
 python3 Tests/checks/support/btsnoop-to-air.py "$work/hr-h4.log" "$work/air.pcapng"

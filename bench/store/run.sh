@@ -23,7 +23,7 @@ swift build -c release --product health 2>&1 | grep -E "error|warning: unre|Comp
 # The driver links the release objects of HealthModel and HealthStore (no extra package target).
 swiftc -O -module-name StoreBench bench/store/StoreBench.swift -o "$work/StoreBench" \
   -I .build/release/Modules -Xcc -fmodule-map-file=Sources/CSQLite/module.modulemap \
-  .build/release/HealthModel.build/*.o .build/release/HealthStore.build/*.o -lsqlite3
+  .build/release/SystemRandom.build/*.o .build/release/HealthModel.build/*.o .build/release/HealthStore.build/*.o -lsqlite3
 health=.build/release/health
 days=${BENCH_DAYS:-365}
 export BENCH_DAYS=$days

@@ -41,7 +41,9 @@ struct Metadata {
         if entries.count >= Metadata.maximumEntries { return "more than \(Metadata.maximumEntries) MetadataEntry elements" }
         if bytes > Metadata.maximumBytes { return "MetadataEntry keys and values longer than \(Metadata.maximumBytes) bytes in all" }
         switch key {
-        case Metadata.syncIdentifierKey: syncIdentifier = value
+        case Metadata.syncIdentifierKey:
+            guard !value.isEmpty else { return "\(key) is empty" }
+            syncIdentifier = value
         case Metadata.syncVersionKey:
             guard let version = Int64(value) else { return "\(key) '\(value)' is not an integer" }
             syncVersion = version

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A 128-bit hash of a record's bytes that is the same in every run and on every machine
 /// (Swift's `Hasher` is seeded per process), for the sync identifier of records that carry none:
 /// importing the same export twice finds every record already stored.
@@ -10,24 +16,24 @@ struct StableHash {
     private var length: UInt64 = 0
 
     mutating func combine(_ text: UnsafePointer<CChar>) {
-        var pointer = UnsafeRawPointer(text)
+        let count = strlen(text)
+        let raw = UnsafeRawPointer(text)
+        var offset = 0
+        // Eight bytes at a time, little-endian, so every machine computes the same words.
+        while offset + 8 <= count {
+            mix(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
+            offset += 8
+        }
         var word: UInt64 = 0
         var shift: UInt64 = 0
-        while true {
-            let byte = pointer.load(as: UInt8.self)
-            if byte == 0 { break }
-            word |= UInt64(byte) << shift
+        while offset < count {
+            word |= UInt64(raw.load(fromByteOffset: offset, as: UInt8.self)) << shift
             shift += 8
-            if shift == 64 {
-                mix(word)
-                word = 0
-                shift = 0
-            }
-            pointer += 1
-            length &+= 1
+            offset += 1
         }
         // The terminator separates fields: ("ab", "c") and ("a", "bc") differ.
         mix(word ^ (0xFF << shift))
+        length &+= UInt64(count)
     }
 
     mutating func combine(_ value: UInt64) { mix(value) }
@@ -54,14 +60,21 @@ struct StableHash {
         return (fmix(x ^ y >> 1), fmix(y ^ x << 1))
     }
 
-    /// `ah-` and 32 hex digits: the sync identifier of a record without one.
+    /// `ah-` and 32 hex digits: the sync identifier of a record without one. Written into the
+    /// string's own storage in one allocation (one per record on the import's hot path).
     func syncIdentifier() -> String {
         let (high, low) = finish()
-        return "ah-" + hex(high) + hex(low)
+        return String(unsafeUninitializedCapacity: 35) { buffer in
+            buffer[0] = UInt8(ascii: "a")
+            buffer[1] = UInt8(ascii: "h")
+            buffer[2] = UInt8(ascii: "-")
+            for index in 0..<16 {
+                buffer[3 + index] = StableHash.hexDigits[Int(high >> (60 - 4 * UInt64(index)) & 0xF)]
+                buffer[19 + index] = StableHash.hexDigits[Int(low >> (60 - 4 * UInt64(index)) & 0xF)]
+            }
+            return 35
+        }
     }
 
-    private func hex(_ value: UInt64) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
-    }
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 }

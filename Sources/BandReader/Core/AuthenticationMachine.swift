@@ -40,13 +40,9 @@ public struct AuthenticationMachine {
         guard challenge.status == .success, let bandNonce = challenge.bandNonce else {
             return .fail(.authenticationRefused(challenge.status))
         }
-        do {
-            let proof = try BandAuthenticator.readerProof(key: key, readerID: readerID, readerNonce: readerNonce, bandNonce: bandNonce)
-            expectedBandProof = try BandAuthenticator.bandProof(key: key, readerID: readerID, readerNonce: readerNonce, bandNonce: bandNonce)
-            return .sendProof(ProofRequest(proof: proof))
-        } catch {
-            return .fail(.controlPointProtocol("cannot compute the proof: \(error)"))
-        }
+        let proof = BandAuthenticator.readerProof(key: key, readerID: readerID, readerNonce: readerNonce, bandNonce: bandNonce)
+        expectedBandProof = BandAuthenticator.bandProof(key: key, readerID: readerID, readerNonce: readerNonce, bandNonce: bandNonce)
+        return .sendProof(ProofRequest(proof: proof))
     }
 
     public func proofAnswered(_ response: ProofResponse) -> Action {

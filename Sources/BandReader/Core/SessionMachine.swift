@@ -8,11 +8,11 @@
 ///
 /// | after | next |
 /// |---|---|
-/// | link up | band: authenticate; strap: set the clock (a strap has no history to sync) |
+/// | link up | the plan (``SessionPlan``, from the discovered kind) authenticates: authenticate; else, streaming: set the clock; else (a sync of a device with no history): fail, naming the kind |
 /// | authenticated | refused by a stop: finished (stopped); else set the clock |
 /// | clock set | read Device Information and battery |
 /// | device read | open the store writer for it |
-/// | writer open | band: sync history; then, streaming: subscribe |
+/// | writer open | the plan syncs history (a BandKit band): sync history; then, streaming: subscribe to the plan's subscriptions |
 /// | woke from waiting | a write due (every ``liveWriteInterval``): write closed minutes; then a sync due (every ``historySyncInterval``, band only): write closed minutes, then sync |
 /// | subscribed, or nothing (more) due | the deadline passed: finish; else wait until the earliest of deadline, write and sync |
 /// | stop, or the link failed while streaming | finish the live minutes (everything received is committed), then stopped / fail |
@@ -47,7 +47,8 @@ public struct SessionMachine {
         case atDeadline
     }
 
-    public let isBand: Bool
+    /// What the device is and what the session does with it, decided from discovery.
+    public let plan: SessionPlan
     public let goal: BandSession.Goal
     public var liveWriteInterval: Duration = .seconds(5)
     public var historySyncInterval: Duration? = .seconds(600)
@@ -61,10 +62,13 @@ public struct SessionMachine {
     private var ending = false
     private var streamError: SessionError?
 
-    public init(isBand: Bool, goal: BandSession.Goal) {
-        self.isBand = isBand
+    public init(plan: SessionPlan, goal: BandSession.Goal) {
+        self.plan = plan
         self.goal = goal
     }
+
+    /// Whether the device keeps history the session syncs (a BandKit band).
+    private var isBand: Bool { plan.syncsHistory }
 
     private var deadline: ContinuousClock.Instant? {
         if case .stream(let deadline) = goal { return deadline }
@@ -80,11 +84,13 @@ public struct SessionMachine {
 
     /// The link is up and discovery is done.
     public func linkUp(mtu: Int) -> [Action] {
-        var actions: [Action] = [.report(.connected(mtu: mtu, isBand: isBand))]
-        if isBand {
+        var actions: [Action] = [.report(.connected(mtu: mtu, kind: plan.kind))]
+        if plan.authenticates {
             actions.append(.authenticate)
         } else if !isStreaming {
-            actions.append(.fail(.notABand("the device has no band activity service, so it keeps no history to sync")))
+            actions.append(.fail(.notABand("found \(plan.kind.description), which keeps no history to sync; use band stream")))
+        } else if plan.subscriptions.isEmpty {
+            actions.append(.fail(.notABand("found \(plan.kind.description): nothing to stream")))
         } else {
             actions.append(.synchronizeClock)
         }

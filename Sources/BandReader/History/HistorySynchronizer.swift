@@ -46,7 +46,7 @@ public final class HistorySynchronizer {
         defer { connection.valueHandler = previousHandler }
 
         let cursor: HistoryCursor?
-        do { cursor = try writer.cursor() } catch { throw .store("\(error)") }
+        do { cursor = try writer.cursor() } catch { throw .store(StoreFailure(.readCursor, error)) }
         machine = HistorySyncMachine(cursor: cursor, mode: .driving)
         machine.sliceSize = sliceSize
         machine.maximumConsecutiveFailures = maximumConsecutiveFailures
@@ -71,7 +71,7 @@ public final class HistorySynchronizer {
                 }
                 next = machine.transferCompleted(complete)
             case .commit(let records, let cursor, let previous):
-                do { try writer.commitHistory(records, cursor: cursor, previous: previous) } catch { throw .store("\(error)") }
+                do { try writer.commitHistory(records, cursor: cursor, previous: previous) } catch { throw .store(StoreFailure(.commitHistory, error)) }
                 next = machine.commitFinished()
             case .sendAcknowledge(let ack):
                 guard let bytes = try connection.request(ack.encodedBytes(capacity: HistoryAcknowledgeRequest.size),

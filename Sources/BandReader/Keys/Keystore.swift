@@ -172,8 +172,12 @@ public struct PairedBand: Codable, Equatable, Sendable {
     public var key: [UInt8]
     public var device: BandDeviceInfo
     public var pairedAt: Date
+    /// What GATT discovery showed the device to be when it was paired. Entries written before
+    /// kinds were recorded read as ``BandKind/bandkit``: only a BandKit band could pair then.
+    public var kind: BandKind
 
-    public init(address: String, readerID: UInt64, key: [UInt8], device: BandDeviceInfo, pairedAt: Date) {
+    public init(address: String, readerID: UInt64, key: [UInt8], device: BandDeviceInfo, pairedAt: Date, kind: BandKind = .bandkit) {
+        self.kind = kind
         self.address = address
         self.readerID = readerID
         self.key = key
@@ -181,7 +185,7 @@ public struct PairedBand: Codable, Equatable, Sendable {
         self.pairedAt = pairedAt
     }
 
-    enum CodingKeys: String, CodingKey { case address, readerID = "reader_id", key, device, pairedAt = "paired_at" }
+    enum CodingKeys: String, CodingKey { case address, readerID = "reader_id", key, device, pairedAt = "paired_at", kind }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -202,6 +206,7 @@ public struct PairedBand: Codable, Equatable, Sendable {
             throw DecodingError.dataCorruptedError(forKey: .pairedAt, in: container, debugDescription: "not an ISO 8601 time")
         }
         pairedAt = date
+        kind = try container.decodeIfPresent(BandKind.self, forKey: .kind) ?? .bandkit
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -213,6 +218,7 @@ public struct PairedBand: Codable, Equatable, Sendable {
         // Whole seconds, as the file has always held them.
         let seconds = Date(timeIntervalSince1970: pairedAt.timeIntervalSince1970.rounded(.down))
         try container.encode(TimeParsing.format(seconds, utcOffsetSeconds: 0), forKey: .pairedAt)
+        try container.encode(kind, forKey: .kind)
     }
 }
 

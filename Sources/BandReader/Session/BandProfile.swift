@@ -24,6 +24,8 @@ public struct BandProfile: Sendable {
     /// Device Information strings present, by characteristic UUID.
     public var deviceInformation: [BluetoothUUID: GATTCharacteristic]
     public var activity: ActivityService?
+    /// InfiniTime's step count (Motion service, ``InfiniTimeMotionService``), or nil.
+    public var motionStepCount: GATTCharacteristic?
 
     public init(_ database: GATTDatabase) {
         typealias C = GATTUUID.Characteristic
@@ -40,6 +42,7 @@ public struct BandProfile: Sendable {
             if let characteristic = database.characteristic(uuid, in: S.deviceInformation) { information[uuid] = characteristic }
         }
         deviceInformation = information
+        motionStepCount = database.characteristic(InfiniTimeMotionService.stepCount, in: InfiniTimeMotionService.service)
         let service = BandActivityService.self
         if let live = database.characteristic(service.liveActivity, in: service.service),
            let control = database.characteristic(service.historyControlPoint, in: service.service),

@@ -63,9 +63,10 @@ public final class BandReaderService {
         guard let key = try BandAuthentication.pair(connection, readerID: readerID) else { return nil }
         report(.paired(readerID: readerID))
         let session = BandSession(connection: connection, address: address.keystoreKey, pairing: nil,
-                                  makeWriter: { _ in throw SessionError.store("pairing writes no samples") }, report: report)
+                                  makeWriter: { _ in throw SessionError.store(StoreFailure(.prepareWriter, HealthStoreError.misuse("pairing writes no samples"))) }, report: report)
         let device = try session.readDeviceInformationForPairing()
-        let band = PairedBand(address: address.keystoreKey, readerID: readerID, key: key.array, device: device, pairedAt: now())
+        let band = PairedBand(address: address.keystoreKey, readerID: readerID, key: key.array, device: device, pairedAt: now(),
+                              kind: BandKind(profile: connection.profile))
         do { try keystore.save(band) } catch { throw .keystore("\(error)") }
         return band
     }
@@ -165,10 +166,7 @@ public final class BandReaderService {
         guard store == nil else { return }
         // A few rows a minute: a small page cache keeps the reader's memory flat as the store grows.
         do { store = try HealthStore(path: storePath, cacheKiB: 2048) } catch {
-            let why = "\(error)"
-            // The path once: the store's own errors usually name it already (a URL without its password).
-            let name = StoreLocation.redacted(storePath)
-            throw .store(why.contains(name) ? "cannot open the store: \(why)" : "cannot open the store \(name): \(why)")
+            throw .store(StoreFailure(.open(location: StoreLocation.redacted(storePath)), error))
         }
     }
 

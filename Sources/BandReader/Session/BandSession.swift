@@ -4,6 +4,7 @@ import BandProtocol
 import BandWire
 import FoundationEssentials
 import HealthModel
+import HealthStore
 
 /// One connection's worth of work, in the order the issue fixes: authenticate, set the clock and
 /// zone, read Device Information and battery, sync history from the stored cursor, then subscribe
@@ -69,7 +70,8 @@ public final class BandSession {
     /// link, the store and the live stream.
     public func run(_ goal: Goal) throws(SessionError) -> Outcome {
         let profile = connection.profile
-        var machine = SessionMachine(isBand: profile.activity != nil, goal: goal)
+        let plan = SessionPlan(profile: profile)
+        var machine = SessionMachine(plan: plan, goal: goal)
         machine.liveWriteInterval = liveWriteInterval
         machine.historySyncInterval = historySyncInterval
         var clockObservation: (bandTime: UInt32, hostTime: Date)?
@@ -80,7 +82,7 @@ public final class BandSession {
             // The battery level is stored when it changes, with the minutes (issue 13 bug 3).
             let battery = live?.takeBatteryUpdate()
             guard !minutes.isEmpty || battery != nil, let writer else { return }
-            do { try writer.writeLive(minutes, batteryPercent: battery?.percent, batteryTime: battery?.time) } catch { throw .store("\(error)") }
+            do { try writer.writeLive(minutes, batteryPercent: battery?.percent, batteryTime: battery?.time) } catch { throw .store(StoreFailure(.writeLive, error)) }
         }
         var pending = machine.linkUp(mtu: connection.client.mtu)[...]
         while let action = pending.popFirst() {
@@ -102,10 +104,12 @@ public final class BandSession {
                 battery = percent
                 next = machine.deviceRead(device, batteryPercent: percent)
             case .openWriter(let device):
-                do { writer = try makeWriter(device) } catch { throw .store("\(error)") }
+                do { writer = try makeWriter(device) } catch {
+                    throw (error as? SessionError) ?? .store(StoreFailure(.prepareWriter, error))
+                }
                 next = machine.writerOpened()
             case .syncHistory(let reason):
-                guard let writer else { throw .store("no store writer before the history sync") }
+                guard let writer else { throw .store(StoreFailure(.prepareWriter, HealthStoreError.misuse("no store writer before the history sync"))) }
                 let synchronizer = HistorySynchronizer(connection: connection, writer: writer, report: report)
                 switch reason {
                 case .whileStreaming:
@@ -128,7 +132,7 @@ public final class BandSession {
                     next = machine.historySynced(try synchronizer.run(), reason: reason, at: clock.now)
                 }
             case .subscribeLive:
-                let stream = try subscribeLive(battery: battery)
+                let stream = try subscribeLive(plan.subscriptions, battery: battery)
                 if let clockObservation { stream.observeBandClock(clockObservation.bandTime, at: clockObservation.hostTime) }
                 live = stream
                 next = machine.subscribed(at: clock.now)
@@ -242,16 +246,16 @@ public final class BandSession {
         return (device, battery)
     }
 
-    /// Subscribes to every live characteristic present, once, and routes them to a ``LiveStream``.
-    private func subscribeLive(battery: Int?) throws(SessionError) -> LiveStream {
+    /// Subscribes to the plan's live characteristics, once, and routes them to a ``LiveStream``.
+    private func subscribeLive(_ subscriptions: [SessionPlan.Subscription], battery: Int?) throws(SessionError) -> LiveStream {
         let profile = connection.profile
         let handles = LiveStream.Handles(profile: profile)
         let live = LiveStream(handles: handles, now: now, hostOffset: { [timeZone, now] in timeZone.secondsFromGMT(for: now()) },
                               report: report)
         live.batteryPercent = battery
         connection.valueHandler = { handle, value in live.handle(handle, value) }
-        for characteristic in [profile.activity?.liveActivity, profile.heartRateMeasurement, profile.rscMeasurement, profile.batteryLevel] {
-            guard let characteristic, characteristic.properties.contains(.notify) else { continue }
+        for subscription in subscriptions {
+            guard let characteristic = profile.characteristic(for: subscription) else { continue }
             try connection.subscribe(characteristic, .notifications, during: .subscribe)
         }
         return live

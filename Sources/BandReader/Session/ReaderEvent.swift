@@ -4,7 +4,8 @@ import FoundationEssentials
 /// NDJSON. Sent synchronously from the session's thread.
 public enum ReaderEvent: Sendable {
     case connecting(address: String, attempt: Int)
-    case connected(mtu: Int, isBand: Bool)
+    /// The link is up and discovery told what the device is.
+    case connected(mtu: Int, kind: BandKind)
     case paired(readerID: UInt64)
     case authenticated
     case clockSet(BandClockSetting)

@@ -21,8 +21,9 @@ public enum SessionError: Error, Equatable, Sendable, CustomStringConvertible {
     case controlPointTimeout(String)
     /// A history transfer failed its checks more times in a row than allowed.
     case historyRejected(HistoryTransferError)
-    /// The health store refused a write; nothing was acknowledged to the band.
-    case store(String)
+    /// The health store failed a step; nothing was acknowledged to the band. Transient when the
+    /// store was only busy.
+    case store(StoreFailure)
     /// The keystore (the reader's keys for its bands) could not be read or written.
     case keystore(String)
     /// The link could not be opened.
@@ -32,8 +33,9 @@ public enum SessionError: Error, Equatable, Sendable, CustomStringConvertible {
     public var isTransient: Bool {
         switch self {
         case .gatt, .controlPointTimeout, .historyRejected, .connect, .controlPointProtocol: true
+        case .store(let failure): failure.isTransient
         case .authenticationRefused(let status): status == .lockedOut
-        case .bandProofMismatch, .notPaired, .notABand, .store, .keystore: false
+        case .bandProofMismatch, .notPaired, .notABand, .keystore: false
         }
     }
 
@@ -47,7 +49,7 @@ public enum SessionError: Error, Equatable, Sendable, CustomStringConvertible {
         case .controlPointProtocol(let why): return "band protocol error: \(why)"
         case .controlPointTimeout(let what): return "the band did not answer \(what) in time"
         case .historyRejected(let error): return "history transfer rejected: \(error)"
-        case .store(let why): return "health store: \(why)"
+        case .store(let failure): return "health store: \(failure)"
         case .keystore(let why): return why   // KeystoreError already says "keystore PATH …"
         case .connect(let why): return "cannot connect: \(why)"
         }

@@ -54,13 +54,13 @@ public final class ReplayAuthResponder {
                 return ProofResponse(status: .noChallenge).encodedBytes(capacity: 32)
             }
             self.challenge = nil
-            guard let expected = try? BandAuthenticator.readerProof(key: key, readerID: challenge.readerID,
-                                                                   readerNonce: challenge.readerNonce, bandNonce: challenge.bandNonce),
-                  BandAuthenticator.verify(request.proof, equals: expected),
-                  let proof = try? BandAuthenticator.bandProof(key: key, readerID: challenge.readerID,
-                                                              readerNonce: challenge.readerNonce, bandNonce: challenge.bandNonce) else {
+            let expected = BandAuthenticator.readerProof(key: key, readerID: challenge.readerID,
+                                                         readerNonce: challenge.readerNonce, bandNonce: challenge.bandNonce)
+            guard BandAuthenticator.verify(request.proof, equals: expected) else {
                 return ProofResponse(status: .wrongProof).encodedBytes(capacity: 32)
             }
+            let proof = BandAuthenticator.bandProof(key: key, readerID: challenge.readerID,
+                                                    readerNonce: challenge.readerNonce, bandNonce: challenge.bandNonce)
             authenticated += 1
             return ProofResponse(status: .success, bandProof: proof).encodedBytes(capacity: 32)
         }

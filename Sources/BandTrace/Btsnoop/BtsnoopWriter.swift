@@ -31,6 +31,9 @@ public final class BtsnoopWriter {
     public private(set) var recordCount = 0
     /// Bytes written so far (buffered ones included).
     public private(set) var byteCount = 0
+    /// The file's path when this writer opened it (nil for a descriptor it was handed), for
+    /// error messages.
+    public private(set) var path: String?
 
     /// Creates (or truncates) `path` and writes the file header.
     public convenience init(path: String, datalink: BtsnoopDatalink, bufferSize: Int = BtsnoopWriter.defaultBufferSize) throws(BtsnoopError) {
@@ -50,6 +53,7 @@ public final class BtsnoopWriter {
         case .failure(let errno): throw BtsnoopError(.system(call: "open", errno: errno.rawValue), recordIndex: nil, offset: 0)
         }
         try self.init(fileDescriptor: fd, ownsDescriptor: true, datalink: datalink, bufferSize: bufferSize, calls: calls)
+        self.path = path
     }
 
     init(fileDescriptor: Int32, ownsDescriptor: Bool, datalink: BtsnoopDatalink, bufferSize: Int, calls: FileSystemCalls) throws(BtsnoopError) {

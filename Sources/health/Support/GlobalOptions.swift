@@ -25,6 +25,18 @@ enum GlobalOptions {
         return [subcommand] + moved + arguments.dropFirst()
     }
 
+    /// `health chart -o FILE`: the one short option, spelt as its long form (CommandKit knows long
+    /// options only). Only for `chart`, only as a separate word before `--`.
+    static func expandingShortOptions(_ arguments: [String]) -> [String] {
+        guard let chart = arguments.firstIndex(of: "chart") else { return arguments }
+        var out = arguments
+        for index in out.indices where index > chart {
+            if out[index] == "--" { break }
+            if out[index] == "-o" { out[index] = "--output" }
+        }
+        return out
+    }
+
     /// Subcommands that only hold subcommands.
     static let groups: Set<String> = ["workouts"]
 }

@@ -40,6 +40,19 @@ final class DemoWorld {
         }
     }
 
+    /// Starts `bandsim serve --profile PROFILE` (a third-party peer); waits for its socket.
+    func startPeer(_ profile: String, _ options: [String]) throws {
+        let band = try RunningCommand("bandsim", ["serve", "--profile", profile, "--socket", socket, "--truth", truthPath] + options)
+        self.band = band
+        let deadline = ContinuousClock.now.advanced(by: .seconds(60))
+        while !FileManager.default.fileExists(atPath: socket) {
+            guard band.process.isRunning, ContinuousClock.now < deadline else {
+                throw WorldError("bandsim serve --profile \(profile) did not start: \(band.stderr)")
+            }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+    }
+
     /// Stops the band (SIGTERM, then waits), so its truth file is complete.
     func stopBand() {
         guard let band else { return }
@@ -67,11 +80,12 @@ final class DemoWorld {
         return out
     }
 
-    /// Every sample in the store, through `health export`.
-    func storedSamples() throws -> [StoredSample] {
-        let (status, stdout, stderr) = try RunningCommand.run("health", ["export", "--store", store], environment: environment)
+    /// Every quantity sample in the store, through `health export` (category samples — the
+    /// sleep the reader scores from closed nights — carry a value name, not a number: skipped).
+    func storedSamples(store: String? = nil) throws -> [StoredSample] {
+        let (status, stdout, stderr) = try RunningCommand.run("health", ["export", "--store", store ?? self.store], environment: environment)
         guard status == 0 else { throw WorldError("health export failed (\(status)): \(stderr)") }
-        return try stdout.split(separator: "\n").map { try StoredSample(json: String($0)) }
+        return try stdout.split(separator: "\n").filter { !$0.contains("\"value\":\"") }.map { try StoredSample(json: String($0)) }
     }
 }
 

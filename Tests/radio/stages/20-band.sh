@@ -42,7 +42,7 @@ step "band scan --hci $R"
 address=
 for attempt in 1 2 3; do
   "$band" scan --hci "$R" --timeout 4 --json > "$log/scan.json" 2>&1
-  address=$(sed -n 's/.*"address":"\([0-9A-F:]*\)".*"kind":"band".*/\1/p' "$log/scan.json" | head -1)
+  address=$(sed -n 's/.*"address":"\([0-9A-F:]*\)".*"kind":"bandkit".*/\1/p' "$log/scan.json" | head -1)
   [ -n "$address" ] && break
   echo "(scan attempt $attempt did not see the band)"
 done

@@ -16,12 +16,13 @@ final class HCIBandListener: BandListener {
     /// its connection while SMP runs, and without an answer SMP fails after 30 s (EACCES).
     private let pairingAgent: BackgroundPairingAgent
 
-    init(adapter name: String, name deviceName: String, log: @escaping (String) -> Void) throws(LinkError) {
+    init(adapter name: String, name deviceName: String, serviceUUIDs: [BluetoothUUID] = [BluetoothUUID(0x180D), BandActivityService.service],
+         log: @escaping (String) -> Void) throws(LinkError) {
         adapter = try BlueZAdapter(name)
         _ = try adapter.prepareForLowEnergy()
         pairingAgent = try BackgroundPairingAgent(adapter: name, keyFile: nil, log: { CommandRunner.printError("bandsim: \($0)") })
         listener = try L2CAPATTListener(adapter: try adapter.address())
-        advertisement = Advertisement(name: deviceName, serviceUUIDs: [BluetoothUUID(0x180D), BandActivityService.service])
+        advertisement = Advertisement(name: deviceName, serviceUUIDs: serviceUUIDs)
         self.log = log
         try adapter.startAdvertising(advertisement)
     }

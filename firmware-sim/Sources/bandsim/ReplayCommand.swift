@@ -217,8 +217,9 @@ struct ReplayCommand: Command {
             // The reader's address is not known on a Unix socket: the recording names none.
             var bearer: any ATTBearer = link
             if let record {
-                bearer = try TraceRecorder(recording: link, to: record, role: .peripheral,
-                                           peer: LEAddress(BluetoothAddress(0), type: .random))
+                // The trace is what was asked for: a write that fails fails the serve.
+                bearer = try RecordingBearer(recording: link, to: record, vantage: .peripheral,
+                                             peer: LEAddress(BluetoothAddress(0), type: .random), policy: .failLink)
             }
             summary = try session.run(on: bearer, stop: stop)
         } catch {

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import BandFirmware
 import BandLink
+import BandPeers
 import BandProtocol
 import BandTrace
 import CommandKit
@@ -35,10 +36,21 @@ struct ServeCommand: Command {
             each new minute). --state keeps the flash (history, keys, boot epoch) across runs.
             --exit-after N stops after N connections have ended; --exit-after DURATION after that much
             simulated time.
+
+            --profile infinitime serves a PineTime running InfiniTime instead (Heart Rate [0x00, bpm],
+            0 while off the wrist; Motion step count, u32 steps today on the watch's local clock,
+            restarting at its midnight and on a reboot; Current Time and Local Time Information, a
+            write setting its clock; battery; firmware 1.14.0). --profile hr-strap serves a standard
+            chest strap (Heart Rate with sensor contact, Energy Expended with its reset, RR
+            intervals; battery). Both take --socket/--hci, --start, --speed, --seed, --battery,
+            --reboot-at, --exit-after and --truth (one NDJSON line per simulated minute: what the
+            wearer did, and for the watch its step total and boot); the band's other options do not
+            apply to them.
             """,
         options: [
             .option("socket", value: "PATH", help: "Unix socket to listen on (default $XDG_RUNTIME_DIR/bandkit/band.sock)."),
             .option("hci", value: "hciN", help: "Serve on this BlueZ controller instead (LE advertising + L2CAP ATT)."),
+            .option("profile", value: "band|infinitime|hr-strap", help: "What to simulate (default band: the BandKit band)."),
             .option("seed", value: "N", help: "Seed of every simulated random choice (default 1)."),
             .option("speed", value: "X", help: "Simulated seconds per real second (default 1)."),
             .option("start", value: "T", help: "Band clock at boot, e.g. 2026-11-30T08:00:00+01:00 (default: now, UTC)."),
@@ -70,6 +82,8 @@ struct ServeCommand: Command {
     var statePath: String?
     var exitAfterConnections: Int?
     var exitAfterDuration: Duration?
+    /// Set for `--profile infinitime|hr-strap`: serve that peer instead of the band.
+    var profileServe: ProfileServe?
 
     init(arguments: ParsedArguments) throws(UsageError) {
         var start = BandInstant(milliseconds: 0)
@@ -146,9 +160,36 @@ struct ServeCommand: Command {
         recordPath = arguments.value("record")
         statePath = arguments.value("state")
         self.configuration = configuration
+        if let name = arguments.value("profile"), name != "band" {
+            guard let profile = ProfileServe.Profile(rawValue: name) else {
+                throw arguments.usageError("--profile '\(name)' is not band, infinitime or hr-strap")
+            }
+            for option in ProfileServe.bandOnlyOptions where arguments.value(option) != nil || arguments.flag(option) {
+                throw arguments.usageError("--\(option) applies to the BandKit band only, not --profile \(name)")
+            }
+            if arguments.value("name") != nil { throw arguments.usageError("--name applies to the BandKit band only, not --profile \(name)") }
+            var reboots: [PeerMilliseconds] = []
+            for at in arguments.values("reboot-at") {
+                guard let duration = FaultSpec.parseDuration(at), duration > .zero else {
+                    throw arguments.usageError("--reboot-at '\(at)' is not a duration such as 90s, 15m, 2h or 1d")
+                }
+                reboots.append(PeerMilliseconds(duration.components.seconds) * 1000)
+            }
+            var battery: UInt8?
+            if let text = arguments.value("battery") {
+                guard let level = UInt8(text), level <= 100 else { throw arguments.usageError("--battery '\(text)' is not a percentage 0–100") }
+                battery = level
+            }
+            profileServe = ProfileServe(profile: profile, startMs: configuration.start.milliseconds,
+                                        utcOffsetSeconds: Int(configuration.timeZoneQuarterHours) * 900, seed: configuration.seed,
+                                        speed: speed, battery: battery, rebootsAfter: reboots, socketPath: socketPath,
+                                        hciAdapter: hciAdapter, truthPath: truthPath, exitAfterConnections: exitAfterConnections,
+                                        exitAfterDuration: exitAfterDuration)
+        }
     }
 
     func run() throws -> ExitCode {
+        if let profileServe { return try profileServe.run() }
         var configuration = self.configuration
         configuration.scenario = try loadScenario()
 

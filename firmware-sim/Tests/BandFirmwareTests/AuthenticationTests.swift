@@ -81,7 +81,7 @@ struct AuthenticationTests {
         try c.exchange("0a 2d00", "01 0a 2d00 80", sourceLocation: #_sourceLocation)
         let result = try c.authenticate(key: key, readerNonce: 0xABCD)
         #expect(result.status == .success)
-        let expectedBandProof = try BandAuthenticator.bandProof(
+        let expectedBandProof = BandAuthenticator.bandProof(
             key: key, readerID: 0x1122_3344_5566_7788, readerNonce: 0xABCD,
             bandNonce: try #require(lastNonce(in: c)))
         #expect(result.bandProof == expectedBandProof)

@@ -115,7 +115,7 @@ struct BandBehaviourTests {
         var damaged = image
         damaged[100] ^= 0x01
         #expect(throws: ParseError.self) { try damaged.withUnsafeBytes { try FlashImage(parsing: $0, capacity: 10_080) } }
-        #expect(throws: ParseError(.invalidValue, at: 0, field: "magic (not a BandKit flash image, version 1)")) {
+        #expect(throws: ParseError(.invalidValue, at: 0, field: "magic (not a BandKit flash image, version 1 or 2)")) {
             try Array("not a state file at all".utf8).withUnsafeBytes { try FlashImage(parsing: $0, capacity: 10_080) }
         }
     }

@@ -109,7 +109,7 @@ final class Conversation {
             Issue.record("challenge refused: \(challenge.status)")
             return ProofResponse(status: challenge.status)
         }
-        let proof = try BandAuthenticator.readerProof(key: key, readerID: readerID, readerNonce: readerNonce, bandNonce: nonce)
+        let proof = BandAuthenticator.readerProof(key: key, readerID: readerID, readerNonce: readerNonce, bandNonce: nonce)
         try exchange("12 3600 " + Hex.encode(ProofRequest(proof: proof).encodedBytes()), "13")
         return try ProofResponse(parsingAll: try indication(on: Handles.authControlPoint))
     }

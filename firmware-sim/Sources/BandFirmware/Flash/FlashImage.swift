@@ -5,23 +5,25 @@ import BandWire
 ///
 /// | offset | bytes | field |
 /// |---|---|---|
-/// | 0 | 8 | magic `BKFLASH` 0x01 (format version 1) |
+/// | 0 | 8 | magic `BKFLASH` 0x02 (format version 2; version 1 is read too) |
 /// | 8 | 4 | history ID, uint32 LE |
 /// | 12 | 2 | boot epoch, uint16 LE |
 /// | 14 | 1 | battery level, percent |
 /// | 15 | 4 | ring capacity, uint32 LE |
 /// | 19 | 4 | oldest sequence, uint32 LE |
 /// | 23 | 4 | next sequence, uint32 LE |
-/// | 27 | 4 | acknowledged-through sequence, uint32 LE |
+/// | 27 | 4 | acknowledged-through sequence (by every paired reader), uint32 LE |
 /// | 31 | 1 | key count k (≤ 4) |
-/// | 32 | 28·k | keys: reader ID uint64 LE, key 16 bytes, last-used uint32 LE |
+/// | 32 | 32·k | keys: reader ID uint64 LE, key 16 bytes, last-used uint32 LE, that reader's acknowledged position uint32 LE (version 1: 28·k, without the position; read as `oldest`) |
 /// | … | 16·(next − oldest) | minute records, oldest first (``MinuteRecord``) |
 /// | … | 4 | CRC-32 of all bytes before it, uint32 LE |
 ///
 /// Written atomically (temporary file, `fsync`, `rename`) so a crash leaves the old image or
 /// the new one, never half of each; the CRC catches a file damaged some other way.
 public struct FlashImage {
-    public static let magic: [UInt8] = Array("BKFLASH".utf8) + [0x01]
+    public static let magic: [UInt8] = Array("BKFLASH".utf8) + [0x02]
+    /// Version 1 (one acknowledged position for all readers), still read.
+    static let magicVersion1: [UInt8] = Array("BKFLASH".utf8) + [0x01]
 
     public var historyID: UInt32
     public var bootEpoch: UInt16
@@ -40,7 +42,7 @@ public struct FlashImage {
 
     /// The file's bytes.
     public func serialized() -> [UInt8] {
-        let size = 32 + keys.entries.count * 28 + ring.count * MinuteRecord.size + 4
+        let size = 32 + keys.entries.count * 32 + ring.count * MinuteRecord.size + 4
         var out = [UInt8](repeating: 0, count: size)
         out.withUnsafeMutableBytes { raw in
             var w = ByteWriter(raw)
@@ -57,6 +59,7 @@ public struct FlashImage {
                 w.writeUInt64LE(entry.readerID)
                 entry.key.write(to: &w)
                 w.writeUInt32LE(entry.lastUsed)
+                w.writeUInt32LE(entry.acknowledged)
             }
             var sequence = ring.oldest
             while sequence != ring.next {
@@ -81,7 +84,10 @@ public struct FlashImage {
         var input = ByteCursor(UnsafeRawBufferPointer(rebasing: bytes[0..<bytes.count - 4]))
         let magicAt = input.offset
         let magic = try input.readBytes(8, "magic")
-        guard magic.elementsEqual(Self.magic) else { throw ParseError(.invalidValue, at: magicAt, field: "magic (not a BandKit flash image, version 1)") }
+        let version1 = magic.elementsEqual(Self.magicVersion1)
+        guard version1 || magic.elementsEqual(Self.magic) else {
+            throw ParseError(.invalidValue, at: magicAt, field: "magic (not a BandKit flash image, version 1 or 2)")
+        }
         guard try tail.readUInt32LE("CRC-32") == crc.value else {
             throw ParseError(.invalidValue, at: bytes.count - 4, field: "CRC-32 (the state file is damaged)")
         }
@@ -102,7 +108,9 @@ public struct FlashImage {
             let readerID = try input.readUInt64LE("reader ID")
             let keyAt = input.offset
             let key = try BandKey(copying: try input.readBytes(16, "key"), offset: keyAt)
-            entries.append(KeyStore.Entry(readerID: readerID, key: key, lastUsed: try input.readUInt32LE("key last used")))
+            let lastUsed = try input.readUInt32LE("key last used")
+            let acknowledged = version1 ? oldest : try input.readUInt32LE("reader's acknowledged position")
+            entries.append(KeyStore.Entry(readerID: readerID, key: key, lastUsed: lastUsed, acknowledged: acknowledged))
         }
         keys = KeyStore(entries: entries)
         let recordCount = Int(next - oldest)

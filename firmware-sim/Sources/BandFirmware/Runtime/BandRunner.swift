@@ -151,10 +151,16 @@ public final class BandRunner {
     private func wrapForRecording(_ link: any ATTBearer) -> any ATTBearer {
         guard let recorder = options.recorder else { return link }
         let band = self.band
-        return RecordingBearer(link, recorder: recorder,
-                               peer: LEAddress(BluetoothAddress(0xC0_B5_C0_00_00_01), type: .random),
-                               now: { band.trueTime.milliseconds * 1000 },
-                               onError: { band.log("trace: \($0)") })
+        // As the reader's host would have captured it, in the simulation's true time (a
+        // `--speed 60` trace shows band time); a full disk stops the trace, never the band.
+        do throws(LinkError) {
+            return try RecordingBearer(recording: link, into: recorder, vantage: .centralOfThisPeripheral,
+                                       peer: LEAddress(BluetoothAddress(0xC0_B5_C0_00_00_01), type: .random),
+                                       clock: { band.trueTime.milliseconds * 1000 },
+                                       policy: .report { band.log($0) }, localCloseReason: 0x13)
+        } catch {
+            return link  // `.report` never throws
+        }
     }
 
     /// Writes the flash to `--state` (if any) now.

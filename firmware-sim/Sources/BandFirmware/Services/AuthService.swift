@@ -46,25 +46,20 @@ extension SimulatedBand {
             current.auth.bandNonce = nil
             let readerID = current.auth.readerID
             guard let key = core.flash.keys.key(for: readerID) else { return respondProof(.unknownReader, proof: nil) }
-            do throws(CryptoError) {
-                let expected = try BandAuthenticator.readerProof(key: key, readerID: readerID,
-                                                                 readerNonce: current.auth.readerNonce, bandNonce: bandNonce)
-                guard BandAuthenticator.verify(proof.proof, equals: expected) else {
-                    current.auth.wrongProofs += 1
-                    log("connection \(current.number): WRONG PROOF from reader \(hex(readerID)) (\(current.auth.wrongProofs) of \(AuthSession.maximumWrongProofs)); refused")
-                    return respondProof(.wrongProof, proof: nil)
-                }
-                let bandProof = try BandAuthenticator.bandProof(key: key, readerID: readerID,
-                                                                readerNonce: current.auth.readerNonce, bandNonce: bandNonce)
-                current.authenticated = true
-                current.authenticatedReader = readerID
-                core.flash.keys.markUsed(readerID)
-                log("connection \(current.number): reader \(hex(readerID)) authenticated")
-                respondProof(.success, proof: bandProof)
-            } catch {
-                log("connection \(current.number): cannot compute a proof: \(error)")
-                disconnect(reason: "crypto failure")
+            let expected = BandAuthenticator.readerProof(key: key, readerID: readerID,
+                                                         readerNonce: current.auth.readerNonce, bandNonce: bandNonce)
+            guard BandAuthenticator.verify(proof.proof, equals: expected) else {
+                current.auth.wrongProofs += 1
+                log("connection \(current.number): WRONG PROOF from reader \(hex(readerID)) (\(current.auth.wrongProofs) of \(AuthSession.maximumWrongProofs)); refused")
+                return respondProof(.wrongProof, proof: nil)
             }
+            let bandProof = BandAuthenticator.bandProof(key: key, readerID: readerID,
+                                                    readerNonce: current.auth.readerNonce, bandNonce: bandNonce)
+            current.authenticated = true
+            current.authenticatedReader = readerID
+            core.flash.keys.markUsed(readerID)
+            log("connection \(current.number): reader \(hex(readerID)) authenticated")
+            respondProof(.success, proof: bandProof)
         }
     }
 
@@ -79,7 +74,7 @@ extension SimulatedBand {
         }
         do throws(CryptoError) {
             let key = try secret16()
-            core.flash.keys.store(key, for: pairing.readerID)
+            core.flash.keys.store(key, for: pairing.readerID, oldest: core.flash.ring.oldest)
             current.authenticated = true
             current.authenticatedReader = pairing.readerID
             onFlashChanged?()

@@ -42,9 +42,13 @@ extension SimulatedBand {
         case .acknowledge(let ack):
             let matches = current.lastCompletedTransfer.map { $0.end == ack.endSequence && $0.crc == ack.crc } ?? false
             if matches {
-                core.flash.ring.erase(before: ack.endSequence)
+                // Per-reader positions: erase only what every paired reader acknowledged.
+                if let reader = current.authenticatedReader { core.flash.keys.acknowledge(ack.endSequence, by: reader) }
+                let erasable = min(core.flash.keys.erasableBefore(fallback: ack.endSequence), ack.endSequence)
+                let before = core.flash.ring.oldest
+                if erasable > before { core.flash.ring.erase(before: erasable) }
                 onFlashChanged?()
-                log("connection \(current.number): acknowledged through \(ack.endSequence); erased what came before")
+                log("connection \(current.number): acknowledged through \(ack.endSequence); erased \(core.flash.ring.oldest - before) records (kept from \(core.flash.ring.oldest) for readers still behind)")
             } else {
                 log("connection \(current.number): refused acknowledgement of \(ack.endSequence) (crc \(String(ack.crc, radix: 16))): no such completed transfer on this connection")
             }

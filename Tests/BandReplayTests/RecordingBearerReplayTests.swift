@@ -20,8 +20,8 @@ private func recordBothEnds(datalink: BtsnoopDatalink) throws -> (central: Strin
     let (clientEnd, serverEnd) = try SeqPacketLink.pair()
     let centralPath = ReplayFixtures.temporaryPath("central.log")
     let peripheralPath = ReplayFixtures.temporaryPath("peripheral.log")
-    let client = try TraceRecorder(recording: clientEnd, to: centralPath, datalink: datalink, role: .central, peer: strapAddress)
-    let server = try TraceRecorder(recording: serverEnd, to: peripheralPath, datalink: datalink, role: .peripheral, peer: reader)
+    let client = try RecordingBearer(recording: clientEnd, to: centralPath, datalink: datalink, vantage: .central, peer: strapAddress, policy: .failLink)
+    let server = try RecordingBearer(recording: serverEnd, to: peripheralPath, datalink: datalink, vantage: .peripheral, peer: reader, policy: .failLink)
     let box = Unchecked((session, server))
     let run = BackgroundRun { try box.value.0.run(on: box.value.1) }
 
@@ -36,7 +36,7 @@ private func recordBothEnds(datalink: BtsnoopDatalink) throws -> (central: Strin
     pushes += try receiveUntilHangUp(client)
     _ = try run.wait()
     client.close()
-    #expect(client.closeError == nil && server.closeError == nil)
+    #expect(client.failure == nil && server.failure == nil)
     return (centralPath, peripheralPath, pushes)
 }
 
@@ -69,7 +69,7 @@ func bothEndsOfAServedSessionRecordTheSameConversationFromOppositeSides(datalink
     var now: Int64 = 1_764_460_800_000_000
     let (a, b) = try SeqPacketLink.pair()
     let path = ReplayFixtures.temporaryPath("clock.log")
-    let recorder = try TraceRecorder(recording: a, to: path, role: .central, peer: strapAddress, clock: { now })
+    let recorder = try RecordingBearer(recording: a, to: path, vantage: .central, peer: strapAddress, policy: .failLink, clock: { now })
     now += 1_500
     try recorder.send(bytes("0a 03 00"))
     #expect(try b.receive(timeout: .seconds(1)) == bytes("0a 03 00"))
@@ -105,7 +105,7 @@ func bothEndsOfAServedSessionRecordTheSameConversationFromOppositeSides(datalink
 @Test func aPDUThatFailsToSendIsNotRecorded() throws {
     let (a, b) = try SeqPacketLink.pair()
     let path = ReplayFixtures.temporaryPath("unsent.log")
-    let recorder = try TraceRecorder(recording: a, to: path, role: .central, peer: strapAddress)
+    let recorder = try RecordingBearer(recording: a, to: path, vantage: .central, peer: strapAddress, policy: .failLink)
     b.close()
     #expect(throws: LinkError.self) { try recorder.send(bytes("0a 03 00")) }
     recorder.close()
@@ -115,7 +115,7 @@ func bothEndsOfAServedSessionRecordTheSameConversationFromOppositeSides(datalink
 @Test func anUnwritableTracePathFailsAtOnceWithThePath() throws {
     let (a, _) = try SeqPacketLink.pair()
     #expect(throws: LinkError.system(call: "open /nonexistent-dir/x.log", errno: ENOENT)) {
-        _ = try TraceRecorder(recording: a, to: "/nonexistent-dir/x.log", role: .central, peer: strapAddress)
+        _ = try RecordingBearer(recording: a, to: "/nonexistent-dir/x.log", vantage: .central, peer: strapAddress, policy: .failLink)
     }
 }
 
@@ -124,13 +124,13 @@ func bothEndsOfAServedSessionRecordTheSameConversationFromOppositeSides(datalink
     let file = try TraceFile(path: path)
     for value: UInt8 in [0x41, 0x42] {
         let (a, b) = try SeqPacketLink.pair()
-        let recorder = try TraceRecorder(recording: a, into: file, role: .central, peer: strapAddress)
+        let recorder = try file.record(a, vantage: .central, peer: strapAddress, policy: .failLink)
         try recorder.send(bytes("0a 03 00"))
         _ = try b.receive(timeout: .seconds(1))
         try b.send([0x0B, value])
         _ = try recorder.receive(timeout: .seconds(1))
         recorder.close()
-        #expect(recorder.closeError == nil)
+        #expect(recorder.failure == nil)
     }
     try file.close()
 

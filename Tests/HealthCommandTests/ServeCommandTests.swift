@@ -1,0 +1,230 @@
+import HealthTestSupport
+import Foundation
+import HealthModel
+import HealthStore
+import Synchronization
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `health serve`: numbers equal `health stats`, "not allowed" per type, the HTTP bad-input list,
+/// live events while another process writes, a writer's lock, a slow client, a clean stop.
+@Suite(.serialized) struct ServeCommandTests {
+    let temp: TemporaryStore
+    let health: HealthCommand
+
+    init() throws {
+        temp = try TemporaryStore()
+        health = HealthCommand(store: temp.path)
+    }
+
+    /// A running `health serve --port 0`, stopped with SIGTERM at the end of the test.
+    final class Server {
+        let started: (Process, Pipe, Pipe)
+        let port: UInt16
+        init(_ health: HealthCommand, _ arguments: [String] = []) throws {
+            started = try health.start(["serve", "--port", "0", "--tz", "Europe/Berlin"] + arguments)
+            var text = ""
+            let handle = started.1.fileHandleForReading
+            while !text.contains("\n") {
+                let data = handle.availableData
+                if data.isEmpty { break }
+                text += String(decoding: data, as: UTF8.self)
+            }
+            guard let range = text.range(of: #":[0-9]+/"#, options: .regularExpression) else {
+                started.0.terminate()
+                throw ServerFailed(output: text)
+            }
+            port = UInt16(text[range].dropFirst().dropLast())!
+        }
+        func stop() -> HealthCommand.Result {
+            kill(started.0.processIdentifier, SIGTERM)
+            return HealthCommand.finish(started)
+        }
+        deinit { if started.0.isRunning { started.0.terminate() } }
+    }
+
+    struct ServerFailed: Error { var output: String }
+
+    /// One raw HTTP exchange over TCP; returns what the server sent before closing (or `timeout`).
+    static func exchange(_ port: UInt16, _ request: String, timeout: Double = 5) -> String {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        guard connected == 0 else { return "" }
+        var timeval = timeval(tv_sec: Int(timeout), tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeval, socklen_t(MemoryLayout<timeval>.size))
+        _ = request.utf8CString.withUnsafeBufferPointer { send(fd, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
+        var received = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            received += buffer[0..<count]
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
+    static func get(_ port: UInt16, _ path: String) -> String {
+        exchange(port, "GET \(path) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+    }
+
+    static func value(_ id: String, in page: String) -> String? {
+        guard let range = page.range(of: "id=\"\(id)\" data-value=\"[^\"]*\"", options: .regularExpression) else { return nil }
+        return String(page[range].split(separator: "\"")[3])
+    }
+
+    func statistic(_ arguments: String...) throws -> Double { try statistic(arguments) }
+
+    func statistic(_ arguments: [String]) throws -> Double {
+        let result = try health.run(["stats"] + arguments + ["--json"])
+        let array = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as! [[String: Any]]
+        return (array[0]["value"] as! NSNumber).doubleValue
+    }
+
+    func fill() throws {
+        var lines = minuteSteps(count: 600, source: "bandkit.band", start: at("2026-11-30T06:00:00Z"), steps: 12)
+        lines += minuteSteps(count: 60, source: "com.example.phone", start: at("2026-11-30T08:00:00Z"), steps: 40)
+        for minute in 0..<120 {
+            let time = at("2026-11-30T09:00:00Z").addingTimeInterval(Double(minute * 60))
+            lines += #"{"type":"heart-rate","value":\#(60 + minute % 50),"start":"\#(ISO8601DateFormatter().string(from: time))","source":"bandkit.band"}"# + "\n"
+        }
+        #expect(try health.run("import", "-", input: lines).code == 0)
+        for type in ["step-count", "heart-rate"] {
+            #expect(try health.run("grant", "bandkit.dashboard", type, "--read").code == 0)
+        }
+    }
+
+    @Test func theDayPageShowsHealthStatsAndNotAllowedForTypesItMayNotRead() throws {
+        try fill()
+        let server = try Server(health)
+        let page = Self.get(server.port, "/day?date=2026-11-30")
+        #expect(page.hasPrefix("HTTP/1.1 200"))
+        let day = ["--day", "2026-11-30", "--tz", "Europe/Berlin"]
+        #expect(Self.value("steps", in: page).flatMap(Double.init) == (try statistic(["step-count"] + day + ["--sum"])))
+        #expect(Self.value("hr-avg", in: page).flatMap(Double.init) == (try statistic(["heart-rate"] + day + ["--avg"])))
+        #expect(Self.value("hr-max", in: page).flatMap(Double.init) == (try statistic(["heart-rate"] + day + ["--max"])))
+        #expect(page.contains(#"<td id="energy" class="not-allowed">not allowed</td>"#))
+        #expect(page.contains(#"<td id="asleep" class="not-allowed">not allowed</td>"#))
+        let week = Self.get(server.port, "/week?date=2026-11-30")
+        #expect(Self.value("steps", in: week).flatMap(Double.init) == (try statistic("step-count", "--from", "2026-11-30T00:00:00+01:00", "--to", "2026-12-07T00:00:00+01:00", "--sum")))
+        let chart = Self.get(server.port, "/chart.svg?view=day&date=2026-11-30")
+        #expect(chart.contains("Content-Type: image/svg+xml") && chart.contains("class=\"steps\""))
+        let night = Self.get(server.port, "/chart.svg?view=night&date=2026-11-29")
+        #expect(night.hasPrefix("HTTP/1.1 200") && night.contains("night of 2026-11-29"))
+        #expect(server.stop().code == 0)
+    }
+
+    @Test func badRequestsGetTheirStatusAndNothingElse() throws {
+        let server = try Server(health)
+        func status(_ response: String) -> String { String(response.prefix(12)) }
+        #expect(status(Self.get(server.port, "/nope")) == "HTTP/1.1 404")
+        #expect(status(Self.get(server.port, "/../../etc/passwd")) == "HTTP/1.1 404")
+        #expect(status(Self.get(server.port, "/%2e%2e/%2e%2e/etc/passwd")) == "HTTP/1.1 404")
+        #expect(status(Self.get(server.port, "/day?date=2026-02-30")) == "HTTP/1.1 400")
+        #expect(status(Self.get(server.port, "/chart.svg?view=year")) == "HTTP/1.1 400")
+        #expect(status(Self.get(server.port, "/chart.svg?view=night&date=2026-13-01")) == "HTTP/1.1 400")
+        #expect(status(Self.get(server.port, "/day?" + (0..<40).map { "a\($0)=1" }.joined(separator: "&"))) == "HTTP/1.1 400")
+        #expect(status(Self.exchange(server.port, "POST /day HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc")) == "HTTP/1.1 405")
+        #expect(status(Self.exchange(server.port, "GET /day HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc")) == "HTTP/1.1 413")
+        let huge = String(repeating: "a", count: 40_000)
+        #expect(status(Self.exchange(server.port, "GET /day HTTP/1.1\r\nHost: x\r\nX-Big: \(huge)\r\nConnection: close\r\n\r\n")) == "HTTP/1.1 431")
+        #expect(status(Self.exchange(server.port, "GET /day\r\n\r\n")) == "HTTP/1.1 400")
+        #expect(status(Self.exchange(server.port, "GET /day HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n")) == "HTTP/1.1 400")
+        #expect(status(Self.exchange(server.port, "GET /day HTTP/9.9\r\nHost: x\r\n\r\n")) == "HTTP/1.1 505")
+        // No method and path at all: libmicrohttpd closes the connection without an answer.
+        #expect(Self.exchange(server.port, "NONSENSE\r\n\r\n").isEmpty)
+        #expect(status(Self.exchange(server.port, "GET /day HTTP/1.1\r\nConnection: close\r\n\r\n")) == "HTTP/1.1 400")  // HTTP/1.1 needs Host
+        #expect(status(Self.get(server.port, "/health")) == "HTTP/1.1 200")
+        #expect(server.stop().code == 0)
+    }
+
+    @Test func aSlowClientAndAWritersLockDoNotStallThePage() throws {
+        try fill()
+        let server = try Server(health)
+        // A client that sends half a request and then nothing.
+        let slow = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(slow) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = server.port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(slow, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        _ = "GET /day HTTP/1.1\r\nHost: x\r\nX-Slow".utf8CString.withUnsafeBufferPointer { send(slow, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
+        // A writer holding the store's write lock for 3 seconds, in this process.
+        let writer = try HealthStore(path: temp.path)
+        let holding = DispatchSemaphore(value: 0)
+        let released = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            try? writer.write(as: .owner) { transaction in
+                _ = try transaction.save(steps(1, "2026-11-30T20:00:00Z", "2026-11-30T20:01:00Z"))
+                holding.signal()
+                Thread.sleep(forTimeInterval: 3)
+            }
+            released.signal()
+        }
+        holding.wait()
+        let started = Date()
+        let page = Self.get(server.port, "/day?date=2026-11-30", )
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(page.hasPrefix("HTTP/1.1 200"))
+        #expect(elapsed < 2.5, "the page took \(elapsed) s while a writer held the lock")
+        released.wait()
+        #expect(server.stop().code == 0)
+    }
+
+    @Test func eventsArriveWhileAnotherProcessWrites() throws {
+        try fill()
+        let server = try Server(health)
+        let received = Mutex(String())
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = server.port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        #expect(withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } } == 0)
+        _ = "GET /events HTTP/1.1\r\nHost: x\r\n\r\n".utf8CString.withUnsafeBufferPointer { send(fd, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
+        var timeval = timeval(tv_sec: 1, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeval, socklen_t(MemoryLayout<timeval>.size))
+        func read(until text: String, seconds: Int) -> Bool {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            for _ in 0..<seconds {
+                let count = recv(fd, &buffer, buffer.count, 0)
+                if count > 0 { received.withLock { $0 += String(decoding: buffer[0..<count], as: UTF8.self) } }
+                if received.withLock({ $0.contains(text) }) { return true }
+            }
+            return false
+        }
+        #expect(read(until: "event: hello", seconds: 5))
+        #expect(try health.run("add", "step-count", "25", "--start", "2026-11-30T21:00:00Z", "--end", "2026-11-30T21:01:00Z").code == 0)
+        #expect(read(until: "event: change", seconds: 5), "\(received.withLock { $0 })")
+        #expect(received.withLock { $0.contains("Content-Type: text/event-stream") })
+        #expect(server.stop().code == 0)
+    }
+
+    @Test func listeningElsewhereWarnsAndBadOptionsAreUsageErrors() throws {
+        // Another loopback address: only there, no warning.
+        let loopback = try Server(health, ["--listen", "127.0.0.2"])
+        #expect(Self.get(loopback.port, "/health").isEmpty)  // not on 127.0.0.1
+        let quiet = loopback.stop()
+        #expect(quiet.code == 0 && !quiet.error.contains("warning"))
+        // Every address: a warning that anyone who can reach it reads the data.
+        let everywhere = try Server(health, ["--listen", "0.0.0.0"])
+        #expect(Self.get(everywhere.port, "/health").hasPrefix("HTTP/1.1 200"))
+        let stopped = everywhere.stop()
+        #expect(stopped.code == 0)
+        #expect(stopped.error.contains("warning: listening on 0.0.0.0"))
+        for (arguments, message) in [(["serve", "--port", "70000"], "--port '70000'"), (["serve", "--listen", "localhost"], "--listen 'localhost'"),
+                                     (["serve", "--tz", "Mars/Olympus"], "--tz 'Mars/Olympus'")] {
+            let result = try health.run(arguments)
+            #expect(result.code == 64)
+            #expect(result.error.contains(message), "\(result.error)")
+        }
+    }
+}

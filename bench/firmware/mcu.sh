@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# The firmware image's budget on the Cortex-M4 (issue 12): flash (text + rodata) and RAM (data +
+# bss) per module from the linker map (after --gc-sections: only what the image keeps), the stack
+# high-water mark (painted stack, reported by the firmware after an ATT conversation, the on-chip
+# self-test and this bench), and CPU cost of the hot operations measured on the chip
+# (OnChipBench: SysTick cycles under QEMU -icount, turned into instructions).
+#
+#   bash bench/firmware/mcu.sh            # prints the tables docs/performance.md records
+#
+# QEMU is stopped on exit. Exit 0 ok, 1 failure.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+work="$(mktemp -d)"
+qemu_pid=""
+cleanup() {
+  if [[ -n "$qemu_pid" ]] && kill -0 "$qemu_pid" 2>/dev/null; then kill "$qemu_pid"; wait "$qemu_pid" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+bash "$root/firmware-sim/board/build.sh" "$work/build" >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; exit 1; }
+elf="$work/build/bandkit-m4.elf"
+
+python3 - "$work/build/bandkit-m4.map" <<'PY'
+import collections, re, sys
+# lld map lines: VMA LMA Size Align Out In Symbol; an input section line names "path(.section)" or "path:(.section)".
+sizes = collections.defaultdict(lambda: collections.Counter())
+for line in open(sys.argv[1]):
+    m = re.match(r"\s*[0-9a-f]+\s+[0-9a-f]+\s+([0-9a-f]+)\s+\d+\s+(\S+?):?\((\.[^)]*)\)\s*$", line)
+    if not m:
+        continue
+    size, path, section = int(m.group(1), 16), m.group(2), m.group(3)
+    module = re.sub(r"\.(o|a)$", "", path.split("/")[-1])
+    if "UnicodeDataTables" in path or "lib" in module and module.endswith(".a"):
+        module = "stdlib Unicode tables"
+    kind = ("rodata" if section.startswith(".rodata") else "text" if section.startswith(".text") or section.startswith(".ARM")
+            else "data" if section.startswith(".data") else "bss" if section.startswith(".bss") or section == "COMMON" else None)
+    if kind:
+        sizes[module][kind] += size
+total = collections.Counter()
+print("| module | text | rodata | flash (text+rodata+data) | RAM (data+bss) |")
+print("|---|---:|---:|---:|---:|")
+for module, c in sorted(sizes.items(), key=lambda item: -(item[1]["text"] + item[1]["rodata"])):
+    total.update(c)
+    print("| %s | %d | %d | %d | %d |" % (module, c["text"], c["rodata"], c["text"] + c["rodata"] + c["data"], c["data"] + c["bss"]))
+print("| **image** | %d | %d | **%d** (%.1f KB) | **%d** |" % (total["text"], total["rodata"], total["text"] + total["rodata"] + total["data"],
+      (total["text"] + total["rodata"] + total["data"]) / 1024, total["data"] + total["bss"]))
+PY
+
+# The deepest stack frames: each function's `sub sp, #N` in the image, named by the symbol it is in.
+python3 - "$elf" <<'PY'
+import re, subprocess, sys
+elf = sys.argv[1]
+symbols = []
+for line in subprocess.run(["llvm-nm", "-n", elf], capture_output=True, text=True, check=True).stdout.splitlines():
+    parts = line.split()
+    if len(parts) == 3 and parts[1] in "tTwW" and not re.match(r"^(\$[tda](\.|$)|OUTLINED|\.L)", parts[2]):
+        symbols.append((int(parts[0], 16), parts[2]))
+disassembly = subprocess.run(["llvm-objdump", "-d", "--no-show-raw-insn", elf], capture_output=True, text=True, check=True).stdout
+frames = {}
+for match in re.finditer(r"^\s*([0-9a-f]+):\s+sub(?:\.w|w)?\s+sp, (?:sp, )?#(\d+)", disassembly, re.M):
+    address, size = int(match.group(1), 16), int(match.group(2))
+    owner = max((s for s in symbols if s[0] <= address), default=(0, "?"), key=lambda s: s[0])[1]
+    frames[owner] = max(frames.get(owner, 0), size)
+top = sorted(frames.items(), key=lambda item: -item[1])[:8]
+names = subprocess.run(["swift", "demangle", "--simplified"], input="\n".join(n for n, _ in top),
+                       capture_output=True, text=True).stdout.splitlines()
+print()
+print("| deepest stack frames (bytes) | function |")
+print("|---:|---|")
+for (_, size), name in zip(top, names):
+    print("| %d | `%s` |" % (size, name[:120]))
+PY
+
+rm -f "$work/uart.sock"
+# -icount shift=5: every instruction advances the virtual clock 32 ns; SysTick counts 25 MHz cycles (40 ns).
+( cd "$work" && exec timeout 120 qemu-system-arm -M mps2-an386 -nographic -monitor none -icount shift=5 \
+    -chardev socket,id=uart,path="$work/uart.sock",server=on,wait=on -serial chardev:uart \
+    -semihosting-config enable=on,target=native -kernel "$elf" >"$work/qemu.log" 2>&1 ) &
+qemu_pid=$!
+PYTHONPATH="$root/Tests/checks/support" python3 - "$work" <<'PY'
+import struct, sys
+from firmware_uart import ATT, LINK, DEBUG, FirmwareUART
+uart = FirmwareUART(sys.argv[1] + "/uart.sock", timeout=60)
+uart.expect(LINK, 0x80)
+uart.expect(DEBUG, 0x86)
+uart.send(LINK, b"\x06"); uart.expect(DEBUG, 0x83)
+uart.send(LINK, b"\x01" + bytes(range(48)))
+for request in ("020002", "100100ffff0028", "080100ffff0328", "0a0300", "120c000100"):
+    uart.send(ATT, bytes.fromhex(request)); uart.expect(ATT)
+uart.send(LINK, b"\x07")
+cycles = struct.unpack("<5I", uart.expect(DEBUG, 0x85)[1:])
+uart.send(LINK, b"\x04")
+status = struct.unpack("<QIIIIIIII", uart.expect(DEBUG, 0x81)[1:])
+names = ["ATT Read Request answered by the GATT server", "10-byte UART frame decoded", "10-byte UART frame encoded",
+         "HMAC-SHA256 of 48 bytes (one auth proof)", "16 DRBG bytes (one nonce)"]
+print()
+print("| operation (on the M4, QEMU -icount shift=5) | cycles (25 MHz SysTick) | instructions |")
+print("|---|---:|---:|")
+for name, c in zip(names, cycles):
+    print("| %s | %d | ≈ %d |" % (name, c, round(c * 40 / 32)))
+print()
+print("stack high-water %d B; heap allocations %d (%d after start-up); .data+.bss see the table above"
+      % (status[8], status[6], status[7]))
+PY

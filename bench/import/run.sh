@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Apple Health import benchmark: one command, release build. Never run in CI (minutes of CPU, GBs of temp files).
+#
+#   bash bench/import/run.sh                 # 5,000,000 records (a year of a watch and a phone, ~2 GB of XML)
+#   BENCH_RECORDS=1000000 bash bench/import/run.sh
+#
+# Measures, in one run on the same machine and the same rows:
+#   1. parse only: export.xml through AppleHealthParser, items counted (records/s, peak RSS);
+#   2. `health import export.xml` end to end (parse, validate, store, merged hours, commit);
+#   3. `health import export.ndjson` end to end (the same samples as NDJSON);
+#   4. the raw C baseline (bench/import/baseline.c): the rows import 2 stored, dumped and inserted
+#      again by one prepared statement in one transaction into the same schema, indexes and pragmas;
+#   5. peak RSS of parse and import at a quarter of the size, to show it does not grow with the file.
+# The store's write path (library) rate is rows / (CPU of 2 − CPU of 1): the import minus its parse.
+# Figures go to docs/performance.md ("Apple Health import") by hand, with the machine line printed at the end.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+source scripts/packages.sh
+bash scripts/ensure-packages.sh "${BUILD_PACKAGES[@]}" sqlite3 python3 time
+
+records=${BENCH_RECORDS:-5000000}
+work=$(mktemp -d /tmp/bandkit-import-bench.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+echo "==> release build"
+swift build -c release --product health 2>&1 | grep -E "error|warning: unre|Build" | tail -3
+swiftc -O -parse-as-library -module-name ParseBench bench/import/ParseBench.swift -o "$work/ParseBench" \
+  -I .build/release/Modules -Xcc -fmodule-map-file=Sources/CExpat/module.modulemap -Xcc -fmodule-map-file=Sources/CZlib/module.modulemap \
+  .build/release/AppleHealth.build/*.o .build/release/HealthModel.build/*.o .build/release/SystemRandom.build/*.o -lexpat -lz
+cc -O2 -o "$work/baseline" bench/import/baseline.c -lsqlite3
+health=.build/release/health
+
+# measure NAME COMMAND...: sets NAME_wall, NAME_cpu (user + system) and NAME_rss (peak KiB).
+measure() {
+  local name=$1; shift
+  /usr/bin/time -f '%e %U %S %M' -o "$work/$name.time" "$@" >"$work/$name.out"
+  read -r wall user sys rss <"$work/$name.time"
+  printf -v "${name}_wall" '%s' "$wall"
+  printf -v "${name}_cpu" '%s' "$(python3 -c "print($user + $sys)")"
+  printf -v "${name}_rss" '%s' "$rss"
+}
+report() {  # report NAME ROWS
+  local wall="${1}_wall" cpu="${1}_cpu" rss="${1}_rss"
+  python3 - "${!wall}" "${!cpu}" "$2" "${!rss}" <<'PY'
+import sys
+wall, cpu, rows, rss = float(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+print(f"    wall {wall:.2f} s ({rows / wall:,.0f} rows/s), CPU {cpu:.2f} s ({rows / cpu:,.0f} rows/s), peak RSS {rss / 1024:.0f} MiB")
+PY
+}
+ratio() {  # ratio NAME: rate relative to the C baseline, by wall and by CPU time
+  local wall="${1}_wall" cpu="${1}_cpu"
+  python3 -c "import sys; b_w, b_c, w, c = map(float, sys.argv[1:]); print(f'    = {100 * b_w / w:.0f}% of the raw C rate by wall time, {100 * b_c / c:.0f}% by CPU time')" \
+    "$baseline_wall" "$baseline_cpu" "${!wall}" "${!cpu}"
+}
+
+echo "==> generating $records records (export.xml and the same samples as NDJSON)"
+python3 bench/import/generate.py "$((records / 4))" "$work/quarter.xml" &
+python3 bench/import/generate.py "$records" "$work/export.xml" "$work/export.ndjson"
+wait
+ls -l "$work"/export.* "$work"/quarter.xml | awk '{print "    " $5 " bytes  " $9}'
+
+echo "==> 1. parse only"
+measure parse "$work/ParseBench" "$work/export.xml"
+sed 's/^/    /' "$work/parse.out"
+report parse "$records"
+
+echo "==> 2. health import export.xml"
+measure xml "$health" --store "$work/xml.sqlite" import "$work/export.xml"
+sed 's/^/    /' "$work/xml.out"
+rows=$(sqlite3 "$work/xml.sqlite" "SELECT count(*) FROM sample")
+report xml "$rows"
+
+echo "==> 3. health import export.ndjson"
+measure ndjson "$health" --store "$work/ndjson.sqlite" import "$work/export.ndjson"
+sed 's/^/    /' "$work/ndjson.out"
+ndjson_rows=$(sqlite3 "$work/ndjson.sqlite" "SELECT count(*) FROM sample")
+report ndjson "$ndjson_rows"
+
+echo "==> 4. raw C baseline: the $rows rows of 2, one prepared statement, one transaction"
+sqlite3 -separator $'\t' -cmd '.nullvalue <null>' "$work/xml.sqlite" \
+  "SELECT anchor, hex(uuid), type_id, start_us, end_us, value, app_id, app_version, device_id, zone, sync_id, sync_version, user_entered, metadata FROM sample ORDER BY anchor" \
+  >"$work/rows.tsv"
+"$health" --store "$work/baseline.sqlite" import /dev/null >/dev/null   # the schema, empty
+sqlite3 "$work/baseline.sqlite" "ATTACH '$work/xml.sqlite' AS imported; INSERT OR REPLACE INTO app SELECT * FROM imported.app; INSERT OR REPLACE INTO device SELECT * FROM imported.device;"
+measure baseline "$work/baseline" "$work/baseline.sqlite" "$work/rows.tsv"
+[ "$(sqlite3 "$work/baseline.sqlite" "SELECT count(*) FROM sample")" -eq "$rows" ] || { echo "baseline row count differs" >&2; exit 1; }
+report baseline "$rows"
+
+echo "==> ratios to the raw C baseline"
+echo "  health import export.xml (Apple XML end to end; target >= 30%)"; ratio xml
+echo "  health import export.ndjson (NDJSON end to end; target >= 35%)"; ratio ndjson
+python3 - "$xml_cpu" "$parse_cpu" "$baseline_cpu" "$rows" <<'PY'
+import sys
+xml, parse, baseline, rows = map(float, sys.argv[1:])
+store = xml - parse
+print(f"  store write path (import CPU - parse CPU = {store:.2f} s, {rows / store:,.0f} rows/s; target >= 50%)")
+print(f"    = {100 * baseline / store:.0f}% of the raw C rate by CPU time")
+PY
+
+echo "==> 5. peak RSS at a quarter of the size (flat in the file size?)"
+measure parse_quarter "$work/ParseBench" "$work/quarter.xml"
+measure xml_quarter "$health" --store "$work/quarter.sqlite" import "$work/quarter.xml"
+echo "    parse: $((parse_quarter_rss / 1024)) MiB at 1/4 size, $((parse_rss / 1024)) MiB at full size"
+echo "    import: $((xml_quarter_rss / 1024)) MiB at 1/4 size, $((xml_rss / 1024)) MiB at full size"
+ls -l "$work"/*.sqlite | awk '{print "    " $5 " bytes  " $9}'
+
+echo "==> machine (load average: $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "    $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GB RAM"
+echo "    $(uname -sr), $(swift --version 2>&1 | head -1), SQLite $(sqlite3 --version | cut -d' ' -f1), expat $(dpkg-query -W -f '${Version}' libexpat1 2>/dev/null)"

@@ -1,0 +1,49 @@
+/// What the firmware needs from the chip it runs on: the small board interface. The firmware core
+/// (``BoardFirmware``) is generic over it — no existentials, so it compiles with Embedded Swift —
+/// and two boards implement it: QEMU's `mps2-an386` (firmware-sim/board/, a Cortex-M4) and the
+/// scripted board of the host tests (FirmwareBoardTests).
+///
+/// Logging is not a board call: the core frames its `StaticString` log lines onto the debug
+/// channel itself (``BoardFirmware/log(_:)``).
+public protocol Board {
+    /// Band time since reset in milliseconds, monotonic (SysTick on the MCU; it may run faster
+    /// than real time, as `bandsim --speed` does).
+    mutating func uptimeMilliseconds() -> UInt64
+
+    /// CPU cycles since reset (SysTick's count on the MCU): what the on-chip benchmark measures with.
+    mutating func cycleCount() -> UInt64
+
+    /// Sends bytes to the host (UART transmit; blocks until they are in the transmit register).
+    mutating func transmit(_ bytes: UnsafeRawBufferPointer)
+
+    /// The next byte the host sent, or nil when none is waiting (UART receive, non-blocking).
+    mutating func receiveByte() -> UInt8?
+
+    /// Sleeps until something may have happened (WFI on the MCU: the SysTick or UART interrupt).
+    mutating func waitForEvent()
+
+    /// Heap allocations since reset (the allocator hook on the MCU). The firmware reports it so a
+    /// test can assert that nothing allocates after start-up.
+    mutating func heapAllocationCount() -> UInt32
+
+    /// Deepest stack use since reset in bytes (stack painting on the MCU), 0 where unknown.
+    mutating func stackHighWaterBytes() -> UInt32
+
+    /// Provokes a hard fault (the fault handler's test). Never returns on the MCU.
+    mutating func provokeFault()
+
+    // Flash, with a real chip's semantics: pages of ``flashPageSize`` bytes, an erase sets a whole
+    // page to 0xFF, programming can only clear bits (the result is old AND new). On the MCU the
+    // pages live in a host file through semihosting, so they survive a reset and a QEMU restart.
+
+    /// Bytes per page.
+    var flashPageSize: Int { get }
+    /// Pages the firmware may use.
+    var flashPageCount: Int { get }
+    /// Copies `output.count` bytes from `page` at `offset`.
+    mutating func flashRead(page: Int, offset: Int, into output: UnsafeMutableRawBufferPointer)
+    /// Sets every byte of `page` to 0xFF.
+    mutating func flashErase(page: Int)
+    /// Programs `bytes` into `page` at `offset` (old AND new).
+    mutating func flashProgram(page: Int, offset: Int, _ bytes: UnsafeRawBufferPointer)
+}

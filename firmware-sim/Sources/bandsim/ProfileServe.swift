@@ -1,0 +1,114 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import BandFirmware
+import BandLink
+import BandPeers
+import BandWire
+import CommandKit
+
+/// `bandsim serve --profile infinitime|hr-strap`: a third-party peer instead of the BandKit band
+/// (BandPeers: ``InfiniTimePeer``, ``HeartRateStrapPeer``), on the same links.
+struct ProfileServe {
+    enum Profile: String {
+        case infinitime
+        case heartRateStrap = "hr-strap"
+    }
+
+    /// Options of `serve` that only the BandKit band has.
+    static let bandOnlyOptions = ["scenario", "record", "confirm", "state", "history-days", "history-capacity", "fault",
+                                  "drop-rate", "corrupt-rate", "clock-drift", "deterministic-secrets"]
+
+    var profile: Profile
+    var startMs: PeerMilliseconds
+    var utcOffsetSeconds: Int
+    var seed: UInt64
+    var speed: Double
+    var battery: UInt8?
+    var rebootsAfter: [PeerMilliseconds]
+    var socketPath: String
+    var hciAdapter: String?
+    var truthPath: String?
+    var exitAfterConnections: Int?
+    var exitAfterDuration: Duration?
+
+    func run() throws -> ExitCode {
+        var truth: BufferedOutput?
+        if let truthPath {
+            let fd = open(truthPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw RuntimeFailure("bandsim serve: --truth \(truthPath): \(String(cString: strerror(errno)))") }
+            truth = BufferedOutput(fileDescriptor: fd, capacity: 1 << 16)
+        }
+        defer {
+            if let truth {
+                try? truth.flush()
+                close(truth.fileDescriptor)
+            }
+        }
+        let writeTruth: (String) -> Void = { line in
+            guard let truth, let truthPath else { return }
+            truth.append(line)
+            do throws(OutputError) {
+                try truth.endLine()
+                try truth.flush()
+            } catch {
+                CommandRunner.printError("bandsim serve: --truth \(truthPath): \(error)")
+            }
+        }
+        switch profile {
+        case .infinitime:
+            var configuration = InfiniTimePeer.Configuration(start: startMs, utcOffsetSeconds: utcOffsetSeconds)
+            configuration.seed = seed
+            configuration.rebootsAfter = rebootsAfter
+            if let battery { configuration.battery = battery }
+            let watch = InfiniTimePeer(configuration)
+            watch.onMinute = { writeTruth($0.json) }
+            return try serve(watch, name: InfiniTimePeer.deviceName, advertising: [])
+        case .heartRateStrap:
+            var configuration = HeartRateStrapPeer.Configuration(start: startMs, utcOffsetSeconds: utcOffsetSeconds)
+            configuration.seed = seed
+            configuration.rebootsAfter = rebootsAfter
+            if let battery { configuration.battery = battery }
+            let strap = HeartRateStrapPeer(configuration)
+            strap.onMinute = { writeTruth($0.json) }
+            return try serve(strap, name: "HRM-2 Strap", advertising: [BluetoothUUID(0x180D)])
+        }
+    }
+
+    private func serve<Device: PeerDevice>(_ device: Device, name: String, advertising services: [BluetoothUUID]) throws -> ExitCode {
+        let log: (String) -> Void = { [unowned device] message in
+            CommandRunner.printError("[\(PeerTimeText.iso8601(device.trueTime))] \(message)")
+        }
+        let listener: any PeerListener
+        do throws(LinkError) {
+            if let hciAdapter {
+                listener = try HCIBandListener(adapter: hciAdapter, name: name, serviceUUIDs: services, log: log)
+            } else {
+                try SocketPath.prepareDirectory(directoryOf(socketPath))
+                listener = try SocketPeerListener(path: socketPath)
+            }
+        } catch {
+            throw RuntimeFailure("bandsim serve: cannot listen on \(hciAdapter ?? socketPath): \(error)")
+        }
+        defer { listener.close() }
+        let stop = try? StopSignals()
+        defer { stop?.restore() }
+        CommandRunner.printError("bandsim: \(profile.rawValue) profile: \(device.banner); listening on \(hciAdapter ?? socketPath); speed ×\(speed)")
+        var options = PeerRunner<Device>.Options()
+        options.speed = speed
+        options.exitAfterConnections = exitAfterConnections
+        options.exitAfterDuration = exitAfterDuration
+        options.log = log
+        let runner = PeerRunner(device: device, listener: listener, options: options)
+        let ending = try runner.run(stop: stop)
+        CommandRunner.printError("bandsim: \(ending)")
+        return .success
+    }
+
+    private func directoryOf(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+}
+
+extension HCIBandListener: PeerListener {}
