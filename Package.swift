@@ -101,7 +101,8 @@ let package = Package(
         // The simulated band firmware.
         .target(
             name: "BandFirmware",
-            dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandProtocol", "BandCrypto", "BandLink", "BandTrace"],
+            dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandProtocol", "BandCrypto", "BandLink", "BandTrace",
+                           "FirmwareBoard"],
             path: "firmware-sim/Sources/BandFirmware",
             swiftSettings: strict),
 

@@ -1,5 +1,6 @@
 import BandProtocol
 import BandWire
+import FirmwareBoard
 
 /// The minute-record ring in the band's flash: `capacity` fixed 16-byte slots addressed by
 /// record sequence number (`seq % capacity`).
@@ -10,38 +11,36 @@ import BandWire
 /// counting); ``erase(before:)`` drops acknowledged records. Storage is one buffer allocated at
 /// boot; appending and reading never allocate.
 public struct MinuteRing {
-    public let capacity: Int
-    public private(set) var oldest: UInt32 = 0
-    public private(set) var next: UInt32 = 0
+    /// Which records are stored and where: FirmwareBoard's ``MinuteRingIndex``, the bookkeeping
+    /// the firmware core shares; this type adds the slots.
+    public private(set) var index: MinuteRingIndex
+    public var capacity: Int { index.capacity }
+    public var oldest: UInt32 { index.oldest }
+    public var next: UInt32 { index.next }
     /// Records overwritten before anyone acknowledged them, since this process started.
-    public private(set) var overwrittenUnacknowledged: UInt64 = 0
+    public var overwrittenUnacknowledged: UInt64 { index.overwrittenUnacknowledged }
     /// Everything before this was acknowledged by a reader.
-    public private(set) var acknowledgedThrough: UInt32 = 0
+    public var acknowledgedThrough: UInt32 { index.acknowledgedThrough }
     private var slots: [UInt8]
 
     public init(capacity: Int) {
         precondition(capacity > 0, "the ring needs at least one slot")
-        self.capacity = capacity
+        index = MinuteRingIndex(capacity: capacity)
         slots = [UInt8](repeating: 0xFF, count: capacity * MinuteRecord.size)
     }
 
-    public var count: Int { Int(next &- oldest) }
-    public var isEmpty: Bool { next == oldest }
+    public var count: Int { index.count }
+    public var isEmpty: Bool { index.isEmpty }
 
     /// Stores `record` as sequence number `next` and returns that number.
     @discardableResult
     public mutating func append(_ record: MinuteRecord) -> UInt32 {
-        if count == capacity {
-            if oldest >= acknowledgedThrough { overwrittenUnacknowledged += 1 }
-            oldest &+= 1
-        }
-        let sequence = next
+        let sequence = index.append()
         let base = slot(of: sequence)
         slots.withUnsafeMutableBytes { raw in
             var writer = ByteWriter(UnsafeMutableRawBufferPointer(rebasing: raw[base..<base + MinuteRecord.size]))
             record.encode(into: &writer)
         }
-        next &+= 1
         return sequence
     }
 
@@ -61,34 +60,27 @@ public struct MinuteRing {
         }
     }
 
-    public func contains(_ sequence: UInt32) -> Bool { sequence >= oldest && sequence < next }
+    public func contains(_ sequence: UInt32) -> Bool { index.contains(sequence) }
 
     /// Drops every record before `sequence` (acknowledged by a reader).
     public mutating func erase(before sequence: UInt32) {
         precondition(sequence <= next, "cannot erase records that do not exist yet")
-        acknowledgedThrough = max(acknowledgedThrough, sequence)
-        if sequence > oldest { oldest = sequence }
+        index.erase(before: sequence)
     }
 
     /// Restores a ring from flash contents (``FlashImage``).
     init(capacity: Int, oldest: UInt32, next: UInt32, acknowledgedThrough: UInt32, records: UnsafeRawBufferPointer) {
         self.init(capacity: capacity)
-        let stored = Int(next &- oldest)
-        let kept = min(stored, capacity)
-        self.oldest = next &- UInt32(kept)
-        self.next = self.oldest
-        self.acknowledgedThrough = acknowledgedThrough
-        let skip = (stored - kept) * MinuteRecord.size
-        for i in 0..<kept {
+        index = MinuteRingIndex(capacity: capacity, oldest: oldest, next: next, acknowledgedThrough: acknowledgedThrough)
+        let skip = (Int(next &- oldest) - index.count) * MinuteRecord.size
+        for i in 0..<index.count {
             let base = skip + i * MinuteRecord.size
-            let sequence = self.next
-            let slotBase = slot(of: sequence)
+            let slotBase = slot(of: index.oldest &+ UInt32(i))
             slots.withUnsafeMutableBytes { raw in
                 raw.baseAddress!.advanced(by: slotBase).copyMemory(from: records.baseAddress!.advanced(by: base), byteCount: MinuteRecord.size)
             }
-            self.next &+= 1
         }
     }
 
-    private func slot(of sequence: UInt32) -> Int { Int(sequence % UInt32(capacity)) * MinuteRecord.size }
+    private func slot(of sequence: UInt32) -> Int { index.slot(of: sequence) * MinuteRecord.size }
 }
