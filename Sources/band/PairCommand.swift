@@ -49,8 +49,12 @@ struct PairCommand: Command {
             return .failure
         }
         if options.json {
-            writeLine(JSONValue.object([("event", "paired_band"), ("address", .string(band.address)),
-                                    ("keystore", .string(options.keystore.path))]).text)
+            var fields: [(String, JSONValue)] = [("event", "paired_band"), ("address", .string(band.address)),
+                                                 ("keystore", .string(options.keystore.path))]
+            if band.isBondOnly { fields += [("kind", .string(band.kind.rawValue)), ("bond_only", .bool(true))] }
+            writeLine(JSONValue.object(fields).text)
+        } else if band.isBondOnly {
+            writeLine("paired \(band.address) (\(band.kind)): bond only, no BandKit key; entry stored in \(options.keystore.path)")
         } else {
             writeLine("paired \(band.address); key stored in \(options.keystore.path)")
         }

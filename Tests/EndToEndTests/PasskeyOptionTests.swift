@@ -23,3 +23,29 @@ struct PasskeyOptionTests {
         #expect(pair.stdout.contains("paired"))
     }
 }
+
+/// `band pair` against a device that is not a BandKit band: a bond-only keystore entry, reused
+/// by the next stream (issue 13 "What to build" 3).
+@Suite(.serialized, .enabled(if: Commands.available, "needs bandsim, band and health built (swift build)"))
+struct BondOnlyPairingTests {
+    @Test func anInfiniTimeWatchPairsBondOnlyAndTheNextStreamUsesTheEntry() throws {
+        let world = try DemoWorld()
+        try world.startPeer("infinitime", ["--seed", "5"])
+        let pair = try world.band(["pair", world.address, "--json"])
+        #expect(pair.status == 0, "\(pair.stderr)")
+        let line = try #require(pair.stdout.split(separator: "\n").last.map(String.init))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(object["event"] as? String == "paired_band")
+        #expect(object["kind"] as? String == "infinitime")
+        #expect(object["bond_only"] as? Bool == true)
+        #expect(!pair.stdout.contains("\"event\":\"paired\""), "no BandKit key exchange ran")
+        let devices = try world.band(["devices", "--json"])
+        #expect(devices.status == 0, "\(devices.stderr)")
+        #expect(devices.stdout.contains(world.address))
+        let stream = try world.band(["stream", world.address, "--for", "3s", "--json", "--store", world.store])
+        #expect(stream.status == 0, "\(stream.stderr)")
+        #expect(!stream.stdout.contains("\"event\":\"authenticated\""))
+        #expect(stream.stdout.contains("\"kind\":\"hr\""))
+        world.stopBand()
+    }
+}
