@@ -69,6 +69,12 @@ extension HealthStore {
         return ranks
     }
 
+    /// The longest span recomputed at once (a week): its samples are held in memory together, so a
+    /// bulk import of years costs the memory of a week of samples per type, not of the whole import
+    /// (docs/performance.md, "Apple Health import"). Each span also re-reads the type's longest
+    /// sample duration before it — at most a week (PlausibleRange) — so reading is at most doubled.
+    static let longestRecomputedSpan: Int64 = 168 * hourMicroseconds
+
     /// Recomputes the rows of the hours in `spans` (each `[start, end)`, hour-aligned, sorted).
     func recomputeMergedHours(typeID: Int64, spans: [(Int64, Int64)], _ connection: Connection) throws(HealthStoreError) {
         guard !spans.isEmpty else { return }
@@ -112,13 +118,13 @@ extension HealthStore {
         let clear = try connection.cached("DELETE FROM merged_hour WHERE type_id = ?").get()
         clear.bind(1, typeID)
         try clear.run().get()
-        // One span per year keeps the sample array of a long history bounded.
-        let year = 8760 * Self.hourMicroseconds
+        // Spans of a week keep the sample array bounded: memory does not grow with the history.
+        let span = Self.longestRecomputedSpan
         var spans: [(Int64, Int64)] = []
         var start = first
         while start < last {
-            spans.append((start, min(last, start + year)))
-            start += year
+            spans.append((start, min(last, start + span)))
+            start += span
         }
         try recomputeMergedHours(typeID: typeID, spans: spans, connection)
     }

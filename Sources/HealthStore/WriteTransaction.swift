@@ -59,7 +59,7 @@ public final class WriteTransaction {
         for (typeID, hours) in dirtyHours where !typesToRebuild.contains(typeID) {
             var spans: [(Int64, Int64)] = []
             for hour in hours.sorted() {
-                if let last = spans.last, last.1 == hour {
+                if let last = spans.last, last.1 == hour, hour - last.0 < HealthStore.longestRecomputedSpan {
                     spans[spans.count - 1].1 = hour + HealthStore.hourMicroseconds
                 } else {
                     spans.append((hour, hour + HealthStore.hourMicroseconds))

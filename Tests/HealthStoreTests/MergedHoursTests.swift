@@ -54,6 +54,31 @@ import Testing
         try expectHoursMatchSamples(temp.store, bucket: bucket, zone: zone)
     }
 
+    /// One transaction over three weeks: merged hours are recomputed a week at a time (memory stays
+    /// that of a week of samples), and samples crossing the week borders must still count once.
+    @Test(arguments: [true, false])
+    func aLongImportRecomputedAWeekAtATimeAgreesWithTheSweep(withDevices: Bool) throws {
+        let temp = try TemporaryStore()
+        var random = Generator(state: 11)
+        let origin = at("2026-03-01T00:00:00Z")
+        try temp.store.write(as: .owner) { tx in
+            for index in 0..<1500 {
+                let start = origin.addingTimeInterval(Double(Int.random(in: 0..<(21 * 86_400), using: &random)))
+                let length = [0.0, 60, 3600, 20_000, 86_400][Int.random(in: 0..<5, using: &random)]
+                let source = [band, watch, phoneA][index % 3]
+                try tx.save(QuantitySample(type: .stepCount, quantity: Quantity(Double(Int.random(in: 0..<500, using: &random)), .count),
+                                           start: start, end: start.addingTimeInterval(length),
+                                           device: withDevices && source == band ? DeviceInfo(name: "Band") : nil),
+                            attributedTo: source)
+            }
+        }
+        for (bucket, zone) in [(BucketInterval.day, "Europe/Berlin"), (.hour, "UTC"), (.week, "America/New_York")] {
+            try expectHoursMatchSamples(temp.store, bucket: bucket, zone: zone,
+                                        range: at("2026-02-27T00:00:00Z")..<at("2026-03-24T00:00:00Z"))
+        }
+        #expect(HealthStore.longestRecomputedSpan == 168 * HealthStore.hourMicroseconds)
+    }
+
     @Test func rowsFollowReplacementsDeletionsAndPriorityChanges() throws {
         let temp = try randomStore(seed: 11)
         let victims = try temp.store.samples(HealthQuery(type: .stepCount, limit: 30), as: .owner)
