@@ -33,8 +33,7 @@ final class PasskeyEntry {
 
     /// Six decimal digits, as the device shows them (leading zeros allowed).
     static func parse(_ text: String, what: String) throws(UsageError) -> UInt32 {
-        let words = text.split(whereSeparator: \.isWhitespace)
-        guard words.count == 1, let digits = words.first, digits.count == 6, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let value = UInt32(digits) else {
+        guard let value = PasskeyPrompt.parse(text) else {
             throw UsageError("band pair: \(what) must be the six digits the device shows (got \(TerminalText.escaped(String(text.prefix(40)))))")
         }
         return value
@@ -45,13 +44,7 @@ final class PasskeyEntry {
     func passkey(for peer: String) -> UInt32? {
         if let given { return given }
         guard canAsk else { return nil }
-        for _ in 0..<3 {
-            prompt("band: \(peer) shows a passkey on its screen; type its six digits and press Enter:")
-            guard let line = readLine() else { return nil }
-            if let value = try? Self.parse(line, what: "the passkey") { return value }
-            prompt("band: that is not six digits")
-        }
-        return nil
+        return PasskeyPrompt(readLine: readLine, prompt: { self.prompt("band: " + $0) }).ask(for: peer)
     }
 
     /// What `band pair` says when the link failed after the agent's `failure`: exit 64 when a
