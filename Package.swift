@@ -120,7 +120,7 @@ let package = Package(
             name: "bandsim",
             dependencies: ["CommandKit", "BandWire", "BandATT", "BandGATT", "BandProtocol", "BandTrace",
                            "BandLink", "BandBlueZ", "BandFirmware", "BandPeers", "BandReader", "BandReplay", "HealthStore",
-                           "FirmwareBridge", "UARTFraming"],
+                           "FirmwareBridge", "UARTFraming", "SystemRandom"],
             path: "firmware-sim/Sources/bandsim",
             swiftSettings: strict),
         .executableTarget(

@@ -18,6 +18,13 @@ public enum SocketPath {
         return "/tmp/bandkit-\(getuid())"
     }
 
+    /// The directory a socket at `socketPath` lives in (`.` for a bare name): what
+    /// ``prepareDirectory(_:system:)`` makes before a listener binds there.
+    public static func directory(of socketPath: String) -> String {
+        let directory = FilePaths.directory(of: socketPath)
+        return directory.isEmpty ? "." : directory
+    }
+
     /// Creates `directory` (mode 0700) if missing. An existing directory is kept as it is;
     /// anything else at that path is an error (`ENOTDIR`).
     public static func prepareDirectory(_ directory: String, system: SystemCalls = .live) throws(LinkError) {

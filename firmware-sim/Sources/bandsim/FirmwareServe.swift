@@ -5,6 +5,7 @@ import BandFirmware
 import BandLink
 import CommandKit
 import FirmwareBridge
+import SystemRandom
 import UARTFraming
 
 /// `bandsim serve --firmware IMAGE.elf`: boots the band's firmware image in qemu-system-arm
@@ -43,8 +44,9 @@ struct FirmwareServe {
             booted = bridge.counters.boots > 0
             try perform(actions, emulator: emulator, reader: nil)
         }
-        var seed = [UInt8](repeating: 0, count: 48)
-        try fillRandom(&seed)
+        // The firmware's DRBG seed (32 bytes entropy ‖ 16 bytes nonce) from the one random source.
+        let seed: [UInt8]
+        do { seed = try KernelRandom.bytes(count: 48) } catch { throw RuntimeFailure("bandsim serve: firmware seed: \(error)") }
         try emulator.writeUART(FirmwareBridge.frame(.link, [0x01] + seed))
         if speed != 1 { try emulator.writeUART(FirmwareBridge.frame(.link, [0x09, UInt8(speed & 0xFF), UInt8(speed >> 8)])) }
 
@@ -53,7 +55,7 @@ struct FirmwareServe {
             if let hciAdapter {
                 listener = try HCIBandListener(adapter: hciAdapter, name: "BandKit M4", log: { CommandRunner.printError($0) })
             } else {
-                try SocketPath.prepareDirectory(directoryOf(socketPath))
+                try SocketPath.prepareDirectory(SocketPath.directory(of: socketPath))
                 listener = try SeqPacketListener(path: socketPath)
             }
         } catch {
@@ -150,22 +152,4 @@ struct FirmwareServe {
         }
     }
 
-    /// The firmware's DRBG seed (32 bytes entropy ‖ 16 bytes nonce) from the kernel's CSPRNG.
-    private func fillRandom(_ bytes: inout [UInt8]) throws {
-        let fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw RuntimeFailure("bandsim serve: /dev/urandom: \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        var filled = 0
-        while filled < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw RuntimeFailure("bandsim serve: /dev/urandom: short read") }
-            filled += n
-        }
-    }
-
-    private func directoryOf(_ path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
-    }
 }

@@ -84,7 +84,7 @@ struct ProfileServe {
             if let hciAdapter {
                 listener = try HCIBandListener(adapter: hciAdapter, name: name, serviceUUIDs: services, log: log)
             } else {
-                try SocketPath.prepareDirectory(directoryOf(socketPath))
+                try SocketPath.prepareDirectory(SocketPath.directory(of: socketPath))
                 listener = try SocketPeerListener(path: socketPath)
             }
         } catch {
@@ -103,11 +103,6 @@ struct ProfileServe {
         let ending = try runner.run(stop: stop)
         CommandRunner.printError("bandsim: \(ending)")
         return .success
-    }
-
-    private func directoryOf(_ path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 }
 

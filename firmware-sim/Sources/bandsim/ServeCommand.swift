@@ -284,7 +284,7 @@ struct ServeCommand: Command {
             if let hciAdapter {
                 listener = try HCIBandListener(adapter: hciAdapter, name: configuration.deviceName, log: band.log)
             } else {
-                try SocketPath.prepareDirectory(directoryOf(socketPath))
+                try SocketPath.prepareDirectory(SocketPath.directory(of: socketPath))
                 listener = try SeqPacketListener(path: socketPath)
             }
         } catch {
@@ -325,11 +325,6 @@ struct ServeCommand: Command {
         } catch {
             throw DataError("bandsim serve: \(scenarioSource): \(error)")
         }
-    }
-
-    private func directoryOf(_ path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 }
 
