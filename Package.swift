@@ -168,7 +168,7 @@ let package = Package(
         .testTarget(name: "FirmwareBoardTests", dependencies: ["FirmwareBoard", "FirmwareCrypto", "UARTFraming"],
                     path: "firmware-sim/Tests/FirmwareBoardTests"),
         // CSQLite: the power-loss VFS (Support/PowerLossVFS.swift) the durability test runs the store on.
-        .testTarget(name: "BandReaderTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTClient", "BandProtocol", "BandReader", "BandFirmware", "BandLink", "HealthStore", "HealthModel", "HealthAnalysis", "BandTestSupport", "CSQLite"]),
+        .testTarget(name: "BandReaderTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTClient", "BandProtocol", "BandReader", "BandFirmware", "BandPeers", "BandLink", "HealthStore", "HealthModel", "HealthAnalysis", "BandTestSupport", "CSQLite"]),
         .testTarget(name: "BandReplayTests", dependencies: ["BandReplay", "BandGATTServer", "BandTrace", "BandLink", "BandATT", "HealthStore", "BandTestSupport",
                                                          "BandWire", "BandGATT", "BandProtocol", "BandReader", "BandFirmware", "HealthModel"]),
         .testTarget(name: "CommandKitTests", dependencies: ["CommandKit"]),

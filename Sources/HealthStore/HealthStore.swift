@@ -24,7 +24,8 @@ public final class HealthStore: @unchecked Sendable {
     /// Recursive so that a query made inside a `write` closure (same thread) runs inside that
     /// transaction and sees its uncommitted samples, instead of deadlocking.
     private let lock = RecursiveLock()
-    /// Sample type identifiers ↔ rows of `sample_type`; fixed once the store is open.
+    /// Sample type identifiers ↔ rows of `sample_type`; fixed once the store is open. A read-only
+    /// store lacking a type's row maps it to a negative id (``registerTypes``).
     let typeIDs: [SampleType: Int64]
     let typesByID: [Int64: SampleType]
     /// Known rows of `app` and `device`; entries made by a rolled-back transaction are removed.
@@ -199,8 +200,16 @@ public final class HealthStore: @unchecked Sendable {
         try load()
         if ids.count == SampleType.all.count { return }
         if readOnly {
-            let missing = SampleType.all.filter { ids[$0] == nil }.map(\.identifier).joined(separator: ", ")
-            throw .file(path: "", reason: "lacks the sample types \(missing)")
+            // A store an older BandKit wrote lacks the rows of types added since (sleep-analysis);
+            // it holds no samples of them. A reader may not add the rows, so each such type gets
+            // an id no row can have (rows count up from 1): every read of it finds nothing, as it
+            // would once a writer registered the type.
+            var unregistered: Int64 = 0
+            for type in SampleType.all where ids[type] == nil {
+                unregistered -= 1
+                ids[type] = unregistered
+            }
+            return
         }
         try connection.engine.beginWrite(durability: .ordinary).get()
         do {

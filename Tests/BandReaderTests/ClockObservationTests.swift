@@ -52,7 +52,8 @@ import Testing
         clock.timeWritten(at: written)
         let observation = try #require(clock.observation(fallback: Self.host))
         #expect(observation.bandTime == 1_796_032_801)
-        #expect(observation.hostTime == written)
+        // The band showed that second from its start, not from the half second it was written at.
+        #expect(observation.hostTime == Self.host.addingTimeInterval(1))
     }
 
     @Test func nothingReadMeansEverythingIsWrittenAndNothingObserved() throws {
@@ -70,5 +71,20 @@ import Testing
         var clock = ClockObservation(hasCurrentTime: false)
         clock.timeWritten(at: Self.host)
         #expect(clock.observation(fallback: Self.host) == nil)
+    }
+
+    /// Written at 08:00:00.75, the band shows 08:00:00 from 08:00:00.00 host time: a stamp an
+    /// instant later is 08:00:00.x, not 07:59:59.x (it was paired with the .75 instant, so
+    /// readings up to a second old were filed under the previous minute).
+    @Test func aWrittenClockIsObservedAtItsWholeSecond() throws {
+        var clock = ClockObservation(hasCurrentTime: true)
+        let written = Self.host.addingTimeInterval(0.75)
+        clock.timeWritten(at: written)
+        let observation = try #require(clock.observation(fallback: Self.host))
+        #expect(observation.bandTime == 1_796_032_800)
+        #expect(observation.hostTime == Self.host)
+        var estimator = BandClockEstimator()
+        estimator.observe(observation.bandTime, at: observation.hostTime)
+        #expect(try #require(estimator.estimate(at: written.addingTimeInterval(0.1))) >= 1_796_032_800.85 - 1e-6)
     }
 }

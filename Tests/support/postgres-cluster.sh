@@ -1,6 +1,8 @@
 # postgres-cluster.sh: a throwaway PostgreSQL cluster for tests. Source it, then call
 #   postgres_cluster_start          # sets BANDKIT_TEST_POSTGRES_URL; stops the cluster on EXIT
-#   postgres_cluster_restart        # stop and start again, same data (a server restart mid-sync)
+#   postgres_cluster_restart        # stop and start again, same data (a server restart mid-sync);
+#                                   # a test process runs it as: bash -c 'source …/postgres-cluster.sh; postgres_cluster_restart'
+#                                   # (start exports POSTGRES_CLUSTER_DIR, _BIN and _OWNER for it)
 #   postgres_cluster_stop           # (also run by the EXIT trap, whatever the exit status)
 #
 # The cluster lives in a fresh temporary directory: data directory, log, and a Unix socket
@@ -49,6 +51,8 @@ postgres_cluster_start() {
   postgres_cluster_as_owner "$bin/createdb" --host="$POSTGRES_CLUSTER_DIR" --port=5432 --username=postgres bandkit \
     || { echo "postgres-cluster: createdb failed" >&2; return 1; }
   export BANDKIT_TEST_POSTGRES_URL="postgresql:///bandkit?host=$POSTGRES_CLUSTER_DIR&port=5432&user=postgres"
+  # For tests that restart the server (postgres_cluster_restart in a shell of their own).
+  export POSTGRES_CLUSTER_DIR POSTGRES_CLUSTER_BIN POSTGRES_CLUSTER_OWNER
 }
 
 postgres_cluster_launch() {

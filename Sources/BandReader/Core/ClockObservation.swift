@@ -11,7 +11,8 @@ import FoundationEssentials
 /// | first clock read sent at host time t | t is the host time the band's reading is paired with |
 /// | Local Time Information read | the band's offset (zone + DST), for turning its local Current Time into UTC |
 /// | Current Time read | the band's UTC time = its local time − its offset (0 when the zone was not read) |
-/// | Current Time written at host time w | the band's clock is w: the observation is (w, w) |
+/// | Current Time written at host time w | the band's clock is w: the observation is (⌊w⌋, ⌊w⌋) |
+/// | (no write) | the band's reading, less its 1/256 s fraction, against the first read's host time |
 ///
 /// Without a Current Time characteristic there is nothing to observe (a plain strap: live
 /// readings get host time).
@@ -24,6 +25,8 @@ public struct ClockObservation: Sendable {
     public private(set) var bandZone: LocalTimeInformation?
     /// The band's clock in UTC seconds as read, if it was.
     public private(set) var bandUTC: Int64?
+    /// The 1/256 s fraction of the second the band read (0 from a band that does not fill it).
+    public private(set) var bandFraction256: UInt8 = 0
     /// The host time the reader wrote the band's clock at, if it did.
     public private(set) var written: Date?
 
@@ -43,6 +46,7 @@ public struct ClockObservation: Sendable {
     public mutating func timeRead(_ value: UnsafeRawBufferPointer) {
         if let time = try? CurrentTime(parsingAll: value), let local = time.secondsSince1970 {
             bandUTC = local - Int64(bandZone?.utcOffsetSeconds ?? 0)
+            bandFraction256 = time.fractions256
         }
     }
 
@@ -69,8 +73,17 @@ public struct ClockObservation: Sendable {
     /// reads started at (`fallback` when none was seen sent).
     public func observation(fallback: Date) -> (bandTime: UInt32, hostTime: Date)? {
         guard hasCurrentTime else { return nil }
-        if let written { return (UInt32(clamping: Int64(written.timeIntervalSince1970)), written) }
+        if let written {
+            // The band's clock was set to `written` (Current Time carries 1/256 s): it showed the
+            // whole second at that second's host instant. Pairing the whole second with the
+            // fractional instant put every stamp up to a second late, filing readings near a
+            // minute's start under the previous minute.
+            let second = written.timeIntervalSince1970.rounded(.down)
+            return (UInt32(clamping: Int64(second)), Date(timeIntervalSince1970: second))
+        }
         guard let bandUTC else { return nil }
-        return (UInt32(clamping: bandUTC), readStart ?? fallback)
+        // The band's whole second began `fraction` before the reads started.
+        let host = readStart ?? fallback
+        return (UInt32(clamping: bandUTC), host.addingTimeInterval(-Double(bandFraction256) / 256))
     }
 }

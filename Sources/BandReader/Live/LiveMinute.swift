@@ -17,13 +17,21 @@ public struct LiveMinute: Equatable, Sendable {
     /// readings under the same minute (after a reconnect, or a reader restart) has another part;
     /// a replay of the same recording has the same one.
     public var part: Int64 = 0
+    /// Steps from a device whose only step figure is a daily running total (InfiniTime's Motion
+    /// step count): a step count with no distance or energy, which such a device does not measure.
+    public var countedSteps: UInt32 = 0
+    /// The running total after the last reading filed here (``StepCountTracker``): stored with
+    /// the minute, so a restarted reader continues from what was committed.
+    public var stepCountEnd: StepCountState?
 
     public init(start: UInt32, utcOffsetSeconds: Int?) {
         self.start = start
         self.utcOffsetSeconds = utcOffsetSeconds
     }
 
-    public var isEmpty: Bool { activity.isZero && heartRate.count == 0 && rrIntervals.isEmpty && energyKilojoules == 0 }
+    public var isEmpty: Bool {
+        activity.isZero && heartRate.count == 0 && rrIntervals.isEmpty && energyKilojoules == 0 && countedSteps == 0
+    }
 }
 
 /// Average, minimum and maximum of heart-rate readings, kept as a running sum (no list).

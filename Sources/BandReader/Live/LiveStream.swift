@@ -16,7 +16,10 @@ public final class LiveStream {
         public var rsc: UInt16?
         public var battery: UInt16?
         public var liveActivity: UInt16?
-        public init(heartRate: UInt16? = nil, rsc: UInt16? = nil, battery: UInt16? = nil, liveActivity: UInt16? = nil) {
+        /// InfiniTime's Motion step count.
+        public var stepCount: UInt16?
+        public init(heartRate: UInt16? = nil, rsc: UInt16? = nil, battery: UInt16? = nil, liveActivity: UInt16? = nil, stepCount: UInt16? = nil) {
+            self.stepCount = stepCount
             self.heartRate = heartRate
             self.rsc = rsc
             self.battery = battery
@@ -27,7 +30,8 @@ public final class LiveStream {
         /// for the live session and replay.
         public init(profile: BandProfile) {
             self.init(heartRate: profile.heartRateMeasurement?.valueHandle, rsc: profile.rscMeasurement?.valueHandle,
-                      battery: profile.batteryLevel?.valueHandle, liveActivity: profile.activity?.liveActivity.valueHandle)
+                      battery: profile.batteryLevel?.valueHandle, liveActivity: profile.activity?.liveActivity.valueHandle,
+                      stepCount: profile.motionStepCount?.valueHandle)
         }
     }
 
@@ -46,6 +50,11 @@ public final class LiveStream {
     public private(set) var anomalies = 0
 
     private var closed: [LiveMinute] = []
+    /// Steps from a daily running total (InfiniTime): deltas and gaps, never negative, never
+    /// twice. Set (with the stored last total) before the first step-count reading.
+    public var stepTracker = StepCountTracker(stored: nil)
+    /// Steps taken while disconnected, not yet written (``takeStepGaps()``).
+    private var gaps: [StepGap] = []
     /// When the battery level last changed (band time), until ``takeBatteryUpdate()``.
     private var batteryUpdate: UInt32?
     private var plausibility = PhysiologicalPlausibility()
@@ -92,6 +101,7 @@ public final class LiveStream {
         case handles.heartRate: heartRate(value)
         case handles.rsc: rsc(value)
         case handles.battery: battery(value)
+        case handles.stepCount: stepCount(value)
         default: return false
         }
         return true
@@ -101,6 +111,12 @@ public final class LiveStream {
     public func takeClosedMinutes() -> [LiveMinute] {
         defer { closed.removeAll(keepingCapacity: true) }
         return closed
+    }
+
+    /// Steps taken while the reader was away, found since the last call.
+    public func takeStepGaps() -> [StepGap] {
+        defer { gaps.removeAll() }
+        return gaps
     }
 
     /// The battery level if it changed since the last call, with the band time it was reported.
@@ -206,6 +222,32 @@ public final class LiveStream {
         defer { energyExpended = value }
         guard handles.liveActivity == nil, let last = energyExpended else { return 0 }
         return value >= last ? Int(value - last) : Int(value)
+    }
+
+    /// InfiniTime's step count: u32 LE, steps today on the watch's local clock.
+    private func stepCount(_ value: UnsafeRawBufferPointer) {
+        guard value.count == 4 else {
+            anomaly("step count \(Hex.encode(value)) is \(value.count) bytes, not 4; not used")
+            return
+        }
+        let total = UInt32(value[0]) | UInt32(value[1]) << 8 | UInt32(value[2]) << 16 | UInt32(value[3]) << 24
+        let time = bandTime()
+        let offset = utcOffsetSeconds ?? hostOffset()
+        stepsToday = total
+        switch stepTracker.observe(total: total, at: time, utcOffsetSeconds: offset) {
+        case .baseline, .unchanged:
+            break
+        case .steps(let steps):
+            if let state = stepTracker.last,
+               let minute = aggregator.add(countedSteps: steps, total: state, at: time, utcOffsetSeconds: offset, receivedAt: receivedAt()) {
+                closed.append(minute)
+            }
+        case .gap(let steps, let from, let to, let reason):
+            if let state = stepTracker.last {
+                gaps.append(StepGap(steps: steps, from: from, to: to, reason: reason, utcOffsetSeconds: offset, total: state))
+            }
+        }
+        emit("steps", at: time)
     }
 
     private func rsc(_ value: UnsafeRawBufferPointer) {

@@ -23,6 +23,15 @@ public struct MinuteAggregator: Sendable {
         return closed
     }
 
+    /// Adds steps from a daily running total (``StepCountTracker``), and the total after them.
+    public mutating func add(countedSteps steps: UInt32, total: StepCountState, at time: UInt32, utcOffsetSeconds: Int?,
+                             receivedAt: Int64? = nil) -> LiveMinute? {
+        let closed = advance(to: time, utcOffsetSeconds: utcOffsetSeconds, receivedAt: receivedAt)
+        current!.countedSteps &+= steps
+        current!.stepCountEnd = total
+        return closed
+    }
+
     /// Adds one Heart Rate Measurement: its rate and any RR intervals it carried, and the growth
     /// of its Energy Expended. With `contact` false (the sensor said it has no skin contact) the
     /// rate is only counted as such and its intervals are left out.

@@ -81,8 +81,11 @@ public final class BandSession {
         func write(_ minutes: [LiveMinute]) throws(SessionError) {
             // The battery level is stored when it changes, with the minutes (issue 13 bug 3).
             let battery = live?.takeBatteryUpdate()
-            guard !minutes.isEmpty || battery != nil, let writer else { return }
-            do { try writer.writeLive(minutes, batteryPercent: battery?.percent, batteryTime: battery?.time) } catch { throw .store(StoreFailure(.writeLive, error)) }
+            let gaps = live?.takeStepGaps() ?? []
+            guard !minutes.isEmpty || battery != nil || !gaps.isEmpty, let writer else { return }
+            do {
+                try writer.writeLive(minutes, batteryPercent: battery?.percent, batteryTime: battery?.time, stepGaps: gaps)
+            } catch { throw .store(StoreFailure(.writeLive, error)) }
         }
         var pending = machine.linkUp(mtu: connection.client.mtu)[...]
         while let action = pending.popFirst() {
@@ -132,8 +135,17 @@ public final class BandSession {
                     next = machine.historySynced(try synchronizer.run(), reason: reason, at: clock.now)
                 }
             case .subscribeLive:
-                let stream = try subscribeLive(plan.subscriptions, battery: battery)
+                var storedSteps: StepCountState?
+                if plan.subscriptions.contains(.stepCount) {
+                    do { storedSteps = try writer?.storedStepCount() } catch { throw .store(StoreFailure(.readStepCount, error)) }
+                }
+                let stream = try subscribeLive(plan.subscriptions, battery: battery, storedSteps: storedSteps)
                 if let clockObservation { stream.observeBandClock(clockObservation.bandTime, at: clockObservation.hostTime) }
+                if plan.subscriptions.contains(.stepCount), let count = connection.profile.motionStepCount, count.properties.contains(.read) {
+                    // Read once: what grew while the reader was away is known at once, not at the wearer's next step.
+                    let bytes = try connection.read(count, during: .subscribe)
+                    bytes.withUnsafeBytes { _ = stream.handle(count.valueHandle, $0) }
+                }
                 live = stream
                 next = machine.subscribed(at: clock.now)
             case .waitForLink(let wake):
@@ -247,12 +259,17 @@ public final class BandSession {
     }
 
     /// Subscribes to the plan's live characteristics, once, and routes them to a ``LiveStream``.
-    private func subscribeLive(_ subscriptions: [SessionPlan.Subscription], battery: Int?) throws(SessionError) -> LiveStream {
+    ///
+    /// For a running step total, the total last committed is in place before the first
+    /// subscription, so the first reading is compared with it, not taken for a first sight.
+    private func subscribeLive(_ subscriptions: [SessionPlan.Subscription], battery: Int?,
+                               storedSteps: StepCountState?) throws(SessionError) -> LiveStream {
         let profile = connection.profile
         let handles = LiveStream.Handles(profile: profile)
         let live = LiveStream(handles: handles, now: now, hostOffset: { [timeZone, now] in timeZone.secondsFromGMT(for: now()) },
                               report: report)
         live.batteryPercent = battery
+        live.stepTracker = StepCountTracker(stored: storedSteps)
         connection.valueHandler = { handle, value in live.handle(handle, value) }
         for subscription in subscriptions {
             guard let characteristic = profile.characteristic(for: subscription) else { continue }

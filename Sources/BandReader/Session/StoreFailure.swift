@@ -19,6 +19,8 @@ public struct StoreFailure: Error, Equatable, Sendable, CustomStringConvertible 
         case writeLive
         /// Preparing the writer for a band (its device row).
         case prepareWriter
+        /// Reading the last running step total committed for a device (InfiniTime) before streaming.
+        case readStepCount
     }
 
     public var step: Step
@@ -46,7 +48,7 @@ public struct StoreFailure: Error, Equatable, Sendable, CustomStringConvertible 
         case .open(let location):
             // The location once: the store's own errors usually name it already.
             return detail.contains(location) ? "cannot open the store: \(detail)" : "cannot open the store \(location): \(detail)"
-        case .readCursor, .commitHistory, .writeLive, .prepareWriter:
+        case .readCursor, .commitHistory, .writeLive, .prepareWriter, .readStepCount:
             return detail
         }
     }

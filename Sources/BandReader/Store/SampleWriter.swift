@@ -43,6 +43,11 @@ public final class SampleWriter {
         /// left out of the average, minimum and maximum (present only when there were some).
         public static let heartRateReadingsWithoutContact = "bandkit.hr.nocontact"
         public static let origin = "bandkit.origin"
+        /// On a step sample spanning time the reader was not connected (origin `gap`): why the
+        /// running total grew without it (``StepCountTracker/GapReason``: away, reboot, midnight, first-sight).
+        public static let stepGap = "bandkit.steps.gap"
+        /// On a gap sample: the device's running total at its end.
+        public static let stepTotal = "bandkit.steps.total"
     }
 
     public let store: HealthStore
@@ -120,10 +125,18 @@ public final class SampleWriter {
     /// The read happens before the write transaction; this writer is the only writer of its
     /// band's samples (one reader per band), so nothing can change them in between.
     @discardableResult
-    public func writeLive(_ minutes: [LiveMinute], batteryPercent: Int? = nil, batteryTime: Date? = nil) throws -> StoreWrite {
+    public func writeLive(_ minutes: [LiveMinute], batteryPercent: Int? = nil, batteryTime: Date? = nil,
+                          stepGaps: [StepGap] = []) throws -> StoreWrite {
         var stored = try storedLiveSamples(covering: minutes)
         return try store.write(as: Self.app) { transaction in
             var outcome = StoreWrite()
+            for gap in stepGaps { outcome.count(try transaction.save(sample(for: gap))) }
+            // The running total these samples account for, in the same transaction: a restart
+            // continues from exactly what was committed (StepCountTracker).
+            let totals = minutes.compactMap(\.stepCountEnd) + stepGaps.map(\.total)
+            if let latest = totals.max(by: { $0.time < $1.time }) {
+                try transaction.setAppState(Self.stepCountKey(device: deviceIdentifier), latest.stored)
+            }
             for minute in minutes {
                 for merge in merged(minute, stored: stored) {
                     guard let sample = merge else { outcome.unchanged += 1; continue }
@@ -138,6 +151,25 @@ public final class SampleWriter {
             outcome.minutes = minutes.count
             return outcome
         }
+    }
+
+    // MARK: Step counts from a running total
+
+    /// App-state key of the last running step total accounted for (``StepCountState``), per device.
+    public static func stepCountKey(device: String) -> String { "steps|\(device)" }
+
+    /// The last running step total this device's samples account for.
+    public func storedStepCount() throws -> StepCountState? {
+        try store.appState(app: Self.app.id, key: Self.stepCountKey(device: deviceIdentifier)).flatMap(StepCountState.init(stored:))
+    }
+
+    /// One step sample over the span the reader was away, marked as such.
+    func sample(for gap: StepGap) -> QuantitySample {
+        QuantitySample(type: .stepCount, quantity: Quantity(Double(gap.steps), .count),
+                       start: Date(timeIntervalSince1970: TimeInterval(gap.from)), end: Date(timeIntervalSince1970: TimeInterval(gap.to)),
+                       timeZone: TimeZone(secondsFromGMT: gap.utcOffsetSeconds), device: device,
+                       syncIdentifier: "\(deviceIdentifier)|\(QuantityType.stepCount.identifier)|gap|\(gap.to)", syncVersion: Self.liveSyncVersion,
+                       metadata: [MetadataKey.origin: "gap", MetadataKey.stepGap: gap.reason.rawValue, MetadataKey.stepTotal: String(gap.total.total)])
     }
 
     // MARK: Battery
@@ -215,8 +247,11 @@ public final class SampleWriter {
     static func parts(of minute: LiveMinute) -> [(QuantityType, [Int], ([Int], [Int]) -> [Int])] {
         var out: [(QuantityType, [Int], ([Int], [Int]) -> [Int])] = []
         if !minute.activity.isZero {
-            out.append((.stepCount, [Int(minute.activity.steps)], LiveMinuteParts.sum))
+            out.append((.stepCount, [Int(minute.activity.steps) + Int(minute.countedSteps)], LiveMinuteParts.sum))
             out.append((.distanceWalkingRunning, [Int(minute.activity.distanceDecimetres)], LiveMinuteParts.sum))
+        } else if minute.countedSteps > 0 {
+            // A step count alone (InfiniTime): no distance or energy, which the device does not measure.
+            out.append((.stepCount, [Int(minute.countedSteps)], LiveMinuteParts.sum))
         }
         if !minute.activity.isZero || minute.energyKilojoules > 0 {
             out.append((.activeEnergyBurned, [Int(minute.activity.energyDecikilocalories), minute.energyKilojoules], LiveMinuteParts.sum))

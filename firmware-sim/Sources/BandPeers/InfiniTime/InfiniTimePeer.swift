@@ -221,6 +221,11 @@ public final class InfiniTimePeer: PeerDevice {
 
     // MARK: Link
 
+    /// Current Time reads the watch's clock at the instant of the read, with its 1/256 s fraction.
+    public func willAnswer(at time: PeerMilliseconds) {
+        refreshClockValues(at: time)
+    }
+
     public func wrote(_ write: PeerWrite) {
         guard case .value(let uuid, let bytes) = write else { return }
         switch uuid {
@@ -228,7 +233,7 @@ public final class InfiniTimePeer: PeerDevice {
             guard let written = try? CurrentTime(parsingAll: bytes), let local = written.secondsSince1970 else { return }
             // Taken as local time: UTC = local − the zone in force.
             let writtenUTC = (local - Int64(watchOffsetSeconds)) * 1000 + Int64(written.fractions256) * 1000 / 256
-            clockErrorMs = writtenUTC - trueTime
+            clockErrorMs = writtenUTC - (answeringAt ?? trueTime)
             watchDay = watchLocalDay()
         case GATTUUID.Characteristic.localTimeInformation:
             guard let information = try? LocalTimeInformation(parsingAll: bytes) else { return }
@@ -238,7 +243,7 @@ public final class InfiniTimePeer: PeerDevice {
         default:
             break
         }
-        refreshClockValues()
+        refreshClockValues(at: answeringAt ?? trueTime)
     }
 
     public func connected() {
@@ -249,9 +254,14 @@ public final class InfiniTimePeer: PeerDevice {
 
     public func disconnected() {}
 
-    private func refreshClockValues() {
-        let local = PeerTime.floorDivide(watchLocalTime, 1000)
-        let fraction = UInt8((watchLocalTime - local * 1000) * 256 / 1000)
+    /// The instant requests are being answered at (between readings), or nil.
+    private var answeringAt: PeerMilliseconds?
+
+    private func refreshClockValues(at time: PeerMilliseconds? = nil) {
+        answeringAt = time
+        let localTime = (time ?? trueTime) + clockErrorMs + PeerMilliseconds(watchOffsetSeconds) * 1000
+        let local = PeerTime.floorDivide(localTime, 1000)
+        let fraction = UInt8((localTime - local * 1000) * 256 / 1000)
         table.setValue(GATTUUID.Characteristic.currentTime, CurrentTime(secondsSince1970: local, fractions256: fraction).encodedBytes(capacity: 10))
         table.setValue(GATTUUID.Characteristic.localTimeInformation,
                        LocalTimeInformation(timeZone: timeZoneQuarterHours, dstOffset: .init(rawValue: dstCode)).encodedBytes(capacity: 2))

@@ -16,6 +16,9 @@ public protocol PeerDevice: AnyObject {
     /// Runs the model up to `time`; returns the notifications owed, oldest first, as
     /// (characteristic, value at that moment). The runner sends those the client enabled.
     func advance(to time: PeerMilliseconds) -> [PeerPush]
+    /// A request is about to be answered at `time` (≥ ``trueTime``, before the next reading):
+    /// values that follow the clock (Current Time) are brought to that instant.
+    func willAnswer(at time: PeerMilliseconds)
     /// An accepted write, after its response went out.
     func wrote(_ write: PeerWrite)
     func connected()

@@ -14,6 +14,9 @@ public final class PeerRunner<Device: PeerDevice> {
         public var exitAfterConnections: Int?
         public var exitAfterDuration: Duration?
         public var log: (String) -> Void = { _ in }
+        /// The host instant simulated time starts at (default: when ``run(stop:stopDescriptor:)``
+        /// starts), so a test's clocks can share the runner's exactly.
+        public var realStart: ContinuousClock.Instant?
         public init() {}
     }
 
@@ -59,7 +62,7 @@ public final class PeerRunner<Device: PeerDevice> {
     /// Runs until a signal, `stopDescriptor` turns readable, or an exit condition.
     public func run(stop: StopSignals?, stopDescriptor: Int32? = nil) throws(LinkError) -> Ending {
         let clock = ContinuousClock()
-        let realStart = clock.now
+        let realStart = options.realStart ?? clock.now
         let simulationStart = device.trueTime
         var poller = Poller()
         if let stop { poller.watch(stop.pollDescriptor) }
@@ -100,6 +103,7 @@ public final class PeerRunner<Device: PeerDevice> {
                 options.log("reader connected")
             }
             if let link = bearer, let descriptor, poller.isReady(descriptor) {
+                device.willAnswer(at: max(device.trueTime, min(trueTime(at: clock.now), device.nextDeadline - 1)))
                 answerWaiting(on: link)
             }
             var target = trueTime(at: clock.now)

@@ -174,6 +174,8 @@ public final class HeartRateStrapPeer: PeerDevice {
         minuteRR = 0
     }
 
+    public func willAnswer(at time: PeerMilliseconds) {}
+
     public func wrote(_ write: PeerWrite) {
         if case .value(GATTUUID.Characteristic.heartRateControlPoint, [0x01]) = write {
             energyExpended = 0
