@@ -17,17 +17,21 @@ extension HealthStore {
 
     /// Samples added or replaced and samples deleted after `anchor`, of the types given (all when
     /// nil), that `app` may see: everything of a type it may read, else only its own samples.
-    /// Apply ``ChangeSet/deleted`` before ``ChangeSet/samples``. With a `limit`, at most that many
-    /// samples come back and ``ChangeSet/newAnchor`` stops where they stop; call again until
-    /// ``ChangeSet/newAnchor`` stops moving.
+    /// Workouts (type ``SampleType/workout``) come in ``ChangeSet/workouts``, deleted ones in
+    /// ``ChangeSet/deleted``. Apply ``ChangeSet/deleted`` before ``ChangeSet/samples``. With a
+    /// `limit`, at most that many samples and workouts together come back and
+    /// ``ChangeSet/newAnchor`` stops where they stop; call again until ``ChangeSet/newAnchor``
+    /// stops moving.
     public func changes(since anchor: Anchor, types: Set<SampleType>? = nil, limit: Int? = nil,
                         as app: AppIdentity) throws -> ChangeSet {
         try read { connection in
             var end = try connection.scalar("SELECT anchor FROM change_counter WHERE id = 1").get() ?? 0
             let wanted = (types.map(Array.init) ?? SampleType.all).filter { $0 != .workout }
+            let wantsWorkouts = types == nil || types?.contains(.workout) == true
             // Types the app may read in full, and its own row (it always sees what it wrote).
             var readable: [Int64] = []
             var ownID: Int64 = -1
+            var readsAllWorkouts = app.isOwner
             if app.isOwner {
                 readable = wanted.map(typeID)
             } else {
@@ -35,6 +39,7 @@ extension HealthStore {
                 for type in wanted where try visibilityFilter(for: app, type: type, connection) == nil {
                     readable.append(typeID(type))
                 }
+                readsAllWorkouts = try visibilityFilter(for: app, type: .workout, connection) == nil
             }
             let wantedIDs = MetadataCoding.array(wanted.map { String(typeID($0)) })
             let readableIDs = MetadataCoding.array(readable.map(String.init))
@@ -53,14 +58,23 @@ extension HealthStore {
             select.bind(4, ownID)
             select.bind(5, readableIDs)
             select.bind(6, Int64(limit ?? Int.max))
-            var samples: [Sample] = []
-            var lastAnchor = anchor.rawValue
-            while try select.step().get() {
-                lastAnchor = select.int64(0)
-                if let sample = decodeSample(select) { samples.append(sample) }
+            // A row that does not decode still counts towards the limit (the feed moves past it).
+            var samples: [(anchor: Int64, sample: Sample?)] = []
+            while try select.step().get() { samples.append((select.int64(0), decodeSample(select))) }
+            var workouts = wantsWorkouts
+                ? try workoutsSaved(after: anchor.rawValue, through: end, limit: limit, as: app, connection) : []
+            if let limit, samples.count + workouts.count >= limit {
+                // The first `limit` changes of both kinds, in anchor order, are among the first
+                // `limit` of each; the feed stops at the last of them.
+                let anchors = (samples.map(\.anchor) + workouts.map(\.anchor)).sorted()
+                end = limit > 0 && !anchors.isEmpty ? anchors[min(limit, anchors.count) - 1] : anchor.rawValue
+                samples.removeAll { $0.anchor > end }
+                workouts.removeAll { $0.anchor > end }
             }
-            if let limit, samples.count >= limit { end = lastAnchor }
 
+            // Deleted samples, and deleted workouts when workouts are wanted.
+            let tombstoneTypes = wanted.map(typeID) + (wantsWorkouts ? [typeID(.workout)] : [])
+            let tombstoneReadable = readable + (wantsWorkouts && readsAllWorkouts ? [typeID(.workout)] : [])
             let tombstones = try connection.cached("""
                 SELECT s.uuid, s.type_id, s.anchor FROM tombstone s WHERE s.anchor > ?1 AND s.anchor <= ?2 AND \(visibility)
                 ORDER BY s.anchor
@@ -68,18 +82,16 @@ extension HealthStore {
             defer { tombstones.reset() }
             tombstones.bind(1, anchor.rawValue)
             tombstones.bind(2, end)
-            tombstones.bind(3, wantedIDs)
+            tombstones.bind(3, MetadataCoding.array(tombstoneTypes.map(String.init)))
             tombstones.bind(4, ownID)
-            tombstones.bind(5, readableIDs)
+            tombstones.bind(5, MetadataCoding.array(tombstoneReadable.map(String.init)))
             var deleted: [DeletedSample] = []
             while try tombstones.step().get() {
                 guard let id = tombstones.uuid(0), let type = typesByID[tombstones.int64(1)] else { continue }
                 deleted.append(DeletedSample(id: id, type: type, anchor: Anchor(rawValue: tombstones.int64(2))))
             }
-            let workouts = types == nil || types?.contains(.workout) == true
-                ? try workoutsSaved(after: anchor.rawValue, through: end, as: app, connection) : []
-            return ChangeSet(samples: samples, deleted: deleted, newAnchor: Anchor(rawValue: max(end, anchor.rawValue)),
-                             workouts: workouts)
+            return ChangeSet(samples: samples.compactMap(\.sample), deleted: deleted, newAnchor: Anchor(rawValue: max(end, anchor.rawValue)),
+                             workouts: workouts.map(\.workout))
         }
     }
 

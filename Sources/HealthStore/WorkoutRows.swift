@@ -29,23 +29,25 @@ extension HealthStore {
                        source: AppIdentity(id: row.text(6) ?? "", version: row.text(7) ?? ""))
     }
 
-    /// Workouts saved with an anchor in `(after, through]` that `app` may see, in anchor order:
-    /// the change feed's workouts (HealthKit's anchored query over `HKWorkoutType`).
-    func workoutsSaved(after: Int64, through: Int64, as app: AppIdentity,
-                       _ connection: Connection) throws(HealthStoreError) -> [Workout] {
+    /// Workouts saved with an anchor in `(after, through]` that `app` may see, in anchor order,
+    /// at most `limit`, each with its anchor: the change feed's workouts (HealthKit's anchored
+    /// query over `HKWorkoutType`).
+    func workoutsSaved(after: Int64, through: Int64, limit: Int?, as app: AppIdentity,
+                       _ connection: Connection) throws(HealthStoreError) -> [(anchor: Int64, workout: Workout)] {
         let visible = try visibilityFilter(for: app, type: .workout, connection)
         let statement = try connection.cached("""
             SELECT \(Self.workoutColumns)
             WHERE (CAST(?1 AS BIGINT) IS NULL OR w.app_id = ?1) AND w.anchor > ?2 AND w.anchor <= ?3
-            ORDER BY w.anchor
+            ORDER BY w.anchor LIMIT ?4
             """).get()
         defer { statement.reset() }
         statement.bind(1, visible)
         statement.bind(2, after)
         statement.bind(3, through)
-        var workouts: [Workout] = []
+        statement.bind(4, Int64(limit ?? Int.max))
+        var workouts: [(anchor: Int64, workout: Workout)] = []
         while try statement.step().get() {
-            if let workout = decodeWorkout(statement) { workouts.append(workout) }
+            if let workout = decodeWorkout(statement) { workouts.append((statement.int64(14), workout)) }
         }
         return workouts
     }

@@ -396,6 +396,29 @@ public final class WriteTransaction {
         return true
     }
 
+    /// Deletes a workout (HealthKit `delete(_:)` of an `HKWorkout`): same rules as samples — apps
+    /// delete only workouts they saved, the owner any. The change feed reports it as a deleted
+    /// object of type ``SampleType/workout``. Samples recorded during it stay (HealthKit keeps
+    /// them too). Returns false when there is no such workout (or it belongs to another app).
+    @discardableResult
+    public func delete(workoutID id: UUID) throws -> Bool {
+        try ensureOpen()
+        let select = try connection.cached("SELECT anchor, app_id FROM workout WHERE uuid = ?").get()
+        select.bind(1, id)
+        guard try select.step().get() else { select.reset(); return false }
+        let (rowAnchor, ownerID) = (select.int64(0), select.int64(1))
+        select.reset()
+        if !app.isOwner {
+            guard try store.existingAppID(app.id, connection) == ownerID else { return false }
+            try checkWritable(.workout)
+        }
+        let delete = try connection.cached("DELETE FROM workout WHERE anchor = ?").get()
+        delete.bind(1, rowAnchor)
+        try delete.run().get()
+        try insertTombstone(id: id, typeID: store.typeID(.workout), appID: ownerID)
+        return true
+    }
+
     /// Stores `value` under `key` for ``app`` (e.g. a sync cursor), committed with the samples.
     public func setAppState(_ key: String, _ value: String?) throws {
         try ensureOpen()

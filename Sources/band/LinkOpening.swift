@@ -18,6 +18,11 @@ struct LinkOpener {
     var recording: SessionRecording?
     /// Say what the pairing agent does (`band pair`): which requests it answered, which keys it kept.
     var explainPairing = false
+    /// `band pair`: where a passkey comes from when the device shows one; the agent's failure
+    /// is left here when the link could not be opened.
+    var passkey: PasskeyEntry?
+    /// Why SMP did not complete on the last Bluetooth connection, when the agent knows.
+    var pairingFailure: PairingFailureBox?
     var onRecordingError: (String) -> Void = { CommandRunner.printError("band: \($0)") }
 
     func open(_ address: BandAddress) throws -> any ATTBearer {
@@ -40,8 +45,19 @@ struct LinkOpener {
                 if explain { CommandRunner.printError("band: pairing agent: \(message)") }
             })
             _ = try agent.restoreKeys()
-            return try L2CAPATTLink.connect(to: peer, from: agent.adapterAddress, security: secure ? .medium : .low,
-                                            timeout: .seconds(20), agent: agent)
+            if let passkey {
+                // KeyboardOnly only when someone can type: scripts without --passkey keep the
+                // NoInputNoOutput declaration, and a BandKit band pairs Just Works either way.
+                if passkey.isAvailable { try agent.enablePasskeyEntry() }
+                agent.passkeyEntry = { peer in passkey.passkey(for: "\(peer)") }
+            }
+            do {
+                return try L2CAPATTLink.connect(to: peer, from: agent.adapterAddress, security: secure ? .medium : .low,
+                                                timeout: .seconds(passkey?.isAvailable == true ? 60 : 20), agent: agent)
+            } catch {
+                pairingFailure?.failure = agent.failure
+                throw error
+            }
         }
     }
 }
@@ -49,8 +65,16 @@ struct LinkOpener {
 extension ReaderOptions {
     /// Pairing always raises security; later connections do for bands that were paired (bonded),
     /// and not for a plain heart-rate strap, which may not support pairing at all.
-    func linkOpener(pairing: Bool, recording: SessionRecording? = nil) -> LinkOpener {
+    func linkOpener(pairing: Bool, recording: SessionRecording? = nil, passkey: PasskeyEntry? = nil,
+                    pairingFailure: PairingFailureBox? = nil) -> LinkOpener {
         let bonded = pairing || ((try? keystore.band(address.keystoreKey)) ?? nil) != nil
-        return LinkOpener(keystore: keystore, secure: bonded, recording: recording, explainPairing: pairing)
+        return LinkOpener(keystore: keystore, secure: bonded, recording: recording, explainPairing: pairing,
+                          passkey: passkey, pairingFailure: pairingFailure)
     }
+}
+
+/// Carries the pairing agent's failure out of ``LinkOpener/open(_:)`` (called deep inside the
+/// reader service) to the command that explains it.
+final class PairingFailureBox {
+    var failure: PairingFailure?
 }

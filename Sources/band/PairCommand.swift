@@ -11,33 +11,50 @@ struct PairCommand: Command {
 
             On Bluetooth, pairing first raises link security (BT_SECURITY medium), so the kernel runs
             SMP. When no bluetoothd agent is running, nobody else would answer the kernel's
-            confirmation request, so band answers it itself on the management socket (Just Works
-            only; passkey entry is refused) and says so on stderr; the long-term key the kernel hands
-            out is kept in smp-keys next to the keystore and loaded back on later runs.
+            confirmation request, so band answers it itself on the management socket and says so on
+            stderr; the long-term key the kernel hands out is kept in smp-keys next to the keystore
+            and loaded back on later runs.
+
+            A device that shows a passkey on its screen (a PineTime running InfiniTime) makes the
+            kernel ask for it: band asks on the terminal, or takes --passkey N in scripts. With
+            stdin not a terminal and no --passkey, such a device ends the run with exit 64. A
+            wrong passkey ends it with exit 1 and nothing stored. The simulator's socket link has
+            no SMP: --passkey there is only checked for form.
             """,
-        options: ReaderOptions.linkSpecs + [ReaderOptions.jsonSpec])
+        options: ReaderOptions.linkSpecs + [ReaderOptions.jsonSpec,
+                                            .option("passkey", value: "N", help: "The six digits the device shows, for scripts (default: ask on the terminal).")])
 
     var options: ReaderOptions
+    var passkey: PasskeyEntry
 
     init(arguments: ParsedArguments) throws(UsageError) {
         options = try ReaderOptions(arguments)
+        passkey = try PasskeyEntry(option: arguments.value("passkey"))
     }
 
     mutating func run() throws -> ExitCode {
         let printer = EventPrinter(json: options.json, showReadings: false)
         let signals = try installStopSignals()
         defer { signals.restore() }
+        let smpFailure = PairingFailureBox()
+        let opener = options.linkOpener(pairing: true, passkey: passkey, pairingFailure: smpFailure)
         let service = BandReaderService(address: options.address, keystore: options.keystore, storePath: "",
-                                        stop: StopRequest(signals: signals), openLink: options.linkOpener(pairing: true).open, report: printer.handle)
+                                        stop: StopRequest(signals: signals), openLink: opener.open, report: printer.handle)
         let band: PairedBand?
-        do { band = try service.pair() } catch { throw failure(error) }
+        do { band = try service.pair() } catch {
+            throw passkey.commandFailure(after: smpFailure.failure) ?? failure(error)
+        }
         guard let band else {
             printer.handle(.stopped)
             return .failure
         }
         if options.json {
-            writeLine(JSONValue.object([("event", "paired_band"), ("address", .string(band.address)),
-                                    ("keystore", .string(options.keystore.path))]).text)
+            var fields: [(String, JSONValue)] = [("event", "paired_band"), ("address", .string(band.address)),
+                                                 ("keystore", .string(options.keystore.path))]
+            if band.isBondOnly { fields += [("kind", .string(band.kind.rawValue)), ("bond_only", .bool(true))] }
+            writeLine(JSONValue.object(fields).text)
+        } else if band.isBondOnly {
+            writeLine("paired \(band.address) (\(band.kind)): bond only, no BandKit key; entry stored in \(options.keystore.path)")
         } else {
             writeLine("paired \(band.address); key stored in \(options.keystore.path)")
         }

@@ -11,7 +11,7 @@ struct ChangesCommand: Command {
         options: [
             .option("since", value: "ANCHOR", help: "Anchor from the previous call (0 for everything)."),
             .option("type", value: "T", repeats: true, help: "Only these types."),
-            .option("limit", value: "N", help: "At most N samples (page with the printed anchor)."),
+            .option("limit", value: "N", help: "At most N samples and workouts (page with the printed anchor)."),
             .option("wait", value: "SECONDS", help: "Block up to SECONDS for a change after the anchor."),
             .flag("json", help: "Print JSON."),
             .option("tz", value: "ZONE", help: "Zone to print times in (default: local)."),

@@ -60,18 +60,40 @@ struct NightReport {
     var sourcesByRank: [Int: String]
 
     init(store: HealthStore, night: String, window: Range<Date>, as app: AppIdentity = .owner) throws {
+        let priority = try store.sourcePriority(for: .category(.sleepAnalysis))
+        let samples = try store.samples(HealthQuery(type: .sleepAnalysis, range: window), as: app)
+        self.init(night: night, window: window, samples: samples, priority: priority)
+    }
+
+    /// A night from samples already read: `samples` may reach beyond `window` (one query over
+    /// several nights); only those the store's `.overlaps` query over `window` would return count.
+    init(night: String, window: Range<Date>, samples: [Sample], priority: [String]) {
         self.night = night
         self.window = window
-        let priority = try store.sourcePriority(for: .category(.sleepAnalysis))
         let rankOf = Dictionary(priority.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         var intervals: [SleepInterval] = []
-        for sample in try store.samples(HealthQuery(type: .sleepAnalysis, range: window), as: app) {
+        for sample in samples {
             guard let category = sample.categorySample, let value = SleepValue(rawValue: category.value) else { continue }
+            // HealthQuery's `.overlaps`: start < to && end > from; an instant when from ≤ start < to.
+            let overlaps = category.start == category.end
+                ? window.lowerBound <= category.start && category.start < window.upperBound
+                : category.start < window.upperBound && category.end > window.lowerBound
+            guard overlaps else { continue }
             let rank = category.source.flatMap { rankOf[$0.id] } ?? priority.count
             intervals.append(SleepInterval(start: category.start, end: category.end, value: value, rank: rank))
         }
         summary = SleepMerge.summary(intervals, clippedTo: window)
         sourcesByRank = Dictionary(priority.enumerated().map { ($0, $1) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Several nights (a week or month view) with one priority lookup and one sample query over
+    /// all their windows, instead of one of each per night.
+    static func nights(store: HealthStore, _ windows: [(night: String, window: Range<Date>)],
+                       as app: AppIdentity = .owner) throws -> [NightReport] {
+        guard let from = windows.map(\.window.lowerBound).min(), let to = windows.map(\.window.upperBound).max() else { return [] }
+        let priority = try store.sourcePriority(for: .category(.sleepAnalysis))
+        let samples = try store.samples(HealthQuery(type: .sleepAnalysis, range: from..<to), as: app)
+        return windows.map { NightReport(night: $0.night, window: $0.window, samples: samples, priority: priority) }
     }
 
     var sources: [String] {

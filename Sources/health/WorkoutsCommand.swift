@@ -3,11 +3,11 @@ import Foundation
 import HealthModel
 import HealthStore
 
-/// `health workouts add|list|export`.
+/// `health workouts add|list|export|delete`.
 struct WorkoutsCommand: Command {
     static let configuration = CommandConfiguration(
-        name: "workouts", abstract: "Workouts (HealthKit HKWorkout): add, list with statistics, export.",
-        subcommands: [WorkoutsAddCommand.self, WorkoutsListCommand.self, WorkoutsExportCommand.self])
+        name: "workouts", abstract: "Workouts (HealthKit HKWorkout): add, list with statistics, export, delete.",
+        subcommands: [WorkoutsAddCommand.self, WorkoutsListCommand.self, WorkoutsExportCommand.self, WorkoutsDeleteCommand.self])
 }
 
 /// `health workouts add ACTIVITY --start T --end T [--energy Q] [--distance Q]`: a manual entry.
@@ -159,6 +159,37 @@ struct WorkoutsExportCommand: Command {
             StandardOutput.shared.line(WorkoutFormatting.importLine(workout, zone: zone))
         }
         if let error = StandardOutput.shared.error { throw RuntimeFailure("health workouts export: cannot write to standard output: \(error.reason)") }
+        return .success
+    }
+}
+
+/// `health workouts delete ID`: removes one workout; the change feed reports it deleted.
+struct WorkoutsDeleteCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "delete", abstract: "Delete a workout by its id (as 'workouts list --json' prints it).",
+        discussion: """
+            The samples recorded during the workout stay. 'health changes' lists it as 'deleted workout ID'.
+            Exit 1 when no workout has that id.
+            """,
+        options: [.argument("ID", help: "The workout's UUID."), storeOption])
+
+    var id: UUID
+    var storePath: String
+
+    init(arguments: ParsedArguments) throws(UsageError) {
+        let text = try arguments.required("ID")
+        guard let id = UUID(uuidString: text) else {
+            throw arguments.usageError("ID '\(text.terminalEscaped)' is not a UUID (e.g. 3f2504e0-4f89-41d3-9a0c-0305e82c3301)")
+        }
+        self.id = id
+        storePath = arguments.storePath
+    }
+
+    func run() throws -> ExitCode {
+        let store = try openStore(storePath)
+        let deleted = try store.write(as: .owner) { transaction in try transaction.delete(workoutID: id) }
+        guard deleted else { throw RuntimeFailure("health workouts delete: no workout \(id.uuidString.lowercased()) in \(store.path)") }
+        StandardOutput.shared.line("deleted workout \(id.uuidString.lowercased())")
         return .success
     }
 }

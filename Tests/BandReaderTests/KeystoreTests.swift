@@ -34,6 +34,24 @@ import Testing
         #expect((directoryAttributes[.posixPermissions] as? Int) == 0o700)
     }
 
+    /// Issue 13: an InfiniTime watch paired with its passkey has no BandKit key.
+    @Test func aBondOnlyEntryRoundTripsAndAnEmptyKeyForABandKitBandIsRefused() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = Keystore(path: directory + "/bandkit/keys.json")
+        let watch = PairedBand(address: "AA:BB:CC:DD:EE:01/random", readerID: 0, key: [],
+                               device: BandDeviceInfo(name: "InfiniTime", manufacturer: "PINE64", model: "PineTime", serialNumber: ""),
+                               pairedAt: Date(timeIntervalSince1970: 1_796_032_800), kind: .infinitime)
+        try store.save(watch)
+        #expect(try store.load() == [watch])
+        #expect(try store.band(watch.address)?.isBondOnly == true)
+        #expect(!band("AA:BB:CC:DD:EE:FF").isBondOnly)
+        let text = try String(contentsOfFile: store.path, encoding: .utf8)
+        #expect(text.contains("\"infinitime\""))
+        try text.replacingOccurrences(of: "\"infinitime\"", with: "\"bandkit\"").write(toFile: store.path, atomically: true, encoding: .utf8)
+        #expect(throws: KeystoreError.self) { try store.load() }
+    }
+
     @Test func savingAgainReplacesTheEntryForThatAddress() throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

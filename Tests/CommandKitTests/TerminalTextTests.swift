@@ -36,3 +36,37 @@ import Testing
         #expect(TerminalText.message(#"C:\path"#) == #"C:\path"#)
     }
 }
+
+/// `band pair`'s passkey on the terminal (issue 13 "What to build" 3).
+@Suite struct PasskeyPromptTests {
+    @Test func sixDigitsAreAPasskeyAndNothingElseIs() {
+        #expect(PasskeyPrompt.parse("123456") == 123_456)
+        #expect(PasskeyPrompt.parse("000042") == 42)
+        #expect(PasskeyPrompt.parse(" 999999 \r") == 999_999)
+        for bad in ["", "12345", "1234567", "12a456", "-12345", "+12345", "123 456", "１２３４５６", "12345\u{1B}"] {
+            #expect(PasskeyPrompt.parse(bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test func asksAgainUntilSixDigitsAreTyped() {
+        var lines = ["12", "abcdef", "654321"][...]
+        var shown: [String] = []
+        let prompt = PasskeyPrompt(readLine: { lines.popFirst() }, prompt: { shown.append($0) })
+        #expect(prompt.ask(for: "AA:BB:CC:DD:EE:FF") == 654_321)
+        #expect(shown.filter { $0.contains("AA:BB:CC:DD:EE:FF shows a passkey") }.count == 3)
+        #expect(shown.filter { $0 == "that is not six digits" }.count == 2)
+    }
+
+    @Test func theEndOfInputOrThreeWrongTriesGiveNoPasskey() {
+        #expect(PasskeyPrompt(readLine: { nil }, prompt: { _ in }).ask(for: "x") == nil)
+        var count = 0
+        #expect(PasskeyPrompt(readLine: { count += 1; return "nope" }, prompt: { _ in }).ask(for: "x") == nil)
+        #expect(count == 3)
+    }
+
+    @Test func aDeviceNameReachesTheTerminalEscaped() {
+        var shown: [String] = []
+        _ = PasskeyPrompt(readLine: { "123456" }, prompt: { shown.append($0) }).ask(for: "Watch\u{1B}[2J")
+        #expect(shown.first?.contains("\u{1B}") == false)
+    }
+}

@@ -120,6 +120,42 @@ import Glibc
         #expect(server.stop().code == 0)
     }
 
+    /// The week and month views read all their nights in one query: each must still be the sum of
+    /// what `health sleep` says night by night (priority between sources, a nap across the noon
+    /// that separates two nights counted in both halves, nights outside the range left out).
+    @Test func theWeeksSleepIsTheSumOfHealthSleepPerNight() throws {
+        func line(_ value: String, _ start: String, _ end: String, _ source: String) -> String {
+            #"{"type":"sleep-analysis","value":"\#(value)","start":"\#(start)","end":"\#(end)","source":"\#(source)"}"# + "\n"
+        }
+        let lines = line("inBed", "2026-11-29T22:00:00Z", "2026-11-30T06:00:00Z", "bandkit.band")
+            + line("asleepCore", "2026-11-29T22:10:00Z", "2026-11-30T02:00:00Z", "bandkit.band")
+            + line("awake", "2026-11-30T02:00:00Z", "2026-11-30T02:20:00Z", "bandkit.band")
+            + line("asleepDeep", "2026-11-30T02:20:00Z", "2026-11-30T05:50:00Z", "bandkit.band")
+            + line("asleepUnspecified", "2026-11-29T21:00:00Z", "2026-11-30T07:00:00Z", "com.example.phone")
+            + line("asleepUnspecified", "2026-12-01T10:00:00Z", "2026-12-01T13:00:00Z", "com.example.phone")   // across noon (Berlin 11:00–14:00)
+            + line("asleepUnspecified", "2026-12-03T23:00:00Z", "2026-12-04T06:30:00Z", "com.example.phone")
+            + line("asleepUnspecified", "2026-11-27T23:00:00Z", "2026-11-28T06:30:00Z", "com.example.phone")   // before the week
+            + line("asleepUnspecified", "2026-12-06T23:00:00Z", "2026-12-07T06:30:00Z", "com.example.phone")   // ends after it
+        #expect(try health.run("import", "-", input: lines).code == 0)
+        #expect(try health.run("priority", "sleep-analysis", "bandkit.band", "com.example.phone").code == 0)
+        #expect(try health.run("grant", "bandkit.dashboard", "sleep-analysis", "--read").code == 0)
+        // The week of 2026-11-30 (Berlin): the nights that end on its days, 2026-11-29 … 2026-12-05.
+        var expected = 0.0
+        for day in 29...35 {
+            let night = day <= 30 ? "2026-11-\(day)" : String(format: "2026-12-%02d", day - 30)
+            let result = try health.run("sleep", "--night", night, "--tz", "Europe/Berlin", "--json")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+            expected += try #require((object["asleep_s"] as? NSNumber)?.doubleValue)
+        }
+        // By hand: 11-29 the band's core 230 + deep 210 min, the phone's asleep where the band has
+        // nothing (21:00–22:00, 06:00–07:00) 120 min; the nap 60 min on 11-30 and 120 on 12-01; 12-03 450 min.
+        #expect(expected == Double(230 + 210 + 120 + 60 + 120 + 450) * 60, "the fixture's nights as worked out by hand")
+        let server = try Server(health)
+        let week = Self.get(server.port, "/week?date=2026-11-30")
+        #expect(Self.value("asleep", in: week).flatMap(Double.init) == expected, "\(week)")
+        #expect(server.stop().code == 0)
+    }
+
     @Test func badRequestsGetTheirStatusAndNothingElse() throws {
         let server = try Server(health)
         func status(_ response: String) -> String { String(response.prefix(12)) }

@@ -4,7 +4,7 @@ import HealthModel
 import HealthStore
 import Testing
 
-/// `health workouts add|list|export` and workouts in `health export`/`import`/`changes`.
+/// `health workouts add|list|export|delete` and workouts in `health export`/`import`/`changes`.
 @Suite struct WorkoutsCommandTests {
     let temp: TemporaryStore
     let health: HealthCommand
@@ -72,6 +72,24 @@ import Testing
         #expect(try health.run("changes", "--since", "0", "--tz", "UTC").output.contains("workout  2026-11-30T07:00:00Z  2026-11-30T07:45:00Z  swimming  health"))
     }
 
+    @Test func deleteRemovesAWorkoutAndTheChangeFeedListsItDeleted() throws {
+        let add = try health.run("workouts", "add", "hiking", "--start", "2026-11-30T07:00:00Z", "--end", "2026-11-30T09:00:00Z")
+        let id = try #require(add.output.split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+        let anchor = try #require(try health.run("changes", "--since", "0").output.split(separator: "\n").last?.split(separator: " ").last)
+        let delete = try health.run("workouts", "delete", id)
+        #expect(delete.code == 0 && delete.output == "deleted workout \(id)\n", "\(delete.output) \(delete.error)")
+        #expect(try health.run("workouts", "list").output.hasPrefix("0 workouts"))
+        let changes = try health.run("changes", "--since", String(anchor), "--json")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(changes.output.utf8)) as? [String: Any])
+        let deleted = try #require(object["deleted"] as? [[String: Any]])
+        #expect(deleted.map { $0["id"] as? String } == [id])
+        #expect(deleted.map { $0["type"] as? String } == ["workout"])
+        // Again: nothing to delete, a failure naming the id and the store.
+        let again = try health.run("workouts", "delete", id)
+        #expect(again.code == 1)
+        #expect(again.error.contains("no workout \(id) in "), "\(again.error)")
+    }
+
     @Test(arguments: [
         (["workouts", "add", "Running!", "--start", "2026-11-30T07:00:00Z", "--end", "2026-11-30T08:00:00Z"], "ACTIVITY 'Running!'"),
         (["workouts", "add", "running", "--end", "2026-11-30T08:00:00Z"], "--start T is required"),
@@ -81,6 +99,8 @@ import Testing
         (["workouts", "list", "--day", "2026-02-30"], "--day '2026-02-30'"),
         (["workouts", "list", "--tz", "Nowhere/Land"], "--tz 'Nowhere/Land'"),
         (["export", "--format", "csv", "--type", "workout"], "CSV has no columns for workouts"),
+        (["workouts", "delete", "not-a-uuid\u{1b}[2J"], "ID 'not-a-uuid\\e[2J' is not a UUID"),
+        (["workouts", "delete"], "ID"),
     ])
     func badArgumentsAreUsageErrorsNamingThem(_ arguments: [String], _ message: String) throws {
         let result = try health.run(arguments)

@@ -83,4 +83,59 @@ import Testing
         }
         #expect(try temp.store.workouts(as: .owner).isEmpty)
     }
+
+    @Test func deletingAWorkoutRemovesItAndTheChangeFeedSaysSo() throws {
+        try temp.store.allow(band, [.workout], read: false)
+        try temp.store.allow(watch, [.workout], read: false)
+        let walk = Workout(activity: .walking, start: at("2026-11-30T08:00:00Z"), end: at("2026-11-30T08:20:00Z"))
+        let ride = Workout(activity: .cycling, start: at("2026-11-30T09:00:00Z"), end: at("2026-11-30T10:00:00Z"))
+        try temp.store.write(as: band) { try $0.save(walk) }
+        try temp.store.write(as: watch) { try $0.save(ride) }
+        let anchor = try temp.store.currentAnchor()
+        // Another app may not delete it; its own app may.
+        #expect(try temp.store.write(as: watch) { try $0.delete(workoutID: walk.id) } == false)
+        #expect(try temp.store.write(as: band) { try $0.delete(workoutID: walk.id) } == true)
+        #expect(try temp.store.write(as: band) { try $0.delete(workoutID: walk.id) } == false, "already gone")
+        #expect(try temp.store.workouts(as: .owner).map(\.id) == [ride.id])
+
+        let changes = try temp.store.changes(since: anchor, as: .owner)
+        #expect(changes.deleted.map(\.id) == [walk.id])
+        #expect(changes.deleted.first?.type == .workout)
+        #expect(changes.workouts.isEmpty && changes.samples.isEmpty)
+        #expect(try temp.store.changes(since: anchor, as: band).deleted.map(\.id) == [walk.id], "its own deletion")
+        #expect(try temp.store.changes(since: anchor, as: watch).deleted.isEmpty, "no read grant: not another app's")
+        #expect(try temp.store.changes(since: anchor, types: [.quantity(.stepCount)], as: .owner).deleted.isEmpty)
+        #expect(try temp.store.changes(since: anchor, types: [.workout], as: .owner).deleted.map(\.id) == [walk.id])
+        // The owner deletes any app's workout.
+        #expect(try temp.store.write(as: .owner) { try $0.delete(workoutID: ride.id) } == true)
+        #expect(try temp.store.workouts(as: .owner).isEmpty)
+    }
+
+    @Test func theChangeFeedsLimitCountsWorkoutsToo() throws {
+        // Interleaved: sample, workout, sample, workout, sample, workout.
+        var expected: [UUID] = []
+        for hour in 0..<3 {
+            let time = "2026-11-30T0\(hour):00:00Z"
+            let sample = heartRate(Double(60 + hour), time)
+            let workout = Workout(activity: .walking, start: at(time), end: at("2026-11-30T0\(hour):30:00Z"))
+            try temp.store.write(as: .owner) { try $0.save(sample) }
+            try temp.store.write(as: .owner) { try $0.save(workout) }
+            expected += [sample.id, workout.id]
+        }
+        var anchor = Anchor(rawValue: 0)
+        var seen: [UUID] = []
+        var pages = 0
+        while pages < 10 {
+            let page = try temp.store.changes(since: anchor, limit: 2, as: .owner)
+            #expect(page.samples.count + page.workouts.count <= 2, "page \(pages): \(page.samples.count) samples, \(page.workouts.count) workouts")
+            // Within a page samples and workouts come apart; order them by where they were saved.
+            let ids = page.samples.map(\.id) + page.workouts.map(\.id)
+            seen += ids.sorted { expected.firstIndex(of: $0)! < expected.firstIndex(of: $1)! }
+            if page.newAnchor == anchor { break }
+            anchor = page.newAnchor
+            pages += 1
+        }
+        #expect(seen == expected)
+        #expect(pages == 3)
+    }
 }

@@ -21,9 +21,11 @@ trap 'rm -rf "$work"' EXIT
 echo "==> release build"
 swift build -c release --product health 2>&1 | grep -E "error|warning: unre|Compiling|Build" | tail -3
 # The driver links the release objects of HealthModel and HealthStore (no extra package target).
+# The objects of this build only (the link list): a *.o glob would also pick up those of moved files.
 swiftc -O -module-name StoreBench bench/store/StoreBench.swift -o "$work/StoreBench" \
   -I .build/release/Modules -Xcc -fmodule-map-file=Sources/CSQLite/module.modulemap \
-  .build/release/SystemRandom.build/*.o .build/release/HealthModel.build/*.o .build/release/HealthStore.build/*.o -lsqlite3
+  -Xcc -fmodule-map-file=Sources/CPostgres/module.modulemap \
+  $(grep -E '/(SystemRandom|HealthModel|HealthStore)\.build/' .build/release/health.product/Objects.LinkFileList) -lsqlite3 -lpq
 health=.build/release/health
 days=${BENCH_DAYS:-365}
 export BENCH_DAYS=$days

@@ -10,6 +10,10 @@ public final class BlueZAdapter {
     /// The IO capability BandKit declares: no display, no keyboard, so pairing is Just Works
     /// (Core 5.4 Vol 3 Part H §2.3.5.1).
     public static let noInputNoOutput: UInt8 = 0x03
+    /// Declared when the user can type a passkey the peer displays: against a DisplayOnly or
+    /// KeyboardDisplay peer SMP then chooses passkey entry (we type), against NoInputNoOutput
+    /// still Just Works, and never numeric comparison (which would need a display here).
+    public static let keyboardOnly: UInt8 = 0x02
 
     public init(_ name: String, management: ManagementSocket? = nil, system: SystemCalls = .live) throws(LinkError) {
         do throws(AddressSyntaxError) { index = try AdapterName.index(of: name) } catch {

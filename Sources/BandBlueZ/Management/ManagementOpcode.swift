@@ -14,6 +14,7 @@ public struct ManagementOpcode: RawRepresentable, Hashable, Sendable, CustomStri
     public static let setIOCapability = ManagementOpcode(rawValue: 0x0018)
     public static let userConfirmationReply = ManagementOpcode(rawValue: 0x001C)
     public static let userConfirmationNegativeReply = ManagementOpcode(rawValue: 0x001D)
+    public static let userPasskeyReply = ManagementOpcode(rawValue: 0x001E)
     public static let userPasskeyNegativeReply = ManagementOpcode(rawValue: 0x001F)
     public static let setAdvertising = ManagementOpcode(rawValue: 0x0029)
     public static let readAdvertisingFeatures = ManagementOpcode(rawValue: 0x003D)
@@ -33,6 +34,7 @@ public struct ManagementOpcode: RawRepresentable, Hashable, Sendable, CustomStri
         case .setIOCapability: return "Set IO Capability"
         case .userConfirmationReply: return "User Confirmation Reply"
         case .userConfirmationNegativeReply: return "User Confirmation Negative Reply"
+        case .userPasskeyReply: return "User Passkey Reply"
         case .userPasskeyNegativeReply: return "User Passkey Negative Reply"
         case .setAdvertising: return "Set Advertising"
         case .readAdvertisingFeatures: return "Read Advertising Features"

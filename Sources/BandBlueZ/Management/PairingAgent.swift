@@ -7,10 +7,11 @@ import BandWire
 /// With `BT_SECURITY` medium or higher the kernel pairs (SMP) on connect, and even for Just
 /// Works it asks user space to confirm (User Confirmation Request, Confirm_Hint 1); nobody
 /// answering means SMP times out after 30 s and `connect` fails with `EACCES`. This agent
-/// confirms Just Works on its adapter only (another process may own the other one), refuses
-/// passkey entry (BandKit declares NoInputNoOutput, so a passkey request means the peer
-/// demands MITM protection BandKit cannot give), and saves every New Long Term Key whose
-/// Store_Hint is set.
+/// confirms Just Works on its adapter only (another process may own the other one), answers a
+/// passkey request with the passkey ``passkeyEntry`` gives (the six digits a PineTime shows on
+/// its screen; ``enablePasskeyEntry()`` declares the keyboard that makes SMP ask) or refuses it
+/// when there is none, and saves every New Long Term Key whose Store_Hint is set. A refused or
+/// wrong passkey is kept in ``failure`` so the caller can say why pairing failed.
 ///
 /// Single-threaded: put ``pollDescriptor`` in the caller's `poll()` set (or pass the agent to
 /// ``L2CAPATTLink/connect(to:from:security:timeout:agent:system:)``) and call
@@ -26,6 +27,12 @@ public final class PairingAgent {
     public private(set) var isAwaitingKeys = false
     /// How many pairings this agent has confirmed (what `band pair` reports).
     public private(set) var confirmedPairings = 0
+    /// Gives the passkey for a User Passkey Request from a peer (the digits its screen shows),
+    /// or nil to refuse. Nil (the default): every passkey request is refused.
+    public var passkeyEntry: ((LEAddress) -> UInt32?)?
+    /// Why the last pairing could not complete, when the agent knows.
+    public private(set) var failure: PairingFailure?
+    private var passkeyAnswered: Set<LEAddress> = []
 
     public init(adapter: BlueZAdapter, keyStore: LongTermKeyStore?, log: @escaping (String) -> Void = { _ in }) throws(LinkError) {
         self.adapter = adapter
@@ -35,6 +42,12 @@ public final class PairingAgent {
     }
 
     public var pollDescriptor: Int32 { adapter.management.pollDescriptor }
+
+    /// Declares KeyboardOnly (Set IO Capability) so a peer with a display makes SMP use passkey
+    /// entry; a peer with neither display nor keyboard still pairs Just Works.
+    public func enablePasskeyEntry() throws(LinkError) {
+        try adapter.setIOCapability(BlueZAdapter.keyboardOnly)
+    }
 
     /// Loads this adapter's stored keys into the kernel. Returns how many.
     @discardableResult
@@ -71,10 +84,20 @@ public final class PairingAgent {
             try adapter.management.send(ManagementPacket(.userConfirmationReply, controllerIndex: adapter.index,
                                                          parameters: ManagementEvent.addressParameters(peer)))
         case .userPasskeyRequest(adapter.index, let peer):
-            log("\(adapter.name): refusing passkey entry requested by \(peer) (no input capability)")
-            try adapter.management.send(ManagementPacket(.userPasskeyNegativeReply, controllerIndex: adapter.index,
-                                                         parameters: ManagementEvent.addressParameters(peer)))
+            guard let passkey = passkeyEntry?(peer), UserPasskeyReply.passkeyRange.contains(passkey) else {
+                log("\(adapter.name): refusing passkey entry requested by \(peer) (no passkey given)")
+                failure = .passkeyNeeded(peer)
+                try adapter.management.send(ManagementPacket(.userPasskeyNegativeReply, controllerIndex: adapter.index,
+                                                             parameters: ManagementEvent.addressParameters(peer)))
+                return
+            }
+            log("\(adapter.name): answering the passkey request from \(peer)")
+            isAwaitingKeys = true
+            passkeyAnswered.insert(peer)
+            try adapter.management.send(ManagementPacket(.userPasskeyReply, controllerIndex: adapter.index,
+                                                         parameters: UserPasskeyReply(peer: peer, passkey: passkey).parameters))
         case .newLongTermKey(adapter.index, let key, let storeHint):
+            passkeyAnswered.remove(key.peer)
             log("\(adapter.name): new long-term key for \(key.peer)\(storeHint ? "" : " (not to be stored)")")
             isAwaitingKeys = false
             guard storeHint, let keyStore else { return }
@@ -84,8 +107,29 @@ public final class PairingAgent {
         case .authenticationFailed(adapter.index, let peer, let status):
             isAwaitingKeys = false
             log("\(adapter.name): pairing with \(peer) failed: \(status)")
+            // After our passkey, Authentication Failed means the peer computed a different
+            // confirm value: the passkey typed was not the one it showed.
+            failure = passkeyAnswered.remove(peer) != nil ? .passkeyRejected(peer, status) : .failed(peer, status)
         default:
             break
+        }
+    }
+}
+
+/// Why a pairing the agent took part in did not complete.
+public enum PairingFailure: Hashable, Sendable, CustomStringConvertible {
+    /// The peer asked for a passkey and the agent had none to give.
+    case passkeyNeeded(LEAddress)
+    /// The agent gave a passkey and the peer refused it (a wrong passkey).
+    case passkeyRejected(LEAddress, ManagementStatus)
+    /// The kernel reported Authentication Failed without a passkey involved.
+    case failed(LEAddress, ManagementStatus)
+
+    public var description: String {
+        switch self {
+        case .passkeyNeeded(let peer): return "\(peer) asks for the passkey it displays and none was given"
+        case .passkeyRejected(let peer, let status): return "\(peer) refused the passkey (\(status)): it is not the one its screen shows"
+        case .failed(let peer, let status): return "pairing with \(peer) failed (\(status))"
         }
     }
 }

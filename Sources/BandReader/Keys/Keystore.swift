@@ -168,7 +168,10 @@ public struct PairedBand: Codable, Equatable, Sendable {
     /// The random identity this host gave itself when pairing with this band (the band files
     /// our key under it).
     public var readerID: UInt64
-    /// The band's authentication key (hex in the file).
+    /// The band's authentication key (hex in the file). Empty for a bond-only entry: a device
+    /// that is not a BandKit band (an InfiniTime watch paired with its passkey) has no key
+    /// exchange; the entry records that it was paired, so later links raise security and the
+    /// kernel encrypts with the bond (the long-term key in `smp-keys`).
     public var key: [UInt8]
     public var device: BandDeviceInfo
     public var pairedAt: Date
@@ -185,6 +188,9 @@ public struct PairedBand: Codable, Equatable, Sendable {
         self.pairedAt = pairedAt
     }
 
+    /// A bond-only entry: paired at the link (SMP), no BandKit key.
+    public var isBondOnly: Bool { key.isEmpty }
+
     enum CodingKeys: String, CodingKey { case address, readerID = "reader_id", key, device, pairedAt = "paired_at", kind }
 
     public init(from decoder: any Decoder) throws {
@@ -196,7 +202,9 @@ public struct PairedBand: Codable, Equatable, Sendable {
         }
         self.readerID = readerID
         let hex = try container.decode(String.self, forKey: .key)
-        guard let key = hexBytes(hex), !key.isEmpty else {
+        let kind = try container.decodeIfPresent(BandKind.self, forKey: .kind) ?? .bandkit
+        // Only a BandKit band has a key; an empty one is a bond-only entry for another kind.
+        guard let key = hex.isEmpty && kind != .bandkit ? [] : hexBytes(hex), kind != .bandkit || !key.isEmpty else {
             throw DecodingError.dataCorruptedError(forKey: .key, in: container, debugDescription: "key is not hex")
         }
         self.key = key
@@ -206,7 +214,7 @@ public struct PairedBand: Codable, Equatable, Sendable {
             throw DecodingError.dataCorruptedError(forKey: .pairedAt, in: container, debugDescription: "not an ISO 8601 time")
         }
         pairedAt = date
-        kind = try container.decodeIfPresent(BandKind.self, forKey: .kind) ?? .bandkit
+        self.kind = kind
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -44,10 +44,22 @@ public final class BandReaderService {
     // MARK: Pairing
 
     /// Pairs: link security (done by the link), the band's key exchange, Device Information;
-    /// stores the key in the keystore. Returns nil when stopped while waiting for the wearer.
+    /// stores the key in the keystore. A device of another kind has no key exchange: it gets a
+    /// bond-only entry (``PairedBand/isBondOnly``). Returns nil when stopped while waiting for the wearer.
     public func pair() throws(SessionError) -> PairedBand? {
         let connection = try connect(attempt: 1)
         defer { connection.close() }
+        let kind = BandKind(profile: connection.profile)
+        guard kind == .bandkit else {
+            // No BandKit key exchange on other devices: the link's pairing (SMP, a passkey for
+            // InfiniTime) is the whole of it. The bond-only entry makes later links raise security.
+            let session = BandSession(connection: connection, address: address.keystoreKey, pairing: nil,
+                                      makeWriter: { _ in throw SessionError.store(StoreFailure(.prepareWriter, HealthStoreError.misuse("pairing writes no samples"))) }, report: report)
+            let band = PairedBand(address: address.keystoreKey, readerID: 0, key: [], device: try session.readDeviceInformationForPairing(),
+                                  pairedAt: now(), kind: kind)
+            do { try keystore.save(band) } catch { throw .keystore("\(error)") }
+            return band
+        }
         // Pairing again keeps this host's reader ID, so the band replaces its key for us rather
         // than filling another of its key slots.
         var readerID: UInt64 = 0

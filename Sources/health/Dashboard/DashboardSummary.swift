@@ -74,19 +74,21 @@ struct DashboardSummary {
         if sleepAllowed {
             var calendar = Calendar(identifier: .gregorian)
             calendar.timeZone = zone
+            var windows: [(night: String, window: Range<Date>)] = []
             var day = range.lowerBound
             while day < range.upperBound {
                 guard let previous = calendar.date(byAdding: .day, value: -1, to: day),
                       let next = calendar.date(byAdding: .day, value: 1, to: day) else { break }
                 let parts = calendar.dateComponents([.year, .month, .day], from: previous)
                 let name = String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
-                if let window = SleepNight.window(named: name, in: zone) {
-                    let report = try NightReport(store: store, night: name, window: window, as: Self.app)
-                    asleep += report.summary.asleep
-                    inBed += report.summary.inBed
-                    awakenings += report.summary.awakenings
-                }
+                if let window = SleepNight.window(named: name, in: zone) { windows.append((name, window)) }
                 day = next
+            }
+            // One query for all the nights (a month view made 30 before).
+            for report in try NightReport.nights(store: store, windows, as: Self.app) {
+                asleep += report.summary.asleep
+                inBed += report.summary.inBed
+                awakenings += report.summary.awakenings
             }
         }
         self.asleep = asleep

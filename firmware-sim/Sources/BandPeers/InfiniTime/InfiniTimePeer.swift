@@ -32,6 +32,13 @@ public final class InfiniTimePeer: PeerDevice {
         public var rebootsAfter: [PeerMilliseconds] = []
         /// The watch's clock error at boot (ms ahead of true time): a reader must set it.
         public var clockErrorMs: PeerMilliseconds = 0
+        /// The seconds of each minute whose readings are notified (a reading comes half past
+        /// each). Every second by default, as the watch does. A test that runs the watch many
+        /// times faster than real time narrows it (e.g. 5...50): the reader stamps readings on
+        /// arrival (they carry no time), and at ×60 a reading at 59.5 s leaves 8 ms of scheduling
+        /// slack before it is filed under the next minute; 5...50 leaves ~9 simulated seconds
+        /// (150 ms) on each side. The minute's steps are spread over these readings only.
+        public var notifiedSeconds: ClosedRange<Int64> = 0...59
 
         public init(start: PeerMilliseconds, utcOffsetSeconds: Int) {
             self.start = start
@@ -173,10 +180,11 @@ public final class InfiniTimePeer: PeerDevice {
             minuteSteps = delivered
             let bpm = minutePlan.onWrist ? minutePlan.heartRate ?? 0 : 0
             table.setValue(GATTUUID.Characteristic.heartRateMeasurement, [0x00, bpm])
-            pushes.append(PeerPush(characteristic: GATTUUID.Characteristic.heartRateMeasurement, value: [0x00, bpm]))
+            let notifies = configuration.notifiedSeconds.contains(Self.secondOfMinute(trueTime))
+            if notifies { pushes.append(PeerPush(characteristic: GATTUUID.Characteristic.heartRateMeasurement, value: [0x00, bpm])) }
             let steps = Self.le32(stepsToday)
             table.setValue(InfiniTimeMotionService.stepCount, steps)
-            if lastNotifiedSteps != stepsToday {
+            if notifies, lastNotifiedSteps != stepsToday {
                 lastNotifiedSteps = stepsToday
                 pushes.append(PeerPush(characteristic: InfiniTimeMotionService.stepCount, value: steps))
             }
@@ -190,11 +198,18 @@ public final class InfiniTimePeer: PeerDevice {
         return pushes
     }
 
-    /// Steps of `minute` counted by `time`: spread evenly over its 60 readings (half past each
-    /// second), the last at 59.5 s, so every step lands inside its own minute.
+    static func secondOfMinute(_ time: PeerMilliseconds) -> Int64 {
+        PeerTime.floorDivide(time - PeerTime.minuteStart(of: time) - PeerTime.tickOffsetMs, PeerTime.secondMs)
+    }
+
+    /// Steps of `minute` counted by `time`: spread evenly over the notified readings
+    /// (``Configuration/notifiedSeconds``, half past each second), so every step lands inside
+    /// its own minute.
     private func stepsDelivered(in minute: WearerMinutes.Minute, through time: PeerMilliseconds) -> UInt32 {
-        let ticks = min(60, max(0, PeerTime.floorDivide(time - PeerTime.minuteStart(of: time) - PeerTime.tickOffsetMs, PeerTime.secondMs) + 1))
-        return UInt32(UInt64(minute.steps) * UInt64(ticks) / 60)
+        let window = configuration.notifiedSeconds
+        let readings = Int64(window.count)
+        let ticks = min(readings, max(0, Self.secondOfMinute(time) - window.lowerBound + 1))
+        return UInt32(UInt64(minute.steps) * UInt64(ticks) / UInt64(readings))
     }
 
     private func finishMinute() {
