@@ -18,6 +18,9 @@ struct ExportCommand: Command {
             storeOption,
         ])
 
+    /// SQLite page cache for the export's one sequential pass.
+    static let cacheKiB = 4_096
+
     var csv: Bool
     var appleHealth = false
     var exportsWorkouts = true
@@ -48,20 +51,25 @@ struct ExportCommand: Command {
     }
 
     func run() throws -> ExitCode {
-        let store = try openStore(storePath, readOnly: true)
+        // One pass in index order reads each page once: a page cache beyond a few MiB would only
+        // grow resident memory with the store (the default 64 MiB fills on a 1 M-sample store).
+        let store = try openStore(storePath, readOnly: true, cacheKiB: Self.cacheKiB)
         let output = StandardOutput.shared
         if appleHealth { return try exportAppleHealth(store, output) }
         if csv { output.line(SampleFormatting.csvHeader) }
         for type in types {
             if type == .workout {
-                for workout in try store.workouts(in: range, as: .owner) { output.line(WorkoutFormatting.importLine(workout, zone: zone)) }
+                try store.forEachWorkout(in: range, as: .owner) { workout in
+                    output.line(WorkoutFormatting.importLine(workout, zone: zone))
+                    try Self.stopAtWriteFailure(output)
+                }
                 continue
             }
-            for sample in try store.samples(HealthQuery(type: type, range: range), as: .owner) {
+            // Streamed a page at a time: memory stays flat however many samples the store holds.
+            try store.forEachSample(HealthQuery(type: type, range: range), as: .owner) { sample in
                 output.line(csv ? SampleFormatting.csv(sample, zone: zone) : SampleFormatting.json(sample, zone: zone))
+                try Self.stopAtWriteFailure(output)
             }
-            // Stop at a full disk rather than format the rest for nothing.
-            if let error = output.error { throw RuntimeFailure("health export: cannot write to standard output: \(error.reason)") }
         }
         return .success
     }
@@ -72,16 +80,24 @@ struct ExportCommand: Command {
         output.write(ExportXMLWriter.header(exportDate: Date()))
         output.write(ExportXMLWriter.me(try store.characteristics(as: .owner)))
         for type in types where type != .workout {
-            for sample in try store.samples(HealthQuery(type: type, range: range), as: .owner) {
+            try store.forEachSample(HealthQuery(type: type, range: range), as: .owner) { sample in
                 output.write(ExportXMLWriter.record(sample))
+                try Self.stopAtWriteFailure(output)
             }
-            if let error = output.error { throw RuntimeFailure("health export: cannot write to standard output: \(error.reason)") }
         }
         if exportsWorkouts {
-            for workout in try store.workouts(in: range, as: .owner) { output.write(ExportXMLWriter.workout(workout)) }
+            try store.forEachWorkout(in: range, as: .owner) { workout in
+                output.write(ExportXMLWriter.workout(workout))
+                try Self.stopAtWriteFailure(output)
+            }
         }
         output.write(ExportXMLWriter.footer)
-        if let error = output.error { throw RuntimeFailure("health export: cannot write to standard output: \(error.reason)") }
+        try Self.stopAtWriteFailure(output)
         return .success
+    }
+
+    /// Stops at a full disk or closed pipe rather than format the rest for nothing.
+    private static func stopAtWriteFailure(_ output: StandardOutput) throws {
+        if let error = output.error { throw RuntimeFailure("health export: cannot write to standard output: \(error.reason)") }
     }
 }

@@ -71,6 +71,39 @@ import Testing
         #expect(parsed.summary.skipped["Me HKCharacteristicTypeIdentifierFitzpatrickSkinType"] == 1)
     }
 
+    /// iOS 16+ nests `WorkoutActivity` elements (one per activity of a multisport workout) with
+    /// their own statistics, events and metadata inside `Workout`. They are not read: each is
+    /// counted, and nothing inside one leaks into the workout's totals, events or metadata.
+    @Test func workoutActivitiesAreSkippedAndCountedWithoutLeakingIntoTheWorkout() throws {
+        let activity = { (start: String, end: String, energy: String) in """
+              <WorkoutActivity uuid="6C3B1C5E-0000-4000-8000-00000000000\(energy.count)" startDate="\(start)" endDate="\(end)" duration="20" durationUnit="min">
+               <MetadataEntry key="HKIndoorWorkout" value="1"/>
+               <WorkoutEvent type="HKWorkoutEventTypeLap" date="\(start)"/>
+               <WorkoutStatistics type="HKQuantityTypeIdentifierActiveEnergyBurned" startDate="\(start)" endDate="\(end)" sum="\(energy)" unit="kcal"/>
+               <WorkoutStatistics type="HKQuantityTypeIdentifierDistanceSwimming" startDate="\(start)" endDate="\(end)" sum="900" unit="m"/>
+              </WorkoutActivity>
+            """ }
+        let xml = Fragment.document("""
+             <Workout workoutActivityType="HKWorkoutActivityTypeSwimBikeRun" duration="40" durationUnit="min" sourceName="Watch" sourceVersion="17.0" startDate="2024-06-01 07:00:00 -0700" endDate="2024-06-01 07:40:00 -0700">
+              <MetadataEntry key="HKIndoorWorkout" value="0"/>
+            \(activity("2024-06-01 07:00:00 -0700", "2024-06-01 07:20:00 -0700", "150"))
+            \(activity("2024-06-01 07:20:00 -0700", "2024-06-01 07:40:00 -0700", "99"))
+              <WorkoutEvent type="HKWorkoutEventTypePause" date="2024-06-01 07:10:00 -0700"/>
+              <WorkoutStatistics type="HKQuantityTypeIdentifierActiveEnergyBurned" startDate="2024-06-01 07:00:00 -0700" endDate="2024-06-01 07:40:00 -0700" sum="400" unit="kcal"/>
+             </Workout>
+            """)
+        let parsed = try Parsed(xml)
+        #expect(parsed.workouts.count == 1)
+        let workout = try #require(parsed.workouts.first)
+        #expect(workout.start == ISO8601DateFormatter().date(from: "2024-06-01T14:00:00Z"))
+        #expect(try workout.totalEnergyBurned?.value(in: .kilocalorie) == 400)
+        #expect(workout.totalDistance == nil)
+        #expect(workout.metadata["HKIndoorWorkout"] == "0")
+        #expect(workout.metadata["HKWorkoutEvents"] == "HKWorkoutEventTypePause\t2024-06-01 07:10:00 -0700\t\t")
+        #expect(parsed.summary.skipped["WorkoutActivity"] == 2)
+        #expect(parsed.summary.skipped["WorkoutStatistics HKQuantityTypeIdentifierDistanceSwimming"] == nil)
+    }
+
     @Test func aWorkoutTakesItsTotalsFromStatisticsAndKeepsEvents() throws {
         let xml = Fragment.document("""
              <Workout workoutActivityType="HKWorkoutActivityTypeCycling" duration="45" durationUnit="min" totalDistance="1" totalDistanceUnit="km" sourceName="Watch" sourceVersion="10.5" device="\(Fragment.watchDevice)" startDate="2024-06-01 07:00:00 -0700" endDate="2024-06-01 07:45:00 -0700">

@@ -203,6 +203,37 @@ import Testing
         #expect(missing.error.contains("has no export.xml member (members: apple_health_export/export_cda.xml)"))
     }
 
+    /// A ZIP64 export.zip (Tests/support/make-zip64.py) imports; one whose ZIP64 end record is
+    /// damaged is exit 65 naming the record and its byte offset, and the store stays empty.
+    @Test func aZip64ArchiveImportsAndADamagedZip64RecordIsExit65() throws {
+        let member = try write(Self.export, "export64.member")
+        let path = temp.directory + "/export64.zip"
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("support/make-zip64.py").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script, path, member, "ZIP_DEFLATED"]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+        // ZIP64 end record (56 bytes), locator (20), end record (22) at the end of the file.
+        let record = bytes.count - 22 - 20 - 56
+        #expect(Array(bytes[record..<(record + 4)]) == [0x50, 0x4B, 0x06, 0x06])
+        bytes[record] = 0x00
+        let damaged = try write("", "damaged64.zip")
+        try Data(bytes).write(to: URL(fileURLWithPath: damaged))
+        let refused = try health.run("import", damaged)
+        #expect(refused.code == 65)
+        #expect(refused.error.contains("damaged64.zip"))
+        #expect(refused.error.contains("no ZIP64 end record at byte \(record)"), "\(refused.error)")
+        #expect(try samplesJSON().isEmpty)
+
+        let result = try health.run("import", path)
+        #expect(result.code == 0, "\(result.error)")
+        #expect(result.output.contains("imported 5 records"))
+    }
+
     @Test func aStoredMemberIsReadAndAnUnsupportedMethodIsExit65NamingIt() throws {
         let stored = try zip(member: "apple_health_export/export.xml", content: Self.export, compression: "ZIP_STORED", "stored.zip")
         let result = try health.run("import", stored)

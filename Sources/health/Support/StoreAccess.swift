@@ -75,7 +75,7 @@ let rangeOptions: [OptionSpec] = [
 ///
 /// A `postgresql://` URL opens that database; a malformed one is a usage error (exit 64), an
 /// unreachable server a failure (exit 1). Messages show the URL without its password.
-func openStore(_ path: String, readOnly: Bool = false) throws -> HealthStore {
+func openStore(_ path: String, readOnly: Bool = false, cacheKiB: Int = HealthStore.defaultCacheKiB) throws -> HealthStore {
     let location: StoreLocation
     do { location = try StoreLocation.parse(path) } catch {
         throw UsageError("health: --store / BANDKIT_STORE: \(error.description.terminalEscaped)")
@@ -87,7 +87,7 @@ func openStore(_ path: String, readOnly: Bool = false) throws -> HealthStore {
             CommandRunner.printError("health: no store at \(path.terminalEscaped) yet (nothing written); reading it as empty")
             return try HealthStore(path: HealthStore.inMemoryPath)
         }
-        return try HealthStore(path: path, readOnly: readOnly)
+        return try HealthStore(path: path, cacheKiB: cacheKiB, readOnly: readOnly)
     } catch HealthStoreError.file(let file, let reason) {
         throw RuntimeFailure("health: cannot open store \(file.terminalEscaped): \(reason)")
     } catch {
