@@ -1,4 +1,5 @@
 import FoundationEssentials
+import HealthModel
 
 /// The date form of export.xml: `2024-06-01 09:00:00 -0700` (local time and its UTC offset).
 ///
@@ -46,10 +47,10 @@ public enum AppleDate {
         guard signByte == 0x2B || signByte == 0x2D else { return nil }
         index += 1
         guard let offsetHours = digits(2), let offsetMinutes = digits(2), text[index] == 0 else { return nil }
-        guard (1...12).contains(month), day >= 1, day <= daysInMonth(year: year, month: month),
+        guard (1...12).contains(month), day >= 1, day <= TimeParsing.daysInMonth(year: year, month: month),
               hour < 24, minute < 60, second < 60, offsetHours < 24, offsetMinutes < 60 else { return nil }
         let offset = (signByte == 0x2D ? -1 : 1) * (offsetHours * 3600 + offsetMinutes * 60)
-        let days = daysFromCivil(year: year, month: month, day: day)
+        let days = TimeParsing.daysFromCivil(year: year, month: month, day: day)
         let local = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
         return Parsed(secondsSince1970: local - Int64(offset), utcOffsetSeconds: Int32(offset))
     }
@@ -59,42 +60,11 @@ public enum AppleDate {
         let seconds = Int64((date.timeIntervalSince1970).rounded(.down)) + Int64(offset)
         let days = Int(seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400)
         let secondOfDay = Int(seconds - Int64(days) * 86_400)
-        let (year, month, day) = civilFromDays(days)
+        let (year, month, day) = TimeParsing.civilFromDays(days)
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
         func four(_ value: Int) -> String { String(repeating: "0", count: max(0, 4 - String(value).count)) + String(value) }
         let magnitude = abs(offset)
         return "\(four(year))-\(two(month))-\(two(day)) \(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60)) "
             + "\(offset < 0 ? "-" : "+")\(two(magnitude / 3600))\(two(magnitude / 60 % 60))"
-    }
-
-    static func daysInMonth(year: Int, month: Int) -> Int {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// The inverse of ``daysFromCivil(year:month:day:)``.
-    static func civilFromDays(_ days: Int) -> (Int, Int, Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }

@@ -105,7 +105,8 @@ public enum TimeParsing {
         return calendar.date(from: components)?.addingTimeInterval(fraction)
     }
 
-    static func daysInMonth(year: Int, month: Int) -> Int {
+    /// Days in `month` of `year`, proleptic Gregorian.
+    public static func daysInMonth(year: Int, month: Int) -> Int {
         switch month {
         case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: return 30
@@ -114,7 +115,7 @@ public enum TimeParsing {
     }
 
     /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+    public static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400
@@ -134,7 +135,7 @@ public enum TimeParsing {
 
     /// Year, month and day of the proleptic Gregorian date `days` after 1970-01-01 (Howard
     /// Hinnant's `civil_from_days`, the inverse of ``daysFromCivil(year:month:day:)``).
-    static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
+    public static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097

@@ -1,3 +1,5 @@
+import BandGATT
+
 /// Simulated true time of a peer: UTC milliseconds since 1970 (the wearer's world, not the
 /// peer's clock, which a reader may set to anything).
 public typealias PeerMilliseconds = Int64
@@ -27,26 +29,14 @@ enum PeerTime {
         let local = floorDivide(ms, 1000) + Int64(offsetSeconds)
         let days = floorDivide(local, 86_400)
         let secondOfDay = local - days * 86_400
-        let (year, month, day) = civil(fromDays: days)
+        let civil = CivilCalendar.date(daysSince1970: Int(days))
+        let (year, month, day) = (Int64(civil.year), Int64(civil.month), Int64(civil.day))
         func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
         var text = "\(year)-\(two(month))-\(two(day))T\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))"
         if offsetSeconds == 0 { return text + "Z" }
         let magnitude = Int64(abs(offsetSeconds))
         text += (offsetSeconds < 0 ? "-" : "+") + two(magnitude / 3600) + ":" + two(magnitude / 60 % 60)
         return text
-    }
-
-    /// Proleptic Gregorian (year, month, day) of a day count since 1970-01-01 (H. Hinnant's algorithm).
-    static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
-        let z = days + 719_468
-        let era = floorDivide(z, 146_097)
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }
 
