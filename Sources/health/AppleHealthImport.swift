@@ -51,7 +51,7 @@ struct AppleHealthImport {
                     case .category(let sample):
                         Self.count(try transaction.save(sample, attributedTo: sample.source ?? .owner), &counts)
                     case .workout(let workout):
-                        if try transaction.saveWorkout(workout, attributedTo: workout.source ?? .owner) {
+                        if case .inserted = try transaction.save(workout, attributedTo: workout.source ?? .owner) {
                             counts.workoutsNew += 1
                         } else {
                             counts.workoutsKnown += 1
