@@ -26,7 +26,9 @@ compile BandGATTServer "$root"/Sources/BandGATTServer/*.swift
 compile FirmwareCrypto "$root"/firmware-sim/Sources/FirmwareCrypto/*.swift
 compile UARTFraming "$root"/firmware-sim/Sources/UARTFraming/*.swift
 compile FirmwareBoard "$root"/firmware-sim/Sources/FirmwareBoard/*.swift
-compile BandProtocol $(find "$root/Sources/BandProtocol" -name '*.swift' | sort)
+# One array element per file, so a checkout path with spaces stays one argument per source.
+mapfile -t protocol_sources < <(find "$root/Sources/BandProtocol" -name '*.swift' | sort)
+compile BandProtocol "${protocol_sources[@]}"
 swiftc "${flags[@]}" -module-name GATTServerProbe "$root/scripts/embedded/GATTServerProbe.swift" -c -o "$out/GATTServerProbe.o"
 if command -v llvm-size >/dev/null; then llvm-size "$out"/BandGATTServer.o "$out"/GATTServerProbe.o "$out"/FirmwareCrypto.o "$out"/UARTFraming.o "$out"/FirmwareBoard.o; fi
 echo "check-embedded: BandWire, BandATT, BandGATTServer, FirmwareCrypto, UARTFraming, FirmwareBoard, BandProtocol and the probe compile with Embedded Swift (armv7em-none-none-eabi)"
