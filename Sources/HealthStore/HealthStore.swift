@@ -31,6 +31,9 @@ public final class HealthStore: @unchecked Sendable {
     /// Known rows of `app` and `device`; entries made by a rolled-back transaction are removed.
     var appIDs: [String: Int64] = [:]
     var deviceIDs: [DeviceInfo: Int64] = [:]
+    /// The person this instance reads and writes for (docs/architecture.md, "People").
+    public let person: Person
+    var personID: Int64 { person.id }
 
     /// `BANDKIT_STORE`, else `$XDG_DATA_HOME/bandkit/health.sqlite` (`~/.local/share` when unset).
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
@@ -61,7 +64,13 @@ public final class HealthStore: @unchecked Sendable {
     /// the store is that database (its current schema), `cacheKiB` is the server's business, and
     /// `readOnly` opens a read-only session. A malformed URL throws ``HealthStoreError/file(path:reason:)``
     /// naming the URL without its password.
-    public init(path: String, cacheKiB: Int = HealthStore.defaultCacheKiB, readOnly: Bool = false) throws {
+    ///
+    /// `person` names the person whose samples, workouts, statistics, change feed, grants and
+    /// characteristics this instance reads and writes; nil is the default person (every store's
+    /// first, the only one a store written before people existed has). An unknown name throws
+    /// ``HealthStoreError/unknownPerson(_:)``.
+    public init(path: String, cacheKiB: Int = HealthStore.defaultCacheKiB, readOnly: Bool = false,
+                person personName: String? = nil) throws {
         let location: StoreLocation
         do { location = try StoreLocation.parse(path) } catch {
             throw HealthStoreError.file(path: error.url, reason: "is not a valid PostgreSQL URL: \(error.reason)")
@@ -124,6 +133,7 @@ public final class HealthStore: @unchecked Sendable {
         }
         typeIDs = ids
         typesByID = Dictionary(uniqueKeysWithValues: ids.map { ($1, $0) })
+        person = try HealthStore.openingPerson(personName, connection, path: path)
         if readOnly {
             let complete = try step("read the schema") {
                 try connection.scalar("SELECT complete FROM merged_hour_state WHERE id = 1").get() ?? 0
