@@ -104,9 +104,13 @@ public final class HealthStore: @unchecked Sendable {
             connection = try step("open read-only") { try HealthStore.openReadOnly(path: path, cacheKiB: cacheKiB) }
             let applied = try step("read the schema") { try HealthStore.appliedMigrations(connection) }
             let missing = Migration.all.map(\.name).filter { !applied.contains($0) }
-            if !missing.isEmpty {
+            if missing == [Migration.people.name] {
+                // Written before people existed: read as its one (default) person, through views.
+                try step("read the schema") { try PeopleBeforeMigration.createViews(connection) }
+            } else if !missing.isEmpty {
                 throw HealthStore.needsWriter(path: path, what: "lacks the migrations \(missing.joined(separator: ", "))")
             }
+            try step("open read-only") { try connection.execute("PRAGMA query_only = 1").get() }
         } else {
             if path != HealthStore.inMemoryPath { try StoreFile.prepare(path, create: true) }
             let engine = try step("open") { try SQLiteEngine.open(path: path, create: true).get() }
@@ -148,8 +152,9 @@ public final class HealthStore: @unchecked Sendable {
     /// a WAL database needs; then the file is opened as immutable, which nothing there can
     /// change anyway.
     private static func openReadOnly(path: String, cacheKiB: Int) throws(HealthStoreError) -> Connection {
+        // `query_only` is set by the caller once the schema is known: a store without the people
+        // migration first gets its temporary views (``PeopleBeforeMigration``), which it forbids.
         let settings = """
-            PRAGMA query_only = 1;
             PRAGMA foreign_keys = ON;
             PRAGMA cache_size = -\(max(64, cacheKiB));
             PRAGMA temp_store = MEMORY;
