@@ -81,6 +81,22 @@ import Testing
         #expect(feed.code == 0 && feed.output.contains("com.example.hers") && !feed.output.contains("com.example.mine"), "\(feed.output)")
     }
 
+    @Test func workoutsAndProfilesAreThePersonsNamed() throws {
+        #expect(try health.run("people", "add", "ana").code == 0)
+        let added = try health.run("workouts", "add", "running", "--start", "2026-11-30T18:00:00Z", "--end", "2026-11-30T18:30:00Z",
+                                   "--person", "ana")
+        #expect(added.code == 0, "\(added.error)")
+        func workoutCount(_ person: [String]) throws -> Int? {
+            let list = try health.run(["workouts", "list", "--json"] + person)
+            return (try json(list.output) as? [String: Any])?["count"] as? Int
+        }
+        #expect(try workoutCount(["--person", "ana"]) == 1)
+        #expect(try workoutCount([]) == 0)
+        #expect(try health.run("profile", "--set", "date-of-birth=1990-05-17", "--person", "ana").code == 0)
+        #expect(try health.run("profile", "--person", "ana").output.contains("1990-05-17"))
+        #expect(!(try health.run("profile").output.contains("1990-05-17")))
+    }
+
     @Test func grantsAreForThePersonNamed() throws {
         #expect(try health.run("people", "add", "ana").code == 0)
         let granted = try health.run("grant", "com.example.app", "step-count", "--read", "--person", "ana")
