@@ -35,9 +35,12 @@ struct SourcesCommand: Command {
 struct PriorityCommand: Command {
     static let configuration = CommandConfiguration(
         name: "priority", abstract: "Show or set the source priority of a type (first wins where sources overlap).",
-        discussion: "Without sources, prints the effective order. Sources not listed keep the default order after the listed ones.",
+        discussion: """
+            Without sources, prints the effective order. Sources not listed keep the default order after the listed ones.
+            The order is the store's, shared by all its people (so there is no --person).
+            """,
         options: [.argument("TYPE", help: "Sample type."), .argument("SOURCE", optional: true, variadic: true, help: "Sources, best first."),
-                  storeOption, personOption])
+                  storeOption])
 
     var type: SampleType
     var sources: [String]
