@@ -1,12 +1,12 @@
 import BandProtocol
 
 /// Builds the minute record for the minute in progress from its seconds.
-struct MinuteAccumulator {
+package struct MinuteAccumulator {
     /// Band time of the minute's start, in seconds (a multiple of 60).
-    var minuteStart: Int64
-    var utcOffset: LocalTimeOffset
-    var partial: Bool
-    var clockSet: Bool
+    package var minuteStart: Int64
+    package var utcOffset: LocalTimeOffset
+    package var partial: Bool
+    package var clockSet: Bool
     private var steps = 0
     private var distance = 0
     private var energy = 0
@@ -16,14 +16,14 @@ struct MinuteAccumulator {
     private var heartRateMin = UInt8.max
     private var heartRateMax = UInt8.min
 
-    init(minuteStart: Int64, utcOffset: LocalTimeOffset, partial: Bool, clockSet: Bool) {
+    package init(minuteStart: Int64, utcOffset: LocalTimeOffset, partial: Bool, clockSet: Bool) {
         self.minuteStart = minuteStart
         self.utcOffset = utcOffset
         self.partial = partial
         self.clockSet = clockSet
     }
 
-    mutating func add(_ second: SecondSample) {
+    package mutating func add(_ second: SecondSample) {
         steps += second.steps
         distance += second.distanceDecimetres
         energy += second.energyDecikilocalories
@@ -36,7 +36,7 @@ struct MinuteAccumulator {
         }
     }
 
-    var record: MinuteRecord {
+    package var record: MinuteRecord {
         var flags: MinuteRecordFlags = []
         if worn { flags.insert(.worn) }
         if clockSet { flags.insert(.clockSet) }

@@ -52,10 +52,18 @@ public struct Xoshiro256StarStar: RandomNumberGenerator, Sendable {
     private func rotateLeft(_ x: UInt64, _ k: UInt64) -> UInt64 { (x << k) | (x >> (64 - k)) }
 }
 
+// The four libm functions the sensor model needs: Glibc's on Linux (so `bandsim` stays bit for
+// bit what it was); on the chip the board links its own (firmware-sim/board/mps2-an386/libm.c),
+// as a real port links its C library's.
 #if canImport(Glibc)
 import Glibc
 @inline(__always) func _log(_ x: Double) -> Double { Glibc.log(x) }
 @inline(__always) func _cos(_ x: Double) -> Double { Glibc.cos(x) }
 @inline(__always) func _exp(_ x: Double) -> Double { Glibc.exp(x) }
 @inline(__always) func _sin(_ x: Double) -> Double { Glibc.sin(x) }
+#else
+@_silgen_name("log") func _log(_ x: Double) -> Double
+@_silgen_name("cos") func _cos(_ x: Double) -> Double
+@_silgen_name("exp") func _exp(_ x: Double) -> Double
+@_silgen_name("sin") func _sin(_ x: Double) -> Double
 #endif
