@@ -15,7 +15,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out=${1:-$(mktemp -d)}
 mkdir -p "$out"
-flags=(-enable-experimental-feature Embedded -target armv7em-none-none-eabi -parse-as-library -wmo -Osize
+flags=(-enable-experimental-feature Embedded -enable-experimental-feature Extern -target armv7em-none-none-eabi -parse-as-library -wmo -Osize
        -Xfrontend -disable-stack-protector -package-name bandkit -I "$out")
 compile() {  # MODULE SOURCES…
   local module=$1; shift

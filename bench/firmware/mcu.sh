@@ -3,7 +3,9 @@
 # bss) per module from the linker map (after --gc-sections: only what the image keeps), the stack
 # high-water mark (painted stack, reported by the firmware after an ATT conversation, the on-chip
 # self-test and this bench), and CPU cost of the hot operations measured on the chip
-# (OnChipBench: SysTick cycles under QEMU -icount, turned into instructions).
+# (OnChipBench: SysTick cycles under QEMU -icount, turned into instructions), and the band's own
+# logic (ChipBand: cycles per band second and per simulated minute, 60 minutes at 600x). Fails
+# if anything allocated on the heap after start-up.
 #
 #   bash bench/firmware/mcu.sh            # prints the tables docs/performance.md records
 #
@@ -89,6 +91,17 @@ for request in ("020002", "100100ffff0028", "080100ffff0328", "0a0300", "120c000
     uart.send(ATT, bytes.fromhex(request)); uart.expect(ATT)
 uart.send(LINK, b"\x07")
 cycles = struct.unpack("<5I", uart.expect(DEBUG, 0x85)[1:])
+# The band's logic (ChipBand): start it, let 60 band minutes pass at 600x, then its counters.
+uart.send(LINK, b"\x10" + struct.pack("<qQb", 1796019630, 11, 4))   # 2026-11-30T06:20:30+01:00, seed 11
+uart.expect(DEBUG, 0x84)                                              # "band started"
+uart.send(LINK, b"\x09" + struct.pack("<H", 600))
+minutes = 0
+while minutes < 60:
+    channel, payload = uart.receive()
+    if channel == DEBUG and payload[0] == 0x87:
+        minutes += 1
+uart.send(LINK, b"\x11")
+ticks, tick_cycles, records, record_cycles = struct.unpack("<QQIQ", uart.expect(DEBUG, 0x88)[1:])
 uart.send(LINK, b"\x04")
 status = struct.unpack("<QIIIIIIII", uart.expect(DEBUG, 0x81)[1:])
 names = ["ATT Read Request answered by the GATT server", "10-byte UART frame decoded", "10-byte UART frame encoded",
@@ -98,7 +111,15 @@ print("| operation (on the M4, QEMU -icount shift=5) | cycles (25 MHz SysTick) |
 print("|---|---:|---:|")
 for name, c in zip(names, cycles):
     print("| %s | %d | ≈ %d |" % (name, c, round(c * 40 / 32)))
+second = tick_cycles / ticks
+closing = record_cycles / records
+print("| one band second (BandCore tick: sensors, minute accumulation; mean of %d) | %.0f | ≈ %.0f |" % (ticks, second, second * 40 / 32))
+print("| the tick that closes a minute (record into the ring; mean of %d) | %.0f | ≈ %.0f |" % (records, closing, closing * 40 / 32))
+print("| one simulated minute (60 ticks, one of them closing) | %.0f | ≈ %.0f |" % (59 * (tick_cycles - record_cycles) / (ticks - records) + closing,
+      (59 * (tick_cycles - record_cycles) / (ticks - records) + closing) * 40 / 32))
 print()
-print("stack high-water %d B; heap allocations %d (%d after start-up); .data+.bss see the table above"
+print("stack high-water %d B; heap allocations %d (%d after start-up, which ends with the band's configuration); .data+.bss see the table above"
       % (status[8], status[6], status[7]))
+if status[7] != 0:
+    sys.exit("mcu.sh: %d heap allocations after start-up (the band's logic must not allocate once running)" % status[7])
 PY

@@ -160,6 +160,10 @@ void __aeabi_memset(void *d, size_t n, int c) { memset(d, c, n); }
 void __aeabi_memset4(void *d, size_t n, int c) { memset(d, c, n); }
 
 void reset_handler(void) {
+  // The FPU (FPv4-SP) on: Swift code built for cortex-m4 keeps values in its registers (vpush
+  // d8 …) even under the soft-float ABI; with it off the first such instruction faults.
+  *(volatile uint32_t *)0xE000ED88 |= 0xFu << 20;   // CPACR: CP10 and CP11 full access
+  __asm__ volatile("dsb\n isb" ::: "memory");
   uint32_t *s = &_sidata, *d = &_sdata;
   while (d < &_edata) *d++ = *s++;
   for (d = &_sbss; d < &_ebss;) *d++ = 0;

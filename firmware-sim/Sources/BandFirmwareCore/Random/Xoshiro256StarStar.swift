@@ -62,8 +62,10 @@ import Glibc
 @inline(__always) func _exp(_ x: Double) -> Double { Glibc.exp(x) }
 @inline(__always) func _sin(_ x: Double) -> Double { Glibc.sin(x) }
 #else
-@_silgen_name("log") func _log(_ x: Double) -> Double
-@_silgen_name("cos") func _cos(_ x: Double) -> Double
-@_silgen_name("exp") func _exp(_ x: Double) -> Double
-@_silgen_name("sin") func _sin(_ x: Double) -> Double
+// C's calling convention (`@_extern(c)`, not `@_silgen_name`): Swift's own passes a Double in a
+// VFP register, the C function expects it in r0:r1 (the image's soft-float ABI).
+@_extern(c, "log") func _log(_ x: Double) -> Double
+@_extern(c, "cos") func _cos(_ x: Double) -> Double
+@_extern(c, "exp") func _exp(_ x: Double) -> Double
+@_extern(c, "sin") func _sin(_ x: Double) -> Double
 #endif
