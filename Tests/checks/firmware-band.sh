@@ -33,8 +33,8 @@ cc -O2 -fno-builtin -Dlog=bk_log -Dexp=bk_exp -Dsin=bk_sin -Dcos=bk_cos -Dsqrt=b
 cc -O2 "$root/Tests/checks/support/libm-ulps.c" "$work/libm.o" -lm -o "$work/libm-ulps"
 "$work/libm-ulps" 8 >"$work/libm.log" || fail "the chip's libm is off: $(cat "$work/libm.log")"
 
-bash "$root/firmware-sim/board/build.sh" "$work/build" >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; exit 1; }
-elf="$work/build/bandkit-m4.elf"
+source "$root/Tests/checks/support/firmware-common.sh"
+elf="$(firmware_image)"
 
 options=(--speed 3600 --seed 11 --start 2026-11-30T06:20:30+01:00)
 minutes=600

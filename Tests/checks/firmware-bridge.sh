@@ -32,8 +32,8 @@ cleanup() {
 trap cleanup EXIT
 fail() { echo "firmware-bridge: $*" >&2; cat "$work/serve.log" >&2 2>/dev/null || true; exit 1; }
 
-bash "$root/firmware-sim/board/build.sh" "$work/build" >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; exit 1; }
-elf="$work/build/bandkit-m4.elf"
+source "$root/Tests/checks/support/firmware-common.sh"
+elf="$(firmware_image)"
 
 serve() {  # starts bandsim serve --firmware; waits for its socket
   rm -f "$work/band.sock"

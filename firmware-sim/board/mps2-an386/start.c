@@ -186,6 +186,12 @@ __attribute__((section(".vectors"))) const void *vectors[16 + 1] = {
 };
 uint32_t board_heap_allocation_count(void) { return board_heap_allocations; }
 
+// ---- libgcc's objects carry exception-index entries naming the ARM EHABI personality routines;
+//      nothing here unwinds, so these stand in for them and keep libgcc's unwinder (4 KB) out ----
+void __aeabi_unwind_cpp_pr0(void) { board_provoke_fault(); }
+void __aeabi_unwind_cpp_pr1(void) { board_provoke_fault(); }
+void __aeabi_unwind_cpp_pr2(void) { board_provoke_fault(); }
+
 // ---- Run-time helpers the compiler calls for 64-bit arithmetic (compiler-rt's, not shipped for
 //      this target in the toolchain) and the one libc call the Swift stdlib may make ----
 uint64_t __aeabi_llsl(uint64_t value, int shift) { return shift >= 64 ? 0 : (shift <= 0 ? value : value << shift); }
