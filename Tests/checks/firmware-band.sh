@@ -19,9 +19,10 @@ bash "$root/scripts/ensure-packages.sh" "${FIRMWARE_PACKAGES[@]}"
 bandsim="${BANDSIM:-$root/.build/debug/bandsim}"
 [ -x "$bandsim" ] || { echo "firmware-band: $bandsim not built" >&2; exit 1; }
 work="$(mktemp -d)"
+source "$root/Tests/checks/support/firmware-common.sh"
 serve_pid=""
 cleanup() {
-  if [[ -n "$serve_pid" ]] && kill -0 "$serve_pid" 2>/dev/null; then kill "$serve_pid"; wait "$serve_pid" 2>/dev/null || true; fi
+  stop_process "$serve_pid"
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -33,7 +34,6 @@ cc -O2 -fno-builtin -Dlog=bk_log -Dexp=bk_exp -Dsin=bk_sin -Dcos=bk_cos -Dsqrt=b
 cc -O2 "$root/Tests/checks/support/libm-ulps.c" "$work/libm.o" -lm -o "$work/libm-ulps"
 "$work/libm-ulps" 8 >"$work/libm.log" || fail "the chip's libm is off: $(cat "$work/libm.log")"
 
-source "$root/Tests/checks/support/firmware-common.sh"
 elf="$(firmware_image)"
 
 options=(--speed 3600 --seed 11 --start 2026-11-30T06:20:30+01:00)

@@ -6,6 +6,7 @@
 #                               (QEMU waits for the client), flash file in $work, at most 120 s;
 #                               sets qemu_pid (timeout's PID: a TERM reaches QEMU)
 #   firmware_stop             → stops that QEMU and waits for it (the callers' EXIT traps call it)
+#   stop_process PID          → SIGTERM to PID if it still runs, then waits for it (bandsim, QEMU)
 
 # The image is built once into .build/firmware-checks and reused while no source it is made of is
 # newer (the build takes minutes on a loaded machine; four scripts use it). A lock keeps two
@@ -36,7 +37,11 @@ firmware_boot() {
   qemu_pid=$!
 }
 
+stop_process() {
+  if [[ -n "${1:-}" ]] && kill -0 "$1" 2>/dev/null; then kill "$1"; wait "$1" 2>/dev/null || true; fi
+}
+
 firmware_stop() {
-  if [[ -n "${qemu_pid:-}" ]] && kill -0 "$qemu_pid" 2>/dev/null; then kill "$qemu_pid"; wait "$qemu_pid" 2>/dev/null || true; fi
+  stop_process "${qemu_pid:-}"
   qemu_pid=""
 }
