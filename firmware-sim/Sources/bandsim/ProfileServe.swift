@@ -6,6 +6,8 @@ import BandLink
 import BandPeers
 import BandWire
 import CommandKit
+import SocketSecurity
+import SystemRandom
 
 /// `bandsim serve --profile infinitime|hr-strap`: a third-party peer instead of the BandKit band
 /// (BandPeers: ``InfiniTimePeer``, ``HeartRateStrapPeer``), on the same links.
@@ -31,6 +33,9 @@ struct ProfileServe {
     var truthPath: String?
     var exitAfterConnections: Int?
     var exitAfterDuration: Duration?
+    /// `--passkey`: the six digits the watch shows when pairing on the socket link (default: a
+    /// fresh random one per pairing, printed on stderr).
+    var passkey: UInt32?
 
     func run() throws -> ExitCode {
         var truth: BufferedOutput?
@@ -99,10 +104,37 @@ struct ProfileServe {
         options.exitAfterConnections = exitAfterConnections
         options.exitAfterDuration = exitAfterDuration
         options.log = log
+        if hciAdapter == nil {
+            // Over --hci the kernel runs SMP; on the socket link the device's own responder does.
+            options.security = SocketPairingResponder(ioCapability: profile.ioCapability, requiresPasskey: profile == .infinitime,
+                                                      fixedPasskey: passkey, random: Self.kernelRandom)
+        }
         let runner = PeerRunner(device: device, listener: listener, options: options)
         let ending = try runner.run(stop: stop)
         CommandRunner.printError("bandsim: \(ending)")
         return .success
+    }
+}
+
+extension ProfileServe {
+    /// The kernel's random bytes; bandsim ends with a message if getrandom(2) ever fails.
+    static func kernelRandom(_ count: Int) -> [UInt8] {
+        do { return try KernelRandom.bytes(count: count) } catch {
+            CommandRunner.printError("bandsim serve: pairing needs random bytes: \(error)")
+            exit(1)
+        }
+    }
+}
+
+extension ProfileServe.Profile {
+    /// What the device declares in SMP: InfiniTime shows a passkey on its screen (DisplayOnly)
+    /// and pairs only with it (../shared/reference/infinitime.md: "a reader needs passkey entry");
+    /// a chest strap has neither display nor keys (NoInputNoOutput: Just Works).
+    var ioCapability: IOCapability {
+        switch self {
+        case .infinitime: .displayOnly
+        case .heartRateStrap: .noInputNoOutput
+        }
     }
 }
 
