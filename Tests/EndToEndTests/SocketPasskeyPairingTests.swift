@@ -34,6 +34,22 @@ struct SocketPasskeyPairingTests {
         #expect(peer.stderr.contains("link encrypted with a stored bond"), "\(peer.stderr)")
     }
 
+    @Test func aBondTheWatchNoLongerHasIsRefusedWithAClearMessage() throws {
+        let world = try DemoWorld()
+        try world.startPeer("infinitime", ["--seed", "5", "--passkey", "024680"])
+        #expect(try world.band(["pair", world.address, "--passkey", "024680"]).status == 0)
+        // A new simulator process: bonds live in its memory, so this watch has forgotten the reader.
+        world.stopBand()
+        try world.startPeer("infinitime", ["--seed", "5", "--passkey", "024680"])
+        let stream = try world.band(["stream", world.address, "--for", "3s", "--store", world.store])
+        let peer = try #require(world.band)
+        world.stopBand()
+        #expect(stream.status == 1, "\(stream.stderr)")
+        #expect(stream.stderr.contains("the device has no bond with this reader (PIN or Key Missing): run band pair again"), "\(stream.stderr)")
+        #expect(peer.stderr.contains("link security failed: no bond for EDIV"), "\(peer.stderr)")
+        #expect(!peer.stderr.contains("shows passkey"), "encrypting never pairs on its own: \(peer.stderr)")
+    }
+
     @Test func aWrongPasskeyFailsWithExitOneAndNothingIsStored() throws {
         let world = try DemoWorld()
         try world.startPeer("infinitime", ["--seed", "5", "--passkey", "111111"])

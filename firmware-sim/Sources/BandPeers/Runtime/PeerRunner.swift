@@ -178,7 +178,7 @@ public final class PeerRunner<Device: PeerDevice> {
             case .display(let passkey): options.log("pairing: the screen shows passkey \(SocketPairingResponder.digits(passkey))")
             case .bonded: options.log("pairing: bonded (\(responder.bonds.count) bond(s) kept)")
             case .encrypted: options.log("link encrypted with a stored bond")
-            case .failed(let why): options.log("pairing failed: \(why)")
+            case .failed(let why): options.log("link security failed: \(why)")
             }
         }
     }
