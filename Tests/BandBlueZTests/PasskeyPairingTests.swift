@@ -58,6 +58,43 @@ struct PasskeyPairingTests {
         }
     }
 
+    /// Passkey Notify (0x0017): the kernel chose 024680 for this side's display.
+    static let passkeyNotify = bytes("17 00 00 00 0c 00 24 00 00 01 aa 00 01 68 60 00 00 00")
+
+    @Test func passkeyNotifyCarriesThePasskeyAndEveryTruncationIsAnError() throws {
+        #expect(try ManagementEvent(ManagementPacket(parsingAll: Self.passkeyNotify))
+                == .passkeyNotify(controllerIndex: 0, Self.peer, passkey: 24_680, entered: 0))
+        let parameters = Array(Self.passkeyNotify[6...])
+        for length in 0..<parameters.count {
+            let packet = ManagementPacket(code: 0x0017, controllerIndex: 0, parameters: Array(parameters[0..<length]))
+            #expect(throws: ParseError.self) { try ManagementEvent(packet) }
+        }
+        // 1 000 000 is no passkey.
+        #expect(throws: ParseError(.invalidValue, at: 13, field: "Passkey")) {
+            try ManagementEvent(ManagementPacket(code: 0x0017, controllerIndex: 0, parameters: bytes("24 00 00 01 aa 00 01 40 42 0f 00 00")))
+        }
+    }
+
+    @Test func theAgentSaysWhichPasskeyTheScreenShows() throws {
+        let kernel = FakeBluetoothKernel()
+        var lines: [String] = []
+        let agent = try agent(kernel, store: nil)
+        agent.log = { lines.append($0) }
+        kernel.deliver(Self.passkeyNotify)
+        try agent.handlePendingEvents()
+        #expect(lines == ["hci0: the screen shows passkey 024680 for \(Self.peer)"])
+        #expect(kernel.sent().isEmpty, "Passkey Notify needs no answer")
+        #expect(agent.failure == nil)
+    }
+
+    @Test func displayOnlyIsDeclaredWithSetIOCapability() throws {
+        let kernel = FakeBluetoothKernel()
+        let adapter = try BlueZAdapter("hci0", system: kernel.system)
+        kernel.deliver(ManagementTests.complete(.setIOCapability, index: 0))
+        try adapter.setIOCapability(BlueZAdapter.displayOnly)
+        #expect(kernel.sent() == [bytes("18 00 00 00 01 00 00")])
+    }
+
     @Test func theOpcodesAreNamed() {
         #expect(ManagementOpcode.userPasskeyReply.rawValue == 0x001E)
         #expect(ManagementOpcode.userPasskeyReply.description == "User Passkey Reply")

@@ -104,6 +104,10 @@ public final class PairingAgent {
             do throws(KeyFileError) { try keyStore.save(key, adapter: adapterAddress) } catch {
                 throw .system("save key: \(error)", Errno(rawValue: 5))
             }
+        case .passkeyNotify(adapter.index, let peer, let passkey, _):
+            // A display on this side (DisplayOnly): the kernel chose the passkey; the peer's user types it.
+            let digits = String(passkey)
+            log("\(adapter.name): the screen shows passkey \(String(repeating: "0", count: max(0, 6 - digits.count)) + digits) for \(peer)")
         case .authenticationFailed(adapter.index, let peer, let status):
             isAwaitingKeys = false
             log("\(adapter.name): pairing with \(peer) failed: \(status)")

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import BandBlueZ
 import BandFirmware
 import BandLink
 import BandPeers
@@ -87,7 +88,10 @@ struct ProfileServe {
         let listener: any PeerListener
         do throws(LinkError) {
             if let hciAdapter {
-                listener = try HCIBandListener(adapter: hciAdapter, name: name, serviceUUIDs: services, log: log)
+                // The kernel runs SMP: the watch declares its display, so a reader with a keyboard
+                // gets passkey entry and the kernel's passkey is logged (Passkey Notify).
+                listener = try HCIBandListener(adapter: hciAdapter, name: name, serviceUUIDs: services,
+                                               ioCapability: profile == .infinitime ? BlueZAdapter.displayOnly : nil, log: log)
             } else {
                 try SocketPath.prepareDirectory(SocketPath.directory(of: socketPath))
                 listener = try SocketPeerListener(path: socketPath)
