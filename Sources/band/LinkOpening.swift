@@ -67,7 +67,8 @@ struct LinkOpener {
                 return try L2CAPATTLink.connect(to: peer, from: agent.adapterAddress, security: secure ? .medium : .low,
                                                 timeout: .seconds(passkey?.isAvailable == true ? 60 : 20), agent: agent)
             } catch {
-                pairingFailure?.failure = agent.failure.map(PairingRefusal.init)
+                // The kernel's Authentication Failed follows connect()'s EACCES by a moment.
+                pairingFailure?.failure = agent.awaitFailure(timeout: .seconds(2)).map(PairingRefusal.init)
                 throw error
             }
         }

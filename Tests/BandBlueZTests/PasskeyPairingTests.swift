@@ -1,4 +1,5 @@
 @testable import BandBlueZ
+import Foundation
 import BandLink
 import BandTestSupport
 import BandWire
@@ -148,6 +149,28 @@ struct PasskeyPairingTests {
         #expect(agent.failure == .passkeyRejected(Self.peer, ManagementStatus(rawValue: 0x05)))
         #expect(agent.failure?.description.contains("refused the passkey") == true)
         #expect(try store.keys(forAdapter: ManagementTests.adapterAddress).isEmpty)
+    }
+
+    /// The kernel's Authentication Failed comes a moment after connect() returned EACCES: the
+    /// agent waits for it, so `band pair` can say the passkey was wrong (seen in the radio guest).
+    @Test func theAgentWaitsForTheVerdictOnAnAnsweredPasskey() throws {
+        let kernel = FakeBluetoothKernel()
+        let agent = try agent(kernel, store: nil)
+        agent.passkeyEntry = { _ in 111_111 }
+        kernel.deliver(Self.passkeyRequest)
+        try agent.handlePendingEvents()
+        #expect(agent.failure == nil)
+        let late = Thread { Thread.sleep(forTimeInterval: 0.2); kernel.deliver(Self.authenticationFailed) }
+        late.start()
+        #expect(agent.awaitFailure(timeout: .seconds(20), system: kernel.system) == .passkeyRejected(Self.peer, ManagementStatus(rawValue: 0x05)))
+    }
+
+    @Test func withNothingAnsweredTheAgentDoesNotWait() throws {
+        let kernel = FakeBluetoothKernel()
+        let agent = try agent(kernel, store: nil)
+        let started = ContinuousClock.now
+        #expect(agent.awaitFailure(timeout: .seconds(30), system: kernel.system) == nil)
+        #expect(ContinuousClock.now - started < .seconds(29))
     }
 
     @Test func withNoPasskeyTheRequestIsRefusedAndTheReasonKept() throws {
