@@ -14,7 +14,6 @@ here=$(dirname "$0")
 . "$here/../lib.sh"
 if [ -n "${RADIO_BAND_ADDRESS:-}" ]; then echo "infinitime stage skipped: it needs bandsim's truth"; exit 0; fi
 band=$RADIO_BIN/band
-sim=$RADIO_BIN/bandsim
 B=$RADIO_BAND_HCI
 R=$RADIO_READER_HCI
 log=$RADIO_OUT/infinitime
@@ -33,21 +32,8 @@ start=$(date -u -d "@$(( $(date +%s) + offset * 3600 ))" +%Y-%m-%dT%H:%M:%S)$zon
 wait_link_down "$B"; wait_link_down "$R"
 # The reader's adapter up for LE (band scan expects a powered adapter; bandsim prepares its own).
 "$RADIO_BIN/bandradio" info --hci "$R" > /dev/null || fail "reader adapter $R"
-"$sim" serve --profile infinitime --hci "$B" --seed 11 --start "$start" --truth "$log/truth.ndjson" > "$log/serve.log" 2>&1 &
-server=$!
-trap 'kill $server 2>/dev/null; echo "--- bandsim serve log (tail)"; tail -30 "$log/serve.log"' EXIT
-wait_for "the watch to advertise" 200 grep -q "listening" "$log/serve.log" || fail "bandsim serve --profile infinitime --hci did not start"
-head -1 "$log/serve.log"
-
-step "band scan --hci $R"
-address=
-for attempt in 1 2 3; do
-  "$band" scan --hci "$R" --timeout 4 --json > "$log/scan.json" 2>&1
-  address=$(sed -n 's/.*"address":"\([0-9A-F:]*\)".*"kind":"infinitime".*/\1/p' "$log/scan.json" | head -1)
-  [ -n "$address" ] && break
-  echo "(scan attempt $attempt did not see the watch)"
-done
-cat "$log/scan.json"
+start_serve "$log/serve.log" --profile infinitime --hci "$B" --seed 11 --start "$start" --truth "$log/truth.ndjson"
+scan_for infinitime "$log/scan.json"
 [ -n "$address" ] || fail "band scan did not find the watch"
 
 step "band pair with a wrong passkey"
