@@ -86,15 +86,7 @@ struct ActivitySessionTests {
 
     // MARK: Writer
 
-    final class TemporaryStore {
-        let directory = NSTemporaryDirectory() + "bandkit-sessions-\(UUID().uuidString)"
-        let store: HealthStore
-        init() throws {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            store = try HealthStore(path: directory + "/health.sqlite")
-        }
-        deinit { try? FileManager.default.removeItem(atPath: directory) }
-    }
+    typealias TemporaryStore = SampleWriterTests.TemporaryStore
 
     static let device = "BandKit/B1/SN1"
 

@@ -102,6 +102,9 @@ struct TruthMinute: Equatable {
     var distanceMetres: Double
     var energyKilocalories: Double
     var heartRate: (avg: Double, min: Double, max: Double)?
+    /// The record's session activity (`walking`, `running`), nil for none; and its session-start flag.
+    var activity: String?
+    var sessionStart = false
 
     static func == (a: TruthMinute, b: TruthMinute) -> Bool { a.sequence == b.sequence && a.minute == b.minute }
 
@@ -118,6 +121,8 @@ struct TruthMinute: Equatable {
         if let avg = number(object["hr_avg"]), let min = number(object["hr_min"]), let max = number(object["hr_max"]) {
             heartRate = (avg, min, max)
         }
+        activity = object["activity"] as? String
+        sessionStart = object["session_start"] as? Bool ?? false
     }
 }
 
