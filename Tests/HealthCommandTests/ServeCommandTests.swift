@@ -244,6 +244,71 @@ import Glibc
         #expect(server.stop().code == 0)
     }
 
+    /// Runs `sql` with psql on the test database and returns its unaligned, tuples-only output.
+    static func psqlRows(_ url: String, _ sql: String) throws -> [String] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["psql", "--no-psqlrc", "-At", "--set=ON_ERROR_STOP=1", "--dbname=" + url, "--command=" + sql]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+
+    /// On PostgreSQL (Tests/checks/postgres.sh): the page's live events come from the store's
+    /// change feed over LISTEN/NOTIFY, on one connection that lives as long as the stream — a
+    /// write by another process arrives as `event: change`, and the listening backend is the same
+    /// one before and after it (the stream used to open a new connection every second).
+    @Test(.enabled(if: TemporaryStore.usesPostgreSQL, "PostgreSQL only: Tests/checks/postgres.sh"))
+    func liveEventsOnPostgreSQLComeFromOneListeningConnection() throws {
+        try fill()
+        // The server's connections carry a name of their own, to be told apart in pg_stat_activity.
+        let name = "serve-test-" + UUID().uuidString.prefix(8).lowercased()
+        let server = try Server(HealthCommand(store: temp.path + "&application_name=" + name))
+        let url = try #require(TemporaryStore.postgresURL)
+        func listeners() throws -> [String] {
+            try Self.psqlRows(url, "SELECT pid FROM pg_stat_activity WHERE application_name = '\(name)' AND query LIKE 'LISTEN%'")
+        }
+        #expect(try listeners().isEmpty, "nothing listens before a page asks for events")
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = server.port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        #expect(withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } } == 0)
+        _ = "GET /events HTTP/1.1\r\nHost: x\r\n\r\n".utf8CString.withUnsafeBufferPointer { send(fd, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
+        var timeval = timeval(tv_sec: 1, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeval, socklen_t(MemoryLayout<timeval>.size))
+        var received = ""
+        func read(until text: String, seconds: Int) -> Bool {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            for _ in 0..<seconds {
+                let count = recv(fd, &buffer, buffer.count, 0)
+                if count > 0 { received += String(decoding: buffer[0..<count], as: UTF8.self) }
+                if received.contains(text) { return true }
+            }
+            return false
+        }
+        #expect(read(until: "event: hello", seconds: 20))
+        // The stream's first wait sets up its listener; give it a bounded while, then keep its pid.
+        var first: [String] = []
+        for _ in 0..<100 where first.isEmpty {
+            first = try listeners()
+            if first.isEmpty { Thread.sleep(forTimeInterval: 0.1) }
+        }
+        #expect(first.count == 1, "one LISTEN connection for one stream: \(first)")
+        // Several one-second wait slices later, still the same backend.
+        Thread.sleep(forTimeInterval: 3)
+        #expect(try listeners() == first, "the stream kept its connection across its wait slices")
+        #expect(try health.run("add", "step-count", "25", "--start", "2026-11-30T21:00:00Z", "--end", "2026-11-30T21:01:00Z").code == 0)
+        #expect(read(until: "event: change", seconds: 20), "\(received)")
+        #expect(try listeners() == first)
+        #expect(server.stop().code == 0)
+    }
+
     @Test func listeningElsewhereWarnsAndBadOptionsAreUsageErrors() throws {
         // Another loopback address: only there, no warning.
         let loopback = try Server(health, ["--listen", "127.0.0.2"])
