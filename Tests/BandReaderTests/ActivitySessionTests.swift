@@ -39,7 +39,7 @@ struct ActivitySessionTests {
         #expect(open == nil)
         #expect(closed.map(\.activity) == [.walking, .running])
         let walk = closed[0], run = closed[1]
-        #expect(walk.start == Self.minute + 120 && walk.end == Self.minute + 300 && walk.minutes == 3 && walk.startSeen)
+        #expect(walk.start == Self.minute + 120 && walk.end == Self.minute + 300 && walk.minutes == 3 && walk.origin == .band)
         #expect(walk.steps == 300 && walk.distanceDecimetres == 2400 && walk.energyDecikilocalories == 150)
         #expect(run.start == Self.minute + 300 && run.end == Self.minute + 540 && run.steps == 640)
         // HR 105…108 in the run: mean of the minute averages, highest minute maximum.
@@ -68,15 +68,25 @@ struct ActivitySessionTests {
         let records = Self.records(".Ww") + Self.records("ww.", from: 20)
         let (closed, open) = Self.closed(records)
         #expect(closed.count == 2)
-        #expect(closed[0].end == Self.minute + 180 && closed[0].startSeen)
-        #expect(closed[1].start == Self.minute + 1200 && !closed[1].startSeen, "the second part's start was never seen")
+        #expect(closed[0].end == Self.minute + 180 && closed[0].origin == .band)
+        #expect(closed[1].start == Self.minute + 1200 && closed[1].origin == .firstSyncedMinute, "the second part's start was never seen")
         #expect(open == nil)
     }
 
     @Test("A first record that continues a session whose start was erased opens one there, marked as such")
     func startNeverSeen() {
         let (closed, _) = Self.closed(Self.records("rrr."))
-        #expect(closed.count == 1 && !closed[0].startSeen && closed[0].start == Self.minute)
+        #expect(closed.count == 1 && closed[0].origin == .firstSyncedMinute && closed[0].start == Self.minute)
+    }
+
+    @Test("A walk longer than 24 hours is cut into day-long workouts the store accepts, the next marked as such")
+    func dayLongWalkIsCut() {
+        let records = Self.records("W" + String(repeating: "w", count: 1440 + 99) + ".")
+        let (closed, open) = Self.closed(records)
+        #expect(open == nil)
+        #expect(closed.map(\.minutes) == [1440, 100])
+        #expect(closed[0].end - closed[0].start == ActivitySessionTracker.maximumSeconds && closed[0].origin == .band)
+        #expect(closed[1].start == closed[0].end && closed[1].origin == .afterMaximumLength)
     }
 
     @Test("Old band (byte 15 = 0 everywhere): no sessions")
@@ -166,12 +176,29 @@ struct ActivitySessionTests {
         let key = WorkoutWriter.key(device: Self.device)
         let text = try #require(try temporary.store.appState(app: SampleWriter.app.id, key: key))
         #expect(text.hasPrefix("v1 000000ab 4 1 \(Self.minute + 60) \(Self.minute + 180) 4 1 3 300 2400 150 3 "))
+        // Totals no number of minutes can reach (they would overflow later sums) are damage too.
+        #expect(ActivitySession.parse(stored: "v1 000000ab 4 1 \(Self.minute) \(Self.minute + 60) 4 1 2 18446744073709551615 0 0 0 0 0") == nil)
         // Damaged: the continuation is dropped and the next batch's records stand alone.
         try temporary.store.write(as: SampleWriter.app) { try $0.setAppState(key, "v1 000000ab 4 1 garbage") }
         try writer.commitHistory(Self.records("ww.", from: 4), cursor: HistoryCursor(historyID: 0xAB, nextSequence: 7), previous: cursor)
         let stored = try workouts(temporary)
         #expect(stored.count == 1 && stored[0].metadata["bandkit.session.start"] == "first-synced-minute")
         #expect(try temporary.store.appState(app: SampleWriter.app.id, key: key) == nil, "no session is open after the last none minute")
+    }
+
+    @Test("Absurd minutes (the most energy and distance a record can carry, for a day) still make a workout, without the totals the store refuses, and the sync goes on")
+    func absurdTotalsDoNotStopTheSync() throws {
+        let temporary = try TemporaryStore()
+        let records = (0..<1441).map { index in
+            MinuteRecord(minuteStart: Self.minute + UInt32(index) * 60, utcOffset: .utc, flags: index == 0 ? [.worn, .sessionStart] : [.worn],
+                         steps: 60_000, distanceDecimetres: 65_535, energyDecikilocalories: 65_535, heartRate: nil,
+                         activity: index == 1440 ? .none : .running)
+        }
+        let write = try writer(temporary).commitHistory(records, cursor: HistoryCursor(historyID: 1, nextSequence: 1441))
+        #expect(write.workouts == 1 && write.minutes == 1441)
+        let stored = try #require(try workouts(temporary).first)
+        #expect(stored.totalEnergyBurned == nil && stored.totalDistance == nil)
+        #expect(stored.metadata["bandkit.session.implausible"] == "energy 9437040.0 kcal, distance 9437040.0 m")
     }
 
     @Test("A band activity this reader has no type for is stored as other, with the byte kept")

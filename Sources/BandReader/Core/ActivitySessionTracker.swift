@@ -15,9 +15,30 @@ public struct ActivitySession: Hashable, Sendable {
     /// Start of the session's newest minute.
     public var lastMinute: UInt32
     public var utcOffset: LocalTimeOffset
-    /// False when the first record the reader has continues a session (no start flag): the band
-    /// erased or overwrote the session's beginning before this reader fetched it.
-    public var startSeen: Bool
+    /// Where the session's first minute came from.
+    public var origin: Origin
+
+    /// How a session began, as far as the reader can tell.
+    public enum Origin: UInt8, Sendable {
+        /// The band's record with the session-start flag.
+        case band = 1
+        /// A record that continues a session whose start the reader never got: the band erased or
+        /// overwrote the beginning before this reader fetched it.
+        case firstSyncedMinute = 0
+        /// The band's session went on past ``ActivitySessionTracker/maximumSeconds``; the reader
+        /// closed it there and goes on with this one (a store keeps workouts of at most a week,
+        /// and a day of walking is no one workout).
+        case afterMaximumLength = 2
+
+        /// The text of the `bandkit.session.start` metadata.
+        public var name: String {
+            switch self {
+            case .band: "band"
+            case .firstSyncedMinute: "first-synced-minute"
+            case .afterMaximumLength: "after-24-hours"
+            }
+        }
+    }
     public var minutes: UInt32 = 0
     public var steps: UInt64 = 0
     public var distanceDecimetres: UInt64 = 0
@@ -27,12 +48,29 @@ public struct ActivitySession: Hashable, Sendable {
     public var heartRateSum: UInt64 = 0
     public var heartRateMaximum: UInt8 = 0
 
+    private init(activity: MinuteActivity, start: UInt32, lastMinute: UInt32, utcOffset: LocalTimeOffset, origin: Origin,
+                 minutes: UInt32, steps: UInt64, distanceDecimetres: UInt64, energyDecikilocalories: UInt64,
+                 heartRateMinutes: UInt32, heartRateSum: UInt64, heartRateMaximum: UInt8) {
+        self.activity = activity
+        self.start = start
+        self.lastMinute = lastMinute
+        self.utcOffset = utcOffset
+        self.origin = origin
+        self.minutes = minutes
+        self.steps = steps
+        self.distanceDecimetres = distanceDecimetres
+        self.energyDecikilocalories = energyDecikilocalories
+        self.heartRateMinutes = heartRateMinutes
+        self.heartRateSum = heartRateSum
+        self.heartRateMaximum = heartRateMaximum
+    }
+
     init(first record: MinuteRecord) {
         activity = record.activity
         start = record.minuteStart
         lastMinute = record.minuteStart
         utcOffset = record.utcOffset
-        startSeen = record.startsSession
+        origin = record.startsSession ? .band : .firstSyncedMinute
         add(record)
     }
 
@@ -59,11 +97,11 @@ public struct ActivitySession: Hashable, Sendable {
 
     /// The app-state text of an open session, tied to the history position right after the
     /// records it has summed: a later batch continues it only from exactly there.
-    func stored(after position: HistoryCursor) -> String {
+    public func stored(after position: HistoryCursor) -> String {
         let hex = String(position.historyID, radix: 16)
         let fields: [String] = [
             "v1", String(repeating: "0", count: 8 - hex.count) + hex, String(position.nextSequence),
-            String(activity.rawValue), String(start), String(lastMinute), String(utcOffset.rawValue), startSeen ? "1" : "0",
+            String(activity.rawValue), String(start), String(lastMinute), String(utcOffset.rawValue), String(origin.rawValue),
             String(minutes), String(steps), String(distanceDecimetres), String(energyDecikilocalories),
             String(heartRateMinutes), String(heartRateSum), String(heartRateMaximum),
         ]
@@ -71,27 +109,23 @@ public struct ActivitySession: Hashable, Sendable {
     }
 
     /// Reads ``stored(after:)`` back; nil for anything damaged or of another version.
-    static func parse(stored text: String) -> (session: ActivitySession, position: HistoryCursor)? {
+    public static func parse(stored text: String) -> (session: ActivitySession, position: HistoryCursor)? {
         let fields = text.split(separator: " ")
         guard fields.count == 15, fields[0] == "v1", fields[1].count == 8, let id = UInt32(fields[1], radix: 16),
               let next = UInt32(fields[2]), let activity = UInt8(fields[3]), activity != 0,
               let start = UInt32(fields[4]), let last = UInt32(fields[5]), last >= start, start % 60 == 0, last % 60 == 0,
-              let offset = Int8(fields[6]), fields[7] == "0" || fields[7] == "1",
+              let offset = Int8(fields[6]), let origin = UInt8(fields[7]).flatMap(Origin.init(rawValue:)),
               let minutes = UInt32(fields[8]), minutes > 0, let steps = UInt64(fields[9]), let distance = UInt64(fields[10]),
               let energy = UInt64(fields[11]), let hrMinutes = UInt32(fields[12]), hrMinutes <= minutes,
-              let hrSum = UInt64(fields[13]), let hrMax = UInt8(fields[14]) else { return nil }
-        var session = ActivitySession(first: MinuteRecord(minuteStart: start, utcOffset: LocalTimeOffset(rawValue: offset), flags: [],
-                                                          steps: 0, distanceDecimetres: 0, energyDecikilocalories: 0, heartRate: nil,
-                                                          activity: MinuteActivity(rawValue: activity)))
-        session.lastMinute = last
-        session.startSeen = fields[7] == "1"
-        session.minutes = minutes
-        session.steps = steps
-        session.distanceDecimetres = distance
-        session.energyDecikilocalories = energy
-        session.heartRateMinutes = hrMinutes
-        session.heartRateSum = hrSum
-        session.heartRateMaximum = hrMax
+              let hrSum = UInt64(fields[13]), let hrMax = UInt8(fields[14]),
+              // What `minutes` records can add up to: anything more is damage, and would let later sums overflow.
+              minutes <= ActivitySessionTracker.maximumSeconds / 60 + 1, steps <= UInt64(minutes) * 65_535,
+              distance <= UInt64(minutes) * 65_535, energy <= UInt64(minutes) * 65_535,
+              hrSum <= UInt64(hrMinutes) * 255 else { return nil }
+        let session = ActivitySession(activity: MinuteActivity(rawValue: activity), start: start, lastMinute: last,
+                                      utcOffset: LocalTimeOffset(rawValue: offset), origin: origin, minutes: minutes,
+                                      steps: steps, distanceDecimetres: distance, energyDecikilocalories: energy,
+                                      heartRateMinutes: hrMinutes, heartRateSum: hrSum, heartRateMaximum: hrMax)
         return (session, HistoryCursor(historyID: id, nextSequence: next))
     }
 }
@@ -105,13 +139,19 @@ public struct ActivitySession: Hashable, Sendable {
 /// - a record with another activity (none included), or with the session-start flag;
 /// - a record more than ``maximumGapSeconds`` after the session's last minute: records between
 ///   them were lost (overwritten before a fetch), so the band's session cannot be told apart
-///   from a new one and the reader closes it at the last minute it has.
+///   from a new one and the reader closes it at the last minute it has;
+/// - a record that would make it longer than ``maximumSeconds``: the reader closes it and opens
+///   the next one at that record (``ActivitySession/Origin/afterMaximumLength``), so an
+///   all-day walk never becomes a workout the store refuses (a week at most), which would stop
+///   every sync.
 /// A record that continues a session the reader never saw start (its beginning was erased
-/// before this reader fetched it) opens one from that record, marked ``ActivitySession/startSeen`` false.
+/// before this reader fetched it) opens one from that record (``ActivitySession/Origin/firstSyncedMinute``).
 public struct ActivitySessionTracker: Sendable {
     /// The band records every minute while it runs, and a reboot starts a new session, so one
     /// session's records are consecutive; 10 minutes leaves room for clock corrections.
     public static let maximumGapSeconds: UInt32 = 600
+    /// 24 hours: the longest workout the reader writes from one session.
+    public static let maximumSeconds: UInt32 = 86_400
 
     public private(set) var open: ActivitySession?
 
@@ -121,14 +161,20 @@ public struct ActivitySessionTracker: Sendable {
     public mutating func add(_ record: MinuteRecord) -> ActivitySession? {
         var closed: ActivitySession?
         if let session = open {
-            let continues = record.activity == session.activity && !record.startsSession
+            let same = record.activity == session.activity && !record.startsSession
                 && record.minuteStart <= session.lastMinute &+ Self.maximumGapSeconds
-            if continues {
+            let tooLong = UInt64(record.minuteStart) + 60 > UInt64(session.start) + UInt64(Self.maximumSeconds)
+            if same && !tooLong {
                 open!.add(record)
                 return nil
             }
             closed = session
             open = nil
+            if same && tooLong {
+                open = ActivitySession(first: record)
+                open!.origin = .afterMaximumLength
+                return closed
+            }
         }
         if record.activity.isSession { open = ActivitySession(first: record) }
         return closed

@@ -23,11 +23,19 @@ public enum WorkoutWriter {
         public static let heartRateAverage = "bandkit.hr.avg"
         public static let heartRateMaximum = "bandkit.hr.max"
         /// `band` when the band's session-start record was synced; `first-synced-minute` when the
-        /// band had erased the session's beginning and the workout starts at the first minute the reader got.
+        /// band had erased the session's beginning and the workout starts at the first minute the
+        /// reader got; `after-24-hours` when it continues a session the reader cut at 24 hours.
         public static let start = "bandkit.session.start"
+        /// A total left out because it is beyond what the store accepts for a workout (a band sending
+        /// absurd minutes): which, and its value. The workout is still written, so the sync goes on.
+        public static let implausibleTotal = "bandkit.session.implausible"
         /// The band's activity byte, for a value this reader has no activity type for (stored as `other`).
         public static let bandActivity = "bandkit.session.activity"
     }
+
+    /// The store's bounds on a workout's totals (`WriteTransaction.save(_:)` refuses more).
+    static let maximumEnergyKilocalories = 100_000.0
+    static let maximumDistanceMetres = 6_000_000.0
 
     /// App-state key of a band's open session.
     public static func key(device: String) -> String { "activity-session " + device }
@@ -51,7 +59,7 @@ public enum WorkoutWriter {
         var metadata = [
             MetadataKey.syncIdentifier: syncIdentifier,
             MetadataKey.steps: String(session.steps),
-            MetadataKey.start: session.startSeen ? "band" : "first-synced-minute",
+            MetadataKey.start: session.origin.name,
             SampleWriter.MetadataKey.origin: "history",
         ]
         if let average = session.heartRateAverage {
@@ -60,11 +68,16 @@ public enum WorkoutWriter {
         }
         let activity = activityType(session.activity)
         if activity == .other { metadata[MetadataKey.bandActivity] = String(session.activity.rawValue) }
+        let energy = Double(session.energyDecikilocalories) / 10, distance = Double(session.distanceDecimetres) / 10
+        var implausible: [String] = []
+        if energy > maximumEnergyKilocalories { implausible.append("energy \(energy) kcal") }
+        if distance > maximumDistanceMetres { implausible.append("distance \(distance) m") }
+        if !implausible.isEmpty { metadata[MetadataKey.implausibleTotal] = implausible.joined(separator: ", ") }
         return Workout(id: UUID(stableHash: hash), activity: activity,
                        start: Date(timeIntervalSince1970: TimeInterval(session.start)),
                        end: Date(timeIntervalSince1970: TimeInterval(session.end)),
-                       totalEnergyBurned: Quantity(Double(session.energyDecikilocalories) / 10, .kilocalorie),
-                       totalDistance: Quantity(Double(session.distanceDecimetres) / 10, .meter),
+                       totalEnergyBurned: energy > maximumEnergyKilocalories ? nil : Quantity(energy, .kilocalorie),
+                       totalDistance: distance > maximumDistanceMetres ? nil : Quantity(distance, .meter),
                        device: info, metadata: metadata)
     }
 
