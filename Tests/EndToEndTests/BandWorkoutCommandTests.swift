@@ -5,16 +5,17 @@ import Testing
 /// list` shows, with the band's own totals (issue 14 item 2; docs/protocol.md "Activity sessions").
 ///
 /// The band runs at 60× from 07:09 with yesterday in its history: yesterday's 07:10 walk,
-/// 12:00 walk and 12:20 run are closed by the first sync; today's 07:10–07:45 walk is still
+/// 12:00 walk and 12:20 run are closed by the first sync; today's 07:10–07:55 walk is still
 /// running at the second sync and closes before the third, so it crosses two syncs. The waits
 /// are for conditions (the band's truth file reaching a minute), each with a generous deadline;
-/// the only window is the walk's 35 band minutes (35 s) for one sync of a few minutes of history.
+/// the only window is the walk's 45 band minutes (45 s from the band's start) for pairing, the
+/// first sync (a day) and the second (a few minutes) — each about a second on this machine.
 @Suite(.serialized, .enabled(if: Commands.available, "needs bandsim, band and health built (swift build)"))
 struct BandWorkoutCommandTests {
     static let scenario = """
         at 00:00 desk
         at 07:10 walk
-        at 07:45 desk
+        at 07:55 desk
         at 12:00 walk
         at 12:20 run
         at 12:50 desk
@@ -136,15 +137,15 @@ struct BandWorkoutCommandTests {
         truth = try world.truth()
         let lastSynced = try #require(truth[second - 1])
         try #require(lastSynced.activity == "walking",
-                     "the second sync ended at \(lastSynced.minute), after the walk (07:10–07:45): it needs to end inside it")
+                     "the second sync ended at \(lastSynced.minute), after the walk (07:10–07:55): it needs to end inside it")
         #expect(try workouts(world).count == 3, "a session still open at the end of a sync is not written yet")
 
         // Sync 3 after the walk: one workout for it, with the totals of both parts.
-        _ = try waitForMinute("2026-11-30T07:46:00Z", world)
+        _ = try waitForMinute("2026-11-30T07:56:00Z", world)
         let third = try sync(world, keystore: keystore)
         truth = try world.truth()
         let all = Self.closedSessions(truth, below: third)
-        #expect(all.count == 4 && all.last?.records.count == 35 && all.last?.start == "2026-11-30T07:10:00Z")
+        #expect(all.count == 4 && all.last?.records.count == 45 && all.last?.start == "2026-11-30T07:10:00Z")
         #expect(compare(try workouts(world), all) == [])
 
         // Sync again: nothing new, nothing twice.
