@@ -51,19 +51,31 @@ import Glibc
 
     struct ServerFailed: Error { var output: String }
 
-    /// One raw HTTP exchange over TCP; returns what the server sent before closing (or `timeout`).
-    static func exchange(_ port: UInt16, _ request: String, timeout: Double = 5) -> String {
+    /// A TCP connection to the server on 127.0.0.1 with a receive timeout; -1 when it cannot connect.
+    static func connectedSocket(_ port: UInt16, receiveTimeout seconds: Int) -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        guard connected == 0 else { return "" }
-        var timeval = timeval(tv_sec: Int(timeout), tv_usec: 0)
+        guard connected == 0 else { close(fd); return -1 }
+        var timeval = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeval, socklen_t(MemoryLayout<timeval>.size))
-        _ = request.utf8CString.withUnsafeBufferPointer { send(fd, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
+        return fd
+    }
+
+    /// Sends `text` as it is (no terminator).
+    static func sendText(_ fd: Int32, _ text: String) {
+        _ = text.utf8CString.withUnsafeBufferPointer { send(fd, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// One raw HTTP exchange over TCP; returns what the server sent before closing (or `timeout`).
+    static func exchange(_ port: UInt16, _ request: String, timeout: Double = 5) -> String {
+        let fd = connectedSocket(port, receiveTimeout: Int(timeout))
+        guard fd >= 0 else { return "" }
+        defer { close(fd) }
+        sendText(fd, request)
         var received = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
@@ -185,17 +197,10 @@ import Glibc
     /// What a client sees for one raw request: the bytes the server sent, and whether it then
     /// closed the connection (end-of-file) rather than leaving it open until `timeout`.
     static func answer(_ port: UInt16, _ request: String, timeout: Int = 20) -> (bytes: String, closed: Bool) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = connectedSocket(port, receiveTimeout: timeout)
+        guard fd >= 0 else { return ("", false) }
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        guard connected == 0 else { return ("", false) }
-        var timeval = timeval(tv_sec: timeout, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeval, socklen_t(MemoryLayout<timeval>.size))
-        _ = request.utf8CString.withUnsafeBufferPointer { send(fd, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
+        sendText(fd, request)
         var received = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
@@ -234,14 +239,9 @@ import Glibc
         try fill()
         let server = try Server(health)
         // A client that sends half a request and then nothing.
-        let slow = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let slow = Self.connectedSocket(server.port, receiveTimeout: 1)
         defer { close(slow) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = server.port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(slow, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        _ = "GET /day HTTP/1.1\r\nHost: x\r\nX-Slow".utf8CString.withUnsafeBufferPointer { send(slow, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
+        Self.sendText(slow, "GET /day HTTP/1.1\r\nHost: x\r\nX-Slow")
         // A writer holding the store's write lock for 3 seconds, in this process.
         let writer = try HealthStore(path: temp.path)
         let holding = DispatchSemaphore(value: 0)
@@ -268,16 +268,10 @@ import Glibc
         try fill()
         let server = try Server(health)
         let received = Mutex(String())
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = Self.connectedSocket(server.port, receiveTimeout: 1)
+        #expect(fd >= 0)
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = server.port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        #expect(withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } } == 0)
-        _ = "GET /events HTTP/1.1\r\nHost: x\r\n\r\n".utf8CString.withUnsafeBufferPointer { send(fd, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
-        var timeval = timeval(tv_sec: 1, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeval, socklen_t(MemoryLayout<timeval>.size))
+        Self.sendText(fd, "GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
         func read(until text: String, seconds: Int) -> Bool {
             var buffer = [UInt8](repeating: 0, count: 4096)
             for _ in 0..<seconds {
@@ -322,16 +316,10 @@ import Glibc
             try Self.psqlRows(url, "SELECT pid FROM pg_stat_activity WHERE application_name = '\(name)' AND query LIKE 'LISTEN%'")
         }
         #expect(try listeners().isEmpty, "nothing listens before a page asks for events")
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = Self.connectedSocket(server.port, receiveTimeout: 1)
+        #expect(fd >= 0)
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = server.port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        #expect(withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } } == 0)
-        _ = "GET /events HTTP/1.1\r\nHost: x\r\n\r\n".utf8CString.withUnsafeBufferPointer { send(fd, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
-        var timeval = timeval(tv_sec: 1, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeval, socklen_t(MemoryLayout<timeval>.size))
+        Self.sendText(fd, "GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
         var received = ""
         func read(until text: String, seconds: Int) -> Bool {
             var buffer = [UInt8](repeating: 0, count: 4096)
