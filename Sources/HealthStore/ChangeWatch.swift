@@ -27,13 +27,19 @@ public final class ChangeWatch {
         }
     }
 
-    /// Blocks until a change after `anchor` is committed or `timeout` passes. Returns the new
-    /// current anchor, or nil on timeout.
+    /// Blocks until a change of the store's person after `anchor` is committed or `timeout`
+    /// passes. Returns the new current anchor, or nil on timeout.
     public func wait(after anchor: Anchor, timeout: Duration, recheckInterval: Duration = .seconds(1)) throws -> Anchor? {
         let deadline = ContinuousClock.now + timeout
+        var seen = anchor
         while true {
             let current = try store.currentAnchor()
-            if current > anchor { return current }
+            if current > seen {
+                // Anchors are store-wide: another person's commit moves the counter too, and is no
+                // change of this person's.
+                if try store.hasChanges(after: seen, through: current) { return current }
+                seen = current
+            }
             let now = ContinuousClock.now
             if now >= deadline { return nil }
             let wait = min(deadline - now, recheckInterval)
