@@ -81,11 +81,13 @@ final class DemoWorld {
     }
 
     /// Every quantity sample in the store, through `health export` (category samples — the
-    /// sleep the reader scores from closed nights — carry a value name, not a number: skipped).
+    /// sleep the reader scores from closed nights — carry a value name, not a number, and
+    /// workouts — the band's walks and runs — have no value: both skipped; BandWorkoutCommandTests
+    /// checks the workouts).
     func storedSamples(store: String? = nil) throws -> [StoredSample] {
         let (status, stdout, stderr) = try RunningCommand.run("health", ["export", "--store", store ?? self.store], environment: environment)
         guard status == 0 else { throw WorldError("health export failed (\(status)): \(stderr)") }
-        return try stdout.split(separator: "\n").filter { !$0.contains("\"value\":\"") }.map { try StoredSample(json: String($0)) }
+        return try stdout.split(separator: "\n").filter { !$0.contains("\"value\":\"") && !$0.hasPrefix("{\"type\":\"workout\"") }.map { try StoredSample(json: String($0)) }
     }
 }
 
@@ -102,6 +104,9 @@ struct TruthMinute: Equatable {
     var distanceMetres: Double
     var energyKilocalories: Double
     var heartRate: (avg: Double, min: Double, max: Double)?
+    /// The record's session activity (`walking`, `running`), nil for none; and its session-start flag.
+    var activity: String?
+    var sessionStart = false
 
     static func == (a: TruthMinute, b: TruthMinute) -> Bool { a.sequence == b.sequence && a.minute == b.minute }
 
@@ -118,6 +123,8 @@ struct TruthMinute: Equatable {
         if let avg = number(object["hr_avg"]), let min = number(object["hr_min"]), let max = number(object["hr_max"]) {
             heartRate = (avg, min, max)
         }
+        activity = object["activity"] as? String
+        sessionStart = object["session_start"] as? Bool ?? false
     }
 }
 
