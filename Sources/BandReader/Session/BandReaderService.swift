@@ -25,9 +25,15 @@ public final class BandReaderService {
     /// See ``BandSession/historySyncInterval``.
     public var historySyncInterval: Duration? = .seconds(600)
     public var now: () -> Date = Date.init
+    /// Where live minutes wait while the store is unreachable (``LiveSpool``): one file per band
+    /// and store in this directory; nil turns spooling off (a store outage then ends the session).
+    public var spoolDirectory: String? = LiveSpool.defaultDirectory()
     private let openLink: LinkOpener
     private let report: (ReaderEvent) -> Void
     private var store: HealthStore?
+    /// The writer of the last session, kept so a reconnect while the store is unreachable needs
+    /// no store round trip to set it up again (same device only).
+    private var cachedWriter: SampleWriter?
     /// The last connection attempt failed because the Bluetooth adapter does not exist (ENODEV).
     private var adapterGone = false
 
@@ -133,11 +139,18 @@ public final class BandReaderService {
                 session.clockTolerance = clockTolerance
                 session.historySyncInterval = historySyncInterval
                 session.now = now
+                if let spoolDirectory {
+                    session.spool = LiveSpool(path: spoolDirectory + "/" + LiveSpool.fileName(band: address.keystoreKey, store: StoreLocation.redacted(storePath)))
+                }
                 let outcome = try session.run(goal())
                 total.historyMinutes += outcome.historyMinutes
                 total.liveMinutes += outcome.liveMinutes
                 total.device = outcome.device
                 total.stopped = outcome.stopped
+                total.spooledMinutes += outcome.spooledMinutes
+                total.droppedMinutes += outcome.droppedMinutes
+                total.replayedMinutes += outcome.replayedMinutes
+                total.storeUnavailable = outcome.storeUnavailable
                 return total
             } catch {
                 let retrying = error.isTransient && !stop.isRequested && attempts.map { attempt < $0 } ?? true
@@ -187,7 +200,11 @@ public final class BandReaderService {
         let info = DeviceInfo(name: device.name, manufacturer: device.manufacturer, model: device.model,
                               hardwareIdentifier: device.serialNumber ?? address.keystoreKey,
                               firmwareVersion: device.firmwareRevision)
-        return try SampleWriter(store: store!, deviceIdentifier: device.deviceIdentifier(address: address.keystoreKey), device: info)
+        let identifier = device.deviceIdentifier(address: address.keystoreKey)
+        if let cachedWriter, cachedWriter.deviceIdentifier == identifier, cachedWriter.device == info { return cachedWriter }
+        let writer = try SampleWriter(store: store!, deviceIdentifier: identifier, device: info)
+        cachedWriter = writer
+        return writer
     }
 
     /// Sleeps in `poll()` on the stop descriptor; false when stopped.
