@@ -27,7 +27,9 @@ import Testing
     func replay(_ spool: LiveSpool, into writer: SampleWriter) throws -> Int {
         try spool.replay { (contents) throws(HealthStoreError) in
             let minutes = contents.entries.compactMap { if case .minute(let minute) = $0 { minute } else { nil } }
-            do { try writer.writeLive(minutes) } catch { throw error as? HealthStoreError ?? .misuse("\(error)") }
+            do { try writer.writeSpooled(minutes, batteryPercent: nil, batteryTime: nil, stepGaps: []) } catch {
+                throw error as? HealthStoreError ?? .misuse("\(error)")
+            }
         }.minuteCount
     }
 
@@ -56,14 +58,17 @@ import Testing
         let records = (0..<2).map { offset in
             MinuteRecord(minuteStart: SampleWriterTests.minute + UInt32(offset) * 60, utcOffset: LocalTimeOffset(quarterHours: 4), flags: [.worn],
                          steps: UInt16(100 + offset), distanceDecimetres: 700, energyDecikilocalories: 50,
-                         heartRate: HeartRateSummary(average: 80, minimum: 70, maximum: 95))
+                         heartRate: offset == 0 ? HeartRateSummary(average: 80, minimum: 70, maximum: 95) : nil)
         }
         try writer.commitHistory(records, cursor: HistoryCursor(historyID: 7, nextSequence: 2))
-        #expect(try replay(spool, into: writer) == 2)
+        #expect(try replay(spool, into: writer) == 2, "both minutes were in the spool")
         #expect(try steps(temporary.store) == [100, 101], "the band's record stands")
         let origins = try temporary.store.samples(HealthQuery(type: .stepCount), as: .owner).compactMap(\.quantitySample)
             .map { $0.metadata[SampleWriter.MetadataKey.origin] }
         #expect(origins == ["history", "history"])
+        // The live heart rate of a minute the band recorded without one stays deleted.
+        let heart = try temporary.store.samples(HealthQuery(type: .heartRate), as: .owner).compactMap(\.quantitySample)
+        #expect(heart.allSatisfy { $0.metadata[SampleWriter.MetadataKey.origin] == "history" })
         #expect(!FileManager.default.fileExists(atPath: spool.path), "replayed, then removed")
     }
 }

@@ -47,19 +47,18 @@ struct PostgresGatewaysTests {
 
     func restartServer() throws {
         let root = Commands.packageRoot.path
-        let restart = Process()
-        restart.executableURL = URL(fileURLWithPath: "/bin/bash")
-        restart.arguments = ["-c", "source '\(root)/Tests/support/postgres-cluster.sh' && postgres_cluster_restart"]
-        try restart.run()
-        restart.waitUntilExit()
-        #expect(restart.terminationStatus == 0, "the cluster restarted")
+        // Down for 8 s (stop -m fast, then start): long enough that the stream's writes, every
+        // 5 s, meet the outage rather than reconnecting transparently at their next transaction.
+        // system(3), not Foundation's Process: its waitUntilExit never returned for this child.
+        let status = system("bash -c \"source '\(root)/Tests/support/postgres-cluster.sh' && postgres_cluster_restart 8\"")
+        #expect(status == 0, "the cluster restarted (status \(status))")
     }
 
     @Test func twoGatewaysThroughAServerRestartStoreEveryMinuteOnce() throws {
         let url = try #require(Self.clusterURL)
-        // A: a day of history, then streaming. B: a week of history, synced in 1440-minute slices.
+        // A: a day of history, then streaming. B: six days of history, synced in 1440-minute slices.
         let a = try Gateway(seed: 5, historyDays: 1, store: url)
-        let b = try Gateway(seed: 9, historyDays: 7, store: url)
+        let b = try Gateway(seed: 9, historyDays: 6, store: url)   // 6 days fit the band's flash ring (7 overflow it: a gap)
         let stream = try a.start(["stream", a.world.address, "--for", "45s", "--sync-every", "15s", "--keep-band-clock", "--json"])
         #expect(stream.waitForOutput("\"event\":\"streaming\"", timeout: .seconds(90)), "A streams: \(stream.stderr)")
         let sync = try b.start(["sync", b.world.address, "--keep-band-clock", "--json"])
@@ -118,8 +117,11 @@ struct PostgresGatewaysTests {
                 compare(truth: truth, below: cursor, stored: all.filter { $0.syncIdentifier?.hasPrefix(device + "|") ?? false })
             }
             let report = serials.map { "\($0): " + problems($0).prefix(5).joined(separator: "; ") }.joined(separator: " | ")
-            let mine = try #require(serials.first { problems($0).isEmpty }, "\(name): no device in the store equals the band's truth: \(report)")
-            #expect(cursor >= (name == "B" ? 7 * 1440 : 1440), "\(name): cursor \(cursor) (device \(mine))")
+            guard let mine = serials.first(where: { problems($0).isEmpty }) else {
+                Issue.record("\(name): no device in the store equals the band's truth (cursor \(cursor)): \(report)")
+                continue
+            }
+            #expect(cursor >= (name == "B" ? 6 * 1440 : 1440), "\(name): cursor \(cursor) (device \(mine))")
         }
     }
 }

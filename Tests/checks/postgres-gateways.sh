@@ -2,7 +2,7 @@
 # Gateways on PostgreSQL end to end (issue 16 items 3 and 4; "a server restart in the middle of a
 # sync loses nothing"): starts a throwaway cluster (Tests/support/postgres-cluster.sh; stopped on
 # EXIT, also when a test fails), then runs PostgresGatewaysTests: two `bandsim serve` bands, two
-# `band` processes (a stream and a week-long sync) into one store, the cluster restarted
+# `band` processes (a stream and a six-day sync) into one store, the cluster restarted
 # (pg_ctl stop -m fast, start) in the middle of both; afterwards each band's minutes are in the
 # store exactly once with the band's values, and a stale gateway's spool replayed after
 # everything was synced changes nothing. Also StoreOutageMachineTests/SpoolFileTests/
@@ -18,7 +18,7 @@ echo "==> two gateways, one PostgreSQL, a server restart mid-sync and mid-stream
 log="$POSTGRES_CLUSTER_DIR/swift-test.log"
 status=0
 swift test --skip-build --filter 'PostgresGatewaysTests|StoreOutageMachineTests|SpoolFileTests|LiveSpoolTests|SpoolReplayTests' >"$log" 2>&1 || status=$?
-grep -E "✘|error:|Fatal error|crashed" "$log" | cut -c1-2000 | head -60 || true
+grep -E -A3 "✘|error:|Fatal error|crashed" "$log" | cut -c1-6000 | head -60 || true
 grep -E "^(✔|✘) Test run with" "$log" | tail -1 || true
 grep -q "PostgresGatewaysTests passed" "$log" || { [ "$status" -ne 0 ] || { echo "postgres-gateways: PostgresGatewaysTests did not run" >&2; status=1; }; }
 [ "$status" -eq 0 ] || { echo "postgres-gateways: failed (exit $status); server log: $POSTGRES_CLUSTER_DIR/server.log" >&2; tail -20 "$POSTGRES_CLUSTER_DIR/server.log" >&2 || true; exit "$status"; }

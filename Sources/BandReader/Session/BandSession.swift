@@ -281,8 +281,8 @@ public final class BandSession {
                     if minutes.isEmpty, gaps.isEmpty, battery == nil {
                         _ = try writer.cursor()
                     } else {
-                        try writer.writeLive(minutes, batteryPercent: battery?.percent,
-                                             batteryTime: battery.map { Date(timeIntervalSince1970: TimeInterval($0.time)) }, stepGaps: gaps)
+                        try writer.writeSpooled(minutes, batteryPercent: battery?.percent,
+                                                batteryTime: battery.map { Date(timeIntervalSince1970: TimeInterval($0.time)) }, stepGaps: gaps)
                     }
                 } catch let error as HealthStoreError {
                     throw error
