@@ -34,6 +34,9 @@ public final class BandReaderService {
     /// The writer of the last session, kept so a reconnect while the store is unreachable needs
     /// no store round trip to set it up again (same device only).
     private var cachedWriter: SampleWriter?
+    /// The person ``pair()`` binds the band to (nil: the store's default person). Sync and stream
+    /// write as the person the keystore entry names.
+    public var person: String?
     /// The last connection attempt failed because the Bluetooth adapter does not exist (ENODEV).
     private var adapterGone = false
 
@@ -62,7 +65,7 @@ public final class BandReaderService {
             let session = BandSession(connection: connection, address: address.keystoreKey, pairing: nil,
                                       makeWriter: { _ in throw SessionError.store(StoreFailure(.prepareWriter, HealthStoreError.misuse("pairing writes no samples"))) }, report: report)
             let band = PairedBand(address: address.keystoreKey, readerID: 0, key: [], device: try session.readDeviceInformationForPairing(),
-                                  pairedAt: now(), kind: kind)
+                                  pairedAt: now(), kind: kind, person: person)
             do { try keystore.save(band) } catch { throw .keystore("\(error)") }
             return band
         }
@@ -84,7 +87,7 @@ public final class BandReaderService {
                                   makeWriter: { _ in throw SessionError.store(StoreFailure(.prepareWriter, HealthStoreError.misuse("pairing writes no samples"))) }, report: report)
         let device = try session.readDeviceInformationForPairing()
         let band = PairedBand(address: address.keystoreKey, readerID: readerID, key: key.array, device: device, pairedAt: now(),
-                              kind: BandKind(profile: connection.profile))
+                              kind: BandKind(profile: connection.profile), person: person)
         do { try keystore.save(band) } catch { throw .keystore("\(error)") }
         return band
     }
@@ -107,7 +110,7 @@ public final class BandReaderService {
         do { pairing = try keystore.band(address.keystoreKey) } catch { throw .keystore("\(error)") }
         // The store is opened before the band is touched: a bad path fails at once, not after
         // connecting, authenticating and setting the band's clock (issue 11 item 4).
-        try openStore()
+        try openStore(person: pairing?.person)
         var total = BandSession.Outcome()
         var attempt = 0
         while true {
@@ -186,11 +189,11 @@ public final class BandReaderService {
         return try BandConnection(bearer: bearer, stop: stop, transactionTimeout: transactionTimeout)
     }
 
-    /// Opens (creating if needed) the store once per service.
-    private func openStore() throws(SessionError) {
+    /// Opens (creating if needed) the store once per service, for the band's person.
+    private func openStore(person: String? = nil) throws(SessionError) {
         guard store == nil else { return }
         // A few rows a minute: a small page cache keeps the reader's memory flat as the store grows.
-        do { store = try HealthStore(path: storePath, cacheKiB: 2048) } catch {
+        do { store = try HealthStore(path: storePath, cacheKiB: 2048, person: person) } catch {
             throw .store(StoreFailure(.open(location: StoreLocation.redacted(storePath)), error))
         }
     }
