@@ -15,10 +15,8 @@ source "$root/Tests/support/postgres-cluster.sh"
 postgres_cluster_start
 cd "$root"
 echo "==> two gateways, one PostgreSQL, a server restart mid-sync and mid-stream ($BANDKIT_TEST_POSTGRES_URL)"
-log="$POSTGRES_CLUSTER_DIR/swift-test.log"
 status=0
-swift test --skip-build --filter 'PostgresGatewaysTests|StoreOutageMachineTests|SpoolFileTests|LiveSpoolTests|SpoolReplayTests' >"$log" 2>&1 || status=$?
-grep -E -A3 "✘|error:|Fatal error|crashed" "$log" | cut -c1-6000 | head -60 || true
-grep -E "^(✔|✘) Test run with" "$log" | tail -1 || true
-grep -q "PostgresGatewaysTests passed" "$log" || { [ "$status" -ne 0 ] || { echo "postgres-gateways: PostgresGatewaysTests did not run" >&2; status=1; }; }
-[ "$status" -eq 0 ] || { echo "postgres-gateways: failed (exit $status); server log: $POSTGRES_CLUSTER_DIR/server.log" >&2; tail -20 "$POSTGRES_CLUSTER_DIR/server.log" >&2 || true; exit "$status"; }
+postgres_cluster_swift_test postgres-gateways 'PostgresGatewaysTests|StoreOutageMachineTests|SpoolFileTests|LiveSpoolTests|SpoolReplayTests' || status=$?
+grep -q "Suite PostgresGatewaysTests passed" "$POSTGRES_CLUSTER_DIR/swift-test.log" \
+  || { [ "$status" -ne 0 ] || { echo "postgres-gateways: PostgresGatewaysTests did not run" >&2; status=1; }; }
+[ "$status" -eq 0 ] || { echo "postgres-gateways: server log $POSTGRES_CLUSTER_DIR/server.log:" >&2; tail -20 "$POSTGRES_CLUSTER_DIR/server.log" >&2 || true; exit "$status"; }

@@ -77,3 +77,15 @@ postgres_cluster_stop() {
   rm -rf "$POSTGRES_CLUSTER_DIR"
   POSTGRES_CLUSTER_DIR=
 }
+
+# Runs `swift test --skip-build --filter FILTER` against the running cluster, its log in the
+# cluster's directory; prints the failures (with the lines after them) and the summary, and
+# returns swift test's status. CHECK names the calling check in its messages.
+postgres_cluster_swift_test() {
+  local check="$1" filter="$2" log="$POSTGRES_CLUSTER_DIR/swift-test.log" status=0
+  swift test --skip-build --filter "$filter" >"$log" 2>&1 || status=$?
+  grep -E -A3 "✘|error:|Fatal error|crashed" "$log" | cut -c1-6000 | head -100 || true
+  grep -E "^(✔|✘) Test run with" "$log" | tail -1 || true
+  [ "$status" -eq 0 ] || echo "$check: swift test --filter '$filter' failed (exit $status)" >&2
+  return "$status"
+}
