@@ -156,11 +156,14 @@ public final class BandReaderService {
                 total.storeUnavailable = outcome.storeUnavailable
                 return total
             } catch {
-                let retrying = error.isTransient && !stop.isRequested && attempts.map { attempt < $0 } ?? true
+                // A sync's store outage was already retried by the session (SessionMachine's
+                // store retries, about 4 minutes): reconnecting to the band would only start them over.
+                let transient = error.isTransient && !(attempts != nil && error.isTransientStoreFailure)
+                let retrying = transient && !stop.isRequested && attempts.map { attempt < $0 } ?? true
                 // A vanished adapter is said in those words, and that the reader waits for it.
                 report(.disconnected(adapterGone && retrying ? "\(error); waiting for the adapter to come back" : error.description))
                 if progressed { backoff.succeeded() }
-                guard error.isTransient, !stop.isRequested else { throw error }
+                guard transient, !stop.isRequested else { throw error }
                 if let attempts, attempt >= attempts { throw error }
                 let delay = backoff.nextDelay()
                 if let deadline, ContinuousClock.now.advanced(by: delay) >= deadline {
