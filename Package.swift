@@ -98,19 +98,30 @@ let package = Package(
         .target(name: "FirmwareBridge", dependencies: ["UARTFraming"], path: "firmware-sim/Sources/FirmwareBridge",
                 swiftSettings: strict),
 
-        // The simulated band firmware.
+        // The band's own logic, one source tree for Linux and the chip (Embedded-Swift-clean:
+        // scripts/check-embedded.sh): sensor model, clock, minute accumulation, flash image
+        // (minute ring, key store), the one-second tick (BandCore), truth lines.
+        .target(name: "BandFirmwareCore", dependencies: ["BandWire", "BandGATT", "BandProtocol", "FirmwareBoard", "UARTFraming"],
+                path: "firmware-sim/Sources/BandFirmwareCore", swiftSettings: strict),
+        // The simulated band firmware: the Linux shell around BandFirmwareCore (GATT services on
+        // an ATT bearer, run loop, state file), re-exporting the core.
         .target(
             name: "BandFirmware",
             dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandProtocol", "BandCrypto", "BandLink", "BandTrace",
-                           "FirmwareBoard"],
+                           "BandFirmwareCore"],
             path: "firmware-sim/Sources/BandFirmware",
             swiftSettings: strict),
+
+        // Link security on the simulator's socket link: legacy pairing's SMP messages (passkey,
+        // Just Works) and encryption with a bond, as the peer and the reader run them; no I/O but
+        // the reader's driver over an ATT bearer and its bond file.
+        .target(name: "SocketSecurity", dependencies: ["BandWire", "BandLink", "FirmwareCrypto"], swiftSettings: strict),
 
         // Simulated third-party peers for `bandsim serve --profile`: an InfiniTime watch and a
         // standard heart-rate strap, on the one GATT server (not the band's firmware).
         .target(
             name: "BandPeers",
-            dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandLink"],
+            dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandLink", "SocketSecurity"],
             path: "firmware-sim/Sources/BandPeers",
             swiftSettings: strict),
 
@@ -120,12 +131,13 @@ let package = Package(
             name: "bandsim",
             dependencies: ["CommandKit", "BandWire", "BandATT", "BandGATT", "BandProtocol", "BandTrace",
                            "BandLink", "BandBlueZ", "BandFirmware", "BandPeers", "BandReader", "BandReplay", "HealthStore",
-                           "FirmwareBridge", "UARTFraming", "SystemRandom"],
+                           "FirmwareBridge", "UARTFraming", "SystemRandom", "SocketSecurity"],
             path: "firmware-sim/Sources/bandsim",
             swiftSettings: strict),
         .executableTarget(
             name: "band",
-            dependencies: ["CommandKit", "BandGATT", "BandProtocol", "BandLink", "BandBlueZ", "BandReader", "HealthStore", "HealthModel"],
+            dependencies: ["CommandKit", "BandGATT", "BandProtocol", "BandLink", "BandBlueZ", "BandReader", "HealthStore", "HealthModel",
+                           "SocketSecurity", "SystemRandom"],
             swiftSettings: strict,
             // The Swift runtime and FoundationEssentials linked in (docs/architecture.md, "Foundation
             // and linking"). The modules are compiled against the shared toolchain's module files, whose
@@ -157,6 +169,7 @@ let package = Package(
         .testTarget(name: "BandBlueZTests", dependencies: ["BandWire", "BandHCI", "BandLink", "BandBlueZ", "BandTestSupport"]),
         .testTarget(name: "BandGATTClientTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandLink", "BandGATTClient", "BandTestSupport"]),
         .testTarget(name: "SystemRandomTests", dependencies: ["SystemRandom"]),
+        .testTarget(name: "SocketSecurityTests", dependencies: ["SocketSecurity", "BandWire", "BandLink", "BandTestSupport"]),
         .testTarget(name: "HealthAnalysisTests", dependencies: ["HealthAnalysis", "BandFirmware", "BandProtocol"]),
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel", "HealthTestSupport"]),
         .testTarget(name: "AppleHealthTests", dependencies: ["AppleHealth", "HealthModel"]),
@@ -172,7 +185,7 @@ let package = Package(
         .testTarget(name: "FirmwareBridgeTests", dependencies: ["FirmwareBridge", "UARTFraming"],
                     path: "firmware-sim/Tests/FirmwareBridgeTests"),
         .testTarget(name: "UARTFramingTests", dependencies: ["UARTFraming"], path: "firmware-sim/Tests/UARTFramingTests"),
-        .testTarget(name: "FirmwareBoardTests", dependencies: ["FirmwareBoard", "FirmwareCrypto", "UARTFraming"],
+        .testTarget(name: "FirmwareBoardTests", dependencies: ["FirmwareBoard", "FirmwareCrypto", "UARTFraming", "BandFirmware", "BandProtocol"],
                     path: "firmware-sim/Tests/FirmwareBoardTests"),
         // CSQLite: the power-loss VFS (Support/PowerLossVFS.swift) the durability test runs the store on.
         .testTarget(name: "BandReaderTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTClient", "BandProtocol", "BandReader", "BandFirmware", "BandPeers", "BandLink", "HealthStore", "HealthModel", "HealthAnalysis", "BandTestSupport", "CSQLite"]),

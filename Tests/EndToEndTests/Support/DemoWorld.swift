@@ -65,8 +65,8 @@ final class DemoWorld {
         try RunningCommand.run("band", arguments, environment: environment, timeout: timeout)
     }
 
-    func start(_ tool: String, _ arguments: [String]) throws -> RunningCommand {
-        try RunningCommand(tool, arguments, environment: environment)
+    func start(_ tool: String, _ arguments: [String], standardInput: FileHandle = .nullDevice) throws -> RunningCommand {
+        try RunningCommand(tool, arguments, environment: environment, standardInput: standardInput)
     }
 
     /// The band's minute records (the `--truth` NDJSON), by sequence number.

@@ -1,11 +1,14 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import BandBlueZ
 import BandFirmware
 import BandLink
 import BandPeers
 import BandWire
 import CommandKit
+import SocketSecurity
+import SystemRandom
 
 /// `bandsim serve --profile infinitime|hr-strap`: a third-party peer instead of the BandKit band
 /// (BandPeers: ``InfiniTimePeer``, ``HeartRateStrapPeer``), on the same links.
@@ -31,30 +34,13 @@ struct ProfileServe {
     var truthPath: String?
     var exitAfterConnections: Int?
     var exitAfterDuration: Duration?
+    /// `--passkey`: the six digits the watch shows when pairing on the socket link (default: a
+    /// fresh random one per pairing, printed on stderr).
+    var passkey: UInt32?
 
     func run() throws -> ExitCode {
-        var truth: BufferedOutput?
-        if let truthPath {
-            let fd = open(truthPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw RuntimeFailure("bandsim serve: --truth \(truthPath): \(String(cString: strerror(errno)))") }
-            truth = BufferedOutput(fileDescriptor: fd, capacity: 1 << 16)
-        }
-        defer {
-            if let truth {
-                try? truth.flush()
-                close(truth.fileDescriptor)
-            }
-        }
-        let writeTruth: (String) -> Void = { line in
-            guard let truth, let truthPath else { return }
-            truth.append(line)
-            do throws(OutputError) {
-                try truth.endLine()
-                try truth.flush()
-            } catch {
-                CommandRunner.printError("bandsim serve: --truth \(truthPath): \(error)")
-            }
-        }
+        let truth = try truthPath.map { try TruthFile(path: $0) }
+        let writeTruth: (String) -> Void = { line in truth?.write(line) }
         switch profile {
         case .infinitime:
             var configuration = InfiniTimePeer.Configuration(start: startMs, utcOffsetSeconds: utcOffsetSeconds)
@@ -82,7 +68,10 @@ struct ProfileServe {
         let listener: any PeerListener
         do throws(LinkError) {
             if let hciAdapter {
-                listener = try HCIBandListener(adapter: hciAdapter, name: name, serviceUUIDs: services, log: log)
+                // The kernel runs SMP: the watch declares its display, so a reader with a keyboard
+                // gets passkey entry and the kernel's passkey is logged (Passkey Notify).
+                listener = try HCIBandListener(adapter: hciAdapter, name: name, serviceUUIDs: services,
+                                               ioCapability: profile == .infinitime ? BlueZAdapter.displayOnly : nil, log: log)
             } else {
                 try SocketPath.prepareDirectory(SocketPath.directory(of: socketPath))
                 listener = try SocketPeerListener(path: socketPath)
@@ -99,10 +88,37 @@ struct ProfileServe {
         options.exitAfterConnections = exitAfterConnections
         options.exitAfterDuration = exitAfterDuration
         options.log = log
+        if hciAdapter == nil {
+            // Over --hci the kernel runs SMP; on the socket link the device's own responder does.
+            options.security = SocketPairingResponder(ioCapability: profile.ioCapability, requiresPasskey: profile == .infinitime,
+                                                      fixedPasskey: passkey, random: Self.kernelRandom)
+        }
         let runner = PeerRunner(device: device, listener: listener, options: options)
         let ending = try runner.run(stop: stop)
         CommandRunner.printError("bandsim: \(ending)")
         return .success
+    }
+}
+
+extension ProfileServe {
+    /// The kernel's random bytes; bandsim ends with a message if getrandom(2) ever fails.
+    static func kernelRandom(_ count: Int) -> [UInt8] {
+        do { return try KernelRandom.bytes(count: count) } catch {
+            CommandRunner.printError("bandsim serve: pairing needs random bytes: \(error)")
+            exit(1)
+        }
+    }
+}
+
+extension ProfileServe.Profile {
+    /// What the device declares in SMP: InfiniTime shows a passkey on its screen (DisplayOnly)
+    /// and pairs only with it (../shared/reference/infinitime.md: "a reader needs passkey entry");
+    /// a chest strap has neither display nor keys (NoInputNoOutput: Just Works).
+    var ioCapability: IOCapability {
+        switch self {
+        case .infinitime: .displayOnly
+        case .heartRateStrap: .noInputNoOutput
+        }
     }
 }
 

@@ -45,12 +45,16 @@ struct ServeCommand: Command {
             intervals; battery). Both take --socket/--hci, --start, --speed, --seed, --battery,
             --reboot-at, --exit-after and --truth (one NDJSON line per simulated minute: what the
             wearer did, and for the watch its step total and boot); the band's other options do not
-            apply to them.
+            apply to them. On the socket link they pair as SMP does (docs/protocol.md, "Link security
+            on the socket link"): the watch shows a passkey on stderr, a fresh one per pairing or the
+            one --passkey fixes, and refuses a wrong one (Pairing Failed, Confirm Value Failed); the
+            strap pairs Just Works; both keep their bonds while bandsim runs.
 
             --firmware IMAGE.elf boots the band's firmware image (firmware-sim/board/build.sh) in
             qemu-system-arm (mps2-an386) and bridges each reader on --socket or --hci to its UART:
             one ATT PDU per UART frame, connect/disconnect as link messages (docs/firmware.md).
-            With it only --socket/--hci, --speed (whole band seconds per second, 1-3600), --state
+            With it only --socket/--hci, --speed (whole band seconds per second, 1-3600), --seed,
+            --start, --truth (the firmware's own minute records, sent over its debug channel), --state
             (the image's flash file) and --exit-after N apply. QEMU is stopped when bandsim ends.
             """,
         options: [
@@ -58,6 +62,7 @@ struct ServeCommand: Command {
             .option("hci", value: "hciN", help: "Serve on this BlueZ controller instead (LE advertising + L2CAP ATT)."),
             .option("firmware", value: "IMAGE.elf", help: "Boot this firmware image in qemu-system-arm and bridge readers to it."),
             .option("profile", value: "band|infinitime|hr-strap", help: "What to simulate (default band: the BandKit band)."),
+            .option("passkey", value: "N", help: "--profile infinitime on a socket: the passkey its screen shows (default: random per pairing)."),
             .option("seed", value: "N", help: "Seed of every simulated random choice (default 1)."),
             .option("speed", value: "X", help: "Simulated seconds per real second (default 1)."),
             .option("start", value: "T", help: "Band clock at boot, e.g. 2026-11-30T08:00:00+01:00 (default: now, UTC)."),
@@ -170,7 +175,7 @@ struct ServeCommand: Command {
         statePath = arguments.value("state")
         self.configuration = configuration
         if let image = arguments.value("firmware") {
-            let allowed: Set<String> = ["firmware", "socket", "hci", "speed", "state", "exit-after"]
+            let allowed: Set<String> = ["firmware", "socket", "hci", "speed", "state", "exit-after", "seed", "start", "truth"]
             for option in ServeCommand.configuration.options.map(\.name) where !allowed.contains(option) {
                 if arguments.value(option) != nil || arguments.flag(option) {
                     throw arguments.usageError("--\(option) does not apply to --firmware (the image is the band)")
@@ -181,7 +186,8 @@ struct ServeCommand: Command {
             }
             guard exitAfterDuration == nil else { throw arguments.usageError("--exit-after with --firmware is a connection count") }
             firmwareServe = FirmwareServe(image: image, socketPath: socketPath, hciAdapter: hciAdapter, speed: UInt16(speed),
-                                          statePath: statePath, exitAfterConnections: exitAfterConnections)
+                                          statePath: statePath, exitAfterConnections: exitAfterConnections,
+                                          configuration: configuration, truthPath: truthPath)
         }
         if let name = arguments.value("profile"), name != "band" {
             guard let profile = ProfileServe.Profile(rawValue: name) else {
@@ -203,16 +209,29 @@ struct ServeCommand: Command {
                 guard let level = UInt8(text), level <= 100 else { throw arguments.usageError("--battery '\(text)' is not a percentage 0–100") }
                 battery = level
             }
+            var passkey: UInt32?
+            if let text = arguments.value("passkey") {
+                guard profile == .infinitime else { throw arguments.usageError("--passkey applies to --profile infinitime only (the strap pairs Just Works)") }
+                guard hciAdapter == nil else {
+                    throw arguments.usageError("--passkey applies to the socket link only: over --hci the kernel chooses the passkey (bandsim prints it)")
+                }
+                guard let value = PasskeyPrompt.parse(text) else {
+                    throw arguments.usageError("--passkey must be six digits (got \(TerminalText.escaped(String(text.prefix(40)))))")
+                }
+                passkey = value
+            }
             profileServe = ProfileServe(profile: profile, startMs: configuration.start.milliseconds,
                                         utcOffsetSeconds: Int(configuration.timeZoneQuarterHours) * 900, seed: configuration.seed,
                                         speed: speed, battery: battery, rebootsAfter: reboots, socketPath: socketPath,
                                         hciAdapter: hciAdapter, truthPath: truthPath, exitAfterConnections: exitAfterConnections,
-                                        exitAfterDuration: exitAfterDuration)
+                                        exitAfterDuration: exitAfterDuration, passkey: passkey)
+        } else if arguments.value("passkey") != nil {
+            throw arguments.usageError("--passkey applies to --profile infinitime only (the BandKit band pairs Just Works)")
         }
     }
 
     func run() throws -> ExitCode {
-        if let firmwareServe { return try firmwareServe.run() }
+        if var firmwareServe { return try firmwareServe.run() }
         if let profileServe { return try profileServe.run() }
         var configuration = self.configuration
         configuration.scenario = try loadScenario()
@@ -230,29 +249,11 @@ struct ServeCommand: Command {
         let band = try SimulatedBand(configuration: configuration, flash: flash)
         band.log = { [unowned band] message in CommandRunner.printError("[\(band.clock.now(at: band.trueTime))] \(message)") }
 
-        var truth: BufferedOutput?
         if let truthPath {
-            let fd = open(truthPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw RuntimeFailure("bandsim serve: --truth \(truthPath): \(String(cString: strerror(errno)))") }
-            let output = BufferedOutput(fileDescriptor: fd, capacity: 1 << 16)
-            truth = output
-            band.replayStoredRecords { sequence, record in output.append(TruthLine.json(sequence: sequence, record: record)); try? output.endLine() }
-            try output.flush()
-            band.onMinuteRecorded = { sequence, record in
-                output.append(TruthLine.json(sequence: sequence, record: record))
-                do throws(OutputError) {
-                    try output.endLine()
-                    try output.flush()
-                } catch {
-                    CommandRunner.printError("bandsim serve: --truth \(truthPath): \(error)")
-                }
-            }
-        }
-        defer {
-            if let truth {
-                try? truth.flush()
-                close(truth.fileDescriptor)
-            }
+            let truth = try TruthFile(path: truthPath)
+            band.replayStoredRecords { sequence, record in truth.write(TruthLine.json(sequence: sequence, record: record), flush: false) }
+            try truth.flush()
+            band.onMinuteRecorded = { sequence, record in truth.write(TruthLine.json(sequence: sequence, record: record)) }
         }
 
         var options = BandRunner.Options()
