@@ -18,9 +18,4 @@ source "$root/Tests/support/postgres-cluster.sh"
 postgres_cluster_start
 cd "$root"
 echo "==> store suites, Apple Health import and the dashboard server on PostgreSQL ($BANDKIT_TEST_POSTGRES_URL)"
-log="$POSTGRES_CLUSTER_DIR/swift-test.log"
-status=0
-swift test --skip-build --filter 'HealthStoreTests|AppleHealthImportTests|ServeCommandTests' >"$log" 2>&1 || status=$?
-grep -E "✘|error:|Fatal error|crashed" "$log" | head -100 || true
-grep -E "^(✔|✘) Test run with" "$log" | tail -1 || true
-[ "$status" -eq 0 ] || { echo "postgres: the store suites, Apple Health import or the dashboard server failed on PostgreSQL (exit $status)" >&2; exit "$status"; }
+postgres_cluster_swift_test postgres 'HealthStoreTests|AppleHealthImportTests|ServeCommandTests'

@@ -163,6 +163,19 @@ public final class SampleWriter {
         }
     }
 
+    /// Writes what a spool kept while the store was unreachable, through ``writeLive(_:batteryPercent:batteryTime:stepGaps:)``.
+    /// Minutes the band's history already covers (at or before the stored cursor's last minute)
+    /// are left out: the history sync that covered them deleted the live values the band did not
+    /// record (``supersededLiveSamples(_:after:)``), and a spool replayed later — a stale
+    /// gateway's — must not bring them back. Returns the minutes written.
+    @discardableResult
+    public func writeSpooled(_ minutes: [LiveMinute], batteryPercent: Int?, batteryTime: Date?, stepGaps: [StepGap]) throws -> Int {
+        let covered = try cursor()?.lastMinute
+        let fresh = covered.map { last in minutes.filter { $0.start > last } } ?? minutes
+        try writeLive(fresh, batteryPercent: batteryPercent, batteryTime: batteryTime, stepGaps: stepGaps)
+        return fresh.count
+    }
+
     // MARK: Step counts from a running total
 
     /// App-state key of the last running step total accounted for (``StepCountState``), per device.

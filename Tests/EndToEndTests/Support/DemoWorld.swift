@@ -135,6 +135,8 @@ struct StoredSample {
     var start: String
     var origin: String?
     var metadata: [String: String]
+    /// `device|type|minute` for the reader's samples: which band wrote it.
+    var syncIdentifier: String?
 
     init(json: String) throws {
         guard let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any],
@@ -145,6 +147,7 @@ struct StoredSample {
         self.start = start
         metadata = object["metadata"] as? [String: String] ?? [:]
         origin = metadata["bandkit.origin"]
+        syncIdentifier = object["sync_id"] as? String
     }
 }
 
