@@ -101,7 +101,7 @@ struct ProfileServe {
 }
 
 extension ProfileServe {
-    /// The kernel's random bytes; bandsim ends with a message if getrandom(2) ever fails.
+    /// The kernel's random bytes through SystemRandom's one source; bandsim ends with a message if it ever fails.
     static func kernelRandom(_ count: Int) -> [UInt8] {
         do { return try KernelRandom.bytes(count: count) } catch {
             CommandRunner.printError("bandsim serve: pairing needs random bytes: \(error)")
