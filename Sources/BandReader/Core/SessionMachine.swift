@@ -1,10 +1,18 @@
+import BandProtocol
+
 /// The order and timing of one connection's work, with no I/O: what happened goes in (link up,
-/// authenticated, clock and device read, history synced, live minutes written, the wait for the
-/// link returned, the link failed, a stop), what to do next comes out (authenticate, set the
-/// clock, read the device, open the writer, sync history, subscribe, wait until an instant,
+/// authenticated, clock and device read, the band's history answers, a commit finished, live
+/// minutes written, the wait for the link returned, the link failed, a stop), what to do next
+/// comes out (authenticate, set the clock, read the device, open the writer, begin a history
+/// sync, send a fetch, await a transfer, commit, acknowledge, subscribe, wait until an instant,
 /// write or finish live minutes, report, finished, fail). ``BandSession`` performs the actions on
-/// a link; the steps themselves are their own machines (``HistorySyncMachine``,
-/// ``ClockObservation``) or pure types (``LiveStream``, ``MinuteAggregator``).
+/// a link and the store handle it was given; the steps themselves are their own machines
+/// (``HistorySyncMachine``, driven from inside this one; ``ClockObservation``) or pure types
+/// (``LiveStream``, ``MinuteAggregator``).
+///
+/// Every notification the link delivers goes through ``routeNotification(handle:_:)``: History
+/// Data reaches the history sync in progress, anything else the live stream. The route never
+/// changes hands, so no step installs or restores a handler of its own.
 ///
 /// | after | next |
 /// |---|---|
@@ -17,6 +25,9 @@
 /// | subscribed, or nothing (more) due | the deadline passed: finish; else wait until the earliest of deadline, write and sync |
 /// | stop, or the link failed while streaming | finish the live minutes (everything received is committed), then stopped / fail |
 /// | finished at the deadline | band: one more history sync, so records replace the provisional minutes |
+/// | history sync begun (subscribed, stored cursor read) | ``HistorySyncMachine`` from that cursor: its fetches, transfers, commits and acknowledgements become this machine's actions, its reports are reported |
+/// | history commit finished | the sync's acknowledgement of that slice (only after the commit: durable before acknowledged) |
+/// | history finished, stopped or failed | as "history synced" above; a failure while streaming ends the stream like a lost link; at the deadline with live readings routed, first close the live stream (its last part is written), then finished / fail |
 ///
 /// Times are `ContinuousClock.Instant`s carried by the events, so tests script them.
 public struct SessionMachine {
@@ -26,7 +37,24 @@ public struct SessionMachine {
         case synchronizeClock
         case readDeviceInformation
         case openWriter(BandDeviceInfo)
+        /// Begin a history sync: subscribe to the History Control Point and History Data, read the
+        /// store's cursor, then send ``SessionMachine/historyCursorRead(_:at:)``.
         case syncHistory(HistorySyncReason)
+        /// Write this fetch to the History Control Point; feed the answer to
+        /// ``SessionMachine/historyFetchAnswered(_:at:)``.
+        case sendHistoryFetch(HistoryFetchRequest)
+        /// Wait for the History Control Point's Transfer Complete (data packets arrive through
+        /// ``SessionMachine/routeNotification(handle:_:)``); feed it to
+        /// ``SessionMachine/historyTransferCompleted(_:at:)``.
+        case awaitHistoryTransfer
+        /// Commit these records and the cursor after them in one durable transaction, then send
+        /// ``SessionMachine/historyCommitFinished(at:)``.
+        case commitHistory(records: [MinuteRecord], cursor: HistoryCursor, previous: HistoryCursor?)
+        /// Write this acknowledgement; feed the band's answer to ``SessionMachine/historyAcknowledged(_:at:)``.
+        case acknowledgeHistory(HistoryAcknowledgeRequest)
+        /// Stop routing live notifications and write what the live stream still holds (after the
+        /// deadline's history sync), then send ``SessionMachine/liveClosed(at:)``.
+        case closeLive
         case subscribeLive
         /// Handle link traffic until this instant (or a stop), then send ``SessionMachine/woke(at:)``.
         case waitForLink(until: ContinuousClock.Instant)
@@ -52,7 +80,25 @@ public struct SessionMachine {
     public let goal: BandSession.Goal
     public var liveWriteInterval: Duration = .seconds(5)
     public var historySyncInterval: Duration? = .seconds(600)
+    /// The History Data characteristic's value handle: its notifications belong to the history sync.
+    public var historyDataHandle: UInt16?
     public private(set) var outcome = BandSession.Outcome()
+
+    /// Where a notification goes (``routeNotification(handle:_:)``).
+    public enum Route {
+        /// History Data taken by the sync in progress, with a progress report now and then.
+        case history(ReaderEvent?)
+        /// Anything else: the live stream's, once it exists.
+        case live
+    }
+
+    /// The history sync in progress and why it runs (set from ``Action/syncHistory(_:)`` on).
+    private var history: HistorySyncMachine?
+    private var syncReason: HistorySyncReason?
+    /// Live notifications are subscribed and routed to the stream.
+    private var liveSubscribed = false
+    /// The deadline's sync ended while live readings were routed: how, for after ``liveClosed(at:)``.
+    private var endedBeforeClose: (minutes: Int?, error: SessionError?)?
 
     private var nextWrite: ContinuousClock.Instant?
     private var nextHistorySync: ContinuousClock.Instant?
@@ -113,8 +159,8 @@ public struct SessionMachine {
         return [.report(.device(device, batteryPercent: batteryPercent)), .openWriter(device)]
     }
 
-    public func writerOpened() -> [Action] {
-        if isBand { return [.syncHistory(.atConnect)] }
+    public mutating func writerOpened() -> [Action] {
+        if isBand { return [beginSync(.atConnect)] }
         return afterInitialSync()
     }
 
@@ -136,6 +182,7 @@ public struct SessionMachine {
 
     /// Live notifications are subscribed: the stream begins.
     public mutating func subscribed(at now: ContinuousClock.Instant) -> [Action] {
+        liveSubscribed = true
         nextWrite = now.advanced(by: liveWriteInterval)
         if isBand, let interval = historySyncInterval { nextHistorySync = now.advanced(by: interval) }
         return [.report(.streaming)] + waitOrEnd(at: now)
@@ -157,13 +204,13 @@ public struct SessionMachine {
         if ending {
             ending = false
             if let streamError { return actions + [.fail(streamError)] }
-            if !outcome.stopped, isBand { return actions + [.syncHistory(.atDeadline)] }
+            if !outcome.stopped, isBand { return actions + [beginSync(.atDeadline)] }
             return actions + [.finished]
         }
         if syncAfterWrite {
             // Live minutes first, so the records synced now replace them.
             syncAfterWrite = false
-            return actions + [.syncHistory(.whileStreaming)]
+            return actions + [beginSync(.whileStreaming)]
         }
         nextWrite = now.advanced(by: liveWriteInterval)
         return actions + syncIfDue(at: now)
@@ -182,7 +229,109 @@ public struct SessionMachine {
         return endStream()
     }
 
+    // MARK: Events: the history sync
+
+    /// The history subscriptions are in place and the store's cursor was read: the sync begins
+    /// from it.
+    public mutating func historyCursorRead(_ cursor: HistoryCursor?, at now: ContinuousClock.Instant) -> [Action] {
+        history = HistorySyncMachine(cursor: cursor, mode: .driving)
+        return historyActions(history!.start(), at: now)
+    }
+
+    public mutating func historyFetchAnswered(_ announced: HistoryFetchResponse, at now: ContinuousClock.Instant) -> [Action] {
+        guard history != nil else { return [] }
+        let actions = history!.fetchAnswered(announced)
+        return historyActions(actions, at: now)
+    }
+
+    public mutating func historyTransferCompleted(_ complete: HistoryTransferComplete, at now: ContinuousClock.Instant) -> [Action] {
+        guard history != nil else { return [] }
+        let actions = history!.transferCompleted(complete)
+        return historyActions(actions, at: now)
+    }
+
+    /// The commit asked for by ``Action/commitHistory(records:cursor:previous:)`` is durable.
+    public mutating func historyCommitFinished(at now: ContinuousClock.Instant) -> [Action] {
+        guard history != nil else { return [] }
+        let actions = history!.commitFinished()
+        return historyActions(actions, at: now)
+    }
+
+    public mutating func historyAcknowledged(_ response: HistoryAcknowledgeResponse, at now: ContinuousClock.Instant) -> [Action] {
+        guard history != nil else { return [] }
+        let actions = history!.acknowledged(response)
+        return historyActions(actions, at: now)
+    }
+
+    /// A stop was requested while the sync waited for the band: what is committed stays committed.
+    public mutating func historyStopped(at now: ContinuousClock.Instant) -> [Action] {
+        historyEnded(minutes: nil, error: nil, at: now)
+    }
+
+    /// A step of the sync failed (link, band or store).
+    public mutating func historyFailed(_ error: SessionError, at now: ContinuousClock.Instant) -> [Action] {
+        historyEnded(minutes: nil, error: error, at: now)
+    }
+
+    /// The live stream asked for by ``Action/closeLive`` is closed and written.
+    public mutating func liveClosed(at now: ContinuousClock.Instant) -> [Action] {
+        liveSubscribed = false
+        guard let (minutes, error) = endedBeforeClose else { return [] }
+        endedBeforeClose = nil
+        if let error { return [.fail(error)] }
+        return historySynced(minutes, reason: .atDeadline, at: now)
+    }
+
+    /// The one routing path for what the device pushes (besides control point responses): History
+    /// Data while a sync runs goes to it, everything else to the live stream.
+    public mutating func routeNotification(handle: UInt16, _ value: UnsafeRawBufferPointer) -> Route {
+        guard history != nil, handle == historyDataHandle else { return .live }
+        return .history(history!.dataReceived(value))
+    }
+
     // MARK: Steps
+
+    private mutating func beginSync(_ reason: HistorySyncReason) -> Action {
+        syncReason = reason
+        return .syncHistory(reason)
+    }
+
+    /// The history machine's actions as this machine's: its reports reported, its link and store
+    /// steps passed on, its end turned into the session's next step.
+    private mutating func historyActions(_ actions: [HistorySyncMachine.Action], at now: ContinuousClock.Instant) -> [Action] {
+        guard !actions.isEmpty else {
+            return historyEnded(minutes: nil, error: .controlPointProtocol("the history sync stopped without finishing"), at: now)
+        }
+        var out: [Action] = []
+        for action in actions {
+            switch action {
+            case .report(let event): out.append(.report(event))
+            case .sendFetch(let request): out.append(.sendHistoryFetch(request))
+            case .awaitTransfer: out.append(.awaitHistoryTransfer)
+            case .commit(let records, let cursor, let previous): out.append(.commitHistory(records: records, cursor: cursor, previous: previous))
+            case .sendAcknowledge(let request): out.append(.acknowledgeHistory(request))
+            case .finished(let minutes): return out + historyEnded(minutes: minutes, error: nil, at: now)
+            case .fail(let error): return out + historyEnded(minutes: nil, error: error, at: now)
+            }
+        }
+        return out
+    }
+
+    /// The sync is over: finished with `minutes`, stopped (both nil) or failed with `error`.
+    private mutating func historyEnded(minutes: Int?, error: SessionError?, at now: ContinuousClock.Instant) -> [Action] {
+        let reason = syncReason ?? .atConnect
+        history = nil
+        syncReason = nil
+        if reason == .atDeadline, liveSubscribed {
+            // Notifications that arrived during the last sync are still readings received: they
+            // flowed into the stream and are written now (a second part of the minute in
+            // progress, see `LiveMinuteParts`) instead of being dropped (issue 13 bug 1).
+            endedBeforeClose = (minutes, error)
+            return [.closeLive]
+        }
+        if let error { return reason == .whileStreaming ? linkFailed(error) : [.fail(error)] }
+        return historySynced(minutes, reason: reason, at: now)
+    }
 
     private func afterInitialSync() -> [Action] {
         isStreaming ? [.subscribeLive] : [.finished]

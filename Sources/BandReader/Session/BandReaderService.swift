@@ -53,9 +53,7 @@ public final class BandReaderService {
         guard kind == .bandkit else {
             // No BandKit key exchange on other devices: the link's pairing (SMP, a passkey for
             // InfiniTime) is the whole of it. The bond-only entry makes later links raise security.
-            let session = BandSession(connection: connection, address: address.keystoreKey, pairing: nil,
-                                      makeWriter: { _ in throw SessionError.store(StoreFailure(.prepareWriter, HealthStoreError.misuse("pairing writes no samples"))) }, report: report)
-            let band = PairedBand(address: address.keystoreKey, readerID: 0, key: [], device: try session.readDeviceInformationForPairing(),
+            let band = PairedBand(address: address.keystoreKey, readerID: 0, key: [], device: try connection.readDeviceInformation(report: report).device,
                                   pairedAt: now(), kind: kind)
             do { try keystore.save(band) } catch { throw .keystore("\(error)") }
             return band
@@ -74,9 +72,7 @@ public final class BandReaderService {
         }
         guard let key = try BandAuthentication.pair(connection, readerID: readerID) else { return nil }
         report(.paired(readerID: readerID))
-        let session = BandSession(connection: connection, address: address.keystoreKey, pairing: nil,
-                                  makeWriter: { _ in throw SessionError.store(StoreFailure(.prepareWriter, HealthStoreError.misuse("pairing writes no samples"))) }, report: report)
-        let device = try session.readDeviceInformationForPairing()
+        let device = try connection.readDeviceInformation(report: report).device
         let band = PairedBand(address: address.keystoreKey, readerID: readerID, key: key.array, device: device, pairedAt: now(),
                               kind: BandKind(profile: connection.profile))
         do { try keystore.save(band) } catch { throw .keystore("\(error)") }
@@ -101,7 +97,7 @@ public final class BandReaderService {
         do { pairing = try keystore.band(address.keystoreKey) } catch { throw .keystore("\(error)") }
         // The store is opened before the band is touched: a bad path fails at once, not after
         // connecting, authenticating and setting the band's clock (issue 11 item 4).
-        try openStore()
+        let store = try openStore()
         var total = BandSession.Outcome()
         var attempt = 0
         while true {
@@ -127,7 +123,7 @@ public final class BandReaderService {
                 let connection = try connect(attempt: attempt)
                 defer { connection.close() }
                 let session = BandSession(connection: connection, address: address.keystoreKey, pairing: pairing,
-                                          makeWriter: { [unowned self] device in try writer(for: device) }, report: track)
+                                          store: store, report: track)
                 session.timeZone = timeZone
                 session.setsClock = setsClock
                 session.clockTolerance = clockTolerance
@@ -173,21 +169,14 @@ public final class BandReaderService {
         return try BandConnection(bearer: bearer, stop: stop, transactionTimeout: transactionTimeout)
     }
 
-    /// Opens (creating if needed) the store once per service.
-    private func openStore() throws(SessionError) {
-        guard store == nil else { return }
+    /// Opens (creating if needed) the store once per service; the sessions write through it.
+    private func openStore() throws(SessionError) -> ReaderStore {
+        if let store { return ReaderStore(store: store, bandAddress: address.keystoreKey) }
         // A few rows a minute: a small page cache keeps the reader's memory flat as the store grows.
         do { store = try HealthStore(path: storePath, cacheKiB: 2048) } catch {
             throw .store(StoreFailure(.open(location: StoreLocation.redacted(storePath)), error))
         }
-    }
-
-    private func writer(for device: BandDeviceInfo) throws -> SampleWriter {
-        try openStore()
-        let info = DeviceInfo(name: device.name, manufacturer: device.manufacturer, model: device.model,
-                              hardwareIdentifier: device.serialNumber ?? address.keystoreKey,
-                              firmwareVersion: device.firmwareRevision)
-        return try SampleWriter(store: store!, deviceIdentifier: device.deviceIdentifier(address: address.keystoreKey), device: info)
+        return ReaderStore(store: store!, bandAddress: address.keystoreKey)
     }
 
     /// Sleeps in `poll()` on the stop descriptor; false when stopped.

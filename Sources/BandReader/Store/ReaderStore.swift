@@ -1,0 +1,29 @@
+import HealthModel
+import HealthStore
+
+/// The store a reader session writes to, opened (and its path validated) before any band is
+/// touched (issue 11 item 4), and handed to ``BandSession`` at construction: the session opens
+/// its ``SampleWriter`` from it once Device Information says which device it is, so nothing calls
+/// back into the service that created the session.
+public struct ReaderStore {
+    public let store: HealthStore
+    /// The band's keystore address: the device identifier of a band without a serial number.
+    public let bandAddress: String
+
+    public init(store: HealthStore, bandAddress: String) {
+        self.store = store
+        self.bandAddress = bandAddress
+    }
+
+    /// The writer for the device Device Information described (its row in the store's devices).
+    public func writer(for device: BandDeviceInfo) throws(SessionError) -> SampleWriter {
+        let info = DeviceInfo(name: device.name, manufacturer: device.manufacturer, model: device.model,
+                              hardwareIdentifier: device.serialNumber ?? bandAddress,
+                              firmwareVersion: device.firmwareRevision)
+        do {
+            return try SampleWriter(store: store, deviceIdentifier: device.deviceIdentifier(address: bandAddress), device: info)
+        } catch {
+            throw .store(StoreFailure(.prepareWriter, error))
+        }
+    }
+}
