@@ -108,6 +108,15 @@ import Testing
     static let watch = SessionPlan(kind: .infinitime, authenticates: false, syncsHistory: false, setsClock: true,
                                    subscriptions: [.heartRate, .stepCount, .battery])
 
+    /// A device that neither authenticates nor keeps history, streaming up to its first write.
+    static let streamWithoutAuthentication: [(Event, [String])] = [
+        (.clockSet, ["read device"]),
+        (.device, ["report device", "open writer"]),
+        (.writerOpen, ["subscribe"]),
+        (.subscribed(at: 0), ["report streaming", "wait until 5"]),
+        (.woke(at: 5), ["write closed minutes"]),
+    ]
+
     static let connectAndSync: [(Event, [String])] = [
         (.authenticated(true), ["report authenticated", "set clock"]),
         (.clockSet, ["read device"]),
@@ -129,12 +138,7 @@ import Testing
                                                         "fail: found heart-rate strap (standard Heart Rate service), which keeps no history to sync; use band stream"])
         var stream = SessionMachine(plan: Self.strap, goal: .stream(until: Self.at(12)))
         #expect(stream.linkUp(mtu: 23).map(Self.line) == ["report connected hr-strap", "set clock"])
-        converse(&stream, [
-            (.clockSet, ["read device"]),
-            (.device, ["report device", "open writer"]),
-            (.writerOpen, ["subscribe"]),
-            (.subscribed(at: 0), ["report streaming", "wait until 5"]),
-            (.woke(at: 5), ["write closed minutes"]),
+        converse(&stream, Self.streamWithoutAuthentication + [
             (.written(1, at: 5), ["report 1 live minutes", "wait until 10"]),
             (.woke(at: 10), ["write closed minutes"]),
             (.written(0, at: 10), ["wait until 12"]),
@@ -201,12 +205,7 @@ import Testing
                                                          "fail: found InfiniTime watch (Motion service), which keeps no history to sync; use band stream"])
         var stream = SessionMachine(plan: Self.watch, goal: .stream(until: Self.at(7)))
         #expect(stream.linkUp(mtu: 185).map(Self.line) == ["report connected infinitime", "set clock"])
-        converse(&stream, [
-            (.clockSet, ["read device"]),
-            (.device, ["report device", "open writer"]),
-            (.writerOpen, ["subscribe"]),
-            (.subscribed(at: 0), ["report streaming", "wait until 5"]),
-            (.woke(at: 5), ["write closed minutes"]),
+        converse(&stream, Self.streamWithoutAuthentication + [
             (.written(1, at: 5), ["report 1 live minutes", "wait until 7"]),
             (.woke(at: 7), ["finish live"]),
             (.written(0, at: 7), ["finished"]),

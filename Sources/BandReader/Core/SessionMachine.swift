@@ -239,28 +239,20 @@ public struct SessionMachine {
     }
 
     public mutating func historyFetchAnswered(_ announced: HistoryFetchResponse, at now: ContinuousClock.Instant) -> [Action] {
-        guard history != nil else { return [] }
-        let actions = history!.fetchAnswered(announced)
-        return historyActions(actions, at: now)
+        historyEvent(at: now) { $0.fetchAnswered(announced) }
     }
 
     public mutating func historyTransferCompleted(_ complete: HistoryTransferComplete, at now: ContinuousClock.Instant) -> [Action] {
-        guard history != nil else { return [] }
-        let actions = history!.transferCompleted(complete)
-        return historyActions(actions, at: now)
+        historyEvent(at: now) { $0.transferCompleted(complete) }
     }
 
     /// The commit asked for by ``Action/commitHistory(records:cursor:previous:)`` is durable.
     public mutating func historyCommitFinished(at now: ContinuousClock.Instant) -> [Action] {
-        guard history != nil else { return [] }
-        let actions = history!.commitFinished()
-        return historyActions(actions, at: now)
+        historyEvent(at: now) { $0.commitFinished() }
     }
 
     public mutating func historyAcknowledged(_ response: HistoryAcknowledgeResponse, at now: ContinuousClock.Instant) -> [Action] {
-        guard history != nil else { return [] }
-        let actions = history!.acknowledged(response)
-        return historyActions(actions, at: now)
+        historyEvent(at: now) { $0.acknowledged(response) }
     }
 
     /// A stop was requested while the sync waited for the band: what is committed stays committed.
@@ -290,6 +282,14 @@ public struct SessionMachine {
     }
 
     // MARK: Steps
+
+    /// Feeds an event to the sync in progress (none: nothing to do) and translates what it decides.
+    private mutating func historyEvent(at now: ContinuousClock.Instant,
+                                       _ event: (inout HistorySyncMachine) -> [HistorySyncMachine.Action]) -> [Action] {
+        guard history != nil else { return [] }
+        let actions = event(&history!)
+        return historyActions(actions, at: now)
+    }
 
     private mutating func beginSync(_ reason: HistorySyncReason) -> Action {
         syncReason = reason
