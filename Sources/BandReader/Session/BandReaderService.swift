@@ -1,5 +1,6 @@
 import BandCrypto
 import BandLink
+import BandProtocol
 import FoundationEssentials
 import HealthModel
 import HealthStore
@@ -49,34 +50,48 @@ public final class BandReaderService {
     public func pair() throws(SessionError) -> PairedBand? {
         let connection = try connect(attempt: 1)
         defer { connection.close() }
-        let kind = BandKind(profile: connection.profile)
-        guard kind == .bandkit else {
-            // No BandKit key exchange on other devices: the link's pairing (SMP, a passkey for
-            // InfiniTime) is the whole of it. The bond-only entry makes later links raise security.
-            let band = PairedBand(address: address.keystoreKey, readerID: 0, key: [], device: try connection.readDeviceInformation(report: report).device,
-                                  pairedAt: now(), kind: kind)
-            do { try keystore.save(band) } catch { throw .keystore("\(error)") }
-            return band
-        }
-        // Pairing again keeps this host's reader ID, so the band replaces its key for us rather
-        // than filling another of its key slots.
-        var readerID: UInt64 = 0
-        if let known = try? keystore.band(address.keystoreKey) {
-            readerID = known.readerID
-        } else {
-            do {
-                try withUnsafeMutableBytes(of: &readerID) { (raw) throws(CryptoError) in try SecureRandom.fill(raw) }
-            } catch {
-                throw .controlPointProtocol("no random reader ID: \(error)")
+        var machine = PairingMachine(kind: BandKind(profile: connection.profile))
+        var pending = machine.start()[...]
+        while let action = pending.popFirst() {
+            var next: [PairingMachine.Action] = []
+            switch action {
+            case .chooseReaderID:
+                // Pairing again keeps this host's reader ID, so the band replaces its key for us
+                // rather than filling another of its key slots.
+                var readerID: UInt64 = 0
+                if let known = try? keystore.band(address.keystoreKey) {
+                    readerID = known.readerID
+                } else {
+                    do {
+                        try withUnsafeMutableBytes(of: &readerID) { (raw) throws(CryptoError) in try SecureRandom.fill(raw) }
+                    } catch {
+                        throw .controlPointProtocol("no random reader ID: \(error)")
+                    }
+                }
+                next = machine.readerIDChosen(readerID)
+            case .sendPairingRequest(let request):
+                let response: PairingResponse?
+                do { response = try BandAuthentication.requestPairing(connection, request) } catch {
+                    next = machine.linkFailed(error)
+                    break
+                }
+                next = response.map { machine.pairingAnswered($0) } ?? machine.stopRequested()
+            case .readDeviceInformation:
+                next = machine.deviceRead(try connection.readDeviceInformation(report: report).device)
+            case .report(let event):
+                report(event)
+            case .save(let readerID, let key, let device, let kind):
+                let band = PairedBand(address: address.keystoreKey, readerID: readerID, key: key, device: device, pairedAt: now(), kind: kind)
+                do { try keystore.save(band) } catch { throw .keystore("\(error)") }
+                return band
+            case .stopped:
+                return nil
+            case .fail(let error):
+                throw error
             }
+            pending.insert(contentsOf: next, at: pending.startIndex)
         }
-        guard let key = try BandAuthentication.pair(connection, readerID: readerID) else { return nil }
-        report(.paired(readerID: readerID))
-        let device = try connection.readDeviceInformation(report: report).device
-        let band = PairedBand(address: address.keystoreKey, readerID: readerID, key: key.array, device: device, pairedAt: now(),
-                              kind: BandKind(profile: connection.profile))
-        do { try keystore.save(band) } catch { throw .keystore("\(error)") }
-        return band
+        return nil
     }
 
     // MARK: Sync and stream
