@@ -277,7 +277,8 @@ public struct SessionMachine {
     /// The one routing path for what the device pushes (besides control point responses): History
     /// Data while a sync runs goes to it, everything else to the live stream.
     public mutating func routeNotification(handle: UInt16, _ value: UnsafeRawBufferPointer) -> Route {
-        guard history != nil, handle == historyDataHandle else { return .live }
+        // The handle first: one integer comparison for every live reading (the hot path).
+        guard handle == historyDataHandle, history != nil else { return .live }
         return .history(history!.dataReceived(value))
     }
 
