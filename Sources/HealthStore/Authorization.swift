@@ -25,7 +25,8 @@ public enum Access: String, Hashable, Sendable {
 
 /// Authorization follows HealthKit (see docs/architecture.md, "Authorization"):
 ///
-/// - Grants are per app, per type (or characteristic), read and write separately.
+/// - Grants are per app, per person, per type (or characteristic), read and write separately:
+///   a grant made on a store opened for one person says nothing about another person's data.
 /// - ``HealthStore/requestAuthorization(for:toShare:read:)`` is the first-use prompt. This store's
 ///   policy answers it without asking: whatever is *not determined* becomes granted; whatever the
 ///   user set (granted or denied, with `health grant` / `health revoke`) stays as set.
@@ -36,10 +37,12 @@ public enum Access: String, Hashable, Sendable {
 extension HealthStore {
     func authorization(appID: Int64?, type: String, _ connection: Connection) throws(HealthStoreError) -> Authorization {
         guard let appID else { return Authorization(read: .notDetermined, write: .notDetermined) }
-        let select = try connection.cached("SELECT can_read, can_write FROM \"authorization\" WHERE app_id = ? AND type = ?").get()
+        let select = try connection.cached(
+            "SELECT can_read, can_write FROM \"authorization\" WHERE app_id = ? AND person_id = ? AND type = ?").get()
         defer { select.reset() }
         select.bind(1, appID)
-        select.bind(2, type)
+        select.bind(2, personID)
+        select.bind(3, type)
         guard try select.step().get() else { return Authorization(read: .notDetermined, write: .notDetermined) }
         func status(_ column: Int32) -> AuthorizationStatus {
             select.isNull(column) ? .notDetermined : select.int64(column) != 0 ? .granted : .denied
@@ -105,12 +108,13 @@ extension HealthStore {
         let column = access == .read ? "can_read" : "can_write"
         let keep = onlyIfUndetermined ? "coalesce(\"authorization\".\(column), excluded.\(column))" : "excluded.\(column)"
         let upsert = try connection.cached("""
-            INSERT INTO "authorization" (app_id, type, \(column)) VALUES (?, ?, ?)
-            ON CONFLICT (app_id, type) DO UPDATE SET \(column) = \(keep)
+            INSERT INTO "authorization" (app_id, person_id, type, \(column)) VALUES (?, ?, ?, ?)
+            ON CONFLICT (app_id, person_id, type) DO UPDATE SET \(column) = \(keep)
             """).get()
         upsert.bind(1, appID)
-        upsert.bind(2, type)
-        upsert.bind(3, value)
+        upsert.bind(2, personID)
+        upsert.bind(3, type)
+        upsert.bind(4, value)
         try upsert.run().get()
     }
 

@@ -7,6 +7,10 @@ import HealthModel
 /// write transaction; a sample's anchor is its rowid and a deletion's is its tombstone's, so
 /// "what changed after N" is two rowid range scans. Tombstones are kept for good (this store
 /// never expires anchors).
+///
+/// Anchors are numbered store-wide (one counter for every person), so a person's feed sees gaps
+/// where another person's changes took numbers; the feed itself only ever returns the changes of
+/// the store's ``HealthStore/person``.
 extension HealthStore {
     /// The anchor of the latest committed change.
     public func currentAnchor() throws -> Anchor {
@@ -44,7 +48,7 @@ extension HealthStore {
             let wantedIDs = MetadataCoding.array(wanted.map { String(typeID($0)) })
             let readableIDs = MetadataCoding.array(readable.map(String.init))
             let visibility = """
-                s.type_id IN (SELECT CAST(value AS INTEGER) FROM json_each(?3)) AND \
+                s.person_id = ?7 AND s.type_id IN (SELECT CAST(value AS INTEGER) FROM json_each(?3)) AND \
                 (s.app_id = ?4 OR s.type_id IN (SELECT CAST(value AS INTEGER) FROM json_each(?5)))
                 """
             let select = try connection.cached("""
@@ -58,6 +62,7 @@ extension HealthStore {
             select.bind(4, ownID)
             select.bind(5, readableIDs)
             select.bind(6, Int64(limit ?? Int.max))
+            select.bind(7, personID)
             // A row that does not decode still counts towards the limit (the feed moves past it).
             var samples: [(anchor: Int64, sample: Sample?)] = []
             while try select.step().get() { samples.append((select.int64(0), decodeSample(select))) }
@@ -85,6 +90,7 @@ extension HealthStore {
             tombstones.bind(3, MetadataCoding.array(tombstoneTypes.map(String.init)))
             tombstones.bind(4, ownID)
             tombstones.bind(5, MetadataCoding.array(tombstoneReadable.map(String.init)))
+            tombstones.bind(7, personID)
             var deleted: [DeletedSample] = []
             while try tombstones.step().get() {
                 guard let id = tombstones.uuid(0), let type = typesByID[tombstones.int64(1)] else { continue }
@@ -95,7 +101,25 @@ extension HealthStore {
         }
     }
 
-    /// Blocks until a change after `anchor` is committed (by any process) or `timeout` passes.
+    /// Whether the store's person has a change (sample, workout or deletion) in `(after, through]`:
+    /// three range scans of the anchor keys, each stopping at its first row of this person.
+    func hasChanges(after: Anchor, through: Anchor) throws -> Bool {
+        try read { connection in
+            for table in ["sample", "workout", "tombstone"] {
+                let found = try connection.scalar(
+                    "SELECT 1 FROM \(table) WHERE anchor > ? AND anchor <= ? AND person_id = ? LIMIT 1") { select in
+                    select.bind(1, after.rawValue)
+                    select.bind(2, through.rawValue)
+                    select.bind(3, personID)
+                }.get()
+                if found != nil { return true }
+            }
+            return false
+        }
+    }
+
+    /// Blocks until a change of the store's person after `anchor` is committed (by any process)
+    /// or `timeout` passes.
     /// Returns the new current anchor, or nil on timeout.
     ///
     /// Waiting costs no polling of the tables: the thread sleeps in `poll(2)` on an inotify watch
@@ -113,9 +137,15 @@ extension HealthStore {
             watch = DirectoryWatch(directory: directory.isEmpty ? "." : directory)
         }
         let deadline = ContinuousClock.now + timeout
+        var seen = anchor
         while true {
             let current = try currentAnchor()
-            if current > anchor { return current }
+            if current > seen {
+                // Anchors are store-wide: another person's commit moves the counter too, and is no
+                // change of this person's.
+                if try hasChanges(after: seen, through: current) { return current }
+                seen = current
+            }
             let now = ContinuousClock.now
             if now >= deadline { return nil }
             let wait = min(deadline - now, recheckInterval)

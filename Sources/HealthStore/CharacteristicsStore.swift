@@ -11,8 +11,9 @@ extension HealthStore {
                 if app.isOwner { return true }
                 return try authorization(appID: appID, type: type.rawValue, connection).read == .granted
             }
-            let select = try connection.cached("SELECT key, value FROM characteristic").get()
+            let select = try connection.cached("SELECT key, value FROM characteristic WHERE person_id = ?").get()
             defer { select.reset() }
+            select.bind(1, personID)
             var result = Characteristics()
             while try select.step().get() {
                 guard let key = select.text(0).flatMap(CharacteristicType.init(rawValue:)), let value = select.text(1),
@@ -49,15 +50,11 @@ extension HealthStore {
         }
         try write(as: .owner) { transaction in
             if let value {
-                let upsert = try transaction.connection.cached("""
-                    INSERT INTO characteristic (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value
-                    """).get()
-                upsert.bind(1, type.rawValue)
-                upsert.bind(2, value)
-                try upsert.run().get()
+                try transaction.setCharacteristic(type, value)
             } else {
-                let delete = try transaction.connection.cached("DELETE FROM characteristic WHERE key = ?").get()
-                delete.bind(1, type.rawValue)
+                let delete = try transaction.connection.cached("DELETE FROM characteristic WHERE person_id = ? AND key = ?").get()
+                delete.bind(1, self.personID)
+                delete.bind(2, type.rawValue)
                 try delete.run().get()
             }
         }

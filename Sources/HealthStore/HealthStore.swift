@@ -31,6 +31,9 @@ public final class HealthStore: @unchecked Sendable {
     /// Known rows of `app` and `device`; entries made by a rolled-back transaction are removed.
     var appIDs: [String: Int64] = [:]
     var deviceIDs: [DeviceInfo: Int64] = [:]
+    /// The person this instance reads and writes for (docs/architecture.md, "People").
+    public let person: Person
+    var personID: Int64 { person.id }
 
     /// `BANDKIT_STORE`, else `$XDG_DATA_HOME/bandkit/health.sqlite` (`~/.local/share` when unset).
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
@@ -61,7 +64,13 @@ public final class HealthStore: @unchecked Sendable {
     /// the store is that database (its current schema), `cacheKiB` is the server's business, and
     /// `readOnly` opens a read-only session. A malformed URL throws ``HealthStoreError/file(path:reason:)``
     /// naming the URL without its password.
-    public init(path: String, cacheKiB: Int = HealthStore.defaultCacheKiB, readOnly: Bool = false) throws {
+    ///
+    /// `person` names the person whose samples, workouts, statistics, change feed, grants and
+    /// characteristics this instance reads and writes; nil is the default person (every store's
+    /// first, the only one a store written before people existed has). An unknown name throws
+    /// ``HealthStoreError/unknownPerson(_:)``.
+    public init(path: String, cacheKiB: Int = HealthStore.defaultCacheKiB, readOnly: Bool = false,
+                person personName: String? = nil) throws {
         let location: StoreLocation
         do { location = try StoreLocation.parse(path) } catch {
             throw HealthStoreError.file(path: error.url, reason: "is not a valid PostgreSQL URL: \(error.reason)")
@@ -95,9 +104,13 @@ public final class HealthStore: @unchecked Sendable {
             connection = try step("open read-only") { try HealthStore.openReadOnly(path: path, cacheKiB: cacheKiB) }
             let applied = try step("read the schema") { try HealthStore.appliedMigrations(connection) }
             let missing = Migration.all.map(\.name).filter { !applied.contains($0) }
-            if !missing.isEmpty {
+            if missing == [Migration.people.name] {
+                // Written before people existed: read as its one (default) person, through views.
+                try step("read the schema") { try PeopleBeforeMigration.createViews(connection) }
+            } else if !missing.isEmpty {
                 throw HealthStore.needsWriter(path: path, what: "lacks the migrations \(missing.joined(separator: ", "))")
             }
+            try step("open read-only") { try connection.execute("PRAGMA query_only = 1").get() }
         } else {
             if path != HealthStore.inMemoryPath { try StoreFile.prepare(path, create: true) }
             let engine = try step("open") { try SQLiteEngine.open(path: path, create: true).get() }
@@ -124,6 +137,7 @@ public final class HealthStore: @unchecked Sendable {
         }
         typeIDs = ids
         typesByID = Dictionary(uniqueKeysWithValues: ids.map { ($1, $0) })
+        person = try HealthStore.openingPerson(personName, connection, path: path)
         if readOnly {
             let complete = try step("read the schema") {
                 try connection.scalar("SELECT complete FROM merged_hour_state WHERE id = 1").get() ?? 0
@@ -138,8 +152,9 @@ public final class HealthStore: @unchecked Sendable {
     /// a WAL database needs; then the file is opened as immutable, which nothing there can
     /// change anyway.
     private static func openReadOnly(path: String, cacheKiB: Int) throws(HealthStoreError) -> Connection {
+        // `query_only` is set by the caller once the schema is known: a store without the people
+        // migration first gets its temporary views (``PeopleBeforeMigration``), which it forbids.
         let settings = """
-            PRAGMA query_only = 1;
             PRAGMA foreign_keys = ON;
             PRAGMA cache_size = -\(max(64, cacheKiB));
             PRAGMA temp_store = MEMORY;

@@ -15,6 +15,12 @@ public enum HealthStoreError: Error, Hashable, Sendable, CustomStringConvertible
     case invalidSample(String)
     /// The API was used out of order (a transaction used after it ended, a write inside a write).
     case misuse(String)
+    /// No person of this name in the store (``HealthStore/people()`` lists them).
+    case unknownPerson(String)
+    /// A name that cannot name a person (``Person/problem(withName:)`` says why).
+    case invalidPersonName(String, String)
+    /// Another person already has this name.
+    case personExists(String)
     case unit(UnitError)
     case statistics(StatisticsError)
     case model(HealthModelError)
@@ -27,6 +33,9 @@ public enum HealthStoreError: Error, Hashable, Sendable, CustomStringConvertible
         case .ownerOnly(let operation, let app): return "\(operation) is reserved to the owner; \(app) may not"
         case .invalidSample(let reason): return "invalid sample: \(reason)"
         case .misuse(let reason): return reason
+        case .unknownPerson(let name): return "no person named '\(name)' in this store (see 'health people list')"
+        case .invalidPersonName(let name, let problem): return "the person's name '\(name)' \(problem)"
+        case .personExists(let name): return "a person named '\(name)' already exists"
         case .unit(let error): return error.description
         case .statistics(let error): return error.description
         case .model(let error): return error.description

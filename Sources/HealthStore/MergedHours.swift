@@ -1,6 +1,6 @@
 import HealthModel
 
-/// Hourly merged sums of cumulative types (`merged_hour`).
+/// Hourly merged sums of cumulative types (`merged_hour`), per person.
 ///
 /// Invariant, after every commit: for each cumulative type, every UTC hour that any sample
 /// touches has a row holding the priority-merged sum over that hour, exactly what the sweep
@@ -40,15 +40,17 @@ extension HealthStore {
 
     /// Cumulative samples touching `[from, to)`, sorted by start, ranked by `ranks`; `visible`
     /// restricts them to one source.
-    func mergeSamples(typeID: Int64, from: Int64, to: Int64, visible: Int64?, ranks: [Int64: Int32],
+    func mergeSamples(personID: Int64, typeID: Int64, from: Int64, to: Int64, visible: Int64?, ranks: [Int64: Int32],
                       _ connection: Connection, sourceOf: ((Int64) -> Void)? = nil) throws(HealthStoreError) -> [MergeSample] {
         let statement = try connection.cached("""
             SELECT start_us, end_us, value, app_id, anchor FROM sample INDEXED BY sample_by_type_time
-            WHERE type_id = ?1 AND start_us >= ?2 AND start_us < ?3 AND end_us >= ?4 AND (CAST(?5 AS BIGINT) IS NULL OR app_id = ?5)
+            WHERE person_id = ?6 AND type_id = ?1 AND start_us >= ?2 AND start_us < ?3 AND end_us >= ?4
+            AND (CAST(?5 AS BIGINT) IS NULL OR app_id = ?5)
             ORDER BY start_us
             """).get()
         defer { statement.reset() }
         statement.bind(1, typeID)
+        statement.bind(6, personID)
         statement.bind(2, from - (try maxDuration(typeID: typeID, connection)))
         statement.bind(3, to)
         statement.bind(4, from)
@@ -75,48 +77,64 @@ extension HealthStore {
     /// sample duration before it — at most a week (PlausibleRange) — so reading is at most doubled.
     static let longestRecomputedSpan: Int64 = 168 * hourMicroseconds
 
-    /// Recomputes the rows of the hours in `spans` (each `[start, end)`, hour-aligned, sorted).
-    func recomputeMergedHours(typeID: Int64, spans: [(Int64, Int64)], _ connection: Connection) throws(HealthStoreError) {
+    /// Recomputes one person's rows of the hours in `spans` (each `[start, end)`, hour-aligned, sorted).
+    func recomputeMergedHours(personID: Int64, typeID: Int64, spans: [(Int64, Int64)],
+                              _ connection: Connection) throws(HealthStoreError) {
         guard !spans.isEmpty else { return }
         let ranks = try ranks(typeID: typeID, connection)
-        let clear = try connection.cached("DELETE FROM merged_hour WHERE type_id = ? AND hour_us >= ? AND hour_us < ?").get()
-        let insert = try connection.cached("INSERT INTO merged_hour (type_id, hour_us, value) VALUES (?, ?, ?)").get()
+        let clear = try connection.cached(
+            "DELETE FROM merged_hour WHERE person_id = ? AND type_id = ? AND hour_us >= ? AND hour_us < ?").get()
+        let insert = try connection.cached("INSERT INTO merged_hour (person_id, type_id, hour_us, value) VALUES (?, ?, ?, ?)").get()
         for (from, to) in spans {
-            clear.bind(1, typeID)
-            clear.bind(2, from)
-            clear.bind(3, to)
+            clear.bind(1, personID)
+            clear.bind(2, typeID)
+            clear.bind(3, from)
+            clear.bind(4, to)
             try clear.run().get()
-            let samples = try mergeSamples(typeID: typeID, from: from, to: to, visible: nil, ranks: ranks, connection)
+            let samples = try mergeSamples(personID: personID, typeID: typeID, from: from, to: to, visible: nil,
+                                           ranks: ranks, connection)
             guard !samples.isEmpty else { continue }
             var borders: [Int64] = []
             var border = from
             while border <= to { borders.append(border); border += Self.hourMicroseconds }
             for (index, sum) in PriorityMerge.sums(samples, borders: borders).enumerated() {
                 guard let sum else { continue }
-                insert.bind(1, typeID)
-                insert.bind(2, borders[index])
-                insert.bind(3, sum)
+                insert.bind(1, personID)
+                insert.bind(2, typeID)
+                insert.bind(3, borders[index])
+                insert.bind(4, sum)
                 try insert.run().get()
             }
         }
     }
 
-    /// Recomputes every hour of a type, from its first sample to its last.
+    /// Recomputes every hour of a type for every person: what changes the ranking of sources
+    /// (shared by the whole store) changes everyone's merged sums.
     func rebuildMergedHours(typeID: Int64, _ connection: Connection) throws(HealthStoreError) {
-        let bounds = try connection.cached("SELECT min(start_us), max(end_us) FROM sample WHERE type_id = ?").get()
-        bounds.bind(1, typeID)
+        let select = try connection.cached("SELECT id FROM person ORDER BY id").get()
+        var people: [Int64] = []
+        while try select.step().get() { people.append(select.int64(0)) }
+        select.reset()
+        for personID in people { try rebuildMergedHours(personID: personID, typeID: typeID, connection) }
+    }
+
+    /// Recomputes every hour of a type for one person, from their first sample to their last.
+    func rebuildMergedHours(personID: Int64, typeID: Int64, _ connection: Connection) throws(HealthStoreError) {
+        let bounds = try connection.cached(
+            "SELECT min(start_us), max(end_us) FROM sample WHERE person_id = ? AND type_id = ?").get()
+        bounds.bind(1, personID)
+        bounds.bind(2, typeID)
+        let clear = try connection.cached("DELETE FROM merged_hour WHERE person_id = ? AND type_id = ?").get()
+        clear.bind(1, personID)
+        clear.bind(2, typeID)
         guard try bounds.step().get(), !bounds.isNull(0) else {
             bounds.reset()
-            let clear = try connection.cached("DELETE FROM merged_hour WHERE type_id = ?").get()
-            clear.bind(1, typeID)
             try clear.run().get()
             return
         }
         let first = Self.hourFloor(bounds.int64(0))
         let last = Self.hourFloor(bounds.int64(1)) + Self.hourMicroseconds
         bounds.reset()
-        let clear = try connection.cached("DELETE FROM merged_hour WHERE type_id = ?").get()
-        clear.bind(1, typeID)
         try clear.run().get()
         // Spans of a week keep the sample array bounded: memory does not grow with the history.
         let span = Self.longestRecomputedSpan
@@ -126,7 +144,7 @@ extension HealthStore {
             spans.append((start, min(last, start + span)))
             start += span
         }
-        try recomputeMergedHours(typeID: typeID, spans: spans, connection)
+        try recomputeMergedHours(personID: personID, typeID: typeID, spans: spans, connection)
     }
 
     /// Builds the rows for every type when the store has none yet (first open after the migration).
@@ -166,12 +184,14 @@ extension HealthStore {
 
         if let first = hourly.first, let last = hourly.last {
             let rows = try connection.cached("""
-                SELECT hour_us, value FROM merged_hour WHERE type_id = ? AND hour_us >= ? AND hour_us < ? ORDER BY hour_us
+                SELECT hour_us, value FROM merged_hour WHERE person_id = ? AND type_id = ? AND hour_us >= ? AND hour_us < ?
+                ORDER BY hour_us
                 """).get()
             defer { rows.reset() }
-            rows.bind(1, typeID)
-            rows.bind(2, first.from)
-            rows.bind(3, last.to)
+            rows.bind(1, personID)
+            rows.bind(2, typeID)
+            rows.bind(3, first.from)
+            rows.bind(4, last.to)
             var index = 0
             while try rows.step().get() {
                 let hour = rows.int64(0)
@@ -190,7 +210,8 @@ extension HealthStore {
             while runEnd < pieces.count, pieces[runEnd].start == pieces[runEnd - 1].end { runEnd += 1 }
             let run = pieces[runStart..<runEnd]
             let runBorders = [run.first!.start] + run.map(\.end)
-            let samples = try mergeSamples(typeID: typeID, from: runBorders.first!, to: runBorders.last!, visible: nil,
+            let samples = try mergeSamples(personID: personID, typeID: typeID, from: runBorders.first!, to: runBorders.last!,
+                                           visible: nil,
                                            ranks: ranks, connection)
             for (offset, sum) in PriorityMerge.sums(samples, borders: runBorders).enumerated() {
                 guard let sum else { continue }

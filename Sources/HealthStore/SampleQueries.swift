@@ -33,7 +33,7 @@ extension HealthStore {
         if let limit = query.limit, limit <= 0 { return [] }
         return try read { connection in
             let visible = try visibilityFilter(for: app, type: query.type, connection)
-            var conditions = ["s.type_id = ?1", "(CAST(?5 AS BIGINT) IS NULL OR s.app_id = ?5)"]
+            var conditions = ["s.person_id = ?9", "s.type_id = ?1", "(CAST(?5 AS BIGINT) IS NULL OR s.app_id = ?5)"]
             if query.range != nil { conditions.append(Self.timeCondition(query.predicate)) }
             if query.sources != nil { conditions.append("a.bundle_id IN (SELECT value FROM json_each(?7))") }
             if query.devices != nil {
@@ -63,6 +63,7 @@ extension HealthStore {
             statement.bind(6, Int64(query.limit ?? Int.max))  // no LIMIT -1: PostgreSQL refuses it
             if let sources = query.sources { statement.bind(7, MetadataCoding.array(sources)) }
             if let devices = query.devices { statement.bind(8, MetadataCoding.array(devices)) }
+            statement.bind(9, personID)
             var samples: [Sample] = []
             while try statement.step().get() {
                 if let sample = decodeSample(statement) { samples.append(sample) }
@@ -117,11 +118,12 @@ extension HealthStore {
             let visible = try visibilityFilter(for: app, type: .workout, connection)
             let statement = try connection.cached("""
                 SELECT \(Self.workoutColumns)
-                WHERE (CAST(?1 AS BIGINT) IS NULL OR w.app_id = ?1) AND w.start_us < ?3 AND w.end_us >= ?2
+                WHERE w.person_id = ?4 AND (CAST(?1 AS BIGINT) IS NULL OR w.app_id = ?1) AND w.start_us < ?3 AND w.end_us >= ?2
                 ORDER BY w.start_us, w.anchor
                 """).get()
             defer { statement.reset() }
             statement.bind(1, visible)
+            statement.bind(4, personID)
             statement.bind(2, range?.lowerBound.microsecondsSince1970 ?? Int64.min)
             statement.bind(3, range?.upperBound.microsecondsSince1970 ?? Int64.max)
             var workouts: [Workout] = []

@@ -24,7 +24,7 @@ extension HealthStore {
         if remaining <= 0 { return }
         try read { connection in
             let visible = try visibilityFilter(for: app, type: query.type, connection)
-            var conditions = ["s.type_id = ?1", "(CAST(?5 AS BIGINT) IS NULL OR s.app_id = ?5)",
+            var conditions = ["s.person_id = ?11", "s.type_id = ?1", "(CAST(?5 AS BIGINT) IS NULL OR s.app_id = ?5)",
                               "s.start_us >= ?9", "(s.start_us > ?9 OR s.anchor > ?10)"]
             if query.range != nil { conditions.append(Self.timeCondition(query.predicate)) }
             if query.sources != nil { conditions.append("a.bundle_id IN (SELECT value FROM json_each(?7))") }
@@ -62,6 +62,7 @@ extension HealthStore {
                 if let devices = query.devices { statement.bind(8, MetadataCoding.array(devices)) }
                 statement.bind(9, afterStart)
                 statement.bind(10, afterAnchor)
+                statement.bind(11, personID)
                 var rows = 0
                 while try statement.step().get() {
                     rows += 1
@@ -86,7 +87,7 @@ extension HealthStore {
             let visible = try visibilityFilter(for: app, type: .workout, connection)
             let sql = """
                 SELECT \(Self.workoutColumns)
-                WHERE (CAST(?1 AS BIGINT) IS NULL OR w.app_id = ?1) AND w.start_us < ?3 AND w.end_us >= ?2
+                WHERE w.person_id = ?7 AND (CAST(?1 AS BIGINT) IS NULL OR w.app_id = ?1) AND w.start_us < ?3 AND w.end_us >= ?2
                 AND w.start_us >= ?4 AND (w.start_us > ?4 OR w.anchor > ?5)
                 ORDER BY w.start_us, w.anchor LIMIT ?6
                 """
@@ -101,6 +102,7 @@ extension HealthStore {
                 statement.bind(4, afterStart)
                 statement.bind(5, afterAnchor)
                 statement.bind(6, Int64(pageSize))
+                statement.bind(7, personID)
                 var rows = 0
                 while try statement.step().get() {
                     rows += 1

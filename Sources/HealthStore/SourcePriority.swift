@@ -59,7 +59,8 @@ extension HealthStore {
         }
     }
 
-    /// Sources with samples of `type` (every type when nil) visible to `app`, in priority order.
+    /// Sources with samples of `type` (every type when nil) of the store's person visible to
+    /// `app`, in priority order. (The order itself is the store's, shared by all its people.)
     public func sources(of type: SampleType?, as app: AppIdentity = .owner) throws -> [SourceSummary] {
         try read { connection in
             let types = type.map { [$0] } ?? SampleType.all.filter { $0 != .workout }
@@ -70,11 +71,13 @@ extension HealthStore {
                 let order = try priorityOrder(typeID: typeID, connection)
                 let count = try connection.cached("""
                     SELECT s.app_id, count(*), a.records_device FROM sample s JOIN app a ON a.id = s.app_id
-                    WHERE s.type_id = ?1 AND (CAST(?2 AS BIGINT) IS NULL OR s.app_id = ?2) GROUP BY s.app_id, a.records_device
+                    WHERE s.person_id = ?3 AND s.type_id = ?1 AND (CAST(?2 AS BIGINT) IS NULL OR s.app_id = ?2)
+                    GROUP BY s.app_id, a.records_device
                     """).get()
                 defer { count.reset() }
                 count.bind(1, typeID)
                 count.bind(2, visible)
+                count.bind(3, personID)
                 while try count.step().get() {
                     let appID = count.int64(0)
                     guard let position = order.firstIndex(where: { $0.id == appID }) else { continue }

@@ -44,10 +44,12 @@ extension HealthStore {
             let cumulative = type.aggregation == .cumulative
             let statement = try connection.cached("""
                 SELECT start_us, end_us, value, app_id, anchor FROM sample INDEXED BY sample_by_type_time
-                WHERE type_id = ?1 AND start_us >= ?2 AND start_us < ?3 AND end_us >= ?4 AND (CAST(?5 AS BIGINT) IS NULL OR app_id = ?5)
+                WHERE person_id = ?6 AND type_id = ?1 AND start_us >= ?2 AND start_us < ?3 AND end_us >= ?4
+                AND (CAST(?5 AS BIGINT) IS NULL OR app_id = ?5)
                 ORDER BY start_us
                 """).get()
             defer { statement.reset() }
+            statement.bind(6, personID)
             statement.bind(1, typeID)
             statement.bind(2, cumulative ? from - maxDuration : from)
             statement.bind(3, to)

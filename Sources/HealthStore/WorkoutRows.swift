@@ -37,11 +37,12 @@ extension HealthStore {
         let visible = try visibilityFilter(for: app, type: .workout, connection)
         let statement = try connection.cached("""
             SELECT \(Self.workoutColumns)
-            WHERE (CAST(?1 AS BIGINT) IS NULL OR w.app_id = ?1) AND w.anchor > ?2 AND w.anchor <= ?3
+            WHERE w.person_id = ?5 AND (CAST(?1 AS BIGINT) IS NULL OR w.app_id = ?1) AND w.anchor > ?2 AND w.anchor <= ?3
             ORDER BY w.anchor LIMIT ?4
             """).get()
         defer { statement.reset() }
         statement.bind(1, visible)
+        statement.bind(5, personID)
         statement.bind(2, after)
         statement.bind(3, through)
         statement.bind(4, Int64(limit ?? Int.max))

@@ -20,10 +20,12 @@ extension WriteTransaction {
             throw HealthStoreError.model(.invalidValue(field: type.rawValue, value: value, reason: "is not a value the store accepts"))
         }
         let upsert = try connection.cached("""
-            INSERT INTO characteristic (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value
+            INSERT INTO characteristic (person_id, key, value) VALUES (?, ?, ?)
+            ON CONFLICT (person_id, key) DO UPDATE SET value = excluded.value
             """).get()
-        upsert.bind(1, type.rawValue)
-        upsert.bind(2, value)
+        upsert.bind(1, store.personID)
+        upsert.bind(2, type.rawValue)
+        upsert.bind(3, value)
         try upsert.run().get()
     }
 }

@@ -65,7 +65,7 @@ public final class WriteTransaction {
                     spans.append((hour, hour + HealthStore.hourMicroseconds))
                 }
             }
-            try store.recomputeMergedHours(typeID: typeID, spans: spans, connection)
+            try store.recomputeMergedHours(personID: store.personID, typeID: typeID, spans: spans, connection)
         }
         if anchor != startAnchor {
             let update = try connection.cached("UPDATE change_counter SET anchor = ? WHERE id = 1").get()
@@ -205,16 +205,22 @@ public final class WriteTransaction {
         if let distance, !distance.isFinite || distance < 0 || distance > 6_000_000 {
             throw HealthStoreError.invalidSample("workout distance \(distance) m is outside 0 … 6000 km")
         }
-        let existing = try connection.cached("SELECT 1 FROM workout WHERE uuid = ?").get()
+        let existing = try connection.cached("SELECT person_id FROM workout WHERE uuid = ?").get()
         existing.bind(1, workout.id)
         defer { existing.reset() }
-        if try existing.step().get() { return .unchanged(existing: workout.id) }
+        if try existing.step().get() {
+            // Ids are unique store-wide: one person's workout cannot be saved again as another's.
+            guard existing.int64(0) == store.personID else {
+                throw HealthStoreError.invalidSample("a workout with id \(workout.id) already belongs to another person")
+            }
+            return .unchanged(existing: workout.id)
+        }
         let appID = try appID(source.id)
         let deviceID = try workout.device.map { device throws(HealthStoreError) in try self.deviceID(device) }
         let insert = try connection.cached("""
             INSERT INTO workout (anchor, uuid, activity, start_us, end_us, energy_kcal, distance_m, app_id,
-                                 app_version, device_id, metadata)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                 app_version, device_id, metadata, person_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).get()
         insert.bind(1, nextAnchor())
         insert.bind(2, workout.id)
@@ -227,6 +233,7 @@ public final class WriteTransaction {
         insert.bind(9, source.version)
         insert.bind(10, deviceID)
         insert.bind(11, MetadataCoding.encode(workout.metadata))
+        insert.bind(12, store.personID)
         try insert.run().get()
         return .inserted
     }
@@ -270,10 +277,11 @@ public final class WriteTransaction {
             return .inserted
         }
         let existing = try reuse(&findSyncStatement,
-            "SELECT anchor, uuid, sync_version, start_us, end_us FROM sample WHERE app_id = ? AND type_id = ? AND sync_id = ?")
-        existing.bind(1, appID)
-        existing.bind(2, typeID)
-        existing.bind(3, row.syncIdentifier)
+            "SELECT anchor, uuid, sync_version, start_us, end_us FROM sample WHERE person_id = ? AND app_id = ? AND type_id = ? AND sync_id = ?")
+        existing.bind(1, store.personID)
+        existing.bind(2, appID)
+        existing.bind(3, typeID)
+        existing.bind(4, row.syncIdentifier)
         guard try existing.step().get() else {
             existing.reset()
             throw .invalidSample("sync identifier \(row.syncIdentifier ?? "") conflicted but no sample holds it")
@@ -322,9 +330,9 @@ public final class WriteTransaction {
                            start: Int64, end: Int64) throws(HealthStoreError) -> Bool {
         let insert = try reuse(&insertSampleStatement, """
             INSERT INTO sample (anchor, uuid, type_id, start_us, end_us, value, app_id, app_version, device_id,
-                                zone, sync_id, sync_version, user_entered, metadata)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (app_id, type_id, sync_id) WHERE sync_id IS NOT NULL DO NOTHING
+                                zone, sync_id, sync_version, user_entered, metadata, person_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (person_id, app_id, type_id, sync_id) WHERE sync_id IS NOT NULL DO NOTHING
             """)
         insert.bind(1, nextAnchor())
         insert.bind(2, row.id)
@@ -340,6 +348,7 @@ public final class WriteTransaction {
         insert.bind(12, row.syncVersion)
         insert.bind(13, row.userEntered)
         insert.bind(14, MetadataCoding.encode(row.metadata))
+        insert.bind(15, store.personID)
         do {
             try insert.run().get()
         } catch {
@@ -365,21 +374,25 @@ public final class WriteTransaction {
     }
 
     private func insertTombstone(id: UUID, typeID: Int64, appID: Int64) throws(HealthStoreError) {
-        let tombstone = try connection.cached("INSERT INTO tombstone (anchor, uuid, type_id, app_id) VALUES (?, ?, ?, ?)").get()
+        let tombstone = try connection.cached(
+            "INSERT INTO tombstone (anchor, uuid, type_id, app_id, person_id) VALUES (?, ?, ?, ?, ?)").get()
         tombstone.bind(1, nextAnchor())
         tombstone.bind(2, id)
         tombstone.bind(3, typeID)
         tombstone.bind(4, appID)
+        tombstone.bind(5, store.personID)
         try tombstone.run().get()
     }
 
     /// Deletes a sample. Apps may delete only samples they saved; the owner may delete any.
-    /// Returns false when there is no such sample (or it belongs to another app).
+    /// Returns false when there is no such sample (or it belongs to another app or person).
     @discardableResult
     public func delete(sampleID id: UUID) throws -> Bool {
         try ensureOpen()
-        let select = try connection.cached("SELECT anchor, type_id, app_id, start_us, end_us FROM sample WHERE uuid = ?").get()
+        let select = try connection.cached(
+            "SELECT anchor, type_id, app_id, start_us, end_us FROM sample WHERE uuid = ? AND person_id = ?").get()
         select.bind(1, id)
+        select.bind(2, store.personID)
         guard try select.step().get() else { select.reset(); return false }
         let (rowAnchor, typeID, ownerID) = (select.int64(0), select.int64(1), select.int64(2))
         let (start, end) = (select.int64(3), select.int64(4))
@@ -403,8 +416,9 @@ public final class WriteTransaction {
     @discardableResult
     public func delete(workoutID id: UUID) throws -> Bool {
         try ensureOpen()
-        let select = try connection.cached("SELECT anchor, app_id FROM workout WHERE uuid = ?").get()
+        let select = try connection.cached("SELECT anchor, app_id FROM workout WHERE uuid = ? AND person_id = ?").get()
         select.bind(1, id)
+        select.bind(2, store.personID)
         guard try select.step().get() else { select.reset(); return false }
         let (rowAnchor, ownerID) = (select.int64(0), select.int64(1))
         select.reset()

@@ -5,7 +5,8 @@ import FoundationEssentials
 struct DevicesCommand: Command {
     static let configuration = CommandConfiguration(
         name: "devices",
-        abstract: "List the paired devices in the keystore, with the kind discovery showed each to be.",
+        abstract: "List the paired devices in the keystore, with the kind discovery showed each to be and the person each belongs to.",
+        discussion: "A band paired with --person NAME shows 'for NAME' (JSON \"person\", null for the store's default person).",
         options: [.option("keystore", value: "PATH", help: "Keystore file (default $XDG_CONFIG_HOME/bandkit/keys.json)."),
                   ReaderOptions.jsonSpec])
 
@@ -26,10 +27,13 @@ struct DevicesCommand: Command {
                                         ("manufacturer", .optional(band.device.manufacturer)), ("model", .optional(band.device.model)),
                                         ("serial", .optional(band.device.serialNumber)), ("kind", .string(band.kind.rawValue)),
                                         ("firmware", .optional(band.device.firmwareRevision)),
-                                        ("paired_at", .string(utcTimestamp(band.pairedAt)))]).text)
+                                        ("paired_at", .string(utcTimestamp(band.pairedAt))),
+                                        ("person", .optional(band.person))]).text)
             } else {
                 let what = [band.device.name, band.device.model, band.device.serialNumber.map { "serial \($0)" }].compactMap { $0 }
-                writeLine("\(band.address.terminalEscaped)  \(band.kind.rawValue)  \(what.joined(separator: ", ").terminalEscaped)  paired \(utcTimestamp(band.pairedAt))")
+                // The person only when one was named at pairing: a default person's line is as before.
+                let whose = band.person.map { "  for \($0.terminalEscaped)" } ?? ""
+                writeLine("\(band.address.terminalEscaped)  \(band.kind.rawValue)  \(what.joined(separator: ", ").terminalEscaped)  paired \(utcTimestamp(band.pairedAt))\(whose)")
             }
         }
         if bands.isEmpty, !json { CommandRunner.printError("no paired bands in \(keystore.path.terminalEscaped)") }

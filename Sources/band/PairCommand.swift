@@ -1,6 +1,7 @@
 import BandLink
 import BandReader
 import CommandKit
+import HealthStore
 
 struct PairCommand: Command {
     static let configuration = CommandConfiguration(
@@ -20,16 +21,41 @@ struct PairCommand: Command {
             stdin not a terminal and no --passkey, such a device ends the run with exit 64. A
             wrong passkey ends it with exit 1 and nothing stored. The simulator's socket link has
             no SMP: --passkey there is only checked for form.
+
+            --person NAME binds the band to a person of the store (add one with 'health people add NAME'):
+            'band sync' and 'band stream' then write its readings as that person. Without it, the band
+            belongs to the store's default person. An unknown or invalid name ends the run with exit 64
+            before the band is touched.
             """,
         options: ReaderOptions.linkSpecs + [ReaderOptions.jsonSpec,
-                                            .option("passkey", value: "N", help: "The six digits the device shows, for scripts (default: ask on the terminal).")])
+                                            .option("passkey", value: "N", help: "The six digits the device shows, for scripts (default: ask on the terminal)."),
+                                            .option("person", value: "NAME", help: "Whose band this is (default: the store's default person)."),
+                                            ReaderOptions.storeSpec])
 
     var options: ReaderOptions
     var passkey: PasskeyEntry
+    var person: String?
 
     init(arguments: ParsedArguments) throws(UsageError) {
         options = try ReaderOptions(arguments)
         passkey = try PasskeyEntry(option: arguments.value("passkey"))
+        person = arguments.value("person")
+        if let person, let problem = Person.problem(withName: person) {
+            throw arguments.usageError("--person '\(person.terminalEscaped)' \(problem)")
+        }
+    }
+
+    /// The person `--person` names, checked in the store before the band is touched; nil (the
+    /// default person) needs no store.
+    private func checkPerson() throws -> Person? {
+        guard let person else { return nil }
+        do {
+            return try HealthStore(path: options.storePath, cacheKiB: 64, readOnly: true, person: person).person
+        } catch HealthStoreError.unknownPerson {
+            throw UsageError("band pair: --person '\(person.terminalEscaped)': no such person in \(options.storeName.terminalEscaped) (add one with 'health people add NAME')")
+        } catch {
+            throw RuntimeFailure("band pair: cannot check --person in \(options.storeName.terminalEscaped): \("\(error)".terminalEscaped)")
+        }
     }
 
     mutating func run() throws -> ExitCode {
@@ -38,8 +64,11 @@ struct PairCommand: Command {
         defer { signals.restore() }
         let smpFailure = PairingFailureBox()
         let opener = options.linkOpener(pairing: true, passkey: passkey, pairingFailure: smpFailure)
+        _ = try checkPerson()
         let service = BandReaderService(address: options.address, keystore: options.keystore, storePath: "",
                                         stop: StopRequest(signals: signals), openLink: opener.open, report: printer.handle)
+        service.person = person
+        let personShown = person ?? "the default person"
         let band: PairedBand?
         do { band = try service.pair() } catch {
             throw passkey.commandFailure(after: smpFailure.failure) ?? failure(error)
@@ -50,13 +79,14 @@ struct PairCommand: Command {
         }
         if options.json {
             var fields: [(String, JSONValue)] = [("event", "paired_band"), ("address", .string(band.address)),
-                                                 ("keystore", .string(options.keystore.path))]
+                                                 ("keystore", .string(options.keystore.path)),
+                                                 ("person", .optional(person))]
             if band.isBondOnly { fields += [("kind", .string(band.kind.rawValue)), ("bond_only", .bool(true))] }
             writeLine(JSONValue.object(fields).text)
         } else if band.isBondOnly {
-            writeLine("paired \(band.address) (\(band.kind)): bond only, no BandKit key; entry stored in \(options.keystore.path)")
+            writeLine("paired \(band.address) (\(band.kind)) for \(personShown.terminalEscaped): bond only, no BandKit key; entry stored in \(options.keystore.path)")
         } else {
-            writeLine("paired \(band.address); key stored in \(options.keystore.path)")
+            writeLine("paired \(band.address) for \(personShown.terminalEscaped); key stored in \(options.keystore.path)")
         }
         return .success
     }

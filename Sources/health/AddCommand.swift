@@ -17,7 +17,7 @@ struct AddCommand: Command {
             .option("source", value: "ID", help: "Record as coming from this source instead of 'health'."),
             .option("device", value: "NAME", help: "Name of the device that measured it."),
             .option("tz", value: "ZONE", help: "Zone for times without offset (default: local)."),
-            storeOption,
+            storeOption, personOption,
         ])
 
     enum Entry {
@@ -27,7 +27,7 @@ struct AddCommand: Command {
 
     var entry: Entry
     var source: AppIdentity
-    var storePath: String
+    var storePath: StoreChoice
 
     init(arguments: ParsedArguments) throws(UsageError) {
         let type = try arguments.sampleType(arguments.required("TYPE"))

@@ -14,7 +14,7 @@ struct AppleHealthImport {
     let descriptor: Int32
     let name: String
     let isZip: Bool
-    let storePath: String
+    let storePath: StoreChoice
 
     /// What the file is: `--format`, else its first bytes (`PK\3\4` a zip, `<` XML, else NDJSON).
     /// Standard input is NDJSON unless `--format apple-health` (then XML; a zip needs a file).

@@ -8,11 +8,11 @@ struct BMICommand: Command {
     static let configuration = CommandConfiguration(
         name: "bmi", abstract: "Body-mass index (kg/m²) from the latest height and body mass.",
         options: [.flag("save", help: "Save the result as a body-mass-index sample (manual entry, now)."),
-                  .flag("json", help: "Print JSON."), storeOption])
+                  .flag("json", help: "Print JSON."), storeOption, personOption])
 
     var save: Bool
     var json: Bool
-    var storePath: String
+    var storePath: StoreChoice
 
     init(arguments: ParsedArguments) throws(UsageError) {
         save = arguments.flag("save")

@@ -15,7 +15,7 @@ struct ChangesCommand: Command {
             .option("wait", value: "SECONDS", help: "Block up to SECONDS for a change after the anchor."),
             .flag("json", help: "Print JSON."),
             .option("tz", value: "ZONE", help: "Zone to print times in (default: local)."),
-            storeOption,
+            storeOption, personOption,
         ])
 
     var since: Anchor
@@ -24,7 +24,7 @@ struct ChangesCommand: Command {
     var wait: Double?
     var json: Bool
     var zone: TimeZone
-    var storePath: String
+    var storePath: StoreChoice
 
     init(arguments: ParsedArguments) throws(UsageError) {
         guard let anchor = try arguments.value("since", as: "an anchor (a non-negative integer)", { Int64($0).flatMap { $0 >= 0 ? $0 : nil } }) else {

@@ -22,7 +22,7 @@ struct ChartCommand: Command {
             .option("zone", value: "ZONE", help: "Same as --tz."),
             .flag("terminal", help: "Draw with Unicode blocks instead of SVG."),
             .option("output", value: "FILE", help: "Write the SVG to FILE (also -o FILE)."),
-            storeOption,
+            storeOption, personOption,
         ])
 
     var range: Range<Date>
@@ -30,7 +30,7 @@ struct ChartCommand: Command {
     var title: String
     var terminal: Bool
     var outputPath: String?
-    var storePath: String
+    var storePath: StoreChoice
 
     init(arguments: ParsedArguments) throws(UsageError) {
         if arguments.value("tz") != nil && arguments.value("zone") != nil { throw arguments.usageError("give --tz or --zone, not both") }

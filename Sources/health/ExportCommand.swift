@@ -15,7 +15,7 @@ struct ExportCommand: Command {
             .option("from", value: "T", help: "Samples overlapping from this time."),
             .option("to", value: "T", help: "… up to this time."),
             .option("tz", value: "ZONE", help: "Zone to print times in (default: UTC)."),
-            storeOption,
+            storeOption, personOption,
         ])
 
     /// SQLite page cache for the export's one sequential pass.
@@ -27,7 +27,7 @@ struct ExportCommand: Command {
     var types: [SampleType]
     var range: Range<Date>?
     var zone: TimeZone
-    var storePath: String
+    var storePath: StoreChoice
 
     init(arguments: ParsedArguments) throws(UsageError) {
         switch arguments.value("format") ?? "json" {

@@ -26,13 +26,13 @@ struct GrantOptions {
     static let specs: [OptionSpec] = [
         .argument("APP", help: "App identifier (e.g. bandkit.band)."),
         .argument("TYPE", help: "Sample type, workout, or characteristic (date-of-birth, biological-sex, blood-type)."),
-        .flag("read", help: "The read permission."), .flag("write", help: "The write permission."), storeOption,
+        .flag("read", help: "The read permission."), .flag("write", help: "The write permission."), storeOption, personOption,
     ]
 
     var app: String
     var type: String
     var accesses: [Access]
-    var storePath: String
+    var storePath: StoreChoice
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         app = arguments.required("APP")
@@ -53,7 +53,9 @@ struct GrantOptions {
         let store = try openStore(storePath)
         for access in accesses { try store.setAuthorization(app: app, type: type, access: access, granted: granted) }
         let state = try store.authorization(app: app, type: type)
-        StandardOutput.shared.line("\(app.terminalEscaped) \(type): read \(state.read.rawValue), write \(state.write.rawValue)")
+        // Grants are per person: a person other than the default is named (the default's line is as it always was).
+        let whose = store.person.isDefault ? "" : " for \(store.person.name.terminalEscaped)"
+        StandardOutput.shared.line("\(app.terminalEscaped) \(type)\(whose): read \(state.read.rawValue), write \(state.write.rawValue)")
         return .success
     }
 }

@@ -26,13 +26,13 @@ struct ImportCommand: Command {
             """,
         options: [.argument("FILE", help: "The NDJSON file, export.zip or export.xml, or - for standard input."),
                   .option("format", value: "json|apple-health", help: "The file's format (default: detected; standard input: json)."),
-                  storeOption])
+                  storeOption, personOption])
 
     enum Format { case json, appleHealth }
 
     var file: String
     var format: Format?
-    var storePath: String
+    var storePath: StoreChoice
 
     init(arguments: ParsedArguments) throws(UsageError) {
         file = arguments.required("FILE")

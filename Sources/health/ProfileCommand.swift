@@ -8,10 +8,10 @@ struct ProfileCommand: Command {
     static let configuration = CommandConfiguration(
         name: "profile", abstract: "Show or set characteristics: date-of-birth, biological-sex, blood-type.",
         discussion: "Example: health profile --set date-of-birth=1990-05-17 --set blood-type=A+ ; an empty value clears.",
-        options: [.option("set", value: "KEY=VALUE", repeats: true, help: "Set a characteristic (repeatable)."), storeOption])
+        options: [.option("set", value: "KEY=VALUE", repeats: true, help: "Set a characteristic (repeatable)."), storeOption, personOption])
 
     var changes: [(CharacteristicType, String?)]
-    var storePath: String
+    var storePath: StoreChoice
 
     init(arguments: ParsedArguments) throws(UsageError) {
         var changes: [(CharacteristicType, String?)] = []

@@ -14,13 +14,13 @@ struct QueryCommand: Command {
             .flag("latest", help: "Only the most recent sample (latest end)."),
             .option("limit", value: "N", help: "At most N samples."),
             .flag("json", help: "Print a JSON array."),
-            storeOption,
+            storeOption, personOption,
         ])
 
     var query: HealthQuery
     var zone: TimeZone
     var json: Bool
-    var storePath: String
+    var storePath: StoreChoice
 
     init(arguments: ParsedArguments) throws(UsageError) {
         let type = try arguments.sampleType(arguments.required("TYPE"))

@@ -26,13 +26,13 @@ struct ServeCommand: Command {
             .option("port", value: "N", help: "TCP port (default 8080; 0: any free port)."),
             .option("listen", value: "ADDR", help: "Listen on this IPv4 address instead of 127.0.0.1 (warns)."),
             .option("tz", value: "ZONE", help: "Time zone of days (default: local)."),
-            storeOption,
+            storeOption, personOption,
         ])
 
     var port: UInt16
     var host: String
     var zone: TimeZone
-    var storePath: String
+    var storePath: StoreChoice
 
     init(arguments: ParsedArguments) throws(UsageError) {
         port = try arguments.value("port", as: "a port number 0…65535") { UInt16($0) } ?? 8080

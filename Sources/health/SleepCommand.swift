@@ -23,14 +23,14 @@ struct SleepCommand: Command {
             .option("night", value: "DATE", help: "The night that starts on DATE (YYYY-MM-DD); default: last night."),
             .option("tz", value: "ZONE", help: "Time zone of the night (default: local)."),
             .flag("json", help: "Print JSON."),
-            storeOption,
+            storeOption, personOption,
         ])
 
     var night: String
     var window: Range<Date>
     var zone: TimeZone
     var json: Bool
-    var storePath: String
+    var storePath: StoreChoice
 
     init(arguments: ParsedArguments) throws(UsageError) {
         zone = try arguments.timeZone()

@@ -6,10 +6,10 @@ import HealthStore
 struct SourcesCommand: Command {
     static let configuration = CommandConfiguration(
         name: "sources", abstract: "List the sources of a type (or of all types) in priority order.",
-        options: [.argument("TYPE", optional: true, help: "Sample type (default: all)."), storeOption])
+        options: [.argument("TYPE", optional: true, help: "Sample type (default: all)."), storeOption, personOption])
 
     var type: SampleType?
-    var storePath: String
+    var storePath: StoreChoice
 
     init(arguments: ParsedArguments) throws(UsageError) {
         type = try arguments.argument("TYPE").map { name throws(UsageError) in try arguments.sampleType(name) }
@@ -35,13 +35,16 @@ struct SourcesCommand: Command {
 struct PriorityCommand: Command {
     static let configuration = CommandConfiguration(
         name: "priority", abstract: "Show or set the source priority of a type (first wins where sources overlap).",
-        discussion: "Without sources, prints the effective order. Sources not listed keep the default order after the listed ones.",
+        discussion: """
+            Without sources, prints the effective order. Sources not listed keep the default order after the listed ones.
+            The order is the store's, shared by all its people (so there is no --person).
+            """,
         options: [.argument("TYPE", help: "Sample type."), .argument("SOURCE", optional: true, variadic: true, help: "Sources, best first."),
                   storeOption])
 
     var type: SampleType
     var sources: [String]
-    var storePath: String
+    var storePath: StoreChoice
 
     init(arguments: ParsedArguments) throws(UsageError) {
         type = try arguments.sampleType(arguments.required("TYPE"))

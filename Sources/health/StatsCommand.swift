@@ -24,7 +24,7 @@ struct StatsCommand: Command {
             .flag("by-source", help: "Per-source values too (each source on its own)."),
             .option("unit", value: "UNIT", help: "Report in this unit (default: the type's canonical unit)."),
             .flag("json", help: "Print JSON."),
-            storeOption,
+            storeOption, personOption,
         ])
 
     var type: QuantityType
@@ -35,7 +35,7 @@ struct StatsCommand: Command {
     var unit: HealthUnit
     var zone: TimeZone
     var json: Bool
-    var storePath: String
+    var storePath: StoreChoice
 
     init(arguments: ParsedArguments) throws(UsageError) {
         type = try arguments.quantityType(arguments.required("TYPE"))

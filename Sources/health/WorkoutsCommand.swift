@@ -26,11 +26,11 @@ struct WorkoutsAddCommand: Command {
             .option("energy", value: "Q", help: "Total active energy (default unit kcal)."),
             .option("distance", value: "Q", help: "Total distance (default unit m)."),
             .option("tz", value: "ZONE", help: "Zone for times without offset (default: local)."),
-            storeOption,
+            storeOption, personOption,
         ])
 
     var workout: Workout
-    var storePath: String
+    var storePath: StoreChoice
 
     init(arguments: ParsedArguments) throws(UsageError) {
         let activity = try arguments.required("ACTIVITY")
@@ -93,14 +93,14 @@ struct WorkoutsListCommand: Command {
         options: rangeOptions + [
             .option("activity", value: "A", help: "Only this activity."),
             .flag("json", help: "Print JSON."),
-            storeOption,
+            storeOption, personOption,
         ])
 
     var range: Range<Date>?
     var activity: WorkoutActivityType?
     var zone: TimeZone
     var json: Bool
-    var storePath: String
+    var storePath: StoreChoice
 
     init(arguments: ParsedArguments) throws(UsageError) {
         zone = try arguments.timeZone()
@@ -141,11 +141,11 @@ struct WorkoutsListCommand: Command {
 struct WorkoutsExportCommand: Command {
     static let configuration = CommandConfiguration(
         name: "export", abstract: "Export workouts as NDJSON in the import format ('health import' reads them back).",
-        options: rangeOptions + [storeOption])
+        options: rangeOptions + [storeOption, personOption])
 
     var range: Range<Date>?
     var zone: TimeZone
-    var storePath: String
+    var storePath: StoreChoice
 
     init(arguments: ParsedArguments) throws(UsageError) {
         zone = arguments.value("tz") == nil ? TimeZone(identifier: "UTC")! : try arguments.timeZone()
@@ -171,10 +171,10 @@ struct WorkoutsDeleteCommand: Command {
             The samples recorded during the workout stay. 'health changes' lists it as 'deleted workout ID'.
             Exit 1 when no workout has that id.
             """,
-        options: [.argument("ID", help: "The workout's UUID."), storeOption])
+        options: [.argument("ID", help: "The workout's UUID."), storeOption, personOption])
 
     var id: UUID
-    var storePath: String
+    var storePath: StoreChoice
 
     init(arguments: ParsedArguments) throws(UsageError) {
         let text = try arguments.required("ID")

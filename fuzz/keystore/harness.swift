@@ -6,9 +6,12 @@
 //  2. what decodes re-encodes, and the encoding is a fixed point after one normalisation
 //     (times to whole seconds, hex to lower case): encode(decode(encode(bands))) is
 //     byte-identical to encode(bands), and decodes to the same bands;
-//  3. every decoded band has a non-empty key and the bands come out ordered by address.
+//  3. every decoded band has a non-empty key and the bands come out ordered by address;
+//  4. a decoded band's person (band pair --person) is a name a person can have: no control
+//     characters reach the terminal that prints it.
 import BandReader
 import Foundation
+import HealthStore
 
 let path = "/fuzz/keys.json"
 
@@ -24,6 +27,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     }
     precondition(bands.allSatisfy { !$0.key.isEmpty }, "a band without a key was accepted")
     precondition(zip(bands, bands.dropFirst()).allSatisfy { $0.address <= $1.address }, "bands not ordered by address")
+    precondition(bands.allSatisfy { $0.person.map { Person.problem(withName: $0) == nil } ?? true }, "an invalid person's name was accepted")
     let once: Data
     let twice: Data
     do {

@@ -18,10 +18,15 @@ import BandWire
 /// | 12 | 1 | heart rate average | uint8 bpm, 0 when flag bit 1 clear |
 /// | 13 | 1 | heart rate minimum | uint8 bpm, 0 when flag bit 1 clear |
 /// | 14 | 1 | heart rate maximum | uint8 bpm, 0 when flag bit 1 clear |
-/// | 15 | 1 | reserved | 0; readers ignore it (kept as ``reserved``) |
+/// | 15 | 1 | activity | ``MinuteActivity``: 0 none, 1 walking, 2 running (open) |
 ///
-/// Errors: a start that is not on a minute boundary, or heart-rate bytes that contradict
-/// flag bit 1 or are not `0 < min ≤ avg ≤ max`, are ``ParseError/Kind/invalidValue``.
+/// Byte 15 was "reserved, 0" before the activity sessions; an old band's record therefore
+/// decodes as before, with activity none and no session. The history CRC covers all 16 bytes,
+/// so it covers the activity and the session-start bit as well.
+///
+/// Errors: a start that is not on a minute boundary, heart-rate bytes that contradict
+/// flag bit 1 or are not `0 < min ≤ avg ≤ max`, or a session start (flag bit 4) on a minute
+/// whose activity is none, are ``ParseError/Kind/invalidValue``.
 public struct MinuteRecord: Hashable, Sendable, WireCodable {
     public static let size = 16
 
@@ -33,18 +38,23 @@ public struct MinuteRecord: Hashable, Sendable, WireCodable {
     public var distanceDecimetres: UInt16
     public var energyDecikilocalories: UInt16
     public var heartRate: HeartRateSummary?
-    /// Byte 15 as received: 0 from this band; kept so a newer band's use of it survives a round trip.
-    public var reserved: UInt8 = 0
+    /// The walk or run session this minute belongs to, if any; with
+    /// ``MinuteRecordFlags/sessionStart`` in ``flags`` it is the session's first minute.
+    public var activity: MinuteActivity
 
+    /// A session start flag on a minute without an activity is dropped (it could not be sent).
     public init(minuteStart: UInt32, utcOffset: LocalTimeOffset, flags: MinuteRecordFlags, steps: UInt16,
-                distanceDecimetres: UInt16, energyDecikilocalories: UInt16, heartRate: HeartRateSummary?) {
+                distanceDecimetres: UInt16, energyDecikilocalories: UInt16, heartRate: HeartRateSummary?,
+                activity: MinuteActivity = .none) {
         precondition(minuteStart % 60 == 0, "minute start must be on a minute boundary")
         precondition(heartRate?.isConsistent ?? true, "heart rate summary must satisfy 0 < min <= avg <= max")
         self.minuteStart = minuteStart
         self.utcOffset = utcOffset
         var flags = flags
         if heartRate == nil { flags.remove(.heartRatePresent) } else { flags.insert(.heartRatePresent) }
+        if !activity.isSession { flags.remove(.sessionStart) }
         self.flags = flags
+        self.activity = activity
         self.steps = steps
         self.distanceDecimetres = distanceDecimetres
         self.energyDecikilocalories = energyDecikilocalories
@@ -52,9 +62,12 @@ public struct MinuteRecord: Hashable, Sendable, WireCodable {
     }
 
     public var worn: Bool { flags.contains(.worn) }
+    /// True when this minute opens a new walk or run session.
+    public var startsSession: Bool { flags.contains(.sessionStart) }
 
     public init(parsing input: inout ByteCursor) throws(ParseError) {
         let startOffset = input.offset
+        let flagsOffset = startOffset + 5
         minuteStart = try input.readUInt32LE("minute start")
         utcOffset = try LocalTimeOffset(parsing: &input)
         flags = MinuteRecordFlags(rawValue: try input.readUInt8("minute flags"))
@@ -65,9 +78,12 @@ public struct MinuteRecord: Hashable, Sendable, WireCodable {
         let average = try input.readUInt8("heart rate average")
         let minimum = try input.readUInt8("heart rate minimum")
         let maximum = try input.readUInt8("heart rate maximum")
-        reserved = try input.readUInt8("reserved")
+        activity = try MinuteActivity(parsing: &input)
         guard minuteStart % 60 == 0 else {
             throw ParseError(.invalidValue, at: startOffset, field: "minute start (not on a minute boundary)")
+        }
+        guard activity.isSession || !flags.contains(.sessionStart) else {
+            throw ParseError(.invalidValue, at: flagsOffset, field: "minute flags (session start without an activity in byte 15)")
         }
         if flags.contains(.heartRatePresent) {
             let summary = HeartRateSummary(average: average, minimum: minimum, maximum: maximum)
@@ -93,6 +109,6 @@ public struct MinuteRecord: Hashable, Sendable, WireCodable {
         output.writeUInt8(heartRate?.average ?? 0)
         output.writeUInt8(heartRate?.minimum ?? 0)
         output.writeUInt8(heartRate?.maximum ?? 0)
-        output.writeUInt8(reserved)
+        activity.encode(into: &output)
     }
 }

@@ -2,6 +2,7 @@ import BandLink
 import BandWire
 import FoundationEssentials
 import HealthModel
+import HealthStore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -178,9 +179,15 @@ public struct PairedBand: Codable, Equatable, Sendable {
     /// What GATT discovery showed the device to be when it was paired. Entries written before
     /// kinds were recorded read as ``BandKind/bandkit``: only a BandKit band could pair then.
     public var kind: BandKind
+    /// The person the band's readings belong to (`band pair --person NAME`); nil is the store's
+    /// default person, and is what entries written before people existed read as. A rename with
+    /// `health people rename` must be followed by pairing again (the entry holds the name).
+    public var person: String?
 
-    public init(address: String, readerID: UInt64, key: [UInt8], device: BandDeviceInfo, pairedAt: Date, kind: BandKind = .bandkit) {
+    public init(address: String, readerID: UInt64, key: [UInt8], device: BandDeviceInfo, pairedAt: Date, kind: BandKind = .bandkit,
+                person: String? = nil) {
         self.kind = kind
+        self.person = person
         self.address = address
         self.readerID = readerID
         self.key = key
@@ -191,7 +198,7 @@ public struct PairedBand: Codable, Equatable, Sendable {
     /// A bond-only entry: paired at the link (SMP), no BandKit key.
     public var isBondOnly: Bool { key.isEmpty }
 
-    enum CodingKeys: String, CodingKey { case address, readerID = "reader_id", key, device, pairedAt = "paired_at", kind }
+    enum CodingKeys: String, CodingKey { case address, readerID = "reader_id", key, device, pairedAt = "paired_at", kind, person }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -215,6 +222,10 @@ public struct PairedBand: Codable, Equatable, Sendable {
         }
         pairedAt = date
         self.kind = kind
+        person = try container.decodeIfPresent(String.self, forKey: .person)
+        if let person, let problem = Person.problem(withName: person) {
+            throw DecodingError.dataCorruptedError(forKey: .person, in: container, debugDescription: "person's name \(problem)")
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -227,6 +238,8 @@ public struct PairedBand: Codable, Equatable, Sendable {
         let seconds = Date(timeIntervalSince1970: pairedAt.timeIntervalSince1970.rounded(.down))
         try container.encode(TimeParsing.format(seconds, utcOffsetSeconds: 0), forKey: .pairedAt)
         try container.encode(kind, forKey: .kind)
+        // Absent for the default person: a keystore written before people existed stays the same bytes.
+        try container.encodeIfPresent(person, forKey: .person)
     }
 }
 

@@ -29,6 +29,9 @@ public final class BandReaderService {
     private let openLink: LinkOpener
     private let report: (ReaderEvent) -> Void
     private var store: HealthStore?
+    /// The person ``pair()`` binds the band to (nil: the store's default person). Sync and stream
+    /// write as the person the keystore entry names.
+    public var person: String?
     /// The last connection attempt failed because the Bluetooth adapter does not exist (ENODEV).
     private var adapterGone = false
 
@@ -81,7 +84,7 @@ public final class BandReaderService {
             case .report(let event):
                 report(event)
             case .save(let readerID, let key, let device, let kind):
-                let band = PairedBand(address: address.keystoreKey, readerID: readerID, key: key, device: device, pairedAt: now(), kind: kind)
+                let band = PairedBand(address: address.keystoreKey, readerID: readerID, key: key, device: device, pairedAt: now(), kind: kind, person: person)
                 do { try keystore.save(band) } catch { throw .keystore("\(error)") }
                 return band
             case .stopped:
@@ -112,7 +115,7 @@ public final class BandReaderService {
         do { pairing = try keystore.band(address.keystoreKey) } catch { throw .keystore("\(error)") }
         // The store is opened before the band is touched: a bad path fails at once, not after
         // connecting, authenticating and setting the band's clock (issue 11 item 4).
-        let store = try openStore()
+        let store = try openStore(person: pairing?.person)
         var total = BandSession.Outcome()
         var attempt = 0
         while true {
@@ -184,11 +187,12 @@ public final class BandReaderService {
         return try BandConnection(bearer: bearer, stop: stop, transactionTimeout: transactionTimeout)
     }
 
-    /// Opens (creating if needed) the store once per service; the sessions write through it.
-    private func openStore() throws(SessionError) -> ReaderStore {
+    /// Opens (creating if needed) the store once per service, for the band's person; the sessions
+    /// write through it.
+    private func openStore(person: String? = nil) throws(SessionError) -> ReaderStore {
         if let store { return ReaderStore(store: store, bandAddress: address.keystoreKey) }
         // A few rows a minute: a small page cache keeps the reader's memory flat as the store grows.
-        do { store = try HealthStore(path: storePath, cacheKiB: 2048) } catch {
+        do { store = try HealthStore(path: storePath, cacheKiB: 2048, person: person) } catch {
             throw .store(StoreFailure(.open(location: StoreLocation.redacted(storePath)), error))
         }
         return ReaderStore(store: store!, bandAddress: address.keystoreKey)

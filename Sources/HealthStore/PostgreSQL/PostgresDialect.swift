@@ -60,7 +60,9 @@ enum PostgresDialect {
         return Translation(sql: out, parameterCount: highest, used: used)
     }
 
-    private static func removingIndexHints(_ sql: String) -> String {
+    /// `sql` without SQLite's `INDEXED BY` hints (also used on a read-only SQLite store read
+    /// through views: ``SQLiteEngine/dropsIndexHints``).
+    static func removingIndexHints(_ sql: String) -> String {
         var text = sql
         while let hint = text.firstRange(of: " INDEXED BY ") {
             var end = hint.upperBound

@@ -14,6 +14,11 @@ final class SQLiteEngine: DatabaseEngine {
 
     var kind: DatabaseError.Engine { .sqlite }
 
+    /// Set when the tables are read through views (a read-only store without the people
+    /// migration, ``PeopleBeforeMigration``): SQLite allows `INDEXED BY` only on tables; the
+    /// views flatten into the same index scans without the hint.
+    var dropsIndexHints = false
+
     /// Opens (creating when `create` is set) the database at `path`; `readOnly` opens it with
     /// `SQLITE_OPEN_READONLY`, and `immutable` too tells SQLite the file cannot change (a store
     /// on read-only media: no locks, no WAL index).
@@ -59,6 +64,7 @@ final class SQLiteEngine: DatabaseEngine {
     }
 
     func prepare(_ sql: String) -> Result<any EngineStatement, DatabaseError> {
+        let sql = dropsIndexHints ? PostgresDialect.removingIndexHints(sql) : sql
         var statement: OpaquePointer?
         let code = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
         guard code == SQLITE_OK, let statement else { return .failure(lastError(sql: sql)) }

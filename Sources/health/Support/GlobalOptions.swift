@@ -1,14 +1,17 @@
-/// `--store PATH` may come before the subcommand (`health --store x.sqlite stats step-count`);
-/// every subcommand declares it, so it is moved after the subcommand name.
+/// `--store PATH` and `--person NAME` may come before the subcommand
+/// (`health --store x.sqlite --person ana stats step-count`); the subcommands declare them, so
+/// they are moved after the subcommand name.
 enum GlobalOptions {
+    static let movable = ["--store", "--person"]
+
     static func movingStoreAfterSubcommand(_ arguments: [String]) -> [String] {
         var arguments = arguments
         var moved: [String] = []
-        while let first = arguments.first, first.hasPrefix("--store") {
-            if first == "--store", arguments.count >= 2 {
+        while let first = arguments.first, let option = movable.first(where: { first.hasPrefix($0) }) {
+            if first == option, arguments.count >= 2 {
                 moved += arguments.prefix(2)
                 arguments.removeFirst(2)
-            } else if first.hasPrefix("--store=") {
+            } else if first.hasPrefix(option + "=") {
                 moved.append(first)
                 arguments.removeFirst()
             } else {
@@ -38,5 +41,5 @@ enum GlobalOptions {
     }
 
     /// Subcommands that only hold subcommands.
-    static let groups: Set<String> = ["workouts"]
+    static let groups: Set<String> = ["workouts", "people"]
 }

@@ -7,8 +7,22 @@ import HealthStore
 let storeOption = OptionSpec.option("store", value: "PATH",
                                     help: "The store file or a postgresql:// URL (default: $BANDKIT_STORE, else $XDG_DATA_HOME/bandkit/health.sqlite).")
 
+/// The `--person NAME` option every subcommand that reads or writes a person's data takes.
+let personOption = OptionSpec.option("person", value: "NAME",
+                                     help: "Whose data (default: the store's default person; see 'health people list').")
+
+/// Which store, and whose data in it: `--store` and `--person`.
+struct StoreChoice {
+    var path: String
+    /// nil: the default person (today's behaviour, byte for byte).
+    var person: String?
+}
+
 extension ParsedArguments {
-    var storePath: String { value("store") ?? HealthStore.defaultPath() }
+    /// `--store` (else `BANDKIT_STORE`, else the XDG default) and `--person`, when the command declares it.
+    var storePath: StoreChoice {
+        StoreChoice(path: value("store") ?? HealthStore.defaultPath(), person: value("person"))
+    }
 
     /// A sample type named on the command line (kebab-case or a HealthKit spelling).
     func sampleType(_ text: String) throws(UsageError) -> SampleType {
@@ -75,7 +89,10 @@ let rangeOptions: [OptionSpec] = [
 ///
 /// A `postgresql://` URL opens that database; a malformed one is a usage error (exit 64), an
 /// unreachable server a failure (exit 1). Messages show the URL without its password.
-func openStore(_ path: String, readOnly: Bool = false, cacheKiB: Int = HealthStore.defaultCacheKiB) throws -> HealthStore {
+///
+/// `--person NAME` naming no person in the store is a usage error (exit 64), the name escaped.
+func openStore(_ choice: StoreChoice, readOnly: Bool = false, cacheKiB: Int = HealthStore.defaultCacheKiB) throws -> HealthStore {
+    let path = choice.path
     let location: StoreLocation
     do { location = try StoreLocation.parse(path) } catch {
         throw UsageError("health: --store / BANDKIT_STORE: \(error.description.terminalEscaped)")
@@ -85,9 +102,11 @@ func openStore(_ path: String, readOnly: Bool = false, cacheKiB: Int = HealthSto
         var info = stat()
         if readOnly, case .file = location, path != HealthStore.inMemoryPath, stat(path, &info) != 0, errno == ENOENT {
             CommandRunner.printError("health: no store at \(path.terminalEscaped) yet (nothing written); reading it as empty")
-            return try HealthStore(path: HealthStore.inMemoryPath)
+            return try HealthStore(path: HealthStore.inMemoryPath, person: choice.person)
         }
-        return try HealthStore(path: path, cacheKiB: cacheKiB, readOnly: readOnly)
+        return try HealthStore(path: path, cacheKiB: cacheKiB, readOnly: readOnly, person: choice.person)
+    } catch HealthStoreError.unknownPerson(let name) {
+        throw UsageError("health: --person '\(name.terminalEscaped)': no such person in \(shown) (see 'health people list'; add one with 'health people add NAME')")
     } catch HealthStoreError.file(let file, let reason) {
         throw RuntimeFailure("health: cannot open store \(file.terminalEscaped): \(reason)")
     } catch {

@@ -86,12 +86,18 @@ struct StateAndTruthFileTests {
                                 steps: 112, distanceDecimetres: 851, energyDecikilocalories: 43,
                                 heartRate: HeartRateSummary(average: 96, minimum: 88, maximum: 104))
         #expect(TruthLine.json(sequence: 7, record: worn) == """
-            {"minute":"2026-11-30T08:00:00Z","steps":112,"distance_m":85.1,"energy_kcal":4.3,"hr_avg":96,"hr_min":88,"hr_max":104,"worn":true,"seq":7,"utc_offset_min":60}
+            {"minute":"2026-11-30T08:00:00Z","steps":112,"distance_m":85.1,"energy_kcal":4.3,"hr_avg":96,"hr_min":88,"hr_max":104,"worn":true,"seq":7,"utc_offset_min":60,"activity":null,"session_start":false}
             """)
         let off = MinuteRecord(minuteStart: 60, utcOffset: .unknown, flags: [], steps: 0, distanceDecimetres: 5,
                                energyDecikilocalories: 0, heartRate: nil)
         #expect(TruthLine.json(sequence: 0, record: off) == """
-            {"minute":"1970-01-01T00:01:00Z","steps":0,"distance_m":0.5,"energy_kcal":0.0,"hr_avg":null,"hr_min":null,"hr_max":null,"worn":false,"seq":0,"utc_offset_min":null}
+            {"minute":"1970-01-01T00:01:00Z","steps":0,"distance_m":0.5,"energy_kcal":0.0,"hr_avg":null,"hr_min":null,"hr_max":null,"worn":false,"seq":0,"utc_offset_min":null,"activity":null,"session_start":false}
             """)
+        let run = MinuteRecord(minuteStart: 120, utcOffset: .utc, flags: [.worn, .sessionStart], steps: 165, distanceDecimetres: 1_815,
+                               energyDecikilocalories: 121, heartRate: nil, activity: .running)
+        #expect(TruthLine.json(sequence: 1, record: run).hasSuffix(#""activity":"running","session_start":true}"#))
+        let unknown = MinuteRecord(minuteStart: 120, utcOffset: .utc, flags: [.worn], steps: 0, distanceDecimetres: 0,
+                                   energyDecikilocalories: 0, heartRate: nil, activity: MinuteActivity(rawValue: 9))
+        #expect(TruthLine.json(sequence: 1, record: unknown).hasSuffix(#""activity":9,"session_start":false}"#))
     }
 }

@@ -1,12 +1,18 @@
 import BandProtocol
 
 /// Builds the minute record for the minute in progress from its seconds.
+///
+/// The minute's activity is the session activity most of its seconds had (a tie goes to none,
+/// then walking); it starts a session (flag bit 4) when it is a walk or run and the minute
+/// recorded before it (``previousActivity``, kept in RAM by ``BandCore``) had another activity.
 struct MinuteAccumulator {
     /// Band time of the minute's start, in seconds (a multiple of 60).
     var minuteStart: Int64
     var utcOffset: LocalTimeOffset
     var partial: Bool
     var clockSet: Bool
+    /// The activity of the record before this minute; none after a boot (RAM is empty).
+    var previousActivity: MinuteActivity
     private var steps = 0
     private var distance = 0
     private var energy = 0
@@ -15,12 +21,17 @@ struct MinuteAccumulator {
     private var heartRateCount = 0
     private var heartRateMin = UInt8.max
     private var heartRateMax = UInt8.min
+    private var walkingSeconds = 0
+    private var runningSeconds = 0
+    private var otherSeconds = 0
 
-    init(minuteStart: Int64, utcOffset: LocalTimeOffset, partial: Bool, clockSet: Bool) {
+    init(minuteStart: Int64, utcOffset: LocalTimeOffset, partial: Bool, clockSet: Bool,
+         previousActivity: MinuteActivity = .none) {
         self.minuteStart = minuteStart
         self.utcOffset = utcOffset
         self.partial = partial
         self.clockSet = clockSet
+        self.previousActivity = previousActivity
     }
 
     mutating func add(_ second: SecondSample) {
@@ -28,6 +39,11 @@ struct MinuteAccumulator {
         distance += second.distanceDecimetres
         energy += second.energyDecikilocalories
         worn = worn || second.worn
+        switch second.activity {
+        case .walking: walkingSeconds += 1
+        case .running: runningSeconds += 1
+        default: otherSeconds += 1
+        }
         if let hr = second.heartRate {
             heartRateSum += Int(hr)
             heartRateCount += 1
@@ -36,8 +52,16 @@ struct MinuteAccumulator {
         }
     }
 
+    /// The session activity held for most of the minute's seconds.
+    var activity: MinuteActivity {
+        if otherSeconds >= walkingSeconds && otherSeconds >= runningSeconds { return .none }
+        return walkingSeconds >= runningSeconds ? .walking : .running
+    }
+
     var record: MinuteRecord {
+        let activity = activity
         var flags: MinuteRecordFlags = []
+        if activity.isSession && activity != previousActivity { flags.insert(.sessionStart) }
         if worn { flags.insert(.worn) }
         if clockSet { flags.insert(.clockSet) }
         if partial { flags.insert(.partial) }
@@ -48,6 +72,6 @@ struct MinuteAccumulator {
         }
         return MinuteRecord(minuteStart: UInt32(clamping: minuteStart), utcOffset: utcOffset, flags: flags,
                             steps: UInt16(clamping: steps), distanceDecimetres: UInt16(clamping: distance),
-                            energyDecikilocalories: UInt16(clamping: energy), heartRate: summary)
+                            energyDecikilocalories: UInt16(clamping: energy), heartRate: summary, activity: activity)
     }
 }

@@ -1,3 +1,5 @@
+import BandProtocol
+
 /// What the band's sensors produced in one second: the event that feeds the minute record,
 /// the daily counters and the live notifications.
 public struct SecondSample: Sendable {
@@ -12,6 +14,9 @@ public struct SecondSample: Sendable {
     public var strideMetres: Double
     public var speedMetresPerSecond: Double
     public var running: Bool
+    /// The walk or run session this second belongs to (``ActivityKind/sessionActivity``), none
+    /// when the band is not worn.
+    public var activity: MinuteActivity
 
     public var rrIntervalCount: Int { rrIntervals.count }
     public func rrInterval(_ index: Int) -> UInt16 { rrIntervals[index] }

@@ -11,6 +11,9 @@ struct BandCore {
     var counters: DailyCounters
     private var minute: MinuteAccumulator?
     private var nextMinutePartial = true
+    /// The activity of the last minute recorded since boot: a walk or run continues the session
+    /// across minutes (and syncs), a boot ends it (``MinuteAccumulator``).
+    private var lastRecordedActivity = MinuteActivity.none
     private var motion = MotionModel()
     private var heart: HeartModel
     private var energy = EnergyModel()
@@ -47,6 +50,7 @@ struct BandCore {
     mutating func boot(at trueTime: BandInstant) {
         flash.bootEpoch &+= 1
         minute = nil
+        lastRecordedActivity = .none
         energySinceReset = 0
         let now = clock.now(at: trueTime)
         // Booting exactly on a minute boundary loses nothing of that minute.
@@ -70,7 +74,8 @@ struct BandCore {
                                   energyDecikilocalories: worn ? active : 0,
                                   heartRate: beat.heartRate, rrIntervals: beat.rrIntervals,
                                   cadence: worn ? moved.cadence : 0, strideMetres: worn ? moved.strideMetres : 0,
-                                  speedMetresPerSecond: worn ? moved.speedMetresPerSecond : 0, running: moved.running)
+                                  speedMetresPerSecond: worn ? moved.speedMetresPerSecond : 0, running: moved.running,
+                                  activity: worn ? segment.kind.sessionActivity : .none)
         var events = TickEvents(sample: sample)
 
         let minuteStart = bandTime.seconds.floorDivided(by: 60) * 60
@@ -85,7 +90,7 @@ struct BandCore {
         }
         if minute == nil {
             minute = MinuteAccumulator(minuteStart: minuteStart, utcOffset: clock.utcOffset,
-                                       partial: nextMinutePartial, clockSet: clock.isSet)
+                                       partial: nextMinutePartial, clockSet: clock.isSet, previousActivity: lastRecordedActivity)
             nextMinutePartial = false
         }
         minute!.add(sample)
@@ -132,6 +137,7 @@ struct BandCore {
 
     private mutating func commit(_ accumulator: MinuteAccumulator) -> (sequence: UInt32, record: MinuteRecord) {
         let record = accumulator.record
+        lastRecordedActivity = record.activity
         let sequence = flash.ring.append(record)
         return (sequence, record)
     }
