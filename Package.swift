@@ -98,11 +98,17 @@ let package = Package(
         .target(name: "FirmwareBridge", dependencies: ["UARTFraming"], path: "firmware-sim/Sources/FirmwareBridge",
                 swiftSettings: strict),
 
-        // The simulated band firmware.
+        // The band's own logic, one source tree for Linux and the chip (Embedded-Swift-clean:
+        // scripts/check-embedded.sh): sensor model, clock, minute accumulation, flash image
+        // (minute ring, key store), the one-second tick (BandCore), truth lines.
+        .target(name: "BandFirmwareCore", dependencies: ["BandWire", "BandGATT", "BandProtocol", "FirmwareBoard", "UARTFraming"],
+                path: "firmware-sim/Sources/BandFirmwareCore", swiftSettings: strict),
+        // The simulated band firmware: the Linux shell around BandFirmwareCore (GATT services on
+        // an ATT bearer, run loop, state file), re-exporting the core.
         .target(
             name: "BandFirmware",
             dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandProtocol", "BandCrypto", "BandLink", "BandTrace",
-                           "FirmwareBoard"],
+                           "BandFirmwareCore"],
             path: "firmware-sim/Sources/BandFirmware",
             swiftSettings: strict),
 
@@ -172,7 +178,7 @@ let package = Package(
         .testTarget(name: "FirmwareBridgeTests", dependencies: ["FirmwareBridge", "UARTFraming"],
                     path: "firmware-sim/Tests/FirmwareBridgeTests"),
         .testTarget(name: "UARTFramingTests", dependencies: ["UARTFraming"], path: "firmware-sim/Tests/UARTFramingTests"),
-        .testTarget(name: "FirmwareBoardTests", dependencies: ["FirmwareBoard", "FirmwareCrypto", "UARTFraming"],
+        .testTarget(name: "FirmwareBoardTests", dependencies: ["FirmwareBoard", "FirmwareCrypto", "UARTFraming", "BandFirmware", "BandProtocol"],
                     path: "firmware-sim/Tests/FirmwareBoardTests"),
         // CSQLite: the power-loss VFS (Support/PowerLossVFS.swift) the durability test runs the store on.
         .testTarget(name: "BandReaderTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTClient", "BandProtocol", "BandReader", "BandFirmware", "BandPeers", "BandLink", "HealthStore", "HealthModel", "HealthAnalysis", "BandTestSupport", "CSQLite"]),

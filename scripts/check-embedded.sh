@@ -5,7 +5,9 @@
 # (scripts/embedded/GATTServerProbe.swift) that specializes every generic path of the server
 # over a static attribute source; the firmware's own crypto (FirmwareCrypto) and its UART frame
 # codec (UARTFraming) and core (FirmwareBoard) likewise, and the band's own protocol (BandProtocol:
-# live activity, minute history, pairing and the HMAC challenge, over FirmwareCrypto); firmware-sim/board/build.sh links them
+# live activity, minute history, pairing and the HMAC challenge, over FirmwareCrypto), the standard
+# characteristics (BandGATT) and the band's own logic (BandFirmwareCore: sensor model, clock, minute
+# accumulation, flash image, the one-second tick); firmware-sim/board/build.sh links them
 # into the image Tests/checks/firmware-qemu.sh runs. Exit 0: clean; 1: the compiler's errors are printed.
 #
 #   bash scripts/check-embedded.sh [OUTDIR]
@@ -13,8 +15,8 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out=${1:-$(mktemp -d)}
 mkdir -p "$out"
-flags=(-enable-experimental-feature Embedded -target armv7em-none-none-eabi -parse-as-library -wmo -Osize
-       -Xfrontend -disable-stack-protector -I "$out")
+flags=(-enable-experimental-feature Embedded -enable-experimental-feature Extern -target armv7em-none-none-eabi -parse-as-library -wmo -Osize
+       -Xfrontend -disable-stack-protector -package-name bandkit -I "$out")
 compile() {  # MODULE SOURCES…
   local module=$1; shift
   swiftc "${flags[@]}" -module-name "$module" -emit-module -emit-module-path "$out/$module.swiftmodule" \
@@ -29,6 +31,9 @@ compile FirmwareBoard "$root"/firmware-sim/Sources/FirmwareBoard/*.swift
 # One array element per file, so a checkout path with spaces stays one argument per source.
 mapfile -t protocol_sources < <(find "$root/Sources/BandProtocol" -name '*.swift' | sort)
 compile BandProtocol "${protocol_sources[@]}"
+compile BandGATT "$root"/Sources/BandGATT/*.swift
+mapfile -t core_sources < <(find "$root/firmware-sim/Sources/BandFirmwareCore" -name '*.swift' | sort)
+compile BandFirmwareCore "${core_sources[@]}"
 swiftc "${flags[@]}" -module-name GATTServerProbe "$root/scripts/embedded/GATTServerProbe.swift" -c -o "$out/GATTServerProbe.o"
 if command -v llvm-size >/dev/null; then llvm-size "$out"/BandGATTServer.o "$out"/GATTServerProbe.o "$out"/FirmwareCrypto.o "$out"/UARTFraming.o "$out"/FirmwareBoard.o; fi
-echo "check-embedded: BandWire, BandATT, BandGATTServer, FirmwareCrypto, UARTFraming, FirmwareBoard, BandProtocol and the probe compile with Embedded Swift (armv7em-none-none-eabi)"
+echo "check-embedded: BandWire, BandATT, BandGATTServer, FirmwareCrypto, UARTFraming, FirmwareBoard, BandProtocol, BandGATT, BandFirmwareCore and the probe compile with Embedded Swift (armv7em-none-none-eabi)"

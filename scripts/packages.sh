@@ -9,5 +9,6 @@ TEST_PACKAGES=(tshark sqlite3 python3 postgresql libxml2-utils chromium curl)
 # tools (btvirt virtual controllers, btmon capture, hcitool), kmod (modprobe/depmod), cpio.
 RADIO_PACKAGES=(qemu-system-x86 busybox-static bluez bluez-test-tools kmod cpio)
 # The firmware image on an emulated Cortex-M4 (Tests/checks/firmware-qemu.sh): QEMU's ARM system
-# emulator (mps2-an386); the image itself needs only the Swift toolchain (swiftc, clang, ld.lld).
-FIRMWARE_PACKAGES=(qemu-system-arm python3)
+# emulator (mps2-an386); the image is built by the Swift toolchain (swiftc, clang, ld.lld) and links
+# libgcc from gcc-arm-none-eabi for software double-precision arithmetic (the band's sensor model).
+FIRMWARE_PACKAGES=(qemu-system-arm python3 gcc-arm-none-eabi)

@@ -115,6 +115,22 @@ import Testing
         #expect(try samples(temporary.store, .heartRateVariabilitySDNN).count == 1, "HRV is live-only and stays")
     }
 
+    @Test func aBatchWhoseClockWentBackIsStoredNotATrap() throws {
+        // A band restarted with its clock 26 minutes earlier than its last stored minute (seen in
+        // the dashboard check: one record left from boot 1, then boot 2's minutes): the batch is
+        // not in time order. The reader trapped building the span first..<last.
+        let temporary = try TemporaryStore()
+        let writer = try writer(temporary)
+        var live = LiveMinute(start: Self.minute + 60, utcOffsetSeconds: 3600)
+        live.activity = CounterDelta(steps: 40)
+        try writer.writeLive([live])
+        let outcome = try writer.commitHistory([record(26, steps: 3), record(0, steps: 5), record(2, steps: 7)],
+                                               cursor: HistoryCursor(historyID: 1, nextSequence: 3))
+        #expect(outcome.minutes == 3)
+        #expect(outcome.deleted == 3, "the live minute 1 (steps, distance, energy) lies inside the batch's span and the band has no record of it")
+        #expect(try samples(temporary.store, .stepCount).map(\.quantity.value) == [5, 7, 3])
+    }
+
     @Test func liveMinuteAfterTheBatchIsLeftForTheNextSync() throws {
         let temporary = try TemporaryStore()
         let writer = try writer(temporary)

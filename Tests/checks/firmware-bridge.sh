@@ -24,16 +24,16 @@ bandsim="${BANDSIM:-$root/.build/debug/bandsim}"
 band="${BAND:-$root/.build/debug/band}"
 [ -x "$bandsim" ] && [ -x "$band" ] || { echo "firmware-bridge: $bandsim or $band not built" >&2; exit 1; }
 work="$(mktemp -d)"
+source "$root/Tests/checks/support/firmware-common.sh"
 serve_pid=""
 cleanup() {
-  if [[ -n "$serve_pid" ]] && kill -0 "$serve_pid" 2>/dev/null; then kill "$serve_pid"; wait "$serve_pid" 2>/dev/null || true; fi
+  stop_process "$serve_pid"
   rm -rf "$work"
 }
 trap cleanup EXIT
 fail() { echo "firmware-bridge: $*" >&2; cat "$work/serve.log" >&2 2>/dev/null || true; exit 1; }
 
-bash "$root/firmware-sim/board/build.sh" "$work/build" >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; exit 1; }
-elf="$work/build/bandkit-m4.elf"
+elf="$(firmware_image)"
 
 serve() {  # starts bandsim serve --firmware; waits for its socket
   rm -f "$work/band.sock"

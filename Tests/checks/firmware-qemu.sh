@@ -20,23 +20,16 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 source "$root/scripts/packages.sh"
 bash "$root/scripts/ensure-packages.sh" "${FIRMWARE_PACKAGES[@]}"
 work="$(mktemp -d)"
+source "$root/Tests/checks/support/firmware-common.sh"
 qemu_pid=""
 cleanup() {
-  if [[ -n "$qemu_pid" ]] && kill -0 "$qemu_pid" 2>/dev/null; then kill "$qemu_pid"; wait "$qemu_pid" 2>/dev/null || true; fi
+  firmware_stop
   rm -rf "$work"
 }
 trap cleanup EXIT
 
-bash "$root/firmware-sim/board/build.sh" "$work/build" >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; exit 1; }
-elf="$work/build/bandkit-m4.elf"
-
-boot() {  # boots the image with UART0 on $work/uart.sock and flash in $work/bandkit-m4.flash
-  rm -f "$work/uart.sock"
-  (cd "$work" && exec timeout 120 qemu-system-arm -M mps2-an386 -nographic -monitor none \
-      -chardev socket,id=uart,path="$work/uart.sock",server=on,wait=on -serial chardev:uart \
-      -semihosting-config enable=on,target=native -kernel "$elf" >>"$work/qemu.log" 2>&1) &
-  qemu_pid=$!   # timeout's PID (exec): it passes a TERM on to QEMU
-}
+elf="$(firmware_image)"
+boot() { firmware_boot "$elf"; }   # UART0 on $work/uart.sock, flash in $work/bandkit-m4.flash
 
 boot
 fault_address="$(llvm-nm "$elf" | awk '$3 == "board_provoke_fault" { print $1 }')"
@@ -136,7 +129,7 @@ uart = FirmwareUART(sys.argv[1] + "/uart.sock")
 uart.expect(LINK, 0x80)
 print("%d %d" % struct.unpack("<II", uart.expect(DEBUG, 0x86)[1:]))
 PY
-  kill "$qemu_pid" 2>/dev/null || true; wait "$qemu_pid" 2>/dev/null || true; qemu_pid=""
+  firmware_stop
 }
 report="$(next_boot)"
 [[ "$report" == "2 0" ]] || { echo "firmware-qemu: after a fault and a QEMU restart the flash report is '$report' (want boot count 2, 0 damaged)" >&2; exit 1; }

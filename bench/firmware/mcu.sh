@@ -3,7 +3,9 @@
 # bss) per module from the linker map (after --gc-sections: only what the image keeps), the stack
 # high-water mark (painted stack, reported by the firmware after an ATT conversation, the on-chip
 # self-test and this bench), and CPU cost of the hot operations measured on the chip
-# (OnChipBench: SysTick cycles under QEMU -icount, turned into instructions).
+# (OnChipBench: SysTick cycles under QEMU -icount, turned into instructions), and the band's own
+# logic (ChipBand: cycles per band second and per simulated minute, 60 minutes at 600x). Fails
+# if anything allocated on the heap after start-up.
 #
 #   bash bench/firmware/mcu.sh            # prints the tables docs/performance.md records
 #
@@ -11,16 +13,17 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 work="$(mktemp -d)"
+source "$root/Tests/checks/support/firmware-common.sh"
 qemu_pid=""
 cleanup() {
-  if [[ -n "$qemu_pid" ]] && kill -0 "$qemu_pid" 2>/dev/null; then kill "$qemu_pid"; wait "$qemu_pid" 2>/dev/null || true; fi
+  firmware_stop
   rm -rf "$work"
 }
 trap cleanup EXIT
-bash "$root/firmware-sim/board/build.sh" "$work/build" >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; exit 1; }
-elf="$work/build/bandkit-m4.elf"
+elf="$(firmware_image)"
+map="${elf%.elf}.map"
 
-python3 - "$work/build/bandkit-m4.map" <<'PY'
+python3 - "$map" <<'PY'
 import collections, re, sys
 # lld map lines: VMA LMA Size Align Out In Symbol; an input section line names "path(.section)" or "path:(.section)".
 sizes = collections.defaultdict(lambda: collections.Counter())
@@ -71,12 +74,8 @@ for (_, size), name in zip(top, names):
     print("| %d | `%s` |" % (size, name[:120]))
 PY
 
-rm -f "$work/uart.sock"
 # -icount shift=5: every instruction advances the virtual clock 32 ns; SysTick counts 25 MHz cycles (40 ns).
-( cd "$work" && exec timeout 120 qemu-system-arm -M mps2-an386 -nographic -monitor none -icount shift=5 \
-    -chardev socket,id=uart,path="$work/uart.sock",server=on,wait=on -serial chardev:uart \
-    -semihosting-config enable=on,target=native -kernel "$elf" >"$work/qemu.log" 2>&1 ) &
-qemu_pid=$!
+firmware_boot "$elf" -icount shift=5
 PYTHONPATH="$root/Tests/checks/support" python3 - "$work" <<'PY'
 import struct, sys
 from firmware_uart import ATT, LINK, DEBUG, FirmwareUART
@@ -89,8 +88,25 @@ for request in ("020002", "100100ffff0028", "080100ffff0328", "0a0300", "120c000
     uart.send(ATT, bytes.fromhex(request)); uart.expect(ATT)
 uart.send(LINK, b"\x07")
 cycles = struct.unpack("<5I", uart.expect(DEBUG, 0x85)[1:])
+# The band's logic (ChipBand): start it, let 60 band minutes pass at 600x, then its counters.
+uart.send(LINK, b"\x10" + struct.pack("<qQb", 1796016030, 11, 4))   # 2026-11-30T06:20:30+01:00, seed 11
+uart.expect(DEBUG, 0x84)                                              # "band started"
+uart.send(LINK, b"\x09" + struct.pack("<H", 600))
+minutes = 0
+while minutes < 60:
+    channel, payload = uart.receive()
+    if channel == DEBUG and payload[0] == 0x87:
+        minutes += 1
+def answer(code):   # the band keeps recording meanwhile: skip its minute messages
+    while True:
+        channel, payload = uart.receive()
+        if channel == DEBUG and payload[0] == code:
+            return payload
+        assert channel == DEBUG and payload[0] == 0x87, "unexpected frame %d %s" % (channel, payload.hex())
+uart.send(LINK, b"\x11")
+ticks, tick_cycles, records, record_cycles = struct.unpack("<QQIQ", answer(0x88)[1:])
 uart.send(LINK, b"\x04")
-status = struct.unpack("<QIIIIIIII", uart.expect(DEBUG, 0x81)[1:])
+status = struct.unpack("<QIIIIIIII", answer(0x81)[1:])
 names = ["ATT Read Request answered by the GATT server", "10-byte UART frame decoded", "10-byte UART frame encoded",
          "HMAC-SHA256 of 48 bytes (one auth proof)", "16 DRBG bytes (one nonce)"]
 print()
@@ -98,7 +114,15 @@ print("| operation (on the M4, QEMU -icount shift=5) | cycles (25 MHz SysTick) |
 print("|---|---:|---:|")
 for name, c in zip(names, cycles):
     print("| %s | %d | ≈ %d |" % (name, c, round(c * 40 / 32)))
+second = tick_cycles / ticks
+closing = record_cycles / records
+print("| one band second (BandCore tick: sensors, minute accumulation; mean of %d) | %.0f | ≈ %.0f |" % (ticks, second, second * 40 / 32))
+print("| the tick that closes a minute (record into the ring; mean of %d) | %.0f | ≈ %.0f |" % (records, closing, closing * 40 / 32))
+print("| one simulated minute (60 ticks, one of them closing) | %.0f | ≈ %.0f |" % (59 * (tick_cycles - record_cycles) / (ticks - records) + closing,
+      (59 * (tick_cycles - record_cycles) / (ticks - records) + closing) * 40 / 32))
 print()
-print("stack high-water %d B; heap allocations %d (%d after start-up); .data+.bss see the table above"
+print("stack high-water %d B; heap allocations %d (%d after start-up, which ends with the band's configuration); .data+.bss see the table above"
       % (status[8], status[6], status[7]))
+if status[7] != 0:
+    sys.exit("mcu.sh: %d heap allocations after start-up (the band's logic must not allocate once running)" % status[7])
 PY

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Builds the band's firmware image for QEMU's mps2-an386 (Cortex-M4) with Embedded Swift:
-# BandWire, BandATT, BandGATTServer, FirmwareCrypto, UARTFraming and FirmwareBoard compiled from
-# the same sources bandsim uses, the board's Main.swift and start.c, linked by link.ld.
+# BandWire, BandATT, BandGATTServer, FirmwareCrypto, UARTFraming, FirmwareBoard, BandGATT,
+# BandProtocol and BandFirmwareCore (the band's own logic) compiled from the same sources bandsim
+# uses, the board's Main.swift, start.c and libm.c, linked by link.ld.
 #
 #   bash firmware-sim/board/build.sh [OUTDIR]     # → OUTDIR/bandkit-m4.elf (default: .build/firmware)
 #
 # Prints the image's section sizes. Exit 0: built; 1: a compile or link error (printed).
-# Needs only the Swift toolchain (swiftc, clang, ld.lld); docs/firmware.md has the details.
+# Needs the Swift toolchain (swiftc, clang, ld.lld) and gcc-arm-none-eabi's libgcc (software double
+# arithmetic); docs/firmware.md has the details.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 out="${1:-$root/.build/firmware}"
@@ -14,21 +16,29 @@ mkdir -p "$out"
 rm -f "$out"/*.o "$out"/*.swiftmodule   # stale objects once survived a rebuild here
 board="$root/firmware-sim/board/mps2-an386"
 target=armv7em-none-none-eabi
-swift_flags=(-enable-experimental-feature Embedded -target "$target" -parse-as-library -wmo -Osize
-             -Xfrontend -disable-stack-protector -Xfrontend -function-sections -Xcc -mcpu=cortex-m4 -I "$out")
+swift_flags=(-enable-experimental-feature Embedded -enable-experimental-feature Extern -target "$target" -parse-as-library -wmo -Osize
+             -Xfrontend -disable-stack-protector -Xfrontend -function-sections -Xcc -mcpu=cortex-m4 -package-name bandkit -I "$out")
 objects=()
-for module in BandWire BandATT BandGATTServer FirmwareCrypto UARTFraming FirmwareBoard; do
+for module in BandWire BandATT BandGATTServer FirmwareCrypto UARTFraming FirmwareBoard BandGATT BandProtocol BandFirmwareCore; do
   dir="$root/Sources/$module"; [[ -d "$dir" ]] || dir="$root/firmware-sim/Sources/$module"
+  # One array element per file (subfolders included), so a path with spaces stays one argument.
+  mapfile -t sources < <(find "$dir" -name '*.swift' | sort)
   swiftc "${swift_flags[@]}" -module-name "$module" -emit-module -emit-module-path "$out/$module.swiftmodule" \
-    "$dir"/*.swift -c -o "$out/$module.o"
+    "${sources[@]}" -c -o "$out/$module.o"
   objects+=("$out/$module.o")
 done
 swiftc "${swift_flags[@]}" -module-name BandKitM4 "$board/Main.swift" -c -o "$out/Main.o"
 clang --target="$target" -mcpu=cortex-m4 -mthumb -Os -ffreestanding -fno-builtin -ffunction-sections -Wall -Werror \
   -c "$board/start.c" -o "$out/start.o"
+clang --target="$target" -mcpu=cortex-m4 -mthumb -Os -ffreestanding -fno-builtin -ffunction-sections -Wall -Werror \
+  -c "$board/libm.c" -o "$out/libm.o"
 # The stdlib's Unicode tables, for string code in BandWire the linker keeps (only what is reached).
 unicode_tables="$(dirname "$(dirname "$(command -v swiftc)")")/lib/swift/embedded/$target/libswiftUnicodeDataTables.a"
-ld.lld -T "$board/link.ld" -e reset_handler --gc-sections "$out/Main.o" "${objects[@]}" "$out/start.o" "$unicode_tables" \
+# Double-precision arithmetic in software (__aeabi_dadd …; the Cortex-M4F's FPU is single precision):
+# libgcc of gcc-arm-none-eabi for this core without FPU registers (the image's soft-float ABI).
+libgcc="$(arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -mfloat-abi=soft -print-libgcc-file-name 2>/dev/null || true)"
+[[ -f "$libgcc" ]] || { echo "build.sh: libgcc for thumb/v7e-m not found: install gcc-arm-none-eabi (scripts/packages.sh)" >&2; exit 1; }
+ld.lld -T "$board/link.ld" -e reset_handler --gc-sections "$out/Main.o" "${objects[@]}" "$out/start.o" "$out/libm.o" "$unicode_tables" "$libgcc" \
   -o "$out/bandkit-m4.elf" -Map "$out/bandkit-m4.map"
 llvm-size -A "$out/bandkit-m4.elf" | grep -E '^(\.text|\.data|\.bss|\.heap|section|Total)'
 echo "firmware image: $out/bandkit-m4.elf"

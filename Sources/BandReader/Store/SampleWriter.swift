@@ -299,7 +299,10 @@ public final class SampleWriter {
     /// record or absent heart rate writes nothing that could, so these are deleted instead: the
     /// band's history is the record of what happened. HRV samples are live-only and stay.
     func supersededLiveSamples(_ records: [MinuteRecord], after previousLast: UInt32?) throws -> [UUID] {
-        guard let first = records.first?.minuteStart, let last = records.last?.minuteStart else { return [] }
+        // Records come in the band's storage order, not time order: a band whose clock was set
+        // back (a reboot that lost its time, a new start) stores earlier minutes after later
+        // ones, so the span is the batch's earliest to latest minute, never first to last.
+        guard let first = records.lazy.map(\.minuteStart).min(), let last = records.lazy.map(\.minuteStart).max() else { return [] }
         let from = previousLast.map { min(first, $0 &+ 60) } ?? first
         var recorded: [UInt32: Bool] = [:]
         recorded.reserveCapacity(records.count)

@@ -11,8 +11,11 @@ import UARTFraming
 ///
 /// Decisions take no I/O of their own: ``poll()`` drains what the board has received and
 /// transmits what is owed; ``run()`` is the MCU's main loop (poll, then sleep until an interrupt).
-public struct BoardFirmware<B: Board> {
+/// The band's own logic rides along as the ``FirmwareApplication`` `A`: link messages 0x10…0x3F
+/// go to it, and it runs on every poll.
+public struct BoardFirmware<B: Board, A: FirmwareApplication> {
     public var board: B
+    public var application: A
     public private(set) var source = BoardAttributeSource()
     private var decoder = UARTFrameDecoder()
     private var server = GATTServer(serverMTU: BoardFirmware.serverMTU, mtu: ATT.defaultLEMTU, answersReadMultiple: false)
@@ -29,7 +32,10 @@ public struct BoardFirmware<B: Board> {
     /// ATT_MTU the bring-up image offers (the BLE 4.2 data-length maximum payload less L2CAP).
     public static var serverMTU: Int { 247 }
 
-    public init(board: B) { self.board = board }
+    public init(board: B, application: A) {
+        self.board = board
+        self.application = application
+    }
 
     /// Announces the firmware to the host and takes the allocation baseline: from here on the
     /// allocation counter must not move.
@@ -56,7 +62,8 @@ public struct BoardFirmware<B: Board> {
         }
     }
 
-    /// Decodes every byte the board holds and answers each whole frame.
+    /// Decodes every byte the board holds and answers each whole frame, then lets the application
+    /// do what is due.
     public mutating func poll() {
         var decoder = self.decoder   // moved out: the frame handler below mutates self
         while let byte = board.receiveByte() {
@@ -67,6 +74,7 @@ public struct BoardFirmware<B: Board> {
             }
         }
         self.decoder = decoder
+        application.poll(board: &board)
     }
 
     /// The counters as the status message reports them.
@@ -143,7 +151,11 @@ public struct BoardFirmware<B: Board> {
         case LinkMessage.fault:
             board.provokeFault()
         default:
-            log("link: unknown message")
+            switch application.received(link: code, body, board: &board) {
+            case .unknown: log("link: unknown message")
+            case .handled: break
+            case .startUpComplete: allocationsAtStartUp = board.heapAllocationCount()
+            }
         }
     }
 
@@ -175,28 +187,19 @@ public struct BoardFirmware<B: Board> {
         send(channel, code: code, UnsafeRawBufferPointer(start: nil, count: 0))
     }
 
-    /// A link/debug message: its code byte, then `body`.
     private mutating func send(_ channel: UARTChannel, code: UInt8, _ body: UnsafeRawBufferPointer) {
-        var message = InlineArray<72, UInt8>(repeating: 0)
-        message[0] = code
-        let length = 1 + min(body.count, 71)
-        for index in 1..<length { message[index] = body[index - 1] }
-        var span = message.mutableSpan
-        span.withUnsafeMutableBytes { raw in send(channel, UnsafeRawBufferPointer(rebasing: raw[0..<length])) }
+        FirmwareOutput.send(channel, code: code, body, on: &board)
     }
 
     private mutating func send(_ channel: UARTChannel, _ payload: UnsafeRawBufferPointer) {
-        var frame = InlineArray<528, UInt8>(repeating: 0)   // ≥ UARTFrame.maximumFrameByteCount
-        var span = frame.mutableSpan
-        span.withUnsafeMutableBytes { raw in
-            if let written = UARTFrame.encode(channel: channel, payload: payload, into: raw) {
-                board.transmit(UnsafeRawBufferPointer(rebasing: raw[0..<written]))
-            }
-        }
+        FirmwareOutput.send(channel, payload, on: &board)
     }
 
     /// A log line from the board, as a debug frame (0x84 + the text).
-    public mutating func log(_ message: StaticString) {
-        message.withUTF8Buffer { send(.debug, code: LinkMessage.log, UnsafeRawBufferPointer($0)) }
-    }
+    public mutating func log(_ message: StaticString) { FirmwareOutput.log(message, on: &board) }
+}
+
+extension BoardFirmware where A == NoApplication {
+    /// The core alone.
+    public init(board: B) { self.init(board: board, application: NoApplication()) }
 }

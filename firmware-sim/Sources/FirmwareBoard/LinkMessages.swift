@@ -13,6 +13,7 @@
 /// | 0x07 bench? | link | host → fw | — : answered by 0x85 |
 /// | 0x08 flash report? | link | host → fw | — : answered by 0x86 |
 /// | 0x09 speed | link | host → fw | 2 bytes LE: band seconds per real second, 1…3600; other values logged and ignored |
+/// | 0x10 band configure | link | host → fw | start (8, Int64 LE, Unix seconds) ‖ seed (8, UInt64 LE) ‖ time zone (1, Int8, quarter hours): the band's logic starts at that time (once per boot; ends start-up) |
 /// | 0x7F fault | link | host → fw | — : provokes a hard fault (the handler's test) |
 /// | 0x80 booted | link | fw → host | — : sent once after start-up |
 /// | 0x81 status | debug | fw → host | ``FirmwareStatus`` (40 bytes, little-endian) |
@@ -21,6 +22,9 @@
 /// | 0x84 log | debug | fw → host | the text of a `StaticString` log line |
 /// | 0x86 flash report | debug | fw → host | boot count (4 LE), damaged flash pages found at boot (4 LE); also sent after 0x80 |
 /// | 0x85 bench | debug | fw → host | ``OnChipBench`` results: 5 × UInt32 LE, CPU cycles per operation |
+/// | 0x87 minute recorded | debug | fw → host | sequence (4, UInt32 LE) ‖ the 16-byte minute record (docs/protocol.md): the firmware's truth |
+/// | 0x88 band status | debug | fw → host | ticks (8, UInt64 LE) ‖ CPU cycles in ticks (8) ‖ records (4) ‖ CPU cycles in the record ticks (8); answers 0x11 |
+/// | 0x11 band status? | link | host → fw | — : answered by 0x88 |
 public enum LinkMessage {
     public static let seed: UInt8 = 0x01
     public static let connect: UInt8 = 0x02
@@ -31,6 +35,8 @@ public enum LinkMessage {
     public static let benchRequest: UInt8 = 0x07
     public static let flashReportRequest: UInt8 = 0x08
     public static let speed: UInt8 = 0x09
+    public static let bandConfigure: UInt8 = 0x10
+    public static let bandStatusRequest: UInt8 = 0x11
     public static let fault: UInt8 = 0x7F
     public static let booted: UInt8 = 0x80
     public static let status: UInt8 = 0x81
@@ -39,6 +45,9 @@ public enum LinkMessage {
     public static let log: UInt8 = 0x84
     public static let bench: UInt8 = 0x85
     public static let flashReport: UInt8 = 0x86
+    public static let minuteRecorded: UInt8 = 0x87
+    public static let bandStatus: UInt8 = 0x88
+    public static let bandConfigureByteCount = 17
 
     public static let seedByteCount = 48
     public static let maximumRandomRequest = 64

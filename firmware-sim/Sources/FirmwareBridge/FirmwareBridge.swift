@@ -7,7 +7,8 @@ import UARTFraming
 ///
 /// One codec on both sides: frames are built and parsed by UARTFraming, the code the image runs.
 /// Link messages follow docs/protocol.md "UART framing": 0x02 connect and 0x03 disconnect go to
-/// the firmware; 0x80 booted and debug 0x84 log lines come back as log actions. An ATT PDU from
+/// the firmware; 0x80 booted and debug 0x84 log lines come back as log actions, debug 0x87 (a
+/// minute the firmware recorded) as ``Action/minuteRecorded(sequence:record:)``. An ATT PDU from
 /// the firmware while no reader is connected is dropped and counted (a reader that left just
 /// before a notification). ATT_MTU: the bridge sees the reader's Exchange MTU Request and the
 /// firmware's response, and reports the MTU both now use, so the reader's bearer accepts PDUs
@@ -22,7 +23,14 @@ public struct FirmwareBridge {
         case setMTU(Int)
         /// A line for the operator's log (already free of control characters).
         case log(String)
+        /// The firmware recorded a minute (debug message 0x87): its sequence number and the
+        /// 16 bytes of the record as stored (docs/protocol.md), for `--truth`.
+        case minuteRecorded(sequence: UInt32, record: [UInt8])
     }
+
+    /// The minute record's size in a 0x87 message (BandProtocol's `MinuteRecord.size`; this
+    /// module depends on UARTFraming only).
+    public static let minuteRecordByteCount = 16
 
     public struct Counters: Equatable {
         /// ATT PDUs the firmware sent while no reader was connected.
@@ -32,6 +40,9 @@ public struct FirmwareBridge {
         public var pdusToFirmware = 0
         public var pdusToReader = 0
         public var boots = 0
+        /// 0x87 minute messages from the firmware, and debug messages of a known code but the wrong length.
+        public var minutesRecorded = 0
+        public var malformedDebugMessages = 0
         public init() {}
     }
 
@@ -103,6 +114,15 @@ public struct FirmwareBridge {
         case .debug:
             if payload.first == 0x84 {
                 return [.log("firmware: " + Self.printable(payload.dropFirst()))]
+            }
+            if payload.first == 0x87 {
+                guard payload.count == 5 + Self.minuteRecordByteCount else {
+                    counters.malformedDebugMessages += 1
+                    return [.log("firmware: minute message of \(payload.count) bytes, not \(5 + Self.minuteRecordByteCount); ignored: \(Self.hex(payload))")]
+                }
+                let sequence = UInt32(payload[1]) | UInt32(payload[2]) << 8 | UInt32(payload[3]) << 16 | UInt32(payload[4]) << 24
+                counters.minutesRecorded += 1
+                return [.minuteRecorded(sequence: sequence, record: Array(payload[5...]))]
             }
             return [.log("firmware: debug message \(Self.hex(payload))")]
         default:

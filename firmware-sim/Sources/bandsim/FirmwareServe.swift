@@ -3,6 +3,8 @@ import Glibc
 #endif
 import BandFirmware
 import BandLink
+import BandProtocol
+import BandWire
 import CommandKit
 import FirmwareBridge
 import SystemRandom
@@ -23,11 +25,17 @@ struct FirmwareServe {
     /// The flash file (semihosting `bandkit-m4.flash`): kept across runs when given.
     var statePath: String?
     var exitAfterConnections: Int?
+    /// The band's start, seed and time zone (link message 0x10, sent once after the first boot).
+    var configuration: BandConfiguration
+    /// `--truth FILE`: the firmware's minute records (debug message 0x87) as ``TruthLine``s.
+    var truthPath: String?
+    var truth: TruthFile? = nil
 
-    func run() throws -> ExitCode {
+    mutating func run() throws -> ExitCode {
         guard access(image, R_OK) == 0 else {
             throw RuntimeFailure("bandsim serve: --firmware \(image): \(String(cString: strerror(errno)))")
         }
+        truth = try truthPath.map { try TruthFile(path: $0) }
         let emulator = try FirmwareEmulator(image: image, statePath: statePath)
         defer { emulator.stop() }
         let stop = try? StopSignals()
@@ -49,6 +57,7 @@ struct FirmwareServe {
         do { seed = try KernelRandom.bytes(count: 48) } catch { throw RuntimeFailure("bandsim serve: firmware seed: \(error)") }
         try emulator.writeUART(FirmwareBridge.frame(.link, [0x01] + seed))
         if speed != 1 { try emulator.writeUART(FirmwareBridge.frame(.link, [0x09, UInt8(speed & 0xFF), UInt8(speed >> 8)])) }
+        try emulator.writeUART(FirmwareBridge.frame(.link, [0x10] + Self.bandConfigureBody(configuration)))
 
         let listener: any BandListener
         do throws(LinkError) {
@@ -138,8 +147,33 @@ struct FirmwareServe {
                 reader?.mtu = mtu
             case .log(let line):
                 CommandRunner.printError("bandsim: \(line)")
+            case .minuteRecorded(let sequence, let bytes):
+                writeTruth(sequence: sequence, bytes)
             }
         }
+    }
+
+    /// One truth line per minute the firmware recorded, flushed at once (a test reads the file
+    /// while the band runs). A record that does not parse is reported, never written.
+    private func writeTruth(sequence: UInt32, _ bytes: [UInt8]) {
+        guard let truth else { return }
+        let parsed: Result<MinuteRecord, ParseError> = bytes.withUnsafeBytes { raw in
+            do throws(ParseError) { return .success(try MinuteRecord(parsingAll: raw)) } catch { return .failure(error) }
+        }
+        switch parsed {
+        case .success(let record):
+            truth.write(TruthLine.json(sequence: sequence, record: record))
+        case .failure(let error):
+            CommandRunner.printError("bandsim serve: the firmware's minute \(sequence) does not parse (\(error)); not written to --truth")
+        }
+    }
+
+    /// Link message 0x10's body: start (Int64 LE, Unix seconds), seed (UInt64 LE), time zone (Int8, quarter hours).
+    static func bandConfigureBody(_ configuration: BandConfiguration) -> [UInt8] {
+        let start = UInt64(bitPattern: configuration.start.seconds)
+        return (0..<8).map { UInt8(truncatingIfNeeded: start >> UInt64(8 * $0)) }
+            + (0..<8).map { UInt8(truncatingIfNeeded: configuration.seed >> UInt64(8 * $0)) }
+            + [UInt8(bitPattern: configuration.timeZoneQuarterHours)]
     }
 
     private func waitReadable(_ descriptors: [Int32], timeoutMs: Int32) throws -> Bool {

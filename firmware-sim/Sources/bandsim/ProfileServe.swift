@@ -33,28 +33,8 @@ struct ProfileServe {
     var exitAfterDuration: Duration?
 
     func run() throws -> ExitCode {
-        var truth: BufferedOutput?
-        if let truthPath {
-            let fd = open(truthPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw RuntimeFailure("bandsim serve: --truth \(truthPath): \(String(cString: strerror(errno)))") }
-            truth = BufferedOutput(fileDescriptor: fd, capacity: 1 << 16)
-        }
-        defer {
-            if let truth {
-                try? truth.flush()
-                close(truth.fileDescriptor)
-            }
-        }
-        let writeTruth: (String) -> Void = { line in
-            guard let truth, let truthPath else { return }
-            truth.append(line)
-            do throws(OutputError) {
-                try truth.endLine()
-                try truth.flush()
-            } catch {
-                CommandRunner.printError("bandsim serve: --truth \(truthPath): \(error)")
-            }
-        }
+        let truth = try truthPath.map { try TruthFile(path: $0) }
+        let writeTruth: (String) -> Void = { line in truth?.write(line) }
         switch profile {
         case .infinitime:
             var configuration = InfiniTimePeer.Configuration(start: startMs, utcOffsetSeconds: utcOffsetSeconds)

@@ -50,7 +50,8 @@ struct ServeCommand: Command {
             --firmware IMAGE.elf boots the band's firmware image (firmware-sim/board/build.sh) in
             qemu-system-arm (mps2-an386) and bridges each reader on --socket or --hci to its UART:
             one ATT PDU per UART frame, connect/disconnect as link messages (docs/firmware.md).
-            With it only --socket/--hci, --speed (whole band seconds per second, 1-3600), --state
+            With it only --socket/--hci, --speed (whole band seconds per second, 1-3600), --seed,
+            --start, --truth (the firmware's own minute records, sent over its debug channel), --state
             (the image's flash file) and --exit-after N apply. QEMU is stopped when bandsim ends.
             """,
         options: [
@@ -170,7 +171,7 @@ struct ServeCommand: Command {
         statePath = arguments.value("state")
         self.configuration = configuration
         if let image = arguments.value("firmware") {
-            let allowed: Set<String> = ["firmware", "socket", "hci", "speed", "state", "exit-after"]
+            let allowed: Set<String> = ["firmware", "socket", "hci", "speed", "state", "exit-after", "seed", "start", "truth"]
             for option in ServeCommand.configuration.options.map(\.name) where !allowed.contains(option) {
                 if arguments.value(option) != nil || arguments.flag(option) {
                     throw arguments.usageError("--\(option) does not apply to --firmware (the image is the band)")
@@ -181,7 +182,8 @@ struct ServeCommand: Command {
             }
             guard exitAfterDuration == nil else { throw arguments.usageError("--exit-after with --firmware is a connection count") }
             firmwareServe = FirmwareServe(image: image, socketPath: socketPath, hciAdapter: hciAdapter, speed: UInt16(speed),
-                                          statePath: statePath, exitAfterConnections: exitAfterConnections)
+                                          statePath: statePath, exitAfterConnections: exitAfterConnections,
+                                          configuration: configuration, truthPath: truthPath)
         }
         if let name = arguments.value("profile"), name != "band" {
             guard let profile = ProfileServe.Profile(rawValue: name) else {
@@ -212,7 +214,7 @@ struct ServeCommand: Command {
     }
 
     func run() throws -> ExitCode {
-        if let firmwareServe { return try firmwareServe.run() }
+        if var firmwareServe { return try firmwareServe.run() }
         if let profileServe { return try profileServe.run() }
         var configuration = self.configuration
         configuration.scenario = try loadScenario()
@@ -230,29 +232,11 @@ struct ServeCommand: Command {
         let band = try SimulatedBand(configuration: configuration, flash: flash)
         band.log = { [unowned band] message in CommandRunner.printError("[\(band.clock.now(at: band.trueTime))] \(message)") }
 
-        var truth: BufferedOutput?
         if let truthPath {
-            let fd = open(truthPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw RuntimeFailure("bandsim serve: --truth \(truthPath): \(String(cString: strerror(errno)))") }
-            let output = BufferedOutput(fileDescriptor: fd, capacity: 1 << 16)
-            truth = output
-            band.replayStoredRecords { sequence, record in output.append(TruthLine.json(sequence: sequence, record: record)); try? output.endLine() }
-            try output.flush()
-            band.onMinuteRecorded = { sequence, record in
-                output.append(TruthLine.json(sequence: sequence, record: record))
-                do throws(OutputError) {
-                    try output.endLine()
-                    try output.flush()
-                } catch {
-                    CommandRunner.printError("bandsim serve: --truth \(truthPath): \(error)")
-                }
-            }
-        }
-        defer {
-            if let truth {
-                try? truth.flush()
-                close(truth.fileDescriptor)
-            }
+            let truth = try TruthFile(path: truthPath)
+            band.replayStoredRecords { sequence, record in truth.write(TruthLine.json(sequence: sequence, record: record), flush: false) }
+            try truth.flush()
+            band.onMinuteRecorded = { sequence, record in truth.write(TruthLine.json(sequence: sequence, record: record)) }
         }
 
         var options = BandRunner.Options()

@@ -19,6 +19,25 @@ import UARTFraming
         #expect(bridge.counters.pdusToFirmware == 1 && bridge.counters.pdusToReader == 1)
     }
 
+    @Test func minuteMessagesBecomeTruthAndWrongLengthsAreCountedNotTrusted() {
+        var bridge = FirmwareBridge()
+        let record: [UInt8] = Array(1...16)
+        // Sequence 0x01020304 little-endian, then the record as stored.
+        #expect(fromFirmware(&bridge, FirmwareBridge.frame(.debug, [0x87, 0x04, 0x03, 0x02, 0x01] + record))
+                == [.minuteRecorded(sequence: 0x0102_0304, record: record)])
+        // No reader needs to be connected: the truth flows whether or not anyone listens.
+        #expect(bridge.counters.minutesRecorded == 1)
+        for broken in [[0x87], [0x87, 0, 0, 0, 0] + record.dropLast(), [0x87, 0, 0, 0, 0] + record + [0]] as [[UInt8]] {
+            let actions = fromFirmware(&bridge, FirmwareBridge.frame(.debug, broken))
+            guard case .log(let line)? = actions.first, actions.count == 1 else {
+                Issue.record("a \(broken.count)-byte minute message gave \(actions)")
+                continue
+            }
+            #expect(line.contains("minute message of \(broken.count) bytes"))
+        }
+        #expect(bridge.counters.malformedDebugMessages == 3 && bridge.counters.minutesRecorded == 1)
+    }
+
     @Test func mtuExchangeSetsTheSmallerOfBoth() {
         var bridge = FirmwareBridge()
         _ = bridge.readerDidConnect()

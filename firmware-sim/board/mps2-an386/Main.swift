@@ -1,5 +1,6 @@
 // The firmware image's entry: the mps2-an386 board (start.c's C functions) behind the Board
-// protocol, and the one BoardFirmware in static storage.
+// protocol, and the one BoardFirmware in static storage running the band's logic (ChipBand).
+import BandFirmwareCore
 import FirmwareBoard
 
 @_silgen_name("board_uart_write") func board_uart_write(_ byte: UInt8)
@@ -41,7 +42,7 @@ struct MPS2Board: Board {
     }
 }
 
-nonisolated(unsafe) var firmware = BoardFirmware(board: MPS2Board())
+nonisolated(unsafe) var firmware = BoardFirmware(board: MPS2Board(), application: ChipBand())
 
 @_cdecl("swift_main")
 public func swiftMain() {

@@ -160,6 +160,10 @@ void __aeabi_memset(void *d, size_t n, int c) { memset(d, c, n); }
 void __aeabi_memset4(void *d, size_t n, int c) { memset(d, c, n); }
 
 void reset_handler(void) {
+  // The FPU (FPv4-SP) on: Swift code built for cortex-m4 keeps values in its registers (vpush
+  // d8 …) even under the soft-float ABI; with it off the first such instruction faults.
+  *(volatile uint32_t *)0xE000ED88 |= 0xFu << 20;   // CPACR: CP10 and CP11 full access
+  __asm__ volatile("dsb\n isb" ::: "memory");
   uint32_t *s = &_sidata, *d = &_sdata;
   while (d < &_edata) *d++ = *s++;
   for (d = &_sbss; d < &_ebss;) *d++ = 0;
@@ -181,6 +185,12 @@ __attribute__((section(".vectors"))) const void *vectors[16 + 1] = {
   uart0_rx_handler,                     // IRQ 0
 };
 uint32_t board_heap_allocation_count(void) { return board_heap_allocations; }
+
+// ---- libgcc's objects carry exception-index entries naming the ARM EHABI personality routines;
+//      nothing here unwinds, so these stand in for them and keep libgcc's unwinder (4 KB) out ----
+void __aeabi_unwind_cpp_pr0(void) { board_provoke_fault(); }
+void __aeabi_unwind_cpp_pr1(void) { board_provoke_fault(); }
+void __aeabi_unwind_cpp_pr2(void) { board_provoke_fault(); }
 
 // ---- Run-time helpers the compiler calls for 64-bit arithmetic (compiler-rt's, not shipped for
 //      this target in the toolchain) and the one libc call the Swift stdlib may make ----

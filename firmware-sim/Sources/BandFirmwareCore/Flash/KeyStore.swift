@@ -34,7 +34,7 @@ public struct KeyStore: Sendable {
 
     init(entries: [Entry]) {
         self.entries = entries
-        useCounter = entries.map(\.lastUsed).max() ?? 0
+        useCounter = entries.map { $0.lastUsed }.max() ?? 0
     }
 
     public func key(for readerID: UInt64) -> BandKey? {
@@ -62,12 +62,12 @@ public struct KeyStore: Sendable {
     /// The first record some paired reader has not acknowledged: everything before it may be
     /// erased. With no paired reader, `fallback` (the acknowledging connection's end).
     public func erasableBefore(fallback: UInt32) -> UInt32 {
-        entries.map(\.acknowledged).min() ?? fallback
+        entries.map { $0.acknowledged }.min() ?? fallback
     }
 
     /// The paired readers whose position is before `sequence` (they have not acknowledged it).
     public func readersBehind(_ sequence: UInt32) -> [UInt64] {
-        entries.filter { $0.acknowledged < sequence }.map(\.readerID)
+        entries.filter { $0.acknowledged < sequence }.map { $0.readerID }
     }
 
     /// Records a successful authentication (for least-recently-used eviction).

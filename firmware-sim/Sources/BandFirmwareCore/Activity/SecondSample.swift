@@ -9,7 +9,7 @@ public struct SecondSample: Sendable {
     public var energyDecikilocalories: Int
     public var heartRate: UInt8?
     /// RR intervals that ended in this second (1/1024 s), oldest first.
-    var rrIntervals: RRList
+    package var rrIntervals: RRList
     public var cadence: Double
     public var strideMetres: Double
     public var speedMetresPerSecond: Double

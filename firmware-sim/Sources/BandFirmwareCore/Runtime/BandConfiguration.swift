@@ -6,7 +6,7 @@ public struct BandConfiguration: Sendable {
     public var start: BandInstant
     /// The wearer's (and the band's initial) UTC offset, in 15-minute units.
     public var timeZoneQuarterHours: Int8 = 0
-    public var scenario: Scenario = Scenario.builtIn("day")!
+    public var scenario: Scenario = .day
     /// Minute records the flash ring holds (10 080 = 7 days).
     public var historyCapacity = 10_080
     /// On a freshly formatted flash, simulate this many days before `start` so a reader has

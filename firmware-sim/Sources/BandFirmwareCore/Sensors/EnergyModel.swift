@@ -11,11 +11,11 @@
 /// *Active* energy is the part above rest (HealthKit's active vs basal split): VO₂ − 3.5.
 /// With 5 kcal per litre of O₂, active kcal/min = (VO₂ − 3.5) × mass(kg) × 5 / 1000.
 /// A 70 kg wearer walking at 80 m/min burns 2.8 active kcal/min; running at 180 m/min, 12.6.
-struct EnergyModel {
+package struct EnergyModel {
     private var carry = 0.0
 
     /// Active energy of one second, in 0.1 kcal units (fractions carry over).
-    mutating func tick(kind: ActivityKind, speedMetresPerSecond: Double, running: Bool, wearer: Wearer) -> Int {
+    package mutating func tick(kind: ActivityKind, speedMetresPerSecond: Double, running: Bool, wearer: Wearer) -> Int {
         let metresPerMinute = speedMetresPerSecond * 60
         let activeVO2: Double
         if kind == .sleep || !kind.isWorn {

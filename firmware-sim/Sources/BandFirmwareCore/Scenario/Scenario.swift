@@ -38,24 +38,30 @@ public struct Scenario: Sendable, Hashable {
     public static func builtIn(_ name: String) -> Scenario? {
         switch name {
         case "day":
-            return Scenario(name: "day", segments: [
-                ScenarioSegment(startMinute: 0, kind: .sleep),
-                ScenarioSegment(startMinute: 6 * 60 + 45, kind: .desk),
-                ScenarioSegment(startMinute: 7 * 60 + 30, kind: .walk),
-                ScenarioSegment(startMinute: 7 * 60 + 55, kind: .desk),
-                ScenarioSegment(startMinute: 12 * 60 + 15, kind: .walk, cadence: 100),
-                ScenarioSegment(startMinute: 12 * 60 + 35, kind: .desk),
-                ScenarioSegment(startMinute: 17 * 60 + 30, kind: .walk),
-                ScenarioSegment(startMinute: 17 * 60 + 55, kind: .desk),
-                ScenarioSegment(startMinute: 18 * 60 + 30, kind: .run),
-                ScenarioSegment(startMinute: 19 * 60 + 10, kind: .notWorn),
-                ScenarioSegment(startMinute: 19 * 60 + 35, kind: .desk),
-                ScenarioSegment(startMinute: 22 * 60 + 45, kind: .sleep),
-            ])
+            return day
         case "sleep", "desk", "walk", "run", "not-worn":
             return Scenario(name: name, segments: [ScenarioSegment(startMinute: 0, kind: ActivityKind(rawValue: name)!)])
         default:
             return nil
         }
+    }
+
+    /// The working day, built without matching its name: the chip's band (ChipBand) uses it, and
+    /// comparing Strings would link the stdlib's Unicode tables (30 KB of flash) into the image.
+    public static var day: Scenario {
+        Scenario(name: "day", segments: [
+            ScenarioSegment(startMinute: 0, kind: .sleep),
+            ScenarioSegment(startMinute: 6 * 60 + 45, kind: .desk),
+            ScenarioSegment(startMinute: 7 * 60 + 30, kind: .walk),
+            ScenarioSegment(startMinute: 7 * 60 + 55, kind: .desk),
+            ScenarioSegment(startMinute: 12 * 60 + 15, kind: .walk, cadence: 100),
+            ScenarioSegment(startMinute: 12 * 60 + 35, kind: .desk),
+            ScenarioSegment(startMinute: 17 * 60 + 30, kind: .walk),
+            ScenarioSegment(startMinute: 17 * 60 + 55, kind: .desk),
+            ScenarioSegment(startMinute: 18 * 60 + 30, kind: .run),
+            ScenarioSegment(startMinute: 19 * 60 + 10, kind: .notWorn),
+            ScenarioSegment(startMinute: 19 * 60 + 35, kind: .desk),
+            ScenarioSegment(startMinute: 22 * 60 + 45, kind: .sleep),
+        ])
     }
 }

@@ -52,10 +52,20 @@ public struct Xoshiro256StarStar: RandomNumberGenerator, Sendable {
     private func rotateLeft(_ x: UInt64, _ k: UInt64) -> UInt64 { (x << k) | (x >> (64 - k)) }
 }
 
+// The four libm functions the sensor model needs: Glibc's on Linux (so `bandsim` stays bit for
+// bit what it was); on the chip the board links its own (firmware-sim/board/mps2-an386/libm.c),
+// as a real port links its C library's.
 #if canImport(Glibc)
 import Glibc
 @inline(__always) func _log(_ x: Double) -> Double { Glibc.log(x) }
 @inline(__always) func _cos(_ x: Double) -> Double { Glibc.cos(x) }
 @inline(__always) func _exp(_ x: Double) -> Double { Glibc.exp(x) }
 @inline(__always) func _sin(_ x: Double) -> Double { Glibc.sin(x) }
+#else
+// C's calling convention (`@_extern(c)`, not `@_silgen_name`): Swift's own passes a Double in a
+// VFP register, the C function expects it in r0:r1 (the image's soft-float ABI).
+@_extern(c, "log") func _log(_ x: Double) -> Double
+@_extern(c, "cos") func _cos(_ x: Double) -> Double
+@_extern(c, "exp") func _exp(_ x: Double) -> Double
+@_extern(c, "sin") func _sin(_ x: Double) -> Double
 #endif

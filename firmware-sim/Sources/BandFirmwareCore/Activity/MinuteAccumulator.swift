@@ -5,14 +5,14 @@ import BandProtocol
 /// The minute's activity is the session activity most of its seconds had (a tie goes to none,
 /// then walking); it starts a session (flag bit 4) when it is a walk or run and the minute
 /// recorded before it (``previousActivity``, kept in RAM by ``BandCore``) had another activity.
-struct MinuteAccumulator {
+package struct MinuteAccumulator {
     /// Band time of the minute's start, in seconds (a multiple of 60).
-    var minuteStart: Int64
-    var utcOffset: LocalTimeOffset
-    var partial: Bool
-    var clockSet: Bool
+    package var minuteStart: Int64
+    package var utcOffset: LocalTimeOffset
+    package var partial: Bool
+    package var clockSet: Bool
     /// The activity of the record before this minute; none after a boot (RAM is empty).
-    var previousActivity: MinuteActivity
+    package var previousActivity: MinuteActivity
     private var steps = 0
     private var distance = 0
     private var energy = 0
@@ -25,7 +25,7 @@ struct MinuteAccumulator {
     private var runningSeconds = 0
     private var otherSeconds = 0
 
-    init(minuteStart: Int64, utcOffset: LocalTimeOffset, partial: Bool, clockSet: Bool,
+    package init(minuteStart: Int64, utcOffset: LocalTimeOffset, partial: Bool, clockSet: Bool,
          previousActivity: MinuteActivity = .none) {
         self.minuteStart = minuteStart
         self.utcOffset = utcOffset
@@ -34,7 +34,7 @@ struct MinuteAccumulator {
         self.previousActivity = previousActivity
     }
 
-    mutating func add(_ second: SecondSample) {
+    package mutating func add(_ second: SecondSample) {
         steps += second.steps
         distance += second.distanceDecimetres
         energy += second.energyDecikilocalories
@@ -53,12 +53,12 @@ struct MinuteAccumulator {
     }
 
     /// The session activity held for most of the minute's seconds.
-    var activity: MinuteActivity {
+    package var activity: MinuteActivity {
         if otherSeconds >= walkingSeconds && otherSeconds >= runningSeconds { return .none }
         return walkingSeconds >= runningSeconds ? .walking : .running
     }
 
-    var record: MinuteRecord {
+    package var record: MinuteRecord {
         let activity = activity
         var flags: MinuteRecordFlags = []
         if activity.isSession && activity != previousActivity { flags.insert(.sessionStart) }

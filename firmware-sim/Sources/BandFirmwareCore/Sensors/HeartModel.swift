@@ -7,7 +7,7 @@
 /// respiratory sinus arrhythmia (±4 % at a 4.5 s breathing period) and ±1.5 % beat noise, so
 /// consecutive RR intervals differ the way a chest strap's do. The reported heart rate is the
 /// mean over the last 4 beats, as a sensor averages.
-struct HeartModel {
+package struct HeartModel {
     private var rate: Double
     private var drift = 0.0
     /// Milliseconds into the next second at which the next beat falls.
@@ -15,16 +15,16 @@ struct HeartModel {
     private var recent = RecentBeats()
     private var breathingPhase = 0.0
 
-    init(wearer: Wearer) { rate = wearer.restingHeartRate }
+    package init(wearer: Wearer) { rate = wearer.restingHeartRate }
 
-    struct Second {
+    package struct Second {
         /// Reported rate in bpm, nil while not worn or before a beat was seen.
         var heartRate: UInt8?
         /// RR intervals that ended in this second, in 1/1024 s, oldest first (at most 4: 240 bpm).
         var rrIntervals: RRList
     }
 
-    mutating func tick(kind: ActivityKind, cadence: Double, wearer: Wearer, random: inout Xoshiro256StarStar) -> Second {
+    package mutating func tick(kind: ActivityKind, cadence: Double, wearer: Wearer, random: inout Xoshiro256StarStar) -> Second {
         let resting = wearer.restingHeartRate
         var target: Double
         switch kind {
@@ -62,11 +62,11 @@ struct HeartModel {
 }
 
 /// Up to 4 RR intervals (1/1024 s) in inline storage.
-struct RRList: Sendable {
+package struct RRList: Sendable {
     private(set) var count = 0
     private var storage: InlineArray<4, UInt16> = InlineArray(repeating: 0)
 
-    mutating func append(_ value: UInt16) {
+    package mutating func append(_ value: UInt16) {
         guard count < 4 else { return }
         storage[count] = value
         count += 1
@@ -81,13 +81,13 @@ private struct RecentBeats {
     private var count = 0
     private var next = 0
 
-    mutating func append(_ value: UInt16) {
+    package mutating func append(_ value: UInt16) {
         values[next] = value
         next = (next + 1) % 4
         count = min(4, count + 1)
     }
 
-    var meanInterval: Double? {
+    package var meanInterval: Double? {
         guard count > 0 else { return nil }
         var sum = 0.0
         for i in 0..<count { sum += Double(values[i]) }

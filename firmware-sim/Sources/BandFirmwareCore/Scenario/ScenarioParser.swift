@@ -39,7 +39,7 @@ public enum ScenarioParser {
                     throw Failure(line: lineNumber, reason: "'\(words[1])' is not a time of day HH:MM (00:00–23:59)")
                 }
                 guard let kind = ActivityKind(rawValue: words[2]) else {
-                    throw Failure(line: lineNumber, reason: "unknown activity '\(words[2])' (one of \(ActivityKind.allCases.map(\.rawValue).joined(separator: ", ")))")
+                    throw Failure(line: lineNumber, reason: "unknown activity '\(words[2])' (one of \(ActivityKind.allCases.map { $0.rawValue }.joined(separator: ", ")))")
                 }
                 guard seenStarts.insert(minute).inserted else {
                     throw Failure(line: lineNumber, reason: "a segment already starts at \(words[1])")

@@ -4,11 +4,11 @@ import BandProtocol
 ///
 /// It knows nothing of connections. Each ``tick(at:)`` returns what happened as events, and the
 /// GATT side (``SimulatedBand``) decides what to notify; nothing here points back at it.
-struct BandCore {
-    let configuration: BandConfiguration
-    var clock: BandClock
-    var flash: FlashImage
-    var counters: DailyCounters
+package struct BandCore {
+    package let configuration: BandConfiguration
+    package var clock: BandClock
+    package var flash: FlashImage
+    package var counters: DailyCounters
     private var minute: MinuteAccumulator?
     private var nextMinutePartial = true
     /// The activity of the last minute recorded since boot: a walk or run continues the session
@@ -19,19 +19,19 @@ struct BandCore {
     private var energy = EnergyModel()
     private var sensorRandom: Xoshiro256StarStar
     /// Battery in percent with fractions; flash keeps the whole part.
-    private(set) var battery: Double
-    private(set) var lastSample: SecondSample?
+    package private(set) var battery: Double
+    package private(set) var lastSample: SecondSample?
     /// Active energy (0.1 kcal) since the Heart Rate Control Point last reset it.
-    private(set) var energySinceReset = 0
+    package private(set) var energySinceReset = 0
 
-    struct TickEvents {
-        var sample: SecondSample
-        var recorded: (sequence: UInt32, record: MinuteRecord)?
-        var countersReset = false
-        var batteryChanged = false
+    package struct TickEvents {
+        package var sample: SecondSample
+        package var recorded: (sequence: UInt32, record: MinuteRecord)?
+        package var countersReset = false
+        package var batteryChanged = false
     }
 
-    init(configuration: BandConfiguration, flash: FlashImage, random: Xoshiro256StarStar, faults: FaultPlan) {
+    package init(configuration: BandConfiguration, flash: FlashImage, random: Xoshiro256StarStar, faults: FaultPlan) {
         self.configuration = configuration
         self.flash = flash
         sensorRandom = random
@@ -43,11 +43,11 @@ struct BandCore {
         counters = DailyCounters(localDay: clock.localDay(of: configuration.start))
     }
 
-    var bootEpoch: UInt16 { flash.bootEpoch }
+    package var bootEpoch: UInt16 { flash.bootEpoch }
 
     /// A boot: the epoch moves on, RAM state (counters, the minute in progress, Energy
     /// Expended) starts empty.
-    mutating func boot(at trueTime: BandInstant) {
+    package mutating func boot(at trueTime: BandInstant) {
         flash.bootEpoch &+= 1
         minute = nil
         lastRecordedActivity = .none
@@ -59,7 +59,7 @@ struct BandCore {
     }
 
     /// One second of sensing and bookkeeping at true time `trueTime`.
-    mutating func tick(at trueTime: BandInstant, drainBattery: Bool = true) -> TickEvents {
+    package mutating func tick(at trueTime: BandInstant, drainBattery: Bool = true) -> TickEvents {
         let bandTime = clock.now(at: trueTime)
         let wearerLocal = trueTime.seconds + Int64(configuration.timeZoneQuarterHours) * 900
         let segment = configuration.scenario.segment(atMinute: Int(wearerLocal.floorModulo(86_400) / 60))
@@ -113,7 +113,7 @@ struct BandCore {
 
     /// Closes the minute in progress early (its record is flagged partial) because the clock
     /// or zone changed; the next minute is flagged partial too.
-    mutating func clockWillChange() -> (sequence: UInt32, record: MinuteRecord)? {
+    package mutating func clockWillChange() -> (sequence: UInt32, record: MinuteRecord)? {
         defer {
             minute = nil
             nextMinutePartial = true
@@ -124,16 +124,16 @@ struct BandCore {
     }
 
     /// After a clock or zone change: reset the counters if the local day is now another one.
-    mutating func clockDidChange(at trueTime: BandInstant) -> Bool {
+    package mutating func clockDidChange(at trueTime: BandInstant) -> Bool {
         let day = clock.localDay(of: clock.now(at: trueTime))
         guard day != counters.localDay else { return false }
         counters = DailyCounters(localDay: day)
         return true
     }
 
-    mutating func resetEnergyExpended() { energySinceReset = 0 }
+    package mutating func resetEnergyExpended() { energySinceReset = 0 }
 
-    var batteryLevel: UInt8 { UInt8(Int(battery.rounded(.up))) }
+    package var batteryLevel: UInt8 { UInt8(Int(battery.rounded(.up))) }
 
     private mutating func commit(_ accumulator: MinuteAccumulator) -> (sequence: UInt32, record: MinuteRecord) {
         let record = accumulator.record
@@ -143,7 +143,7 @@ struct BandCore {
     }
 
     /// The Live Activity value at true time `trueTime`.
-    func liveActivity(at trueTime: BandInstant) -> LiveActivity {
+    package func liveActivity(at trueTime: BandInstant) -> LiveActivity {
         let now = clock.now(at: trueTime)
         var flags: LiveActivityFlags = []
         if lastSample?.worn ?? false { flags.insert(.worn) }

@@ -1,19 +1,19 @@
 /// The faults of one run, gathered from flags and the scenario, with their own random stream
 /// (so changing a fault rate never changes the sensor data).
-struct FaultPlan {
-    var dropRate = 0.0
-    var corruptRate = 0.0
-    var disconnectRate = 0.0
-    var clockDriftPPM = 0.0
-    var initialBattery: Int?
+package struct FaultPlan {
+    package var dropRate = 0.0
+    package var corruptRate = 0.0
+    package var disconnectRate = 0.0
+    package var clockDriftPPM = 0.0
+    package var initialBattery: Int?
     /// Pending reboots and disconnects, as run time since boot, soonest first.
-    var rebootTimes: [Int64] = []
-    var disconnectTimes: [Int64] = []
+    package var rebootTimes: [Int64] = []
+    package var disconnectTimes: [Int64] = []
     /// Armed until it has fired once.
-    var disconnectMidHistory = false
-    var random: Xoshiro256StarStar
+    package var disconnectMidHistory = false
+    package var random: Xoshiro256StarStar
 
-    init(_ specs: [FaultSpec], random: Xoshiro256StarStar) {
+    package init(_ specs: [FaultSpec], random: Xoshiro256StarStar) {
         self.random = random
         for spec in specs {
             switch spec {
@@ -32,18 +32,18 @@ struct FaultPlan {
     }
 
     /// What happens to one outgoing notification.
-    enum NotificationFate { case deliver, drop, corrupt(bit: Int) }
+    package enum NotificationFate { case deliver, drop, corrupt(bit: Int) }
 
-    mutating func fate(ofNotificationWithValueLength length: Int) -> NotificationFate {
+    package mutating func fate(ofNotificationWithValueLength length: Int) -> NotificationFate {
         if random.chance(dropRate) { return .drop }
         if length > 0, random.chance(corruptRate) { return .corrupt(bit: Int(random.next() % UInt64(length * 8))) }
         return .deliver
     }
 
-    mutating func shouldDisconnectAfterSend() -> Bool { random.chance(disconnectRate) }
+    package mutating func shouldDisconnectAfterSend() -> Bool { random.chance(disconnectRate) }
 
     /// Removes and reports whether a scheduled event at or before `runTime` is due.
-    static func takeDue(_ times: inout [Int64], runTime: Int64) -> Bool {
+    package static func takeDue(_ times: inout [Int64], runTime: Int64) -> Bool {
         guard let first = times.first, first <= runTime else { return false }
         times.removeFirst()
         return true

@@ -4,7 +4,7 @@
 /// = speed and Σ steps × stride = distance hold exactly (RSC speed and the activity counters
 /// never disagree). Fractional steps and decimetres carry over between seconds instead of being
 /// rounded away.
-struct MotionModel {
+package struct MotionModel {
     private var stepCarry = 0.0
     private var distanceCarry = 0.0
     /// A short walk from the desk (to the printer, the kitchen): seconds left of it.
@@ -12,7 +12,7 @@ struct MotionModel {
     /// Slowly varying pace factor, so a walk is not a metronome.
     private var paceFactor = 1.0
 
-    struct Second {
+    package struct Second {
         var steps: Int
         var distanceDecimetres: Int
         var cadence: Double
@@ -21,7 +21,7 @@ struct MotionModel {
         var running: Bool
     }
 
-    mutating func tick(_ segment: ScenarioSegment, wearer: Wearer, random: inout Xoshiro256StarStar) -> Second {
+    package mutating func tick(_ segment: ScenarioSegment, wearer: Wearer, random: inout Xoshiro256StarStar) -> Second {
         var cadence = 0.0
         var stride = 0.0
         var running = false

@@ -34,10 +34,10 @@ extension Duration {
 
 extension Int64 {
     /// Division rounding toward −∞ (dates before 1970 and negative offsets stay on the right day).
-    func floorDivided(by divisor: Int64) -> Int64 {
+    package func floorDivided(by divisor: Int64) -> Int64 {
         let q = self / divisor
         return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? q - 1 : q
     }
 
-    func floorModulo(_ divisor: Int64) -> Int64 { self - floorDivided(by: divisor) * divisor }
+    package func floorModulo(_ divisor: Int64) -> Int64 { self - floorDivided(by: divisor) * divisor }
 }

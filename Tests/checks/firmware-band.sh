@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# The band's own logic on the emulated Cortex-M4 (issue 12, steps 1–2): the image runs
+# BandFirmwareCore's BandCore — sensor model, clock, minute accumulation, minute ring — compiled
+# with Embedded Swift from the sources the Linux band uses, and sends every minute it records over
+# its debug channel (message 0x87), which `bandsim serve --firmware … --truth FILE` writes in the
+# Linux band's truth format. This check:
+#   - compares the chip's libm (firmware-sim/board/mps2-an386/libm.c) with glibc on the host:
+#     log/exp/sin/cos within 8 ulps, sqrt/ceil/round exact (support/libm-ulps.c);
+#   - runs the image under `bandsim serve --firmware` at 3600× with --seed/--start, and the Linux
+#     band (`bandsim serve`) with the same options, until each has written 600 minutes of truth:
+#     the two files must be equal line for line (every line valid JSON);
+#   - --truth into a directory that does not exist: exit 1 naming the path, and no QEMU left;
+#   - QEMU and bandsim are gone after each run (trap on EXIT also when a step fails).
+# Exit 0 ok, 1 failure.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+source "$root/scripts/packages.sh"
+bash "$root/scripts/ensure-packages.sh" "${FIRMWARE_PACKAGES[@]}"
+bandsim="${BANDSIM:-$root/.build/debug/bandsim}"
+[ -x "$bandsim" ] || { echo "firmware-band: $bandsim not built" >&2; exit 1; }
+work="$(mktemp -d)"
+source "$root/Tests/checks/support/firmware-common.sh"
+serve_pid=""
+cleanup() {
+  stop_process "$serve_pid"
+  rm -rf "$work"
+}
+trap cleanup EXIT
+fail() { echo "firmware-band: $*" >&2; tail -20 "$work"/*.log >&2 2>/dev/null || true; exit 1; }
+
+# 1. The chip's libm against glibc (host build of the same C file, its names prefixed).
+cc -O2 -fno-builtin -Dlog=bk_log -Dexp=bk_exp -Dsin=bk_sin -Dcos=bk_cos -Dsqrt=bk_sqrt -Dceil=bk_ceil -Dround=bk_round \
+  -c "$root/firmware-sim/board/mps2-an386/libm.c" -o "$work/libm.o"
+cc -O2 "$root/Tests/checks/support/libm-ulps.c" "$work/libm.o" -lm -o "$work/libm-ulps"
+"$work/libm-ulps" 8 >"$work/libm.log" || fail "the chip's libm is off: $(cat "$work/libm.log")"
+
+elf="$(firmware_image)"
+
+options=(--speed 3600 --seed 11 --start 2026-11-30T06:20:30+01:00)
+minutes=600
+# Runs `bandsim serve ARGS…` until FILE has $minutes lines (at most 180 s), then stops it with
+# SIGTERM and waits for it; fails if it ended early.
+run_until_minutes() {
+  local name=$1 file=$2; shift 2
+  "$bandsim" serve "$@" 2>>"$work/$name.log" &
+  serve_pid=$!
+  local deadline=$(( $(date +%s) + 180 ))
+  until [[ -f "$file" && $(wc -l <"$file") -ge $minutes ]]; do
+    kill -0 "$serve_pid" 2>/dev/null || fail "$name: bandsim ended before $minutes minutes of truth"
+    (( $(date +%s) < deadline )) || fail "$name: fewer than $minutes minutes of truth after 180 s"
+    sleep 0.2
+  done
+  kill "$serve_pid"
+  wait "$serve_pid" || true
+  serve_pid=""
+}
+
+started=$(date +%s)
+run_until_minutes chip "$work/chip.ndjson" --firmware "$elf" --socket "$work/chip.sock" --truth "$work/chip.ndjson" "${options[@]}"
+qemu_pid="$(grep -o 'running in QEMU (pid [0-9]*)' "$work/chip.log" | grep -o '[0-9]*' | tail -1)"
+[[ -n "$qemu_pid" ]] || fail "bandsim never said it started QEMU"
+! kill -0 "$qemu_pid" 2>/dev/null || fail "QEMU (pid $qemu_pid) still running after bandsim stopped"
+grep -q "firmware: band started" "$work/chip.log" || fail "the firmware never said the band started"
+chip_seconds=$(( $(date +%s) - started ))
+run_until_minutes linux "$work/linux.ndjson" --socket "$work/linux.sock" --truth "$work/linux.ndjson" "${options[@]}"
+
+python3 - "$work/chip.ndjson" "$work/linux.ndjson" "$minutes" <<'PY'
+import json, sys
+chip, linux = (open(path).read().splitlines() for path in sys.argv[1:3])
+count = int(sys.argv[3])
+for index in range(count):
+    for name, lines in (("chip", chip), ("linux", linux)):
+        try:
+            json.loads(lines[index])
+        except ValueError as error:
+            sys.exit("firmware-band: %s truth line %d is not JSON (%s): %r" % (name, index + 1, error, lines[index]))
+    if chip[index] != linux[index]:
+        sys.exit("firmware-band: minute %d differs\n  chip:  %s\n  linux: %s" % (index, chip[index], linux[index]))
+worn = sum(1 for line in chip[:count] if json.loads(line)["worn"])
+steps = sum(json.loads(line)["steps"] for line in chip[:count])
+print("firmware-band: %d minutes from the chip equal the Linux band's (%d worn, %d steps)" % (count, worn, steps))
+PY
+
+# 3. An unwritable --truth: exit 1 naming it, before QEMU is started.
+set +e
+"$bandsim" serve --firmware "$elf" --socket "$work/bad.sock" --truth "$work/missing/truth.ndjson" "${options[@]}" 2>"$work/bad.log"
+status=$?
+set -e
+[[ $status -eq 1 ]] || fail "--truth into a missing directory exited $status, not 1"
+grep -q "missing/truth.ndjson" "$work/bad.log" || fail "the --truth error does not name the file: $(cat "$work/bad.log")"
+! grep -q "running in QEMU" "$work/bad.log" || fail "QEMU was started although --truth cannot be written"
+
+echo "firmware-band: ok (chip run ${chip_seconds}s; $(sed 's/^libm //' "$work/libm.log" | paste -sd ";" -))"

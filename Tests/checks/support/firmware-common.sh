@@ -1,0 +1,47 @@
+# The firmware checks' and bench's shared QEMU set-up (sourced by Tests/checks/firmware-qemu.sh,
+# firmware-bridge.sh, firmware-band.sh and bench/firmware/mcu.sh; needs $root and $work).
+#
+#   firmware_image            → prints the path of an up-to-date bandkit-m4.elf
+#   firmware_boot ELF [ARGS]  → boots it in qemu-system-arm (mps2-an386), UART0 on $work/uart.sock
+#                               (QEMU waits for the client), flash file in $work, at most 120 s;
+#                               sets qemu_pid (timeout's PID: a TERM reaches QEMU)
+#   firmware_stop             → stops that QEMU and waits for it (the callers' EXIT traps call it)
+#   stop_process PID          → SIGTERM to PID if it still runs, then waits for it (bandsim, QEMU)
+
+# The image is built once into .build/firmware-checks and reused while no source it is made of is
+# newer (the build takes minutes on a loaded machine; four scripts use it). A lock keeps two
+# checks run at once from building over each other. The build's log is printed when it fails.
+firmware_image() {
+  local cache="$root/.build/firmware-checks" elf
+  elf="$cache/bandkit-m4.elf"
+  mkdir -p "$cache"
+  (
+    flock 9
+    local sources=("$root/firmware-sim/board" "$root/firmware-sim/Sources/FirmwareCrypto" "$root/firmware-sim/Sources/UARTFraming"
+                   "$root/firmware-sim/Sources/FirmwareBoard" "$root/firmware-sim/Sources/BandFirmwareCore" "$root/Sources/BandWire"
+                   "$root/Sources/BandATT" "$root/Sources/BandGATTServer" "$root/Sources/BandGATT" "$root/Sources/BandProtocol")
+    if [[ ! -f "$elf" || -n "$(find "${sources[@]}" -newer "$elf" -type f -print -quit)" ]]; then
+      rm -f "$elf"
+      bash "$root/firmware-sim/board/build.sh" "$cache" >"$cache/build.log" 2>&1 || { cat "$cache/build.log" >&2; exit 1; }
+    fi
+  ) 9>"$cache/.lock" || return 1
+  echo "$elf"
+}
+
+firmware_boot() {
+  local elf=$1; shift
+  rm -f "$work/uart.sock"
+  (cd "$work" && exec timeout 120 qemu-system-arm -M mps2-an386 -nographic -monitor none "$@" \
+      -chardev socket,id=uart,path="$work/uart.sock",server=on,wait=on -serial chardev:uart \
+      -semihosting-config enable=on,target=native -kernel "$elf" >>"$work/qemu.log" 2>&1) &
+  qemu_pid=$!
+}
+
+stop_process() {
+  if [[ -n "${1:-}" ]] && kill -0 "$1" 2>/dev/null; then kill "$1"; wait "$1" 2>/dev/null || true; fi
+}
+
+firmware_stop() {
+  stop_process "${qemu_pid:-}"
+  qemu_pid=""
+}

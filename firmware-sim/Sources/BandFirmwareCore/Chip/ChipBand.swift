@@ -1,0 +1,136 @@
+import BandProtocol
+import FirmwareBoard
+import UARTFraming
+
+/// The band's own logic on the chip: the same ``BandCore`` the Linux band ticks, driven by the
+/// board's clock instead of `bandsim`'s run loop, its recorded minutes sent to the host as the
+/// firmware's truth (debug message 0x87), which `bandsim serve --firmware … --truth FILE` writes
+/// as ``TruthLine``s.
+///
+/// It starts when the host sends link message 0x10 (start time, seed, time zone; the host knows
+/// the wall clock, the chip has none): that message builds the core — its minute ring and the
+/// built-in `day` scenario are the only allocations, so it ends start-up — and every poll after
+/// that ticks the core once per band second up to the board's band time (board uptime since the
+/// message, at the SysTick scale the host set with 0x09). Same seed and start as a Linux band →
+/// the same minute records, byte for byte (firmware-sim's FirmwareBoardTests and
+/// Tests/checks/firmware-band.sh compare them).
+///
+/// Not on the chip yet: the band's GATT services (activity, history control point, pairing);
+/// the ring is in RAM, not in flash pages.
+public struct ChipBand: FirmwareApplication {
+    /// Minute records the chip's ring holds: one day (16 bytes each, 23 KB of its 64 KB RAM).
+    public static let historyCapacity = 1_440
+    /// Band seconds ticked per poll at most, so the UART keeps being served at 3600×.
+    public static let maximumTicksPerPoll = 120
+
+    package private(set) var core: BandCore?
+    /// Board uptime (band milliseconds) when the band started, and the band's true time then.
+    private var startUptime: UInt64 = 0
+    private var startTime = BandInstant(milliseconds: 0)
+    private var nextTick = BandInstant(milliseconds: 0)
+    public private(set) var counters = Counters()
+
+    /// What the band status message (0x88) reports.
+    public struct Counters: Equatable {
+        public var ticks: UInt64 = 0
+        public var tickCycles: UInt64 = 0
+        public var records: UInt32 = 0
+        public var recordTickCycles: UInt64 = 0
+    }
+
+    public init() {}
+
+    public mutating func received<B: Board>(link code: UInt8, _ body: UnsafeRawBufferPointer, board: inout B) -> ApplicationLinkResult {
+        switch code {
+        case LinkMessage.bandConfigure:
+            guard body.count == LinkMessage.bandConfigureByteCount else {
+                FirmwareOutput.log("band configure: not 17 bytes", on: &board)
+                return .handled
+            }
+            guard core == nil else {
+                FirmwareOutput.log("band configure: already running (once per boot)", on: &board)
+                return .handled
+            }
+            let start = Int64(bitPattern: Self.word64(body, 0))
+            let seed = Self.word64(body, 8)
+            let zone = Int8(bitPattern: body[16])
+            guard start >= 0, start <= Int64(UInt32.max), (-48...56).contains(zone) else {
+                FirmwareOutput.log("band configure: start or time zone out of range", on: &board)
+                return .handled
+            }
+            configure(start: BandInstant(seconds: start), seed: seed, timeZoneQuarterHours: zone, uptime: board.uptimeMilliseconds())
+            FirmwareOutput.log("band started", on: &board)
+            return .startUpComplete
+        case LinkMessage.bandStatusRequest:
+            var body = InlineArray<28, UInt8>(repeating: 0)
+            Self.put(counters.ticks, into: &body, at: 0, size: 8)
+            Self.put(counters.tickCycles, into: &body, at: 8, size: 8)
+            Self.put(UInt64(counters.records), into: &body, at: 16, size: 4)
+            Self.put(counters.recordTickCycles, into: &body, at: 20, size: 8)
+            var span = body.mutableSpan
+            span.withUnsafeMutableBytes { FirmwareOutput.send(.debug, code: LinkMessage.bandStatus, UnsafeRawBufferPointer($0), on: &board) }
+            return .handled
+        default:
+            return .unknown
+        }
+    }
+
+    /// Builds the core as the Linux band does for a freshly formatted flash (`SimulatedBand`
+    /// with `--seed`, `--start` and no faults): the core's random stream is the seed's fork 2.
+    mutating func configure(start: BandInstant, seed: UInt64, timeZoneQuarterHours: Int8, uptime: UInt64) {
+        var configuration = BandConfiguration(start: start)
+        configuration.seed = seed
+        configuration.timeZoneQuarterHours = timeZoneQuarterHours
+        configuration.historyCapacity = Self.historyCapacity
+        let root = Xoshiro256StarStar(seed: seed)
+        let faults = FaultPlan([], random: root.fork(3))
+        var core = BandCore(configuration: configuration, flash: FlashImage(historyID: 0, capacity: Self.historyCapacity),
+                            random: root.fork(2), faults: faults)
+        core.boot(at: start)
+        self.core = core
+        startUptime = uptime
+        startTime = start
+        nextTick = start
+    }
+
+    public mutating func poll<B: Board>(board: inout B) {
+        guard core != nil else { return }
+        let now = startTime + .milliseconds(Int64(truncatingIfNeeded: board.uptimeMilliseconds() &- startUptime))
+        var ticks = 0
+        while nextTick <= now, ticks < Self.maximumTicksPerPoll {
+            let before = board.cycleCount()
+            let recorded = core!.tick(at: nextTick).recorded
+            let cycles = board.cycleCount() &- before
+            counters.ticks &+= 1
+            counters.tickCycles &+= cycles
+            if let recorded {
+                counters.records &+= 1
+                counters.recordTickCycles &+= cycles
+                send(recorded.sequence, on: &board)
+            }
+            nextTick = nextTick + .seconds(1)
+            ticks += 1
+        }
+    }
+
+    /// Debug message 0x87: the sequence number and the record's 16 stored bytes, as in flash.
+    private func send<B: Board>(_ sequence: UInt32, on board: inout B) {
+        var body = InlineArray<20, UInt8>(repeating: 0)
+        Self.put(UInt64(sequence), into: &body, at: 0, size: 4)
+        core!.flash.ring.withRecordBytes(sequence) { record in
+            for index in 0..<MinuteRecord.size { body[4 + index] = record[index] }
+        }
+        var span = body.mutableSpan
+        span.withUnsafeMutableBytes { FirmwareOutput.send(.debug, code: LinkMessage.minuteRecorded, UnsafeRawBufferPointer($0), on: &board) }
+    }
+
+    private static func word64(_ bytes: UnsafeRawBufferPointer, _ offset: Int) -> UInt64 {
+        var value: UInt64 = 0
+        for byte in 0..<8 { value |= UInt64(bytes[offset + byte]) << UInt64(8 * byte) }
+        return value
+    }
+
+    private static func put<let n: Int>(_ value: UInt64, into bytes: inout InlineArray<n, UInt8>, at offset: Int, size: Int) {
+        for byte in 0..<size { bytes[offset + byte] = UInt8(truncatingIfNeeded: value >> UInt64(8 * byte)) }
+    }
+}
