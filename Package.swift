@@ -112,11 +112,16 @@ let package = Package(
             path: "firmware-sim/Sources/BandFirmware",
             swiftSettings: strict),
 
+        // Link security on the simulator's socket link: legacy pairing's SMP messages (passkey,
+        // Just Works) and encryption with a bond, as the peer and the reader run them; no I/O but
+        // the reader's driver over an ATT bearer and its bond file.
+        .target(name: "SocketSecurity", dependencies: ["BandWire", "BandLink", "FirmwareCrypto"], swiftSettings: strict),
+
         // Simulated third-party peers for `bandsim serve --profile`: an InfiniTime watch and a
         // standard heart-rate strap, on the one GATT server (not the band's firmware).
         .target(
             name: "BandPeers",
-            dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandLink"],
+            dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandLink", "SocketSecurity"],
             path: "firmware-sim/Sources/BandPeers",
             swiftSettings: strict),
 
@@ -126,12 +131,13 @@ let package = Package(
             name: "bandsim",
             dependencies: ["CommandKit", "BandWire", "BandATT", "BandGATT", "BandProtocol", "BandTrace",
                            "BandLink", "BandBlueZ", "BandFirmware", "BandPeers", "BandReader", "BandReplay", "HealthStore",
-                           "FirmwareBridge", "UARTFraming", "SystemRandom"],
+                           "FirmwareBridge", "UARTFraming", "SystemRandom", "SocketSecurity"],
             path: "firmware-sim/Sources/bandsim",
             swiftSettings: strict),
         .executableTarget(
             name: "band",
-            dependencies: ["CommandKit", "BandGATT", "BandProtocol", "BandLink", "BandBlueZ", "BandReader", "HealthStore", "HealthModel"],
+            dependencies: ["CommandKit", "BandGATT", "BandProtocol", "BandLink", "BandBlueZ", "BandReader", "HealthStore", "HealthModel",
+                           "SocketSecurity", "SystemRandom"],
             swiftSettings: strict,
             // The Swift runtime and FoundationEssentials linked in (docs/architecture.md, "Foundation
             // and linking"). The modules are compiled against the shared toolchain's module files, whose
@@ -163,6 +169,7 @@ let package = Package(
         .testTarget(name: "BandBlueZTests", dependencies: ["BandWire", "BandHCI", "BandLink", "BandBlueZ", "BandTestSupport"]),
         .testTarget(name: "BandGATTClientTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandLink", "BandGATTClient", "BandTestSupport"]),
         .testTarget(name: "SystemRandomTests", dependencies: ["SystemRandom"]),
+        .testTarget(name: "SocketSecurityTests", dependencies: ["SocketSecurity", "BandWire", "BandLink", "BandTestSupport"]),
         .testTarget(name: "HealthAnalysisTests", dependencies: ["HealthAnalysis", "BandFirmware", "BandProtocol"]),
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel", "HealthTestSupport"]),
         .testTarget(name: "AppleHealthTests", dependencies: ["AppleHealth", "HealthModel"]),

@@ -8,9 +8,18 @@ import Glibc
 /// The library parses requests (a malformed request line or header gets its 400, a header block
 /// larger than ``Limits/memoryPerConnection`` its 431/414 and the connection closed), runs one
 /// thread per connection (a slow or streaming client holds only its own thread), drops a client
-/// idle for ``Limits/idleTimeoutSeconds`` and refuses connections beyond the limits; a request
-/// line it cannot parse at all (`NONSENSE`, no method and path) it answers by closing the
-/// connection without a response. This type adds the rest of the contract: only GET and HEAD
+/// idle for ``Limits/idleTimeoutSeconds`` and refuses connections beyond the limits.
+///
+/// A request line without a space (`NONSENSE`, `GET` alone) or starting with one (no method) gets
+/// no status at all: libmicrohttpd 0.9.75 (Debian's) gives up on it in
+/// `parse_initial_message_line` without queueing a response, shuts the socket down for writing
+/// and closes it, so the client reads end-of-file with zero bytes, at once (not after the idle
+/// timeout). No documented hook can answer instead: the access handler and the URI log callback
+/// run only after the method and target were split off, and the connection-closed notification
+/// comes after `shutdown(SHUT_WR)`. libmicrohttpd 1.0 (a rewritten request-line parser) still
+/// closes such a line silently unless it starts with a known method (`GET` alone: 400). A line
+/// with a method and a space but no target (`GET `) is a 400 from either. See ``libraryVersion``
+/// and docs/architecture.md. This type adds the rest of the contract: only GET and HEAD
 /// (others 405), a Host header on HTTP/1.1 (400), no request body (413), at most
 /// ``Limits/maximumArguments`` query arguments (400); everything else is the handler's.
 public final class HTTPServer: @unchecked Sendable {
@@ -33,6 +42,10 @@ public final class HTTPServer: @unchecked Sendable {
             self.limits = limits
         }
     }
+
+    /// The libmicrohttpd this process runs (`MHD_get_version`), e.g. `0.9.75`: what a garbage
+    /// request line gets depends on it (see above); `health serve` prints it when it starts.
+    public static var libraryVersion: String { String(cString: MHD_get_version()) }
 
     private let daemon: OpaquePointer
     private let context: Unmanaged<Context>

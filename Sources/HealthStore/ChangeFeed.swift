@@ -127,30 +127,9 @@ extension HealthStore {
     /// PostgreSQL: on a connection of its own that LISTENs for the writers' NOTIFY); each wake
     /// reads the one-row change counter. The watch is a hint, never trusted alone: the counter is
     /// also re-read at least every `recheckInterval` (filesystems without inotify, missed events).
+    /// One wait; a caller that waits again and again keeps a ``ChangeWatch`` instead.
     public func waitForChanges(after anchor: Anchor, timeout: Duration,
                                recheckInterval: Duration = .seconds(1)) throws -> Anchor? {
-        let watch: any ChangeWaiting
-        switch location {
-        case .postgresql(let url): watch = try PostgresListener(url: url)
-        case .file:
-            let directory = StoreFile.directory(of: path)
-            watch = DirectoryWatch(directory: directory.isEmpty ? "." : directory)
-        }
-        let deadline = ContinuousClock.now + timeout
-        var seen = anchor
-        while true {
-            let current = try currentAnchor()
-            if current > seen {
-                // Anchors are store-wide: another person's commit moves the counter too, and is no
-                // change of this person's.
-                if try hasChanges(after: seen, through: current) { return current }
-                seen = current
-            }
-            let now = ContinuousClock.now
-            if now >= deadline { return nil }
-            let wait = min(deadline - now, recheckInterval)
-            try watch.wait(milliseconds: Int32(clamping: wait.components.seconds * 1000
-                                                  + wait.components.attoseconds / 1_000_000_000_000_000))
-        }
+        try changeWatch().wait(after: anchor, timeout: timeout, recheckInterval: recheckInterval)
     }
 }

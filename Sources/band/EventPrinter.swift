@@ -91,6 +91,14 @@ final class EventPrinter {
             status("reconnecting in \(describe(delay))")
         case .stopped:
             status("stopped")
+        case .storeUnavailable(let outage):
+            let minutes = outage.spooledMinutes == 1 ? "1 minute" : "\(outage.spooledMinutes) minutes"
+            var line = "store unreachable, \(minutes) spooled"
+            if outage.droppedMinutes > 0 { line += ", \(outage.droppedMinutes) not kept (spool full)" }
+            if outage.historyDeferred { line += ", history left on the band" }
+            status(line + "; retrying in \(describe(outage.retryIn)): \(outage.reason.terminalEscaped)")
+        case .storeAvailable(let replayed):
+            status(replayed == 0 ? "store reachable again" : "store reachable again, \(replayed) spooled minute\(replayed == 1 ? "" : "s") written")
         }
     }
 
@@ -173,6 +181,13 @@ final class EventPrinter {
             object = [("event", "reconnecting"), ("after_ms", .int(Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)))]
         case .stopped:
             object = [("event", "stopped")]
+        case .storeUnavailable(let outage):
+            let (seconds, attoseconds) = outage.retryIn.components
+            object = [("event", "store_unavailable"), ("reason", .string(outage.reason)), ("spooled_minutes", .int(outage.spooledMinutes)),
+                      ("dropped_minutes", .int(outage.droppedMinutes)), ("history_deferred", .bool(outage.historyDeferred)),
+                      ("retry_after_ms", .int(Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)))]
+        case .storeAvailable(let replayed):
+            object = [("event", "store_available"), ("replayed_minutes", .int(replayed))]
         }
         writeLine(JSONValue.object(object).text)
     }

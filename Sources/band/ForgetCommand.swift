@@ -1,5 +1,6 @@
 import BandReader
 import CommandKit
+import SocketSecurity
 
 struct ForgetCommand: Command {
     static let configuration = CommandConfiguration(
@@ -10,9 +11,15 @@ struct ForgetCommand: Command {
 
     var key: String
     var keystore: Keystore
+    /// The simulator socket, for a `sim:` address: its socket-link bond is forgotten too.
+    var socketPath: String?
 
     init(arguments: ParsedArguments) throws(UsageError) {
-        do { key = try BandAddress(parsing: arguments.required("ADDRESS")).keystoreKey } catch {
+        do {
+            let address = try BandAddress(parsing: arguments.required("ADDRESS"))
+            key = address.keystoreKey
+            if case .simulator(let path) = address { socketPath = path }
+        } catch {
             throw arguments.usageError("ADDRESS \(error)")
         }
         keystore = Keystore(path: arguments.value("keystore") ?? Keystore.defaultPath())
@@ -21,6 +28,11 @@ struct ForgetCommand: Command {
     mutating func run() throws -> ExitCode {
         let removed: Bool
         do { removed = try keystore.remove(key) } catch { throw RuntimeFailure("band forget: \(error)") }
+        if let socketPath {
+            do { try SocketBondFile(path: keystore.directory + "/socket-bonds").remove(for: socketPath) } catch {
+                throw RuntimeFailure("band forget: \(error)")
+            }
+        }
         guard removed else { throw RuntimeFailure("band forget: \(key) is not paired (see 'band devices')") }
         writeLine("forgot \(key)")
         return .success

@@ -2,6 +2,8 @@ import BandBlueZ
 import BandLink
 import BandReader
 import CommandKit
+import SocketSecurity
+import SystemRandom
 
 /// Opens the ATT link an address names: the simulator's `SOCK_SEQPACKET` socket, or the LE ATT
 /// channel (L2CAP CID 4) through the kernel's Bluetooth stack.
@@ -12,8 +14,11 @@ import CommandKit
 /// (LE long-term keys) is kept next to the band keystore, `smp-keys` in the same directory.
 struct LinkOpener {
     var keystore: Keystore
-    /// Raise link security (SMP) on Bluetooth links.
+    /// Raise link security: SMP on Bluetooth links; on the simulator's socket link, pair (when
+    /// ``pairing``) or encrypt with the bond kept in `socket-bonds`.
     var secure: Bool
+    /// `band pair`: pair afresh rather than encrypt with a stored bond.
+    var pairing = false
     /// Where `--record` writes the session, if anywhere.
     var recording: SessionRecording?
     /// Say what the pairing agent does (`band pair`): which requests it answered, which keys it kept.
@@ -33,7 +38,14 @@ struct LinkOpener {
     private func openLink(_ address: BandAddress) throws -> any ATTBearer {
         switch address {
         case .simulator(let path):
-            return try SeqPacketLink.connect(path: path)
+            let link = try SeqPacketLink.connect(path: path)
+            if secure {
+                do { try secureSocketLink(link, path: path) } catch {
+                    link.close()
+                    throw error
+                }
+            }
+            return link
         case .bluetooth(let peer, let adapterName):
             let adapter = try BlueZAdapter(adapterName)
             _ = try adapter.prepareForLowEnergy()
@@ -55,9 +67,75 @@ struct LinkOpener {
                 return try L2CAPATTLink.connect(to: peer, from: agent.adapterAddress, security: secure ? .medium : .low,
                                                 timeout: .seconds(passkey?.isAvailable == true ? 60 : 20), agent: agent)
             } catch {
-                pairingFailure?.failure = agent.failure
+                // The kernel's Authentication Failed follows connect()'s EACCES by a moment.
+                pairingFailure?.failure = agent.awaitFailure(timeout: .seconds(2)).map(PairingRefusal.init)
                 throw error
             }
+        }
+    }
+
+    /// The socket link's stand-in for SMP (SocketSecurity; docs/protocol.md, "Link security on
+    /// the socket link"): `band pair` pairs, a later run encrypts with the bond it kept. A peer
+    /// without security on the socket link (the BandKit band, a replay) answers Request Not
+    /// Supported and the link goes on as it always did.
+    private func secureSocketLink(_ link: SeqPacketLink, path: String) throws {
+        let bonds = SocketBondFile(path: keystore.directory + "/socket-bonds")
+        let mode: SocketPairingInitiator.Mode
+        if pairing {
+            mode = .pair(ioCapability: passkey?.isAvailable == true ? .keyboardOnly : .noInputNoOutput)
+        } else if let bond = try bonds.bond(for: path) {
+            mode = .encrypt(bond)
+        } else {
+            return
+        }
+        let random = try KernelRandom.bytes(count: SocketSecurityPDU.valueSize + SocketSecurityPDU.diversifierSize)
+        var offset = 0
+        var initiator = SocketPairingInitiator(mode: mode, random: { count in
+            defer { offset += count }
+            return Array(random[offset..<offset + count])
+        })
+        let peer = "sim:\(path)"
+        let outcome = SocketLinkSecurity.run(&initiator, on: link, passkey: { passkey?.passkey(for: peer) })
+        switch outcome {
+        case .noLinkSecurity, .encrypted:
+            return
+        case .bonded(let bond):
+            try keystore.prepareDirectory()
+            try bonds.save(bond, for: path)
+            if explainPairing { CommandRunner.printError("band: pairing: bonded on the socket link; bond kept in \(bonds.path)") }
+        case .failed(let failure):
+            pairingFailure?.failure = PairingRefusal(failure, peer: peer, offeredKeyboard: passkey?.isAvailable == true)
+            throw LinkError.securityFailed(failure.description)
+        }
+    }
+}
+
+/// Why link security failed, in the words `band pair` explains it with (``PasskeyEntry``): from
+/// the pairing agent on Bluetooth, from the socket link's own pairing on the simulator.
+enum PairingRefusal: Equatable {
+    /// The device asked for its passkey and none could be had.
+    case passkeyNeeded(peer: String)
+    /// The device refused the passkey given.
+    case passkeyRejected(peer: String, why: String)
+    case failed
+
+    init(_ failure: PairingFailure) {
+        switch failure {
+        case .passkeyNeeded(let peer): self = .passkeyNeeded(peer: "\(peer)")
+        case .passkeyRejected(let peer, let status): self = .passkeyRejected(peer: "\(peer)", why: "\(status)")
+        case .failed: self = .failed
+        }
+    }
+
+    /// `offeredKeyboard`: whether the reader declared KeyboardOnly. Without it, a device that
+    /// pairs only with a passkey refuses Just Works (Authentication Requirements): a passkey is needed.
+    init(_ failure: SocketSecurityFailure, peer: String, offeredKeyboard: Bool) {
+        switch failure {
+        case .passkeyNotEntered: self = .passkeyNeeded(peer: peer)
+        case .refused(.authenticationRequirements) where !offeredKeyboard: self = .passkeyNeeded(peer: peer)
+        case .refused(.confirmValueFailed), .refused(.passkeyEntryFailed), .peerConfirmMismatch:
+            self = .passkeyRejected(peer: peer, why: failure.description)
+        default: self = .failed
         }
     }
 }
@@ -68,7 +146,7 @@ extension ReaderOptions {
     func linkOpener(pairing: Bool, recording: SessionRecording? = nil, passkey: PasskeyEntry? = nil,
                     pairingFailure: PairingFailureBox? = nil) -> LinkOpener {
         let bonded = pairing || ((try? keystore.band(address.keystoreKey)) ?? nil) != nil
-        return LinkOpener(keystore: keystore, secure: bonded, recording: recording, explainPairing: pairing,
+        return LinkOpener(keystore: keystore, secure: bonded, pairing: pairing, recording: recording, explainPairing: pairing,
                           passkey: passkey, pairingFailure: pairingFailure)
     }
 }
@@ -76,5 +154,5 @@ extension ReaderOptions {
 /// Carries the pairing agent's failure out of ``LinkOpener/open(_:)`` (called deep inside the
 /// reader service) to the command that explains it.
 final class PairingFailureBox {
-    var failure: PairingFailure?
+    var failure: PairingRefusal?
 }

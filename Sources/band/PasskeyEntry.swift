@@ -49,14 +49,14 @@ final class PasskeyEntry {
 
     /// What `band pair` says when the link failed after the agent's `failure`: exit 64 when a
     /// passkey was needed and there was no way to ask for one, exit 1 for a wrong passkey.
-    func commandFailure(after failure: PairingFailure?) -> (any CommandFailure)? {
+    func commandFailure(after failure: PairingRefusal?) -> (any CommandFailure)? {
         switch failure {
         case .passkeyNeeded(let peer)? where !isAvailable:
-            return UsageError("band pair: \(peer) asks for the passkey its screen shows and stdin is not a terminal: give it with --passkey N")
+            return UsageError("band pair: \(TerminalText.escaped(peer)) asks for the passkey its screen shows and stdin is not a terminal: give it with --passkey N")
         case .passkeyNeeded(let peer)?:
-            return RuntimeFailure("band: pairing with \(peer) failed: no passkey was entered; nothing stored")
-        case .passkeyRejected(let peer, let status)?:
-            return RuntimeFailure("band: pairing with \(peer) failed: the device refused the passkey (\(status)), it is not the one its screen showed; nothing stored, run band pair again")
+            return RuntimeFailure("band: pairing with \(TerminalText.escaped(peer)) failed: no passkey was entered; nothing stored")
+        case .passkeyRejected(let peer, let why)?:
+            return RuntimeFailure("band: pairing with \(TerminalText.escaped(peer)) failed: the device refused the passkey (\(why)), it is not the one its screen showed; nothing stored, run band pair again")
         case .failed, nil:
             return nil
         }

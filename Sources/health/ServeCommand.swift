@@ -62,7 +62,7 @@ struct ServeCommand: Command {
         do { server = try HTTPServer(host: host, port: port) { router.respond(to: $0) } } catch {
             throw RuntimeFailure("health serve: \(error)")
         }
-        StandardOutput.shared.line("health serve: http://\(host):\(server.port)/ (read as \(DashboardSummary.app.id); Ctrl-C stops)")
+        StandardOutput.shared.line("health serve: http://\(host):\(server.port)/ (read as \(DashboardSummary.app.id); libmicrohttpd \(HTTPServer.libraryVersion); Ctrl-C stops)")
         try? StandardOutput.shared.flush()
         var received: Int32 = 0
         sigwait(&signals, &received)

@@ -1,4 +1,5 @@
 @testable import BandBlueZ
+import Foundation
 import BandLink
 import BandTestSupport
 import BandWire
@@ -58,6 +59,43 @@ struct PasskeyPairingTests {
         }
     }
 
+    /// Passkey Notify (0x0017): the kernel chose 024680 for this side's display.
+    static let passkeyNotify = bytes("17 00 00 00 0c 00 24 00 00 01 aa 00 01 68 60 00 00 00")
+
+    @Test func passkeyNotifyCarriesThePasskeyAndEveryTruncationIsAnError() throws {
+        #expect(try ManagementEvent(ManagementPacket(parsingAll: Self.passkeyNotify))
+                == .passkeyNotify(controllerIndex: 0, Self.peer, passkey: 24_680, entered: 0))
+        let parameters = Array(Self.passkeyNotify[6...])
+        for length in 0..<parameters.count {
+            let packet = ManagementPacket(code: 0x0017, controllerIndex: 0, parameters: Array(parameters[0..<length]))
+            #expect(throws: ParseError.self) { try ManagementEvent(packet) }
+        }
+        // 1 000 000 is no passkey.
+        #expect(throws: ParseError(.invalidValue, at: 13, field: "Passkey")) {
+            try ManagementEvent(ManagementPacket(code: 0x0017, controllerIndex: 0, parameters: bytes("24 00 00 01 aa 00 01 40 42 0f 00 00")))
+        }
+    }
+
+    @Test func theAgentSaysWhichPasskeyTheScreenShows() throws {
+        let kernel = FakeBluetoothKernel()
+        var lines: [String] = []
+        let agent = try agent(kernel, store: nil)
+        agent.log = { lines.append($0) }
+        kernel.deliver(Self.passkeyNotify)
+        try agent.handlePendingEvents()
+        #expect(lines == ["hci0: the screen shows passkey 024680 for \(Self.peer)"])
+        #expect(kernel.sent().isEmpty, "Passkey Notify needs no answer")
+        #expect(agent.failure == nil)
+    }
+
+    @Test func displayOnlyIsDeclaredWithSetIOCapability() throws {
+        let kernel = FakeBluetoothKernel()
+        let adapter = try BlueZAdapter("hci0", system: kernel.system)
+        kernel.deliver(ManagementTests.complete(.setIOCapability, index: 0))
+        try adapter.setIOCapability(BlueZAdapter.displayOnly)
+        #expect(kernel.sent() == [bytes("18 00 00 00 01 00 00")])
+    }
+
     @Test func theOpcodesAreNamed() {
         #expect(ManagementOpcode.userPasskeyReply.rawValue == 0x001E)
         #expect(ManagementOpcode.userPasskeyReply.description == "User Passkey Reply")
@@ -111,6 +149,28 @@ struct PasskeyPairingTests {
         #expect(agent.failure == .passkeyRejected(Self.peer, ManagementStatus(rawValue: 0x05)))
         #expect(agent.failure?.description.contains("refused the passkey") == true)
         #expect(try store.keys(forAdapter: ManagementTests.adapterAddress).isEmpty)
+    }
+
+    /// The kernel's Authentication Failed comes a moment after connect() returned EACCES: the
+    /// agent waits for it, so `band pair` can say the passkey was wrong (seen in the radio guest).
+    @Test func theAgentWaitsForTheVerdictOnAnAnsweredPasskey() throws {
+        let kernel = FakeBluetoothKernel()
+        let agent = try agent(kernel, store: nil)
+        agent.passkeyEntry = { _ in 111_111 }
+        kernel.deliver(Self.passkeyRequest)
+        try agent.handlePendingEvents()
+        #expect(agent.failure == nil)
+        let late = Thread { Thread.sleep(forTimeInterval: 0.2); kernel.deliver(Self.authenticationFailed) }
+        late.start()
+        #expect(agent.awaitFailure(timeout: .seconds(20), system: kernel.system) == .passkeyRejected(Self.peer, ManagementStatus(rawValue: 0x05)))
+    }
+
+    @Test func withNothingAnsweredTheAgentDoesNotWait() throws {
+        let kernel = FakeBluetoothKernel()
+        let agent = try agent(kernel, store: nil)
+        let started = ContinuousClock.now
+        #expect(agent.awaitFailure(timeout: .seconds(30), system: kernel.system) == nil)
+        #expect(ContinuousClock.now - started < .seconds(29))
     }
 
     @Test func withNoPasskeyTheRequestIsRefusedAndTheReasonKept() throws {

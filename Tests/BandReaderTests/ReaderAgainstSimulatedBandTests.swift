@@ -31,6 +31,7 @@ import Testing
         #expect(check.minutesCompared == truth.count, sourceLocation: sourceLocation)
         let dailyTotals = try TruthCheck.dailyTotalProblems(truth: truth, store: store)
         #expect(dailyTotals == [], sourceLocation: sourceLocation)
+        #expect(try TruthCheck.workoutProblems(truth: truth, store: store) == [], sourceLocation: sourceLocation)
     }
 
     @Test func pairSyncStreamAndSyncAgainStoresEveryRecordedMinuteExactlyOnce() throws {

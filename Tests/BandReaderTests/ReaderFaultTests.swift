@@ -19,6 +19,7 @@ import Testing
         let check = try TruthCheck(truth: truth, store: store)
         #expect(check.problems == [], sourceLocation: sourceLocation)
         #expect(try TruthCheck.dailyTotalProblems(truth: truth, store: store) == [], sourceLocation: sourceLocation)
+        #expect(try TruthCheck.workoutProblems(truth: truth, store: store) == [], sourceLocation: sourceLocation)
     }
 
     @Test func syncSurvivesTheLinkBeingCutAfterEveryPDUTheBandSends() throws {
@@ -45,6 +46,9 @@ import Testing
         let cursor = try SampleWriter(store: fixture.openStore(), deviceIdentifier: "BandKit/BK-1 (simulated)/" + (fixture.keystore.band("sim:/harness")?.device.serialNumber ?? ""),
                                       device: DeviceInfo()).cursor()
         #expect(cursor?.nextSequence == UInt32(fixture.harness.truth.count))
+        // The day's walks and run, fetched over hundreds of cut connections, are one workout each
+        // (expectStoreMatchesTruth compared them with the band's sessions).
+        #expect(try fixture.openStore().workouts(as: .owner).count >= 4)
     }
 
     @Test func streamSurvivesADisconnectAndARebootAndLosesNoMinute() throws {

@@ -64,6 +64,8 @@ import Testing
         case .waitForLink(let until): return "wait until \(t0.duration(to: until).components.seconds)"
         case .writeClosedMinutes: return "write closed minutes"
         case .finishLive: return "finish live"
+        case .spoolLive(let source): return "spool \(source)"
+        case .replaySpool: return "replay spool"
         case .finished: return "finished"
         case .fail(let error): return "fail: \(error)"
         }

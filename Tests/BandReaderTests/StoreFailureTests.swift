@@ -38,4 +38,20 @@ import Testing
         #expect("\(SessionError.store(StoreFailure(.open(location: "/srv/store.sqlite"), unnamed)))"
                 == "health store: cannot open the store /srv/store.sqlite: no such table")
     }
+
+    @Test func aPostgreSQLServerThatIsGoneOrRestartingIsTransientAConstraintIsNot() {
+        func postgres(_ state: String) -> StoreFailure {
+            StoreFailure(.commitHistory, HealthStoreError.database(DatabaseError(engine: .postgresql, sqlState: state, message: "…", sql: "COMMIT")))
+        }
+        for state in ["08006", "08001", "08003", "57P01", "57P02", "57P03", "40001", "40P01", ""] {
+            #expect(postgres(state).isTransient, "SQLSTATE \(state)")
+            #expect(SessionError.store(postgres(state)).isTransientStoreFailure, "SQLSTATE \(state)")
+        }
+        for state in ["08006", "57P01", "57P02", "57P03"] { #expect(postgres(state).isServerUnavailable, "SQLSTATE \(state)") }
+        for state in ["23505", "42P01", "53100", "XX000"] {
+            #expect(!postgres(state).isTransient, "SQLSTATE \(state)")
+        }
+        #expect(!StoreFailure(.writeLive, sqlite(5, "database is locked")).isServerUnavailable, "a local file is never unreachable")
+        #expect(!SessionError.connect("refused").isTransientStoreFailure, "not a store failure")
+    }
 }

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 
-/// `band pair --passkey` (issue 13 "What to build" 3) as a user runs it. The socket link has no
-/// SMP, so these check the option's contract and that a BandKit band still pairs with it given;
-/// the passkey conversation itself is in BandBlueZTests' PasskeyPairingTests.
+/// `band pair --passkey` (issue 13 "What to build" 3) as a user runs it: the option's contract,
+/// and that a BandKit band (no link security on the socket link) still pairs with it given. The
+/// passkey conversation is in SocketPasskeyPairingTests (the socket link's SMP) and
+/// BandBlueZTests' PasskeyPairingTests (the kernel's, scripted).
 @Suite(.serialized, .enabled(if: Commands.available, "needs bandsim, band and health built (swift build)"))
 struct PasskeyOptionTests {
     @Test(arguments: ["12345", "1234567", "12a456", "-12345", "123 456"])
@@ -30,8 +31,8 @@ struct PasskeyOptionTests {
 struct BondOnlyPairingTests {
     @Test func anInfiniTimeWatchPairsBondOnlyAndTheNextStreamUsesTheEntry() throws {
         let world = try DemoWorld()
-        try world.startPeer("infinitime", ["--seed", "5"])
-        let pair = try world.band(["pair", world.address, "--json"])
+        try world.startPeer("infinitime", ["--seed", "5", "--passkey", "135790"])
+        let pair = try world.band(["pair", world.address, "--json", "--passkey", "135790"])
         #expect(pair.status == 0, "\(pair.stderr)")
         let line = try #require(pair.stdout.split(separator: "\n").last.map(String.init))
         let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])

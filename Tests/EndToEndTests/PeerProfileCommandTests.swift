@@ -50,5 +50,14 @@ struct PeerProfileCommandTests {
         #expect(bandOnly.status == 64 && bandOnly.stderr.contains("--state applies to the BandKit band only"), "\(bandOnly.stderr)")
         let reboot = try RunningCommand.run("bandsim", ["serve", "--profile", "hr-strap", "--reboot-at", "soon"])
         #expect(reboot.status == 64 && reboot.stderr.contains("--reboot-at") && reboot.stderr.contains("soon"), "\(reboot.stderr)")
+        for (arguments, message) in [(["--profile", "infinitime", "--passkey", "12345"], "--passkey must be six digits (got 12345)"),
+                                     (["--profile", "infinitime", "--passkey", "1\u{1B}[2J"], "--passkey must be six digits (got 1"),
+                                     (["--profile", "hr-strap", "--passkey", "123456"], "--passkey applies to --profile infinitime only"),
+                                     (["--passkey", "123456"], "--passkey applies to --profile infinitime only"),
+                                     (["--profile", "infinitime", "--hci", "hci0", "--passkey", "123456"], "over --hci the kernel chooses the passkey")] {
+            let run = try RunningCommand.run("bandsim", ["serve"] + arguments)
+            #expect(run.status == 64 && run.stderr.contains(message), "\(arguments): \(run.stderr)")
+            #expect(!run.stderr.contains("\u{1B}"), "a control character reached the terminal raw")
+        }
     }
 }

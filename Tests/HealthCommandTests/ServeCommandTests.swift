@@ -23,6 +23,8 @@ import Glibc
     final class Server {
         let started: (Process, Pipe, Pipe)
         let port: UInt16
+        /// The libmicrohttpd version the server reported at start (`libmicrohttpd X.Y.Z;`).
+        let libraryVersion: String?
         init(_ health: HealthCommand, _ arguments: [String] = []) throws {
             started = try health.start(["serve", "--port", "0", "--tz", "Europe/Berlin"] + arguments)
             var text = ""
@@ -37,6 +39,8 @@ import Glibc
                 throw ServerFailed(output: text)
             }
             port = UInt16(text[range].dropFirst().dropLast())!
+            libraryVersion = text.range(of: #"libmicrohttpd [0-9.]+"#, options: .regularExpression)
+                .map { String(text[$0].dropFirst("libmicrohttpd ".count)) }
         }
         func stop() -> HealthCommand.Result {
             kill(started.0.processIdentifier, SIGTERM)
@@ -47,19 +51,31 @@ import Glibc
 
     struct ServerFailed: Error { var output: String }
 
-    /// One raw HTTP exchange over TCP; returns what the server sent before closing (or `timeout`).
-    static func exchange(_ port: UInt16, _ request: String, timeout: Double = 5) -> String {
+    /// A TCP connection to the server on 127.0.0.1 with a receive timeout; -1 when it cannot connect.
+    static func connectedSocket(_ port: UInt16, receiveTimeout seconds: Int) -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        guard connected == 0 else { return "" }
-        var timeval = timeval(tv_sec: Int(timeout), tv_usec: 0)
+        guard connected == 0 else { close(fd); return -1 }
+        var timeval = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeval, socklen_t(MemoryLayout<timeval>.size))
-        _ = request.utf8CString.withUnsafeBufferPointer { send(fd, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
+        return fd
+    }
+
+    /// Sends `text` as it is (no terminator).
+    static func sendText(_ fd: Int32, _ text: String) {
+        _ = text.utf8CString.withUnsafeBufferPointer { send(fd, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// One raw HTTP exchange over TCP; returns what the server sent before closing (or `timeout`).
+    static func exchange(_ port: UInt16, _ request: String, timeout: Double = 5) -> String {
+        let fd = connectedSocket(port, receiveTimeout: Int(timeout))
+        guard fd >= 0 else { return "" }
+        defer { close(fd) }
+        sendText(fd, request)
         var received = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
@@ -173,10 +189,49 @@ import Glibc
         #expect(status(Self.exchange(server.port, "GET /day\r\n\r\n")) == "HTTP/1.1 400")
         #expect(status(Self.exchange(server.port, "GET /day HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n")) == "HTTP/1.1 400")
         #expect(status(Self.exchange(server.port, "GET /day HTTP/9.9\r\nHost: x\r\n\r\n")) == "HTTP/1.1 505")
-        // No method and path at all: libmicrohttpd closes the connection without an answer.
-        #expect(Self.exchange(server.port, "NONSENSE\r\n\r\n").isEmpty)
         #expect(status(Self.exchange(server.port, "GET /day HTTP/1.1\r\nConnection: close\r\n\r\n")) == "HTTP/1.1 400")  // HTTP/1.1 needs Host
         #expect(status(Self.get(server.port, "/health")) == "HTTP/1.1 200")
+        #expect(server.stop().code == 0)
+    }
+
+    /// What a client sees for one raw request: the bytes the server sent, and whether it then
+    /// closed the connection (end-of-file) rather than leaving it open until `timeout`.
+    static func answer(_ port: UInt16, _ request: String, timeout: Int = 20) -> (bytes: String, closed: Bool) {
+        let fd = connectedSocket(port, receiveTimeout: timeout)
+        guard fd >= 0 else { return ("", false) }
+        defer { close(fd) }
+        sendText(fd, request)
+        var received = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count > 0 { received += buffer[0..<count]; continue }
+            // 0: end-of-file; ECONNRESET: closed with unread bytes; EAGAIN: still open at the timeout.
+            return (String(decoding: received, as: UTF8.self), count == 0 || errno == ECONNRESET)
+        }
+    }
+
+    /// A request line with no method or no path: what the client sees is pinned down per
+    /// libmicrohttpd version (HTTPServer's doc comment; docs/architecture.md). On Debian's 0.9.75
+    /// the library closes at once without a byte — no documented hook can answer 400 there —;
+    /// a method, a space and nothing else is a 400; the server keeps serving either way.
+    @Test func garbageRequestLinesAreClosedOrRefusedAsTheLibraryDocuments() throws {
+        let server = try Server(health)
+        let version = try #require(server.libraryVersion, "health serve prints the libmicrohttpd version")
+        let major = Int(version.split(separator: ".").first ?? "") ?? 0
+        for line in ["NONSENSE", " /day HTTP/1.1", "\u{01}\u{02}\u{7f}"] {
+            let seen = Self.answer(server.port, line + "\r\n\r\n")
+            #expect(seen.bytes.isEmpty && seen.closed, "\(line.debugDescription): closed without an answer (libmicrohttpd \(version)), got \(seen)")
+        }
+        let methodOnly = Self.answer(server.port, "GET\r\n\r\n")
+        if major == 0 {
+            #expect(methodOnly.bytes.isEmpty && methodOnly.closed, "GET alone on libmicrohttpd \(version): \(methodOnly)")
+        } else {
+            #expect(methodOnly.bytes.hasPrefix("HTTP/1.1 400") && methodOnly.closed, "GET alone on libmicrohttpd \(version): \(methodOnly)")
+        }
+        let noTarget = Self.answer(server.port, "GET \r\n\r\n")
+        #expect(noTarget.bytes.hasPrefix("HTTP/1.1 400"), "a method and a space, no target: \(noTarget)")
+        #expect(Self.get(server.port, "/health").hasPrefix("HTTP/1.1 200"), "the server still answers")
         #expect(server.stop().code == 0)
     }
 
@@ -184,14 +239,9 @@ import Glibc
         try fill()
         let server = try Server(health)
         // A client that sends half a request and then nothing.
-        let slow = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let slow = Self.connectedSocket(server.port, receiveTimeout: 1)
         defer { close(slow) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = server.port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(slow, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        _ = "GET /day HTTP/1.1\r\nHost: x\r\nX-Slow".utf8CString.withUnsafeBufferPointer { send(slow, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
+        Self.sendText(slow, "GET /day HTTP/1.1\r\nHost: x\r\nX-Slow")
         // A writer holding the store's write lock for 3 seconds, in this process.
         let writer = try HealthStore(path: temp.path)
         let holding = DispatchSemaphore(value: 0)
@@ -218,16 +268,10 @@ import Glibc
         try fill()
         let server = try Server(health)
         let received = Mutex(String())
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = Self.connectedSocket(server.port, receiveTimeout: 1)
+        #expect(fd >= 0)
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = server.port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        #expect(withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } } == 0)
-        _ = "GET /events HTTP/1.1\r\nHost: x\r\n\r\n".utf8CString.withUnsafeBufferPointer { send(fd, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
-        var timeval = timeval(tv_sec: 1, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeval, socklen_t(MemoryLayout<timeval>.size))
+        Self.sendText(fd, "GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
         func read(until text: String, seconds: Int) -> Bool {
             var buffer = [UInt8](repeating: 0, count: 4096)
             for _ in 0..<seconds {
@@ -241,6 +285,65 @@ import Glibc
         #expect(try health.run("add", "step-count", "25", "--start", "2026-11-30T21:00:00Z", "--end", "2026-11-30T21:01:00Z").code == 0)
         #expect(read(until: "event: change", seconds: 5), "\(received.withLock { $0 })")
         #expect(received.withLock { $0.contains("Content-Type: text/event-stream") })
+        #expect(server.stop().code == 0)
+    }
+
+    /// Runs `sql` with psql on the test database and returns its unaligned, tuples-only output.
+    static func psqlRows(_ url: String, _ sql: String) throws -> [String] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["psql", "--no-psqlrc", "-At", "--set=ON_ERROR_STOP=1", "--dbname=" + url, "--command=" + sql]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+
+    /// On PostgreSQL (Tests/checks/postgres.sh): the page's live events come from the store's
+    /// change feed over LISTEN/NOTIFY, on one connection that lives as long as the stream — a
+    /// write by another process arrives as `event: change`, and the listening backend is the same
+    /// one before and after it (the stream used to open a new connection every second).
+    @Test(.enabled(if: TemporaryStore.usesPostgreSQL, "PostgreSQL only: Tests/checks/postgres.sh"))
+    func liveEventsOnPostgreSQLComeFromOneListeningConnection() throws {
+        try fill()
+        // The server's connections carry a name of their own, to be told apart in pg_stat_activity.
+        let name = "serve-test-" + UUID().uuidString.prefix(8).lowercased()
+        let server = try Server(HealthCommand(store: temp.path + "&application_name=" + name))
+        let url = try #require(TemporaryStore.postgresURL)
+        func listeners() throws -> [String] {
+            try Self.psqlRows(url, "SELECT pid FROM pg_stat_activity WHERE application_name = '\(name)' AND query LIKE 'LISTEN%'")
+        }
+        #expect(try listeners().isEmpty, "nothing listens before a page asks for events")
+        let fd = Self.connectedSocket(server.port, receiveTimeout: 1)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        Self.sendText(fd, "GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
+        var received = ""
+        func read(until text: String, seconds: Int) -> Bool {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            for _ in 0..<seconds {
+                let count = recv(fd, &buffer, buffer.count, 0)
+                if count > 0 { received += String(decoding: buffer[0..<count], as: UTF8.self) }
+                if received.contains(text) { return true }
+            }
+            return false
+        }
+        #expect(read(until: "event: hello", seconds: 20))
+        // The stream's first wait sets up its listener; give it a bounded while, then keep its pid.
+        var first: [String] = []
+        for _ in 0..<100 where first.isEmpty {
+            first = try listeners()
+            if first.isEmpty { Thread.sleep(forTimeInterval: 0.1) }
+        }
+        #expect(first.count == 1, "one LISTEN connection for one stream: \(first)")
+        // Several one-second wait slices later, still the same backend.
+        Thread.sleep(forTimeInterval: 3)
+        #expect(try listeners() == first, "the stream kept its connection across its wait slices")
+        #expect(try health.run("add", "step-count", "25", "--start", "2026-11-30T21:00:00Z", "--end", "2026-11-30T21:01:00Z").code == 0)
+        #expect(read(until: "event: change", seconds: 20), "\(received)")
+        #expect(try listeners() == first)
         #expect(server.stop().code == 0)
     }
 

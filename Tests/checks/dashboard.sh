@@ -47,7 +47,9 @@ start_band dst 2026-10-26T12:30:00+01:00 600 3 11
 "$bin/band" pair "sim:$work/dst.sock" >>"$work/band.log" 2>&1 || fail "band pair (dst) failed"
 "$bin/band" sync "sim:$work/dst.sock" --keep-band-clock >>"$work/band.log" 2>&1 || fail "band sync (dst) failed"
 stop_last_band
-"$bin/health" workouts add running --start 2026-11-30T18:30:00+01:00 --end 2026-11-30T19:10:00+01:00 >/dev/null
+# The bands' walks and runs are workouts now (minute-record sessions); one added by hand beside them,
+# on a day the band was off the wrist at that hour.
+"$bin/health" workouts add cycling --start 2026-11-30T20:00:00+01:00 --end 2026-11-30T20:30:00+01:00 >/dev/null
 
 # 2. Grants: everything but active energy, which must show "not allowed".
 for type in step-count distance-walking-running heart-rate sleep-analysis workout; do
@@ -97,7 +99,13 @@ for name, expected in checks:
         sys.exit(f"{name}: page {value} ({text!r}), command {expected}")
     print(f"dashboard: {name} = {value} on the page and from the command")
 if cell("energy")[1] != "not allowed": sys.exit("energy should be 'not allowed': %r" % (cell("energy"),))
-if "1 (40 min)" not in cell("workouts")[1]: sys.exit("workouts: %r" % (cell("workouts"),))
+listed = json.loads(subprocess.run([health, "workouts", "list", "--day", "2026-11-30", "--tz", "Europe/Berlin", "--json"], check=True, capture_output=True, text=True).stdout)
+value, text = cell("workouts")
+if value != listed["count"] or listed["count"] < 5: sys.exit("workouts: page %r, health workouts list %s" % ((value, text), listed["count"]))
+activities = sorted(w["activity"] for w in listed["workouts"])
+if activities.count("walking") != 3 or activities.count("running") != 1 or "cycling" not in activities:
+    sys.exit("the band's day has 3 walks and a run, plus the added ride: %s" % activities)
+print(f"dashboard: workouts = {value:g} on the page and from health workouts list ({text}: {', '.join(activities)})")
 if sleep["asleep_s"] < 5 * 3600: sys.exit("the scored night is too short: %s" % sleep)
 PY
 

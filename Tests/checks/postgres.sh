@@ -5,8 +5,11 @@
 # makes its store with TemporaryStore gets a fresh schema in that database
 # (BANDKIT_TEST_POSTGRES_URL). AppleHealthImportTests run too: `health import export.zip|xml`
 # and `health export --format apple-health` as processes on a PostgreSQL store (the bulk write
-# path, merged hours, the streaming export, rollback of a killed import). The same suites run on
-# SQLite in the ordinary test run.
+# path, merged hours, the streaming export, rollback of a killed import). ServeCommandTests run
+# too: `health serve --store postgresql://…` answers its pages, and its live events come from the
+# change feed over LISTEN/NOTIFY on one connection per stream while another process writes
+# (liveEventsOnPostgreSQLComeFromOneListeningConnection, which runs only here). The same suites
+# run on SQLite in the ordinary test run.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 source "$root/scripts/packages.sh"
@@ -14,10 +17,5 @@ source "$root/scripts/packages.sh"
 source "$root/Tests/support/postgres-cluster.sh"
 postgres_cluster_start
 cd "$root"
-echo "==> store suites and Apple Health import on PostgreSQL ($BANDKIT_TEST_POSTGRES_URL)"
-log="$POSTGRES_CLUSTER_DIR/swift-test.log"
-status=0
-swift test --skip-build --filter 'HealthStoreTests|AppleHealthImportTests' >"$log" 2>&1 || status=$?
-grep -E "✘|error:|Fatal error|crashed" "$log" | head -100 || true
-grep -E "^(✔|✘) Test run with" "$log" | tail -1 || true
-[ "$status" -eq 0 ] || { echo "postgres: the store suites or Apple Health import failed on PostgreSQL (exit $status)" >&2; exit "$status"; }
+echo "==> store suites, Apple Health import and the dashboard server on PostgreSQL ($BANDKIT_TEST_POSTGRES_URL)"
+postgres_cluster_swift_test postgres 'HealthStoreTests|AppleHealthImportTests|ServeCommandTests'

@@ -32,8 +32,8 @@ last = max(truth)
 stored = {}
 for number, line in enumerate(open(sys.argv[2]), 1):
     sample = json.loads(line)
-    if sample["type"] == "sleep-analysis":
-        continue  # nights the reader scores from the minutes after a sync: derived, not minutes
+    if sample["type"] in ("sleep-analysis", "workout"):
+        continue  # nights the reader scores and the band's walk/run sessions: derived, not minutes
     start, end = minute_of(sample["start"]), minute_of(sample["end"])
     if end - start != 60:
         problems.append(f"export line {number}: {sample['type']} at {sample['start']} is not one minute long")

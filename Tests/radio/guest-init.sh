@@ -34,7 +34,10 @@ mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose radiore
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 radioout "/host$out" ||
   { echo "[radio-guest] cannot mount the output directory $out"; poweroff -f; }
 for dir in proc sys dev; do mount --bind "/$dir" "/host/$dir"; done
-mount -t devpts devpts /host/dev/pts 2>/dev/null
+# devtmpfs has /dev/ptmx but no /dev/pts: without the directory the mount fails and no
+# pseudo-terminal can be opened (stage 30 types a passkey at band's terminal prompt).
+mkdir -p /host/dev/pts
+mount -t devpts -o ptmxmode=0666 devpts /host/dev/pts || echo "[radio-guest] cannot mount devpts"
 mount -t debugfs debugfs /host/sys/kernel/debug 2>/dev/null
 
 echo "[radio-guest] up after $(cut -d' ' -f1 /proc/uptime) s; running $script"

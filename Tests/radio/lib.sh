@@ -24,3 +24,28 @@ wait_link_down() { wait_for "the LE link on $1 to go down" 150 no_le_link "$1"; 
 
 # The BD_ADDR an adapter reports (mgmt Read Controller Information through bandradio).
 adapter_address() { "$RADIO_BIN/bandradio" info --hci "$1" | sed -n 's/.* address \([0-9A-F:]*\) .*/\1/p'; }
+
+# start_serve LOG ARGS...: `bandsim serve ARGS` in the background, stdout and stderr in LOG; sets
+# $server and an EXIT trap that stops it and shows LOG's tail; returns once it listens.
+start_serve() {
+  serve_log=$1; shift
+  "$RADIO_BIN/bandsim" serve "$@" > "$serve_log" 2>&1 &
+  server=$!
+  trap 'kill $server 2>/dev/null; echo "--- bandsim serve log (tail)"; tail -40 "$serve_log"' EXIT
+  wait_for "bandsim serve to listen" 200 grep -q "listening" "$serve_log" || fail "bandsim serve $* did not start"
+  head -1 "$serve_log"
+}
+
+# scan_for KIND JSON: `band scan` on the reader's adapter, up to three times, until a device
+# `band scan` calls KIND shows; sets $address (empty when none did) and keeps the last scan in JSON.
+scan_for() {
+  step "band scan --hci $RADIO_READER_HCI for a $1 device"
+  address=
+  for attempt in 1 2 3; do
+    "$RADIO_BIN/band" scan --hci "$RADIO_READER_HCI" --timeout 4 --json > "$2" 2>&1
+    address=$(sed -n "s/.*\"address\":\"\([0-9A-F:]*\)\".*\"kind\":\"$1\".*/\1/p" "$2" | head -1)
+    [ -n "$address" ] && break
+    echo "(scan attempt $attempt did not see it)"
+  done
+  cat "$2"
+}

@@ -1,6 +1,6 @@
 # postgres-cluster.sh: a throwaway PostgreSQL cluster for tests. Source it, then call
 #   postgres_cluster_start          # sets BANDKIT_TEST_POSTGRES_URL; stops the cluster on EXIT
-#   postgres_cluster_restart        # stop and start again, same data (a server restart mid-sync);
+#   postgres_cluster_restart [SECS] # stop and start again (after SECS down), same data (a server restart mid-sync);
 #                                   # a test process runs it as: bash -c 'source …/postgres-cluster.sh; postgres_cluster_restart'
 #                                   # (start exports POSTGRES_CLUSTER_DIR, _BIN and _OWNER for it)
 #   postgres_cluster_stop           # (also run by the EXIT trap, whatever the exit status)
@@ -65,6 +65,7 @@ postgres_cluster_launch() {
 
 postgres_cluster_restart() {
   postgres_cluster_as_owner "$POSTGRES_CLUSTER_BIN/pg_ctl" --pgdata="$POSTGRES_CLUSTER_DIR/data" --mode=fast --wait stop >/dev/null
+  [ -z "${1:-}" ] || sleep "$1"   # seconds the server stays down (an outage, not only a blip)
   postgres_cluster_launch
 }
 
@@ -75,4 +76,16 @@ postgres_cluster_stop() {
   fi
   rm -rf "$POSTGRES_CLUSTER_DIR"
   POSTGRES_CLUSTER_DIR=
+}
+
+# Runs `swift test --skip-build --filter FILTER` against the running cluster, its log in the
+# cluster's directory; prints the failures (with the lines after them) and the summary, and
+# returns swift test's status. CHECK names the calling check in its messages.
+postgres_cluster_swift_test() {
+  local check="$1" filter="$2" log="$POSTGRES_CLUSTER_DIR/swift-test.log" status=0
+  swift test --skip-build --filter "$filter" >"$log" 2>&1 || status=$?
+  grep -E -A3 "✘|error:|Fatal error|crashed" "$log" | cut -c1-6000 | head -100 || true
+  grep -E "^(✔|✘) Test run with" "$log" | tail -1 || true
+  [ "$status" -eq 0 ] || echo "$check: swift test --filter '$filter' failed (exit $status)" >&2
+  return "$status"
 }

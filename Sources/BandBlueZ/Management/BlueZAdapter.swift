@@ -14,6 +14,9 @@ public final class BlueZAdapter {
     /// KeyboardDisplay peer SMP then chooses passkey entry (we type), against NoInputNoOutput
     /// still Just Works, and never numeric comparison (which would need a display here).
     public static let keyboardOnly: UInt8 = 0x02
+    /// IO capability DisplayOnly: a peer with a keyboard makes SMP use passkey entry, the kernel
+    /// picks the passkey and reports it in Passkey Notify (a PineTime's screen).
+    public static let displayOnly: UInt8 = 0x00
 
     public init(_ name: String, management: ManagementSocket? = nil, system: SystemCalls = .live) throws(LinkError) {
         do throws(AddressSyntaxError) { index = try AdapterName.index(of: name) } catch {

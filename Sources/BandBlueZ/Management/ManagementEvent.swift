@@ -14,6 +14,7 @@ import BandWire
 /// | 0x000F | User Confirmation Request  | Address (6), Address_Type (1), Confirm_Hint (1), Value (4)   |
 /// | 0x0010 | User Passkey Request       | Address (6), Address_Type (1)                                |
 /// | 0x0011 | Authentication Failed      | Address (6), Address_Type (1), Status (1)                    |
+/// | 0x0017 | Passkey Notify             | Address (6), Address_Type (1), Passkey (4), Entered (1)      |
 ///
 /// Any other event, and an address event about a BR/EDR device, is kept as
 /// ``other(code:controllerIndex:parameters:)``.
@@ -29,6 +30,9 @@ public enum ManagementEvent: Hashable, Sendable {
     case userConfirmationRequest(controllerIndex: UInt16, LEAddress, confirmHint: UInt8, value: UInt32)
     case userPasskeyRequest(controllerIndex: UInt16, LEAddress)
     case authenticationFailed(controllerIndex: UInt16, LEAddress, status: ManagementStatus)
+    /// The kernel chose the passkey this side shows (SMP passkey entry with a display here): the
+    /// peer's user types it. Entered counts keypresses reported by the peer (0 on LE).
+    case passkeyNotify(controllerIndex: UInt16, LEAddress, passkey: UInt32, entered: UInt8)
     case other(code: UInt16, controllerIndex: UInt16, parameters: [UInt8])
 
     /// Decodes `packet`; a known event with malformed parameters is an error at its byte
@@ -75,6 +79,12 @@ public enum ManagementEvent: Hashable, Sendable {
                 case .authenticationFailed:
                     guard let peer = try Self.address(&input) else { return .success(.other(code: packet.code, controllerIndex: index, parameters: packet.parameters)) }
                     event = .authenticationFailed(controllerIndex: index, peer, status: ManagementStatus(rawValue: try input.readUInt8("Status")))
+                case .passkeyNotify:
+                    guard let peer = try Self.address(&input) else { return .success(.other(code: packet.code, controllerIndex: index, parameters: packet.parameters)) }
+                    let passkeyOffset = input.offset
+                    let passkey = try input.readUInt32LE("Passkey")
+                    guard UserPasskeyReply.passkeyRange.contains(passkey) else { throw ParseError(.invalidValue, at: passkeyOffset, field: "Passkey") }
+                    event = .passkeyNotify(controllerIndex: index, peer, passkey: passkey, entered: try input.readUInt8("Entered"))
                 default:
                     return .success(.other(code: packet.code, controllerIndex: index, parameters: packet.parameters))
                 }

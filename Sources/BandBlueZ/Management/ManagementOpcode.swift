@@ -63,4 +63,5 @@ public struct ManagementEventCode: RawRepresentable, Hashable, Sendable {
     public static let userConfirmationRequest = ManagementEventCode(rawValue: 0x000F)
     public static let userPasskeyRequest = ManagementEventCode(rawValue: 0x0010)
     public static let authenticationFailed = ManagementEventCode(rawValue: 0x0011)
+    public static let passkeyNotify = ManagementEventCode(rawValue: 0x0017)
 }

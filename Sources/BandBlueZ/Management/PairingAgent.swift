@@ -74,6 +74,27 @@ public final class PairingAgent {
         return events
     }
 
+    /// After a secured connect failed: the kernel reports why (Authentication Failed) on the
+    /// management socket a moment after `connect` returns EACCES. Handles events until a failure
+    /// is known or `timeout` passes (while a passkey was answered, or a pairing was confirmed, and
+    /// its outcome is still open); returns ``failure``.
+    @discardableResult
+    public func awaitFailure(timeout: Duration, system: SystemCalls = .live) -> PairingFailure? {
+        var poller = Poller(system: system)
+        poller.watch(pollDescriptor)
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while failure == nil, !passkeyAnswered.isEmpty || isAwaitingKeys {
+            do throws(LinkError) {
+                try handlePendingEvents()
+                if failure != nil || ContinuousClock.now >= deadline { break }
+                _ = try poller.wait(until: deadline)
+            } catch {
+                break
+            }
+        }
+        return failure
+    }
+
     /// Acts on one event if it concerns this adapter.
     public func handle(_ event: ManagementEvent) throws(LinkError) {
         switch event {
@@ -104,6 +125,10 @@ public final class PairingAgent {
             do throws(KeyFileError) { try keyStore.save(key, adapter: adapterAddress) } catch {
                 throw .system("save key: \(error)", Errno(rawValue: 5))
             }
+        case .passkeyNotify(adapter.index, let peer, let passkey, _):
+            // A display on this side (DisplayOnly): the kernel chose the passkey; the peer's user types it.
+            let digits = String(passkey)
+            log("\(adapter.name): the screen shows passkey \(String(repeating: "0", count: max(0, 6 - digits.count)) + digits) for \(peer)")
         case .authenticationFailed(adapter.index, let peer, let status):
             isAwaitingKeys = false
             log("\(adapter.name): pairing with \(peer) failed: \(status)")

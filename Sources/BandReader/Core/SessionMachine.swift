@@ -27,7 +27,19 @@ import BandProtocol
 /// | finished at the deadline | band: one more history sync, so records replace the provisional minutes |
 /// | history sync begun (subscribed, stored cursor read) | ``HistorySyncMachine`` from that cursor: its fetches, transfers, commits and acknowledgements become this machine's actions, its reports are reported |
 /// | history commit finished | the sync's acknowledgement of that slice (only after the commit: durable before acknowledged) |
-/// | history finished, stopped or failed | as "history synced" above; a failure while streaming ends the stream like a lost link; at the deadline with live readings routed, first close the live stream (its last part is written), then finished / fail |
+/// | history finished, stopped or failed | as "history synced" above; a failure while streaming ends the stream like a lost link (a transient store failure instead leaves the sync owed, below); at the deadline with live readings routed, first close the live stream (its last part is written, or spooled), then finished / fail |
+///
+/// **The store unreachable** (a transient ``StoreFailure``: PostgreSQL down, restarting, the
+/// connection lost; a lock held too long) does not end the session:
+///
+/// | after | next |
+/// |---|---|
+/// | writer open, the spool holds entries from an earlier outage | replay the spool first, then go on |
+/// | a history sync failed on the store (``historyEnded``: its commit failed, so its acknowledgement was never sent) | nothing was acknowledged (the band keeps the records): report, retry the store at the next backoff instant; streaming goes on, a sync (`band sync`) waits on the link |
+/// | a live write failed on the store | spool the minutes it held; report "store unreachable, N minutes spooled" |
+/// | live minutes due while the store is down | spool them (no store round trip) |
+/// | the retry instant came | replay the spool through the store's write path: it worked → the store is back, the owed history sync runs; it failed → the next, doubled delay (``storeRetry``, 1 s … 60 s) |
+/// | a sync's store retries exhausted (``maximumStoreRetries``) | fail with the store's error |
 ///
 /// Times are `ContinuousClock.Instant`s carried by the events, so tests script them.
 public struct SessionMachine {
@@ -62,8 +74,23 @@ public struct SessionMachine {
         case writeClosedMinutes
         /// Close the open minute and write everything unwritten, then send ``SessionMachine/liveWritten(_:at:)``.
         case finishLive
+        /// Append live minutes to the spool, then send ``SessionMachine/liveSpooled(_:pending:dropped:at:)``.
+        case spoolLive(SpoolSource)
+        /// Replay the spool into the store (or, when it is empty, try the store), then send
+        /// ``SessionMachine/spoolReplayed(_:at:)`` or ``SessionMachine/spoolReplayFailed(_:at:)``.
+        case replaySpool
         case finished
         case fail(SessionError)
+    }
+
+    /// Which live minutes go to the spool.
+    public enum SpoolSource: Sendable, Equatable {
+        /// Those of the write that just failed.
+        case unwritten
+        /// The minutes closed so far (as ``Action/writeClosedMinutes``).
+        case closed
+        /// Everything, the open minute closed (as ``Action/finishLive``).
+        case all
     }
 
     public enum HistorySyncReason: Sendable, Equatable {
@@ -83,6 +110,23 @@ public struct SessionMachine {
     /// The History Data characteristic's value handle: its notifications belong to the history sync.
     public var historyDataHandle: UInt16?
     public private(set) var outcome = BandSession.Outcome()
+    /// Delays between tries of an unreachable store (no jitter: one gateway's retries do not
+    /// synchronise with anything).
+    public var storeRetry = ReconnectBackoff(initial: .seconds(1), maximum: .seconds(60), jitter: 0)
+    /// Store retries in a row before `band sync` gives up (1 + 2 + 4 + … + 60 s: about 4 minutes);
+    /// a stream keeps trying.
+    public var maximumStoreRetries = 9
+
+    /// Set while the store is unreachable: the failure that said so.
+    private var storeDown: SessionError?
+    private var nextStoreRetry: ContinuousClock.Instant?
+    private var storeRetries = 0
+    /// A history sync the store's outage put off, run once it is back.
+    private var historyOwed: HistorySyncReason?
+    /// The spool is being replayed before the connection's first history sync.
+    private var replayingAtConnect = false
+    /// Minutes waiting in the spool, as last reported by the session.
+    private var spoolPending = 0
 
     /// Where a notification goes (``routeNotification(handle:_:)``).
     public enum Route {
@@ -159,7 +203,17 @@ public struct SessionMachine {
         return [.report(.device(device, batteryPercent: batteryPercent)), .openWriter(device)]
     }
 
-    public mutating func writerOpened() -> [Action] {
+    /// The store writer is open; `spooled` entries wait in the spool from an earlier outage.
+    public mutating func writerOpened(spooled: Int = 0) -> [Action] {
+        if spooled > 0 {
+            spoolPending = spooled
+            replayingAtConnect = true
+            return [.replaySpool]
+        }
+        return afterWriterOpen()
+    }
+
+    private mutating func afterWriterOpen() -> [Action] {
         if isBand { return [beginSync(.atConnect)] }
         return afterInitialSync()
     }
@@ -190,7 +244,8 @@ public struct SessionMachine {
 
     /// The wait for the link returned (traffic handled or the instant reached).
     public mutating func woke(at now: ContinuousClock.Instant) -> [Action] {
-        if let nextWrite, now >= nextWrite { return [.writeClosedMinutes] }
+        if let nextWrite, now >= nextWrite { return [storeClosedMinutes] }
+        if storeDown != nil, let retry = nextStoreRetry, now >= retry { return [.replaySpool] }
         return syncIfDue(at: now)
     }
 
@@ -201,19 +256,105 @@ public struct SessionMachine {
             outcome.liveMinutes += count
             actions.append(.report(.liveMinutesStored(count: count)))
         }
+        return actions + afterLive(at: now)
+    }
+
+    // MARK: Events: the store unreachable
+
+    /// A live write failed. A transient store failure spools the minutes and keeps the session
+    /// going; anything else ends it.
+    public mutating func liveWriteFailed(_ error: SessionError, at now: ContinuousClock.Instant) -> [Action] {
+        guard error.isTransientStoreFailure else { return [.fail(error)] }
+        storeWentDown(error, at: now)
+        return [.spoolLive(.unwritten)]
+    }
+
+    /// `count` live minutes went to the spool, which now holds `pending` minutes; `dropped`
+    /// did not fit (the spool is full).
+    public mutating func liveSpooled(_ count: Int, pending: Int, dropped: Int, at now: ContinuousClock.Instant) -> [Action] {
+        outcome.spooledMinutes += count
+        outcome.droppedMinutes += dropped
+        spoolPending = pending
+        let next = afterLive(at: now)   // first: it may owe a history sync, which the report says
+        return [outageReport(at: now, dropped: dropped)] + next
+    }
+
+    /// Live minutes written after the last history sync went to the spool instead (the store
+    /// failed during that sync): reported; what comes next is the sync's outcome.
+    public mutating func lateMinutesSpooled(_ count: Int, pending: Int, dropped: Int, failure: SessionError,
+                                            at now: ContinuousClock.Instant) -> [Action] {
+        if storeDown == nil { storeWentDown(failure, at: now) }
+        outcome.spooledMinutes += count
+        outcome.droppedMinutes += dropped
+        spoolPending = pending
+        return [outageReport(at: now, dropped: dropped)]
+    }
+
+    /// The spool was replayed into the store: `count` minutes (possibly none). The store is back.
+    public mutating func spoolReplayed(_ count: Int, at now: ContinuousClock.Instant) -> [Action] {
+        let wasDown = storeDown != nil
+        storeDown = nil
+        nextStoreRetry = nil
+        storeRetries = 0
+        storeRetry.succeeded()
+        spoolPending = 0
+        outcome.storeUnavailable = nil
+        outcome.replayedMinutes += count
+        var actions: [Action] = []
+        if count > 0 { outcome.liveMinutes += count }
+        if wasDown || count > 0 { actions.append(.report(.storeAvailable(replayedMinutes: count))) }
+        if replayingAtConnect {
+            replayingAtConnect = false
+            return actions + afterWriterOpen()
+        }
+        if let owed = historyOwed {
+            historyOwed = nil
+            return actions + [beginSync(owed)]
+        }
+        return actions + waitOrEnd(at: now)
+    }
+
+    /// The spool's replay failed: a transient store failure waits for the next retry; anything
+    /// else ends the session.
+    public mutating func spoolReplayFailed(_ error: SessionError, at now: ContinuousClock.Instant) -> [Action] {
+        guard error.isTransientStoreFailure else { return [.fail(error)] }
+        storeWentDown(error, at: now)
+        if let exhausted = giveUpIfExhausted() { return exhausted }
+        if replayingAtConnect {
+            // The store is down from the start: the session goes on without it.
+            replayingAtConnect = false
+            if isBand { historyOwed = .atConnect }
+            return [outageReport(at: now)] + (isStreaming ? afterInitialSync() : waitOrEnd(at: now))
+        }
+        return [outageReport(at: now)] + waitOrEnd(at: now)
+    }
+
+    // MARK: Steps after live minutes
+
+    private mutating func afterLive(at now: ContinuousClock.Instant) -> [Action] {
         if ending {
             ending = false
-            if let streamError { return actions + [.fail(streamError)] }
-            if !outcome.stopped, isBand { return actions + [beginSync(.atDeadline)] }
-            return actions + [.finished]
+            if let streamError { return [.fail(streamError)] }
+            // The band's last sync is tried even while the store is down: it may be back.
+            if !outcome.stopped, isBand { return [beginSync(.atDeadline)] }
+            return [.finished]
         }
         if syncAfterWrite {
             // Live minutes first, so the records synced now replace them.
             syncAfterWrite = false
-            return actions + [beginSync(.whileStreaming)]
+            guard storeDown != nil else { return [beginSync(.whileStreaming)] }
+            historyOwed = .whileStreaming
+            if let interval = historySyncInterval { nextHistorySync = now.advanced(by: interval) }
         }
         nextWrite = now.advanced(by: liveWriteInterval)
-        return actions + syncIfDue(at: now)
+        return syncIfDue(at: now)
+    }
+
+    /// The status line of an outage.
+    private func outageReport(at now: ContinuousClock.Instant, dropped: Int = 0) -> Action {
+        .report(.storeUnavailable(StoreOutage(reason: storeDown?.description ?? "", spooledMinutes: spoolPending, droppedMinutes: dropped,
+                                              retryIn: nextStoreRetry.map { now.duration(to: $0) } ?? .zero,
+                                              historyDeferred: historyOwed != nil)))
     }
 
     /// A stop was requested while streaming.
@@ -270,7 +411,7 @@ public struct SessionMachine {
         liveSubscribed = false
         guard let (minutes, error) = endedBeforeClose else { return [] }
         endedBeforeClose = nil
-        if let error { return [.fail(error)] }
+        if let error { return historySyncFailed(error, reason: .atDeadline, at: now) }
         return historySynced(minutes, reason: .atDeadline, at: now)
     }
 
@@ -330,8 +471,33 @@ public struct SessionMachine {
             endedBeforeClose = (minutes, error)
             return [.closeLive]
         }
-        if let error { return reason == .whileStreaming ? linkFailed(error) : [.fail(error)] }
+        if let error { return historySyncFailed(error, reason: reason, at: now) }
         return historySynced(minutes, reason: reason, at: now)
+    }
+
+    /// How a failed history sync ends (from ``historyEnded(minutes:error:at:)``, or
+    /// ``liveClosed(at:)`` at the deadline). On a transient store failure nothing was
+    /// acknowledged — the commit failed before its acknowledgement — so the band keeps the
+    /// records, and the sync is owed until the store is back; anything else ends the session
+    /// (after the live minutes, while streaming).
+    private mutating func historySyncFailed(_ error: SessionError, reason: HistorySyncReason, at now: ContinuousClock.Instant) -> [Action] {
+        guard error.isTransientStoreFailure else {
+            return reason == .whileStreaming ? linkFailed(error) : [.fail(error)]
+        }
+        storeWentDown(error, at: now)
+        switch reason {
+        case .atDeadline:
+            historyOwed = .atDeadline
+            return [outageReport(at: now), .finished]
+        case .atConnect:
+            historyOwed = .atConnect
+            if isStreaming { return [outageReport(at: now)] + afterInitialSync() }
+            if let exhausted = giveUpIfExhausted() { return exhausted }
+            return [outageReport(at: now)] + waitOrEnd(at: now)
+        case .whileStreaming:
+            historyOwed = .whileStreaming
+            return [outageReport(at: now)] + waitOrEnd(at: now)
+        }
     }
 
     private func afterInitialSync() -> [Action] {
@@ -342,22 +508,36 @@ public struct SessionMachine {
     private mutating func syncIfDue(at now: ContinuousClock.Instant) -> [Action] {
         if let due = nextHistorySync, now >= due {
             syncAfterWrite = true
-            return [.writeClosedMinutes]
+            return [storeClosedMinutes]
         }
         return waitOrEnd(at: now)
+    }
+
+    /// Closed live minutes go to the store, or to the spool while the store is down.
+    private var storeClosedMinutes: Action { storeDown == nil ? .writeClosedMinutes : .spoolLive(.closed) }
+
+    private mutating func storeWentDown(_ error: SessionError, at now: ContinuousClock.Instant) {
+        storeDown = error
+        outcome.storeUnavailable = error.description
+        storeRetries += 1
+        nextStoreRetry = now.advanced(by: storeRetry.nextDelay())
+    }
+
+    /// A sync (no stream to keep) stops trying after ``maximumStoreRetries``.
+    private func giveUpIfExhausted() -> [Action]? {
+        guard !isStreaming, storeRetries > maximumStoreRetries, let storeDown else { return nil }
+        return [.fail(storeDown)]
     }
 
     /// The top of the streaming loop: the deadline ends it, else wait for the earliest due time.
     private mutating func waitOrEnd(at now: ContinuousClock.Instant) -> [Action] {
         if let deadline, now >= deadline { return endStream() }
-        var wake = nextWrite ?? now
-        if let deadline { wake = min(wake, deadline) }
-        if let due = nextHistorySync { wake = min(wake, due) }
-        return [.waitForLink(until: wake)]
+        let candidates = [nextWrite, deadline, nextHistorySync, storeDown == nil ? nil : nextStoreRetry].compactMap { $0 }
+        return [.waitForLink(until: candidates.min() ?? now)]
     }
 
     private mutating func endStream() -> [Action] {
         ending = true
-        return [.finishLive]
+        return [storeDown == nil ? .finishLive : .spoolLive(.all)]
     }
 }

@@ -147,6 +147,10 @@ public struct Keystore: Sendable {
         }
     }
 
+    /// Creates the keystore's directory (and its parents, mode 0700) if missing, so secrets kept
+    /// beside the keystore (`smp-keys`, `socket-bonds`) can be written before the keystore is.
+    public func prepareDirectory() throws(KeystoreError) { try makeDirectory(directory) }
+
     private func makeDirectory(_ directory: String) throws(KeystoreError) {
         var components: [String] = []
         var current = directory

@@ -46,6 +46,22 @@ public struct HeartRateAccumulator: Equatable, Sendable {
 
     public init() {}
 
+    /// A stored accumulator (the spool, ``SpoolEntry``): nil when the figures contradict each
+    /// other (minimum above maximum, a sum outside count × plausible range).
+    init?(count: Int, sum: Int, minimum: Int, maximum: Int, withoutContact: Int) {
+        guard count >= 0, withoutContact >= 0 else { return nil }
+        if count == 0 {
+            guard sum == 0 else { return nil }
+        } else {
+            guard minimum >= 0, minimum <= maximum, maximum <= 255, sum >= count * minimum, sum <= count * maximum else { return nil }
+            self.minimum = minimum
+            self.maximum = maximum
+        }
+        self.count = count
+        self.sum = sum
+        self.withoutContact = withoutContact
+    }
+
     public mutating func addWithoutContact() { withoutContact += 1 }
 
     public mutating func add(_ bpm: Int) {

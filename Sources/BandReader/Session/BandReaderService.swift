@@ -26,6 +26,9 @@ public final class BandReaderService {
     /// See ``BandSession/historySyncInterval``.
     public var historySyncInterval: Duration? = .seconds(600)
     public var now: () -> Date = Date.init
+    /// Where live minutes wait while the store is unreachable (``LiveSpool``): one file per band
+    /// and store in this directory; nil turns spooling off (a store outage then ends the session).
+    public var spoolDirectory: String? = LiveSpool.defaultDirectory()
     private let openLink: LinkOpener
     private let report: (ReaderEvent) -> Void
     private var store: HealthStore?
@@ -147,18 +150,28 @@ public final class BandReaderService {
                 session.clockTolerance = clockTolerance
                 session.historySyncInterval = historySyncInterval
                 session.now = now
+                if let spoolDirectory {
+                    session.spool = LiveSpool(path: spoolDirectory + "/" + LiveSpool.fileName(band: address.keystoreKey, store: StoreLocation.redacted(storePath)))
+                }
                 let outcome = try session.run(goal())
                 total.historyMinutes += outcome.historyMinutes
                 total.liveMinutes += outcome.liveMinutes
                 total.device = outcome.device
                 total.stopped = outcome.stopped
+                total.spooledMinutes += outcome.spooledMinutes
+                total.droppedMinutes += outcome.droppedMinutes
+                total.replayedMinutes += outcome.replayedMinutes
+                total.storeUnavailable = outcome.storeUnavailable
                 return total
             } catch {
-                let retrying = error.isTransient && !stop.isRequested && attempts.map { attempt < $0 } ?? true
+                // A sync's store outage was already retried by the session (SessionMachine's
+                // store retries, about 4 minutes): reconnecting to the band would only start them over.
+                let transient = error.isTransient && !(attempts != nil && error.isTransientStoreFailure)
+                let retrying = transient && !stop.isRequested && attempts.map { attempt < $0 } ?? true
                 // A vanished adapter is said in those words, and that the reader waits for it.
                 report(.disconnected(adapterGone && retrying ? "\(error); waiting for the adapter to come back" : error.description))
                 if progressed { backoff.succeeded() }
-                guard error.isTransient, !stop.isRequested else { throw error }
+                guard transient, !stop.isRequested else { throw error }
                 if let attempts, attempt >= attempts { throw error }
                 let delay = backoff.nextDelay()
                 if let deadline, ContinuousClock.now.advanced(by: delay) >= deadline {

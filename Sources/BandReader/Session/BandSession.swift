@@ -35,6 +35,15 @@ public final class BandSession {
         /// have come after it): why the last connection failed. The run did not end with the link
         /// it was asked for, so `band stream` exits 1 saying so (issue 13 bug 2).
         public var endedWithoutLink: String?
+        /// Live minutes that went to the local spool while the store was unreachable.
+        public var spooledMinutes = 0
+        /// Live minutes the full spool could not take.
+        public var droppedMinutes = 0
+        /// Spooled minutes replayed into the store once it was back.
+        public var replayedMinutes = 0
+        /// Set when the session ended with the store unreachable: its failure. History was not
+        /// acknowledged (the band keeps it) and live minutes wait in the spool for the next run.
+        public var storeUnavailable: String?
     }
 
     public let connection: BandConnection
@@ -52,6 +61,9 @@ public final class BandSession {
     /// How often history is synced again while streaming, so the band's records replace the
     /// provisional minutes during a long stream too (nil: only at connect and at the deadline).
     public var historySyncInterval: Duration? = .seconds(600)
+    /// Where live minutes go while the store is unreachable (nil: a store failure ends the
+    /// session, as it did before gateways spooled).
+    public var spool: LiveSpool?
     private let store: ReaderStore
     private let report: (ReaderEvent) -> Void
     private let clock = ContinuousClock()
@@ -87,6 +99,10 @@ public final class BandSession {
         var clockObservation: (bandTime: UInt32, hostTime: Date)?
         var battery: Int?
         var writer: SampleWriter?
+        /// What a failed live write held, for the spool.
+        var unwritten: [SpoolEntry] = []
+        /// Minutes in the spool (what it held at connect plus what this session added).
+        var spooledMinutes = 0
         func write(_ minutes: [LiveMinute], from live: LiveStream?) throws(SessionError) {
             // The battery level is stored when it changes, with the minutes (issue 13 bug 3).
             let battery = live?.takeBatteryUpdate()
@@ -94,7 +110,39 @@ public final class BandSession {
             guard !minutes.isEmpty || battery != nil || !gaps.isEmpty, let writer else { return }
             do {
                 try writer.writeLive(minutes, batteryPercent: battery?.percent, batteryTime: battery?.time, stepGaps: gaps)
-            } catch { throw .store(StoreFailure(.writeLive, error)) }
+            } catch {
+                unwritten = minutes.map(SpoolEntry.minute) + gaps.map(SpoolEntry.stepGap)
+                    + (battery.map { [SpoolEntry.battery(percent: $0.percent, time: UInt32(clamping: Int64($0.time.timeIntervalSince1970)))] } ?? [])
+                throw .store(StoreFailure(.writeLive, error))
+            }
+        }
+        /// Live minutes to the store; a failure goes to the machine, which decides (spool or end).
+        func writeOrReport(_ minutes: [LiveMinute]) throws(SessionError) -> [SessionMachine.Action] {
+            do { try write(minutes, from: live) } catch {
+                // Without a spool a store failure ends the session, as before gateways spooled.
+                guard spool != nil else { throw error }
+                return machine.liveWriteFailed(error, at: clock.now)
+            }
+            return machine.liveWritten(minutes.count, at: clock.now)
+        }
+        /// Appends entries to the spool: (minutes kept, minutes dropped because it is full).
+        func appendToSpool(_ entries: [SpoolEntry]) throws(SessionError) -> (kept: Int, dropped: Int) {
+            guard let spool else {
+                // No spool (a session made without one): the store's outage ends the session.
+                throw .store(StoreFailure(.writeLive, HealthStoreError.misuse(machine.outcome.storeUnavailable ?? "the store is unreachable and there is no spool")))
+            }
+            let appended: LiveSpool.Appended
+            do { appended = try spool.append(entries) } catch { throw .store(StoreFailure(.spool, error)) }
+            let minutes = entries.reduce(0) { if case .minute = $1 { $0 + 1 } else { $0 } }
+            let kept = minutes - appended.droppedMinutes
+            spooledMinutes += kept
+            return (kept, appended.droppedMinutes)
+        }
+        func liveEntries(_ minutes: [LiveMinute]) -> [SpoolEntry] {
+            let battery = live?.takeBatteryUpdate()
+            let gaps = live?.takeStepGaps() ?? []
+            return minutes.map(SpoolEntry.minute) + gaps.map(SpoolEntry.stepGap)
+                + (battery.map { [SpoolEntry.battery(percent: $0.percent, time: UInt32(clamping: Int64($0.time.timeIntervalSince1970)))] } ?? [])
         }
         var pending = machine.linkUp(mtu: connection.client.mtu)[...]
         while let action = pending.popFirst() {
@@ -118,16 +166,33 @@ public final class BandSession {
                 next = machine.deviceRead(device, batteryPercent: percent)
             case .openWriter(let device):
                 writer = try store.writer(for: device)
-                next = machine.writerOpened()
+                var waiting = 0
+                if let spool {
+                    // Entries an earlier outage left: replayed before anything else is written.
+                    do {
+                        let contents = try spool.load()
+                        if !contents.isClean { report(.anomaly(Self.damageReport(contents, path: spool.path))) }
+                        waiting = contents.entries.count
+                        spooledMinutes = contents.minuteCount
+                    } catch { throw .store(StoreFailure(.spool, error)) }
+                }
+                next = machine.writerOpened(spooled: waiting)
             case .syncHistory, .sendHistoryFetch, .awaitHistoryTransfer, .commitHistory, .acknowledgeHistory:
-                // Any failure of a history step goes to the machine, which decides what it ends.
+                // Any failure of a history step goes to the machine, which decides what it ends
+                // (a commit the store could not take: nothing acknowledged, the sync owed).
                 do { next = try performHistoryStep(action, writer: writer) } catch { next = machine.historyFailed(error, at: clock.now) }
             case .closeLive:
                 // Live notifications are no longer routed; what the stream still holds is written.
                 let stream = live
                 live = nil
-                try write(stream?.finish() ?? [], from: stream)
-                next = machine.liveClosed(at: clock.now)
+                do { try write(stream?.finish() ?? [], from: stream) } catch {
+                    // The store went away during the last sync: these go to the spool too.
+                    guard error.isTransientStoreFailure, spool != nil else { throw error }
+                    let (kept, dropped) = try appendToSpool(unwritten)
+                    unwritten = []
+                    next = machine.lateMinutesSpooled(kept, pending: spooledMinutes, dropped: dropped, failure: error, at: clock.now)
+                }
+                next += machine.liveClosed(at: clock.now)
             case .subscribeLive:
                 var storedSteps: StepCountState?
                 if plan.subscriptions.contains(.stepCount) {
@@ -149,14 +214,29 @@ public final class BandSession {
                     next = machine.linkFailed(error)
                 }
             case .writeClosedMinutes:
-                let minutes = live?.takeClosedMinutes() ?? []
-                try write(minutes, from: live)
-                next = machine.liveWritten(minutes.count, at: clock.now)
+                next = try writeOrReport(live?.takeClosedMinutes() ?? [])
             case .finishLive:
                 // Everything received so far is committed, however the stream ended.
-                let minutes = live?.finish() ?? []
-                try write(minutes, from: live)
-                next = machine.liveWritten(minutes.count, at: clock.now)
+                next = try writeOrReport(live?.finish() ?? [])
+            case .spoolLive(let source):
+                let entries: [SpoolEntry]
+                switch source {
+                case .unwritten: entries = unwritten
+                case .closed: entries = liveEntries(live?.takeClosedMinutes() ?? [])
+                case .all: entries = liveEntries(live?.finish() ?? [])
+                }
+                unwritten = []
+                let (kept, dropped) = try appendToSpool(entries)
+                next = machine.liveSpooled(kept, pending: spooledMinutes, dropped: dropped, at: clock.now)
+            case .replaySpool:
+                guard let writer else { throw .store(StoreFailure(.prepareWriter, HealthStoreError.misuse("no store writer before the spool's replay"))) }
+                do {
+                    let replayed = try replay(into: writer)
+                    spooledMinutes = 0
+                    next = machine.spoolReplayed(replayed, at: clock.now)
+                } catch {
+                    next = machine.spoolReplayFailed(error, at: clock.now)
+                }
             case .finished:
                 return machine.outcome
             case .fail(let error):
@@ -175,6 +255,65 @@ public final class BandSession {
         case .live:
             _ = live?.handle(handle, value)
         }
+    }
+
+    // MARK: The spool
+
+    /// Replays the spool through the live write path and removes it; with nothing spooled, tries
+    /// the store with a read (the history cursor). Returns the minutes replayed.
+    private func replay(into writer: SampleWriter) throws(SessionError) -> Int {
+        guard let spool else {
+            do { _ = try writer.cursor() } catch { throw .store(StoreFailure(.readCursor, error)) }
+            return 0
+        }
+        let contents: SpoolFile.Contents
+        do {
+            contents = try spool.replay { (contents) throws(HealthStoreError) in
+                var minutes: [LiveMinute] = []
+                var gaps: [StepGap] = []
+                var battery: (percent: Int, time: UInt32)?
+                for entry in contents.entries {
+                    switch entry {
+                    case .minute(let minute): minutes.append(minute)
+                    case .stepGap(let gap): gaps.append(gap)
+                    case .battery(let percent, let time): if battery.map({ $0.time <= time }) ?? true { battery = (percent, time) }
+                    }
+                }
+                do {
+                    if minutes.isEmpty, gaps.isEmpty, battery == nil {
+                        _ = try writer.cursor()
+                    } else {
+                        try writer.writeSpooled(minutes, batteryPercent: battery?.percent,
+                                                batteryTime: battery.map { Date(timeIntervalSince1970: TimeInterval($0.time)) }, stepGaps: gaps)
+                    }
+                } catch let error as HealthStoreError {
+                    throw error
+                } catch {
+                    throw .misuse("\(error)")
+                }
+            }
+        } catch {
+            switch error {
+            case .store(let failure): throw .store(StoreFailure(.writeLive, failure))
+            case .spool(let failure): throw .store(StoreFailure(.spool, failure))
+            }
+        }
+        if contents.entries.isEmpty, contents.isClean {
+            // Nothing was spooled: the store is tried with a read.
+            do { _ = try writer.cursor() } catch { throw .store(StoreFailure(.readCursor, error)) }
+        }
+        return contents.minuteCount
+    }
+
+    /// The anomaly line for a damaged spool.
+    static func damageReport(_ contents: SpoolFile.Contents, path: String) -> String {
+        var parts: [String] = []
+        if contents.damagedStretches > 0 {
+            parts.append("\(contents.damagedStretches) damaged stretch\(contents.damagedStretches == 1 ? "" : "es") (\(contents.damagedBytes) bytes) skipped")
+        }
+        if contents.tornTailBytes > 0 { parts.append("a torn last record (\(contents.tornTailBytes) bytes) left out") }
+        let at = contents.firstDamageOffset.map { " from byte offset \($0)" } ?? ""
+        return "spool \(path): " + parts.joined(separator: ", ") + at + "; \(contents.entries.count) intact entries kept"
     }
 
     /// Performs one step of a history sync on the band's History Control Point and the store

@@ -29,6 +29,33 @@ public enum ReaderEvent: Sendable {
     case disconnected(String)
     case reconnecting(after: Duration)
     case stopped
+    /// The store could not take a write (unreachable, restarting, busy past its timeout): the
+    /// session goes on, history unacknowledged and live minutes spooled.
+    case storeUnavailable(StoreOutage)
+    /// The store took a write again; `replayedMinutes` came from the spool.
+    case storeAvailable(replayedMinutes: Int)
+}
+
+/// The state of a store outage, as `band stream` shows it ("store unreachable, N minutes spooled").
+public struct StoreOutage: Sendable, Equatable {
+    /// The store's failure.
+    public var reason: String
+    /// Live minutes waiting in the spool.
+    public var spooledMinutes: Int
+    /// Live minutes the spool could not take this time (it was full).
+    public var droppedMinutes: Int
+    /// When the store is tried next.
+    public var retryIn: Duration
+    /// A history sync waits for the store (the band keeps its records until then).
+    public var historyDeferred: Bool
+
+    public init(reason: String, spooledMinutes: Int, droppedMinutes: Int, retryIn: Duration, historyDeferred: Bool) {
+        self.reason = reason
+        self.spooledMinutes = spooledMinutes
+        self.droppedMinutes = droppedMinutes
+        self.retryIn = retryIn
+        self.historyDeferred = historyDeferred
+    }
 }
 
 /// One line of `band stream`: the latest of everything, after one notification (`kind` says

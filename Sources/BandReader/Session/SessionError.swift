@@ -39,6 +39,13 @@ public enum SessionError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// A store failure that trying again later can fix (``StoreFailure/isTransient``): the
+    /// session keeps going without the store (``SessionMachine``).
+    public var isTransientStoreFailure: Bool {
+        if case .store(let failure) = self { return failure.isTransient }
+        return false
+    }
+
     public var description: String {
         switch self {
         case .gatt(let error, let phase): return "\(phase): \(error)"

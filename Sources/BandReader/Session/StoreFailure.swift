@@ -21,6 +21,8 @@ public struct StoreFailure: Error, Equatable, Sendable, CustomStringConvertible 
         case prepareWriter
         /// Reading the last running step total committed for a device (InfiniTime) before streaming.
         case readStepCount
+        /// Keeping live minutes in the local spool (or reading it back) while the store was unreachable.
+        case spool
     }
 
     public var step: Step
@@ -37,9 +39,18 @@ public struct StoreFailure: Error, Equatable, Sendable, CustomStringConvertible 
     }
 
     /// True when trying again can succeed: the store was busy (SQLite BUSY/LOCKED, PostgreSQL
-    /// serialization failure, deadlock, lock not available).
+    /// serialization failure, deadlock, lock not available) or its server unavailable for now
+    /// (``isServerUnavailable``).
     public var isTransient: Bool {
-        if case .database(let database)? = error { return database.isBusy }
+        if case .database(let database)? = error { return database.isBusy || database.isServerUnavailable }
+        return false
+    }
+
+    /// The store's server could not be reached or went away (PostgreSQL class 08, 57P01–57P03):
+    /// ``SessionMachine`` keeps the session going — history unacknowledged, live minutes spooled
+    /// — and tries the store again with backoff.
+    public var isServerUnavailable: Bool {
+        if case .database(let database)? = error { return database.isServerUnavailable }
         return false
     }
 
@@ -48,7 +59,7 @@ public struct StoreFailure: Error, Equatable, Sendable, CustomStringConvertible 
         case .open(let location):
             // The location once: the store's own errors usually name it already.
             return detail.contains(location) ? "cannot open the store: \(detail)" : "cannot open the store \(location): \(detail)"
-        case .readCursor, .commitHistory, .writeLive, .prepareWriter, .readStepCount:
+        case .readCursor, .commitHistory, .writeLive, .prepareWriter, .readStepCount, .spool:
             return detail
         }
     }

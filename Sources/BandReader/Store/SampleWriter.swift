@@ -54,16 +54,20 @@ public final class SampleWriter {
     /// The part of every sync identifier that names the band.
     public let deviceIdentifier: String
     public let device: DeviceInfo
+    /// Whether the band's walk and run sessions are stored as workouts (``WorkoutWriter``): asked
+    /// for with the sample types, but a user who revoked it still gets the minutes synced.
+    public let writesWorkouts: Bool
 
     public init(store: HealthStore, deviceIdentifier: String, device: DeviceInfo) throws {
         self.store = store
         self.deviceIdentifier = deviceIdentifier
         self.device = device
         let types = Set(Self.writtenTypes.map { SampleType.quantity($0) } + [.category(SleepWriter.type)])
-        let granted = try store.requestAuthorization(for: Self.app, toShare: types, read: types)
+        let granted = try store.requestAuthorization(for: Self.app, toShare: types.union([.workout]), read: types)
         for type in types where granted[type.identifier]?.write != .granted {
             throw HealthStoreError.notAuthorized(app: Self.app.id, type: type.identifier)
         }
+        writesWorkouts = granted[SampleType.workout.identifier]?.write == .granted
     }
 
     /// The stored history cursor of this band, if any.
@@ -73,7 +77,9 @@ public final class SampleWriter {
     }
 
     /// Saves a verified batch of history records and the cursor after them in one transaction:
-    /// after a crash either both are stored or neither. Provisional live values the batch shows
+    /// after a crash either both are stored or neither. The band's sessions the batch closes are
+    /// saved as workouts in the same transaction, and the one it leaves open is kept for the next
+    /// batch (``WorkoutWriter``). Provisional live values the batch shows
     /// the band never recorded (see ``supersededLiveSamples(_:after:)``) are deleted in the same
     /// transaction. `previous` is the cursor the batch continues from.
     ///
@@ -92,6 +98,10 @@ public final class SampleWriter {
             }
             for id in superseded where try transaction.delete(sampleID: id) { outcome.deleted += 1 }
             try transaction.setAppState(HistoryCursor.key(device: deviceIdentifier), cursor.stored)
+            if writesWorkouts {
+                outcome.workouts = try WorkoutWriter.commit(records, cursor: cursor, previous: previous, device: deviceIdentifier,
+                                                            info: device, in: transaction)
+            }
             outcome.minutes = records.count
             return outcome
         }
@@ -151,6 +161,19 @@ public final class SampleWriter {
             outcome.minutes = minutes.count
             return outcome
         }
+    }
+
+    /// Writes what a spool kept while the store was unreachable, through ``writeLive(_:batteryPercent:batteryTime:stepGaps:)``.
+    /// Minutes the band's history already covers (at or before the stored cursor's last minute)
+    /// are left out: the history sync that covered them deleted the live values the band did not
+    /// record (``supersededLiveSamples(_:after:)``), and a spool replayed later — a stale
+    /// gateway's — must not bring them back. Returns the minutes written.
+    @discardableResult
+    public func writeSpooled(_ minutes: [LiveMinute], batteryPercent: Int?, batteryTime: Date?, stepGaps: [StepGap]) throws -> Int {
+        let covered = try cursor()?.lastMinute
+        let fresh = covered.map { last in minutes.filter { $0.start > last } } ?? minutes
+        try writeLive(fresh, batteryPercent: batteryPercent, batteryTime: batteryTime, stepGaps: stepGaps)
+        return fresh.count
     }
 
     // MARK: Step counts from a running total
@@ -428,6 +451,8 @@ public struct StoreWrite: Equatable, Sendable {
     public var replaced = 0
     public var unchanged = 0
     public var deleted = 0
+    /// Workouts saved: the band's sessions this history batch closed.
+    public var workouts = 0
 
     public init() {}
 

@@ -54,6 +54,15 @@ public struct DatabaseError: Error, Hashable, Sendable, CustomStringConvertible 
         engine == .postgresql && (sqlState.hasPrefix("08") || sqlState.isEmpty || sqlState == "57P01")
     }
 
+    /// The server cannot take the statement now but may later: the connection was lost (class
+    /// 08, a dropped connection), the server shut down or restarted (57P01 admin shutdown, 57P02
+    /// crash shutdown, 57P03 cannot connect now: starting up or in recovery). A gateway keeps
+    /// what it has (the band keeps unacknowledged history; live minutes go to its spool) and
+    /// tries again later. Never true on SQLite: a local file is not "unreachable".
+    public var isServerUnavailable: Bool {
+        engine == .postgresql && (isConnectionLost || sqlState == "57P02" || sqlState == "57P03")
+    }
+
     public var description: String {
         switch engine {
         case .sqlite:

@@ -78,7 +78,12 @@ final class PostgresEngine: DatabaseEngine {
 
     /// Reconnects when the server dropped the connection; statements prepare again afterwards.
     func reconnectIfNeeded() -> Result<Void, DatabaseError> {
-        guard PQstatus(handle) != CONNECTION_OK else { return .success(()) }
+        guard isBroken else { return .success(()) }
+        return reconnect()
+    }
+
+    /// Drops the connection and connects again with the same parameters.
+    private func reconnect() -> Result<Void, DatabaseError> {
         PQreset(handle)
         guard PQstatus(handle) == CONNECTION_OK else {
             let message = StoreLocation.scrubbed(String(cString: PQerrorMessage(handle)).trimmingTrailingNewlines, of: url)
@@ -124,8 +129,10 @@ final class PostgresEngine: DatabaseEngine {
     /// and the BEGIN tried once more.
     private func begin(_ sql: String) -> Result<Void, DatabaseError> {
         let first = reconnectIfNeeded().flatMap { execute(sql) }
-        guard case .failure = first, PQstatus(handle) != CONNECTION_OK else { return first }
-        return reconnectIfNeeded().flatMap { execute(sql) }
+        // Outside a transaction a BEGIN fails only on a broken connection: connect again, once.
+        guard case .failure(let error) = first,
+              isBroken || error.isConnectionLost else { return first }
+        return reconnect().flatMap { execute(sql) }
     }
 
     func beginWrite(durability: Durability) -> Result<Void, DatabaseError> {
@@ -157,7 +164,13 @@ final class PostgresEngine: DatabaseEngine {
     }
 
     /// Outside a transaction; a dead connection is in none (the next transaction reconnects).
-    var isAutocommit: Bool { PQtransactionStatus(handle) == PQTRANS_IDLE || PQstatus(handle) != CONNECTION_OK }
+    var isAutocommit: Bool { PQtransactionStatus(handle) == PQTRANS_IDLE || isBroken }
+
+    /// The connection is gone: the server dropped it, or libpq closed its socket after a failure
+    /// while still reporting CONNECTION_OK and the transaction it was in (seen when a server
+    /// restart cut a write short: without this the store took itself to be inside that
+    /// transaction for ever, every later statement failing "no connection to the server").
+    private var isBroken: Bool { PQstatus(handle) != CONNECTION_OK || PQsocket(handle) < 0 }
     var changes: Int { lastChanges }
 }
 

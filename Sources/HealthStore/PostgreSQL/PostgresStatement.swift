@@ -57,6 +57,9 @@ final class PostgresStatement: EngineStatement {
             return .failure(DatabaseError(engine: .postgresql, message: "binding a parameter failed: \(failure)", sql: sql))
         }
         if result == nil {
+            // A statement outside any transaction (autocommit) may reconnect first: nothing of a
+            // transaction is lost. Inside one, a lost connection fails the transaction instead.
+            if engine.isAutocommit, case .failure(let error) = engine.reconnectIfNeeded() { return .failure(error) }
             let name: String
             switch prepareOnServer() {
             case .success(let prepared): name = prepared

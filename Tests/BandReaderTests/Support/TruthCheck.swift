@@ -106,4 +106,38 @@ struct TruthCheck {
         }
         return problems
     }
+
+    /// The band's walk and run sessions in `truth` that a later record closes, against the
+    /// workouts in the store: each exactly once, same activity, start, end, distance and energy.
+    /// Computed here from the records' activity byte and start flag on their own (not with the
+    /// reader's tracker), so a bug in the tracker shows as a difference.
+    static func workoutProblems(truth: [MinuteRecord], store: HealthStore) throws -> [String] {
+        var sessions: [(activity: MinuteActivity, start: UInt32, last: UInt32, distance: Int, energy: Int)] = []
+        var open: (activity: MinuteActivity, start: UInt32, last: UInt32, distance: Int, energy: Int)?
+        for record in truth {
+            if var current = open, record.activity == current.activity, !record.startsSession {
+                current.last = max(current.last, record.minuteStart)
+                current.distance += Int(record.distanceDecimetres)
+                current.energy += Int(record.energyDecikilocalories)
+                open = current
+                continue
+            }
+            if let current = open { sessions.append(current) }
+            open = record.activity.isSession
+                ? (record.activity, record.minuteStart, record.minuteStart, Int(record.distanceDecimetres), Int(record.energyDecikilocalories))
+                : nil
+        }
+        let workouts = try store.workouts(as: .owner).filter { $0.source?.id == SampleWriter.app.id }.sorted { $0.start < $1.start }
+        var problems: [String] = []
+        if workouts.count != sessions.count { problems.append("\(workouts.count) band workouts stored, the band closed \(sessions.count) sessions") }
+        for (workout, session) in zip(workouts, sessions) {
+            let name = "workout at \(workout.start)"
+            if workout.activity != WorkoutWriter.activityType(session.activity) { problems.append("\(name): \(workout.activity)") }
+            if workout.start != Date(timeIntervalSince1970: TimeInterval(session.start)) { problems.append("\(name): band's session starts \(session.start)") }
+            if workout.end != Date(timeIntervalSince1970: TimeInterval(session.last + 60)) { problems.append("\(name): ends \(workout.end), band \(session.last + 60)") }
+            if abs((try workout.totalDistance?.value(in: .meter) ?? -1) - Double(session.distance) / 10) > 1e-6 { problems.append("\(name): distance") }
+            if abs((try workout.totalEnergyBurned?.value(in: .kilocalorie) ?? -1) - Double(session.energy) / 10) > 1e-6 { problems.append("\(name): energy") }
+        }
+        return problems
+    }
 }

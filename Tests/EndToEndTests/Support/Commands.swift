@@ -30,8 +30,11 @@ final class RunningCommand: @unchecked Sendable {
     private var stdoutData = Data()
     private var stderrData = Data()
 
-    init(_ tool: String, _ arguments: [String], environment: [String: String] = [:]) throws {
+    /// `standardInput`: what the command reads (default /dev/null, never the test runner's own
+    /// terminal, so a command that would prompt there sees no terminal).
+    init(_ tool: String, _ arguments: [String], environment: [String: String] = [:], standardInput: FileHandle = .nullDevice) throws {
         self.arguments = [tool] + arguments
+        process.standardInput = standardInput
         process.executableURL = URL(fileURLWithPath: Commands.path(tool))
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
@@ -83,10 +86,20 @@ final class RunningCommand: @unchecked Sendable {
 
     /// Waits until stdout contains `text`; false after `timeout`.
     func waitForOutput(_ text: String, timeout: Duration = .seconds(30)) -> Bool {
+        waitUntil(timeout: timeout) { $0.stdout.contains(text) }
+    }
+
+    /// Waits until stderr contains `text`; false after `timeout` or when the process ended without it.
+    func waitForError(_ text: String, timeout: Duration = .seconds(60)) -> Bool {
+        waitUntil(timeout: timeout) { $0.stderr.contains(text) }
+    }
+
+    /// Polls `seen` until it holds, the process ends (one last look) or `timeout` passes.
+    private func waitUntil(timeout: Duration, _ seen: (RunningCommand) -> Bool) -> Bool {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while ContinuousClock.now < deadline {
-            if stdout.contains(text) { return true }
-            if !process.isRunning { return stdout.contains(text) }
+            if seen(self) { return true }
+            if !process.isRunning { return seen(self) }
             Thread.sleep(forTimeInterval: 0.002)
         }
         return false

@@ -65,8 +65,8 @@ final class DemoWorld {
         try RunningCommand.run("band", arguments, environment: environment, timeout: timeout)
     }
 
-    func start(_ tool: String, _ arguments: [String]) throws -> RunningCommand {
-        try RunningCommand(tool, arguments, environment: environment)
+    func start(_ tool: String, _ arguments: [String], standardInput: FileHandle = .nullDevice) throws -> RunningCommand {
+        try RunningCommand(tool, arguments, environment: environment, standardInput: standardInput)
     }
 
     /// The band's minute records (the `--truth` NDJSON), by sequence number.
@@ -81,11 +81,13 @@ final class DemoWorld {
     }
 
     /// Every quantity sample in the store, through `health export` (category samples — the
-    /// sleep the reader scores from closed nights — carry a value name, not a number: skipped).
+    /// sleep the reader scores from closed nights — carry a value name, not a number, and
+    /// workouts — the band's walks and runs — have no value: both skipped; BandWorkoutCommandTests
+    /// checks the workouts).
     func storedSamples(store: String? = nil) throws -> [StoredSample] {
         let (status, stdout, stderr) = try RunningCommand.run("health", ["export", "--store", store ?? self.store], environment: environment)
         guard status == 0 else { throw WorldError("health export failed (\(status)): \(stderr)") }
-        return try stdout.split(separator: "\n").filter { !$0.contains("\"value\":\"") }.map { try StoredSample(json: String($0)) }
+        return try stdout.split(separator: "\n").filter { !$0.contains("\"value\":\"") && !$0.hasPrefix("{\"type\":\"workout\"") }.map { try StoredSample(json: String($0)) }
     }
 }
 
@@ -102,6 +104,9 @@ struct TruthMinute: Equatable {
     var distanceMetres: Double
     var energyKilocalories: Double
     var heartRate: (avg: Double, min: Double, max: Double)?
+    /// The record's session activity (`walking`, `running`), nil for none; and its session-start flag.
+    var activity: String?
+    var sessionStart = false
 
     static func == (a: TruthMinute, b: TruthMinute) -> Bool { a.sequence == b.sequence && a.minute == b.minute }
 
@@ -118,6 +123,8 @@ struct TruthMinute: Equatable {
         if let avg = number(object["hr_avg"]), let min = number(object["hr_min"]), let max = number(object["hr_max"]) {
             heartRate = (avg, min, max)
         }
+        activity = object["activity"] as? String
+        sessionStart = object["session_start"] as? Bool ?? false
     }
 }
 
@@ -128,6 +135,8 @@ struct StoredSample {
     var start: String
     var origin: String?
     var metadata: [String: String]
+    /// `device|type|minute` for the reader's samples: which band wrote it.
+    var syncIdentifier: String?
 
     init(json: String) throws {
         guard let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any],
@@ -138,6 +147,7 @@ struct StoredSample {
         self.start = start
         metadata = object["metadata"] as? [String: String] ?? [:]
         origin = metadata["bandkit.origin"]
+        syncIdentifier = object["sync_id"] as? String
     }
 }
 

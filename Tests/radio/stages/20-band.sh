@@ -17,7 +17,6 @@ set -u
 . "$(dirname "$0")/../lib.sh"
 if [ -n "${RADIO_BAND_ADDRESS:-}" ]; then echo "band stage skipped: it checks the store against bandsim's truth, and RADIO_BAND_ADDRESS names a real band"; exit 0; fi
 band=$RADIO_BIN/band
-sim=$RADIO_BIN/bandsim
 B=$RADIO_BAND_HCI
 R=$RADIO_READER_HCI
 log=$RADIO_OUT/band
@@ -31,22 +30,9 @@ store="--store /tmp/band-stage/health.sqlite"
 # Both controllers up for LE (bandsim prepares its own; band scan expects a powered adapter).
 "$RADIO_BIN/bandradio" info --hci "$R" || fail "reader adapter $R"
 
-"$sim" serve --hci "$B" --start 2026-11-30T08:00:00+01:00 --seed 7 --history-days 1 \
-  --truth "$log/truth.ndjson" --state "$log/state.bin" --deterministic-secrets > "$log/serve.log" 2>&1 &
-server=$!
-trap 'kill $server 2>/dev/null; echo "--- bandsim serve log (tail)"; tail -40 "$log/serve.log"' EXIT
-wait_for "bandsim to advertise" 200 grep -q "listening" "$log/serve.log" || fail "bandsim serve --hci did not start"
-head -1 "$log/serve.log"
-
-step "band scan --hci $R"
-address=
-for attempt in 1 2 3; do
-  "$band" scan --hci "$R" --timeout 4 --json > "$log/scan.json" 2>&1
-  address=$(sed -n 's/.*"address":"\([0-9A-F:]*\)".*"kind":"bandkit".*/\1/p' "$log/scan.json" | head -1)
-  [ -n "$address" ] && break
-  echo "(scan attempt $attempt did not see the band)"
-done
-cat "$log/scan.json"
+start_serve "$log/serve.log" --hci "$B" --start 2026-11-30T08:00:00+01:00 --seed 7 --history-days 1 \
+  --truth "$log/truth.ndjson" --state "$log/state.bin" --deterministic-secrets
+scan_for bandkit "$log/scan.json"
 [ -n "$address" ] || fail "band scan did not find the band"
 
 step "band pair $address"

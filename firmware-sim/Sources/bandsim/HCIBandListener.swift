@@ -16,10 +16,13 @@ final class HCIBandListener: BandListener {
     /// its connection while SMP runs, and without an answer SMP fails after 30 s (EACCES).
     private let pairingAgent: BackgroundPairingAgent
 
+    /// `ioCapability`: what the device declares in SMP instead of NoInputNoOutput (DisplayOnly
+    /// for a watch that shows a passkey: the kernel picks it and the agent logs it).
     init(adapter name: String, name deviceName: String, serviceUUIDs: [BluetoothUUID] = [BluetoothUUID(0x180D), BandActivityService.service],
-         log: @escaping (String) -> Void) throws(LinkError) {
+         ioCapability: UInt8? = nil, log: @escaping (String) -> Void) throws(LinkError) {
         adapter = try BlueZAdapter(name)
         _ = try adapter.prepareForLowEnergy()
+        if let ioCapability { try adapter.setIOCapability(ioCapability) }
         pairingAgent = try BackgroundPairingAgent(adapter: name, keyFile: nil, log: { CommandRunner.printError("bandsim: \($0)") })
         listener = try L2CAPATTListener(adapter: try adapter.address())
         advertisement = Advertisement(name: deviceName, serviceUUIDs: serviceUUIDs)

@@ -1,11 +1,14 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import BandBlueZ
 import BandFirmware
 import BandLink
 import BandPeers
 import BandWire
 import CommandKit
+import SocketSecurity
+import SystemRandom
 
 /// `bandsim serve --profile infinitime|hr-strap`: a third-party peer instead of the BandKit band
 /// (BandPeers: ``InfiniTimePeer``, ``HeartRateStrapPeer``), on the same links.
@@ -31,6 +34,9 @@ struct ProfileServe {
     var truthPath: String?
     var exitAfterConnections: Int?
     var exitAfterDuration: Duration?
+    /// `--passkey`: the six digits the watch shows when pairing on the socket link (default: a
+    /// fresh random one per pairing, printed on stderr).
+    var passkey: UInt32?
 
     func run() throws -> ExitCode {
         let truth = try truthPath.map { try TruthFile(path: $0) }
@@ -62,7 +68,10 @@ struct ProfileServe {
         let listener: any PeerListener
         do throws(LinkError) {
             if let hciAdapter {
-                listener = try HCIBandListener(adapter: hciAdapter, name: name, serviceUUIDs: services, log: log)
+                // The kernel runs SMP: the watch declares its display, so a reader with a keyboard
+                // gets passkey entry and the kernel's passkey is logged (Passkey Notify).
+                listener = try HCIBandListener(adapter: hciAdapter, name: name, serviceUUIDs: services,
+                                               ioCapability: profile == .infinitime ? BlueZAdapter.displayOnly : nil, log: log)
             } else {
                 try SocketPath.prepareDirectory(SocketPath.directory(of: socketPath))
                 listener = try SocketPeerListener(path: socketPath)
@@ -79,10 +88,37 @@ struct ProfileServe {
         options.exitAfterConnections = exitAfterConnections
         options.exitAfterDuration = exitAfterDuration
         options.log = log
+        if hciAdapter == nil {
+            // Over --hci the kernel runs SMP; on the socket link the device's own responder does.
+            options.security = SocketPairingResponder(ioCapability: profile.ioCapability, requiresPasskey: profile == .infinitime,
+                                                      fixedPasskey: passkey, random: Self.kernelRandom)
+        }
         let runner = PeerRunner(device: device, listener: listener, options: options)
         let ending = try runner.run(stop: stop)
         CommandRunner.printError("bandsim: \(ending)")
         return .success
+    }
+}
+
+extension ProfileServe {
+    /// The kernel's random bytes; bandsim ends with a message if getrandom(2) ever fails.
+    static func kernelRandom(_ count: Int) -> [UInt8] {
+        do { return try KernelRandom.bytes(count: count) } catch {
+            CommandRunner.printError("bandsim serve: pairing needs random bytes: \(error)")
+            exit(1)
+        }
+    }
+}
+
+extension ProfileServe.Profile {
+    /// What the device declares in SMP: InfiniTime shows a passkey on its screen (DisplayOnly)
+    /// and pairs only with it (../shared/reference/infinitime.md: "a reader needs passkey entry");
+    /// a chest strap has neither display nor keys (NoInputNoOutput: Just Works).
+    var ioCapability: IOCapability {
+        switch self {
+        case .infinitime: .displayOnly
+        case .heartRateStrap: .noInputNoOutput
+        }
     }
 }
 

@@ -45,7 +45,10 @@ struct ServeCommand: Command {
             intervals; battery). Both take --socket/--hci, --start, --speed, --seed, --battery,
             --reboot-at, --exit-after and --truth (one NDJSON line per simulated minute: what the
             wearer did, and for the watch its step total and boot); the band's other options do not
-            apply to them.
+            apply to them. On the socket link they pair as SMP does (docs/protocol.md, "Link security
+            on the socket link"): the watch shows a passkey on stderr, a fresh one per pairing or the
+            one --passkey fixes, and refuses a wrong one (Pairing Failed, Confirm Value Failed); the
+            strap pairs Just Works; both keep their bonds while bandsim runs.
 
             --firmware IMAGE.elf boots the band's firmware image (firmware-sim/board/build.sh) in
             qemu-system-arm (mps2-an386) and bridges each reader on --socket or --hci to its UART:
@@ -59,6 +62,7 @@ struct ServeCommand: Command {
             .option("hci", value: "hciN", help: "Serve on this BlueZ controller instead (LE advertising + L2CAP ATT)."),
             .option("firmware", value: "IMAGE.elf", help: "Boot this firmware image in qemu-system-arm and bridge readers to it."),
             .option("profile", value: "band|infinitime|hr-strap", help: "What to simulate (default band: the BandKit band)."),
+            .option("passkey", value: "N", help: "--profile infinitime on a socket: the passkey its screen shows (default: random per pairing)."),
             .option("seed", value: "N", help: "Seed of every simulated random choice (default 1)."),
             .option("speed", value: "X", help: "Simulated seconds per real second (default 1)."),
             .option("start", value: "T", help: "Band clock at boot, e.g. 2026-11-30T08:00:00+01:00 (default: now, UTC)."),
@@ -205,11 +209,24 @@ struct ServeCommand: Command {
                 guard let level = UInt8(text), level <= 100 else { throw arguments.usageError("--battery '\(text)' is not a percentage 0–100") }
                 battery = level
             }
+            var passkey: UInt32?
+            if let text = arguments.value("passkey") {
+                guard profile == .infinitime else { throw arguments.usageError("--passkey applies to --profile infinitime only (the strap pairs Just Works)") }
+                guard hciAdapter == nil else {
+                    throw arguments.usageError("--passkey applies to the socket link only: over --hci the kernel chooses the passkey (bandsim prints it)")
+                }
+                guard let value = PasskeyPrompt.parse(text) else {
+                    throw arguments.usageError("--passkey must be six digits (got \(TerminalText.escaped(String(text.prefix(40)))))")
+                }
+                passkey = value
+            }
             profileServe = ProfileServe(profile: profile, startMs: configuration.start.milliseconds,
                                         utcOffsetSeconds: Int(configuration.timeZoneQuarterHours) * 900, seed: configuration.seed,
                                         speed: speed, battery: battery, rebootsAfter: reboots, socketPath: socketPath,
                                         hciAdapter: hciAdapter, truthPath: truthPath, exitAfterConnections: exitAfterConnections,
-                                        exitAfterDuration: exitAfterDuration)
+                                        exitAfterDuration: exitAfterDuration, passkey: passkey)
+        } else if arguments.value("passkey") != nil {
+            throw arguments.usageError("--passkey applies to --profile infinitime only (the BandKit band pairs Just Works)")
         }
     }
 

@@ -2,6 +2,7 @@ import BandATT
 import BandGATTServer
 import BandLink
 import BandWire
+import SocketSecurity
 
 /// Serves one ``PeerDevice`` to readers, one connection at a time, as `bandsim serve --profile`
 /// runs it: one `poll()` on the listener, the connection and a stop signal, with the device's
@@ -17,6 +18,9 @@ public final class PeerRunner<Device: PeerDevice> {
         /// The host instant simulated time starts at (default: when ``run(stop:stopDescriptor:)``
         /// starts), so a test's clocks can share the runner's exactly.
         public var realStart: ContinuousClock.Instant?
+        /// Link security on the socket link (``SocketSecurityPDU`` envelopes before ATT): the
+        /// device's SMP responder. Nil: such envelopes get ATT's Request Not Supported.
+        public var security: SocketPairingResponder?
         public init() {}
     }
 
@@ -28,6 +32,7 @@ public final class PeerRunner<Device: PeerDevice> {
     private let options: Options
     private var bearer: (any ATTBearer)?
     private var server = GATTServer(serverMTU: 247)
+    private var security: SocketPairingResponder?
     private var connectionsEnded = 0
     /// Notifications sent, per connection (for the log line at its end).
     private var sent = 0
@@ -39,7 +44,11 @@ public final class PeerRunner<Device: PeerDevice> {
         self.device = device
         self.listener = listener
         self.options = options
+        security = options.security
     }
+
+    /// The bonds the device made on socket links (kept across connections, as in flash).
+    public var bonds: [SocketBond] { security?.bonds ?? [] }
 
     deinit {
         input.deallocate()
@@ -118,6 +127,10 @@ public final class PeerRunner<Device: PeerDevice> {
     private func answerWaiting(on link: any ATTBearer) {
         do {
             while let length = try link.receive(into: input, timeout: .zero) {
+                if input[0] == SocketSecurityPDU.envelopeOpcode, security != nil {
+                    try answerSecurity(Array(input[0..<length]), on: link)
+                    continue
+                }
                 var table = device.table
                 let result = server.handle(UnsafeRawBufferPointer(rebasing: input[0..<length]), source: &table, into: output)
                 device.table = table
@@ -135,6 +148,28 @@ public final class PeerRunner<Device: PeerDevice> {
         }
     }
 
+    /// One link-security message from the reader: the responder's answer and what to log.
+    private func answerSecurity(_ envelope: [UInt8], on link: any ATTBearer) throws(LinkError) {
+        guard var responder = security else { return }
+        let actions: [SocketPairingResponder.Action]
+        do throws(ParseError) {
+            actions = responder.received(try SocketSecurityPDU(envelope: envelope))
+        } catch {
+            responder.connectionEnded()
+            actions = [.send(.pairingFailed(.unspecifiedReason)), .failed("a broken security message: \(error)")]
+        }
+        security = responder
+        for action in actions {
+            switch action {
+            case .send(let pdu): try link.send(pdu.envelope)
+            case .display(let passkey): options.log("pairing: the screen shows passkey \(SocketPairingResponder.digits(passkey))")
+            case .bonded: options.log("pairing: bonded (\(responder.bonds.count) bond(s) kept)")
+            case .encrypted: options.log("link encrypted with a stored bond")
+            case .failed(let why): options.log("link security failed: \(why)")
+            }
+        }
+    }
+
     private func notify(_ value: [UInt8], handle: UInt16, on link: any ATTBearer) throws(LinkError) {
         var writer = ByteWriter(output)
         writer.writeUInt8(ATTOpcode.handleValueNotification.rawValue)
@@ -149,6 +184,7 @@ public final class PeerRunner<Device: PeerDevice> {
         bearer = nil
         connectionsEnded += 1
         device.disconnected()
+        security?.connectionEnded()
         listener.connectionEnded()
         options.log("connection ended (\(why)); \(sent) notifications sent")
     }

@@ -1,0 +1,142 @@
+import BandWire
+
+/// The spool file's format, with no I/O: an 8-byte header, then records appended one after
+/// another. ``LiveSpool`` does the file work; ``decode(_:)`` is pure, so the fuzzer
+/// (fuzz/spool) and the broken-fixture tests drive it on bytes.
+///
+/// Header: `BKSPOOL` then the format version `1` (8 bytes). Each record, little-endian:
+///
+/// | offset | size | field |
+/// |---|---|---|
+/// | 0 | 1 | marker 0xB5 (where a reader resynchronises after damage) |
+/// | 1 | 1 | kind (``SpoolEntry/Kind``) |
+/// | 2 | 2 | payload length *n* (≤ ``SpoolEntry/maximumPayloadSize``) |
+/// | 4 | *n* | payload (``SpoolEntry``) |
+/// | 4 + *n* | 4 | CRC-32 (IEEE) of bytes 0 ..< 4 + *n* |
+///
+/// Reading never fails on damage and never traps. A record whose marker, length, CRC or payload
+/// is wrong is skipped: the reader looks for the next marker that starts a whole, valid record,
+/// and counts the stretch it skipped. A record cut short at the end of the file (a write torn by
+/// a crash or power cut) is the torn tail: counted, not used. Only a missing or foreign header
+/// refuses the file as a whole (it is not a spool).
+public enum SpoolFile {
+    public static let header: [UInt8] = Array("BKSPOOL1".utf8)
+    public static let marker: UInt8 = 0xB5
+    /// Marker, kind, length and CRC around each payload.
+    public static let recordOverhead = 8
+
+    /// What a spool file held.
+    public struct Contents: Equatable, Sendable {
+        public var entries: [SpoolEntry] = []
+        /// Stretches of damage skipped (bad marker, length, CRC or payload), each counted once.
+        public var damagedStretches = 0
+        /// Bytes in those stretches.
+        public var damagedBytes = 0
+        /// Bytes of a last record cut short (0: the file ends on a record boundary).
+        public var tornTailBytes = 0
+        /// Where the first damage starts (byte offset in the file), for the report.
+        public var firstDamageOffset: Int?
+
+        public init() {}
+
+        public var isClean: Bool { damagedStretches == 0 && tornTailBytes == 0 }
+        public var minuteCount: Int { entries.reduce(0) { if case .minute = $1 { $0 + 1 } else { $0 } } }
+    }
+
+    public enum FileError: Error, Equatable, Sendable, CustomStringConvertible {
+        /// The first bytes are not a spool header (or the file is shorter than one).
+        case notASpool
+        public var description: String { "not a BandKit spool file (no BKSPOOL1 header)" }
+    }
+
+    /// One record's bytes.
+    public static func encode(_ entry: SpoolEntry) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: recordOverhead + SpoolEntry.maximumPayloadSize)
+        let count = out.withUnsafeMutableBytes { raw -> Int in
+            var writer = ByteWriter(raw)
+            writer.writeUInt8(marker)
+            writer.writeUInt8(entry.kind.rawValue)
+            writer.writeUInt16LE(0)
+            entry.encode(into: &writer)
+            let payload = writer.count - 4
+            writer.patchUInt16LE(UInt16(payload), at: 2)
+            let crc = CRC32.checksum(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(raw)[0..<writer.count]))
+            writer.writeUInt32LE(crc)
+            precondition(!writer.overflowed, "a spool entry is larger than SpoolEntry.maximumPayloadSize")
+            return writer.count
+        }
+        out.removeSubrange(count...)
+        return out
+    }
+
+    /// The entries of a whole file's bytes (header included).
+    public static func decode(_ bytes: [UInt8]) throws(FileError) -> Contents {
+        guard bytes.count >= header.count, bytes[0..<header.count].elementsEqual(header) else { throw .notASpool }
+        return bytes.withUnsafeBytes { raw in decodeRecords(raw, from: header.count) }
+    }
+
+    /// The records in `raw` from `start` on.
+    static func decodeRecords(_ raw: UnsafeRawBufferPointer, from start: Int) -> Contents {
+        var contents = Contents()
+        var position = start
+        var damageStart: Int?
+        /// The stretch began with a record running past the end: if nothing valid follows, it
+        /// is the tail a crash tore, not damage.
+        var startedTruncated = false
+        func endDamage(at end: Int) {
+            guard let from = damageStart else { return }
+            if contents.firstDamageOffset == nil { contents.firstDamageOffset = from }
+            if end == raw.count, startedTruncated {
+                contents.tornTailBytes = end - from
+            } else {
+                contents.damagedStretches += 1
+                contents.damagedBytes += end - from
+            }
+            damageStart = nil
+        }
+        while position < raw.count {
+            switch record(in: raw, at: position) {
+            case .entry(let entry, let length):
+                endDamage(at: position)
+                contents.entries.append(entry)
+                position += length
+            case .truncated, .damaged:
+                // Look for the next whole record byte by byte: a record torn by a crash is
+                // followed by the records appended after the restart (or by nothing).
+                if damageStart == nil {
+                    damageStart = position
+                    if case .truncated = record(in: raw, at: position) { startedTruncated = true } else { startedTruncated = false }
+                }
+                position += 1
+            }
+        }
+        endDamage(at: raw.count)
+        return contents
+    }
+
+    private enum Record {
+        case entry(SpoolEntry, length: Int)
+        /// The record's declared length runs past the end of the bytes.
+        case truncated
+        case damaged
+    }
+
+    private static func record(in raw: UnsafeRawBufferPointer, at position: Int) -> Record {
+        let available = raw.count - position
+        guard raw[position] == marker else { return .damaged }
+        guard available >= 4 else { return .truncated }
+        let length = Int(raw[position + 2]) | Int(raw[position + 3]) << 8
+        guard SpoolEntry.Kind(rawValue: raw[position + 1]) != nil, length <= SpoolEntry.maximumPayloadSize else { return .damaged }
+        guard available >= recordOverhead + length else { return .truncated }
+        let body = UnsafeRawBufferPointer(rebasing: raw[position..<position + 4 + length])
+        let storedAt = position + 4 + length
+        let stored = UInt32(raw[storedAt]) | UInt32(raw[storedAt + 1]) << 8 | UInt32(raw[storedAt + 2]) << 16 | UInt32(raw[storedAt + 3]) << 24
+        guard CRC32.checksum(body) == stored else { return .damaged }
+        var cursor = ByteCursor(UnsafeRawBufferPointer(rebasing: raw[position + 4..<storedAt]), baseOffset: position + 4)
+        do {
+            return .entry(try SpoolEntry(kind: raw[position + 1], parsing: &cursor), length: recordOverhead + length)
+        } catch {
+            return .damaged
+        }
+    }
+}
