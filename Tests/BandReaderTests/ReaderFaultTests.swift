@@ -193,6 +193,15 @@ import Testing
         #expect(error?.isTransient == false)
     }
 
+    @Test func aBandThatRefusesPairingLeavesTheKeystoreWithoutAnEntry() throws {
+        var configuration = ReaderAgainstSimulatedBandTests.configuration(historyDays: 0)
+        configuration.confirmation = .deny
+        let fixture = try ReaderFixture(configuration)
+        #expect(throws: SessionError.authenticationRefused(.denied)) { try fixture.service().pair() }
+        #expect(try fixture.keystore.band("sim:/harness") == nil)
+        #expect(!fixture.events.contains { if case .paired = $0 { true } else { false } })
+    }
+
     @Test func unpairedBandIsRefusedWithAClearError() throws {
         let fixture = try ReaderFixture(ReaderAgainstSimulatedBandTests.configuration(historyDays: 0))
         #expect(throws: SessionError.notPaired(address: "sim:/harness")) { try fixture.service().sync() }

@@ -20,7 +20,9 @@ import Testing
     enum Event {
         case writerOpen(spooled: Int)
         case synced(Int, SessionMachine.HistorySyncReason, at: Int)
-        case syncFailed(SessionError, SessionMachine.HistorySyncReason, at: Int)
+        /// A step of the sync in progress failed (the machine knows why the sync runs).
+        case syncFailed(SessionError, at: Int)
+        case liveClosed(at: Int)
         case subscribed(at: Int)
         case woke(at: Int)
         case written(Int, at: Int)
@@ -46,7 +48,8 @@ import Testing
             switch event {
             case .writerOpen(let spooled): actions = machine.writerOpened(spooled: spooled)
             case .synced(let minutes, let reason, let t): actions = machine.historySynced(minutes, reason: reason, at: Self.at(t))
-            case .syncFailed(let error, let reason, let t): actions = machine.historySyncFailed(error, reason: reason, at: Self.at(t))
+            case .syncFailed(let error, let t): actions = machine.historyFailed(error, at: Self.at(t))
+            case .liveClosed(let t): actions = machine.liveClosed(at: Self.at(t))
             case .subscribed(let t): actions = machine.subscribed(at: Self.at(t))
             case .woke(let t): actions = machine.woke(at: Self.at(t))
             case .written(let count, let t): actions = machine.liveWritten(count, at: Self.at(t))
@@ -103,7 +106,7 @@ import Testing
         converse(&machine, [
             (.writerOpen(spooled: 0), ["sync history atConnect"]),
             // The commit failed: nothing was acknowledged. The stream begins anyway.
-            (.syncFailed(Self.shuttingDown, .atConnect, at: 0), ["report store unavailable, 0 spooled, 0 dropped, retry in 1, history deferred", "subscribe"]),
+            (.syncFailed(Self.shuttingDown, at: 0), ["report store unavailable, 0 spooled, 0 dropped, retry in 1, history deferred", "subscribe"]),
             (.subscribed(at: 0), ["report streaming", "wait until 1"]),
             (.woke(at: 1), ["replay spool"]),
             (.replayed(0, at: 1), ["report store back, 0 replayed", "sync history atConnect"]),
@@ -137,7 +140,7 @@ import Testing
         machine.maximumStoreRetries = 3
         converse(&machine, [
             (.writerOpen(spooled: 0), ["sync history atConnect"]),
-            (.syncFailed(Self.unreachable, .atConnect, at: 0), ["report store unavailable, 0 spooled, 0 dropped, retry in 1, history deferred", "wait until 1"]),
+            (.syncFailed(Self.unreachable, at: 0), ["report store unavailable, 0 spooled, 0 dropped, retry in 1, history deferred", "wait until 1"]),
             (.woke(at: 1), ["replay spool"]),
             (.replayFailed(Self.unreachable, at: 1), ["report store unavailable, 0 spooled, 0 dropped, retry in 2, history deferred", "wait until 3"]),
             (.woke(at: 2), ["wait until 3"]),   // link traffic before the instant
@@ -152,7 +155,7 @@ import Testing
         var machine = connected(.sync)
         converse(&machine, [
             (.writerOpen(spooled: 0), ["sync history atConnect"]),
-            (.syncFailed(Self.unreachable, .atConnect, at: 0), ["report store unavailable, 0 spooled, 0 dropped, retry in 1, history deferred", "wait until 1"]),
+            (.syncFailed(Self.unreachable, at: 0), ["report store unavailable, 0 spooled, 0 dropped, retry in 1, history deferred", "wait until 1"]),
             (.woke(at: 1), ["replay spool"]),
             (.replayed(0, at: 1), ["report store back, 0 replayed", "sync history atConnect"]),
             (.synced(1440, .atConnect, at: 2), ["finished"]),
@@ -198,7 +201,7 @@ import Testing
         var sync = connected(.sync)
         converse(&sync, [
             (.writerOpen(spooled: 0), ["sync history atConnect"]),
-            (.syncFailed(Self.diskFull, .atConnect, at: 0), ["fail: \(Self.diskFull)"]),
+            (.syncFailed(Self.diskFull, at: 0), ["fail: \(Self.diskFull)"]),
         ])
     }
 
@@ -217,7 +220,10 @@ import Testing
             // The deadline: what is left goes to the spool; the band's last sync is still tried.
             (.replayFailed(Self.unreachable, at: 8), ["report store unavailable, 1 spooled, 0 dropped, retry in 4", "spool all"]),
             (.spooled(1, pending: 2, dropped: 0, at: 8), ["report store unavailable, 2 spooled, 0 dropped, retry in 4", "sync history atDeadline"]),
-            (.syncFailed(Self.unreachable, .atDeadline, at: 8), ["report store unavailable, 2 spooled, 0 dropped, retry in 8, history deferred", "finished"]),
+            // The sync failed on the store: the live stream is closed first (nothing left in it),
+            // then the run ends with the history owed.
+            (.syncFailed(Self.unreachable, at: 8), ["close live"]),
+            (.liveClosed(at: 8), ["report store unavailable, 2 spooled, 0 dropped, retry in 8, history deferred", "finished"]),
         ])
         #expect(machine.outcome.storeUnavailable == Self.unreachable.description)
         #expect(machine.outcome.spooledMinutes == 2)

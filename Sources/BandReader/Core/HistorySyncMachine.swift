@@ -3,8 +3,9 @@ import BandWire
 
 /// The history sync decisions — fetch → verify → commit → acknowledge — with no I/O: band
 /// responses and "commit finished" go in, actions (send a fetch, await the transfer, commit,
-/// acknowledge, report, finished) come out. ``HistorySynchronizer`` drives it from a live
-/// connection; ``RecordedSessionFeed`` drives the same machine from a recorded conversation.
+/// acknowledge, report, finished) come out. ``SessionMachine`` drives it from inside, so
+/// ``BandSession`` performs its actions on a live connection as the session's own;
+/// ``RecordedSessionFeed`` drives the same machine from a recorded conversation.
 ///
 /// Per slice of at most ``sliceSize`` records: Fetch(cursor) → data packets checked by
 /// ``HistoryTransfer`` → Transfer Complete verified → records *and* the new cursor committed in

@@ -1,10 +1,18 @@
+import BandProtocol
+
 /// The order and timing of one connection's work, with no I/O: what happened goes in (link up,
-/// authenticated, clock and device read, history synced, live minutes written, the wait for the
-/// link returned, the link failed, a stop), what to do next comes out (authenticate, set the
-/// clock, read the device, open the writer, sync history, subscribe, wait until an instant,
+/// authenticated, clock and device read, the band's history answers, a commit finished, live
+/// minutes written, the wait for the link returned, the link failed, a stop), what to do next
+/// comes out (authenticate, set the clock, read the device, open the writer, begin a history
+/// sync, send a fetch, await a transfer, commit, acknowledge, subscribe, wait until an instant,
 /// write or finish live minutes, report, finished, fail). ``BandSession`` performs the actions on
-/// a link; the steps themselves are their own machines (``HistorySyncMachine``,
-/// ``ClockObservation``) or pure types (``LiveStream``, ``MinuteAggregator``).
+/// a link and the store handle it was given; the steps themselves are their own machines
+/// (``HistorySyncMachine``, driven from inside this one; ``ClockObservation``) or pure types
+/// (``LiveStream``, ``MinuteAggregator``).
+///
+/// Every notification the link delivers goes through ``routeNotification(handle:_:)``: History
+/// Data reaches the history sync in progress, anything else the live stream. The route never
+/// changes hands, so no step installs or restores a handler of its own.
 ///
 /// | after | next |
 /// |---|---|
@@ -17,6 +25,9 @@
 /// | subscribed, or nothing (more) due | the deadline passed: finish; else wait until the earliest of deadline, write and sync |
 /// | stop, or the link failed while streaming | finish the live minutes (everything received is committed), then stopped / fail |
 /// | finished at the deadline | band: one more history sync, so records replace the provisional minutes |
+/// | history sync begun (subscribed, stored cursor read) | ``HistorySyncMachine`` from that cursor: its fetches, transfers, commits and acknowledgements become this machine's actions, its reports are reported |
+/// | history commit finished | the sync's acknowledgement of that slice (only after the commit: durable before acknowledged) |
+/// | history finished, stopped or failed | as "history synced" above; a failure while streaming ends the stream like a lost link (a transient store failure instead leaves the sync owed, below); at the deadline with live readings routed, first close the live stream (its last part is written, or spooled), then finished / fail |
 ///
 /// **The store unreachable** (a transient ``StoreFailure``: PostgreSQL down, restarting, the
 /// connection lost; a lock held too long) does not end the session:
@@ -24,7 +35,7 @@
 /// | after | next |
 /// |---|---|
 /// | writer open, the spool holds entries from an earlier outage | replay the spool first, then go on |
-/// | a history sync failed on the store | nothing was acknowledged (the band keeps the records): report, retry the store at the next backoff instant; streaming goes on, a sync (`band sync`) waits on the link |
+/// | a history sync failed on the store (``historyEnded``: its commit failed, so its acknowledgement was never sent) | nothing was acknowledged (the band keeps the records): report, retry the store at the next backoff instant; streaming goes on, a sync (`band sync`) waits on the link |
 /// | a live write failed on the store | spool the minutes it held; report "store unreachable, N minutes spooled" |
 /// | live minutes due while the store is down | spool them (no store round trip) |
 /// | the retry instant came | replay the spool through the store's write path: it worked → the store is back, the owed history sync runs; it failed → the next, doubled delay (``storeRetry``, 1 s … 60 s) |
@@ -38,7 +49,24 @@ public struct SessionMachine {
         case synchronizeClock
         case readDeviceInformation
         case openWriter(BandDeviceInfo)
+        /// Begin a history sync: subscribe to the History Control Point and History Data, read the
+        /// store's cursor, then send ``SessionMachine/historyCursorRead(_:at:)``.
         case syncHistory(HistorySyncReason)
+        /// Write this fetch to the History Control Point; feed the answer to
+        /// ``SessionMachine/historyFetchAnswered(_:at:)``.
+        case sendHistoryFetch(HistoryFetchRequest)
+        /// Wait for the History Control Point's Transfer Complete (data packets arrive through
+        /// ``SessionMachine/routeNotification(handle:_:)``); feed it to
+        /// ``SessionMachine/historyTransferCompleted(_:at:)``.
+        case awaitHistoryTransfer
+        /// Commit these records and the cursor after them in one durable transaction, then send
+        /// ``SessionMachine/historyCommitFinished(at:)``.
+        case commitHistory(records: [MinuteRecord], cursor: HistoryCursor, previous: HistoryCursor?)
+        /// Write this acknowledgement; feed the band's answer to ``SessionMachine/historyAcknowledged(_:at:)``.
+        case acknowledgeHistory(HistoryAcknowledgeRequest)
+        /// Stop routing live notifications and write what the live stream still holds (after the
+        /// deadline's history sync), then send ``SessionMachine/liveClosed(at:)``.
+        case closeLive
         case subscribeLive
         /// Handle link traffic until this instant (or a stop), then send ``SessionMachine/woke(at:)``.
         case waitForLink(until: ContinuousClock.Instant)
@@ -79,6 +107,8 @@ public struct SessionMachine {
     public let goal: BandSession.Goal
     public var liveWriteInterval: Duration = .seconds(5)
     public var historySyncInterval: Duration? = .seconds(600)
+    /// The History Data characteristic's value handle: its notifications belong to the history sync.
+    public var historyDataHandle: UInt16?
     public private(set) var outcome = BandSession.Outcome()
     /// Delays between tries of an unreachable store (no jitter: one gateway's retries do not
     /// synchronise with anything).
@@ -97,6 +127,22 @@ public struct SessionMachine {
     private var replayingAtConnect = false
     /// Minutes waiting in the spool, as last reported by the session.
     private var spoolPending = 0
+
+    /// Where a notification goes (``routeNotification(handle:_:)``).
+    public enum Route {
+        /// History Data taken by the sync in progress, with a progress report now and then.
+        case history(ReaderEvent?)
+        /// Anything else: the live stream's, once it exists.
+        case live
+    }
+
+    /// The history sync in progress and why it runs (set from ``Action/syncHistory(_:)`` on).
+    private var history: HistorySyncMachine?
+    private var syncReason: HistorySyncReason?
+    /// Live notifications are subscribed and routed to the stream.
+    private var liveSubscribed = false
+    /// The deadline's sync ended while live readings were routed: how, for after ``liveClosed(at:)``.
+    private var endedBeforeClose: (minutes: Int?, error: SessionError?)?
 
     private var nextWrite: ContinuousClock.Instant?
     private var nextHistorySync: ContinuousClock.Instant?
@@ -167,8 +213,8 @@ public struct SessionMachine {
         return afterWriterOpen()
     }
 
-    private func afterWriterOpen() -> [Action] {
-        if isBand { return [.syncHistory(.atConnect)] }
+    private mutating func afterWriterOpen() -> [Action] {
+        if isBand { return [beginSync(.atConnect)] }
         return afterInitialSync()
     }
 
@@ -190,6 +236,7 @@ public struct SessionMachine {
 
     /// Live notifications are subscribed: the stream begins.
     public mutating func subscribed(at now: ContinuousClock.Instant) -> [Action] {
+        liveSubscribed = true
         nextWrite = now.advanced(by: liveWriteInterval)
         if isBand, let interval = historySyncInterval { nextHistorySync = now.advanced(by: interval) }
         return [.report(.streaming)] + waitOrEnd(at: now)
@@ -262,7 +309,7 @@ public struct SessionMachine {
         }
         if let owed = historyOwed {
             historyOwed = nil
-            return actions + [.syncHistory(owed)]
+            return actions + [beginSync(owed)]
         }
         return actions + waitOrEnd(at: now)
     }
@@ -282,29 +329,6 @@ public struct SessionMachine {
         return [outageReport(at: now)] + waitOrEnd(at: now)
     }
 
-    /// A history sync failed. On a transient store failure nothing was acknowledged — the band
-    /// keeps the records — and the sync is owed until the store is back; anything else ends
-    /// the session (after the live minutes, while streaming).
-    public mutating func historySyncFailed(_ error: SessionError, reason: HistorySyncReason, at now: ContinuousClock.Instant) -> [Action] {
-        guard error.isTransientStoreFailure else {
-            return reason == .whileStreaming ? linkFailed(error) : [.fail(error)]
-        }
-        storeWentDown(error, at: now)
-        switch reason {
-        case .atDeadline:
-            historyOwed = .atDeadline
-            return [outageReport(at: now), .finished]
-        case .atConnect:
-            historyOwed = .atConnect
-            if isStreaming { return [outageReport(at: now)] + afterInitialSync() }
-            if let exhausted = giveUpIfExhausted() { return exhausted }
-            return [outageReport(at: now)] + waitOrEnd(at: now)
-        case .whileStreaming:
-            historyOwed = .whileStreaming
-            return [outageReport(at: now)] + waitOrEnd(at: now)
-        }
-    }
-
     // MARK: Steps after live minutes
 
     private mutating func afterLive(at now: ContinuousClock.Instant) -> [Action] {
@@ -312,13 +336,13 @@ public struct SessionMachine {
             ending = false
             if let streamError { return [.fail(streamError)] }
             // The band's last sync is tried even while the store is down: it may be back.
-            if !outcome.stopped, isBand { return [.syncHistory(.atDeadline)] }
+            if !outcome.stopped, isBand { return [beginSync(.atDeadline)] }
             return [.finished]
         }
         if syncAfterWrite {
             // Live minutes first, so the records synced now replace them.
             syncAfterWrite = false
-            guard storeDown != nil else { return [.syncHistory(.whileStreaming)] }
+            guard storeDown != nil else { return [beginSync(.whileStreaming)] }
             historyOwed = .whileStreaming
             if let interval = historySyncInterval { nextHistorySync = now.advanced(by: interval) }
         }
@@ -346,7 +370,135 @@ public struct SessionMachine {
         return endStream()
     }
 
+    // MARK: Events: the history sync
+
+    /// The history subscriptions are in place and the store's cursor was read: the sync begins
+    /// from it.
+    public mutating func historyCursorRead(_ cursor: HistoryCursor?, at now: ContinuousClock.Instant) -> [Action] {
+        history = HistorySyncMachine(cursor: cursor, mode: .driving)
+        return historyActions(history!.start(), at: now)
+    }
+
+    public mutating func historyFetchAnswered(_ announced: HistoryFetchResponse, at now: ContinuousClock.Instant) -> [Action] {
+        historyEvent(at: now) { $0.fetchAnswered(announced) }
+    }
+
+    public mutating func historyTransferCompleted(_ complete: HistoryTransferComplete, at now: ContinuousClock.Instant) -> [Action] {
+        historyEvent(at: now) { $0.transferCompleted(complete) }
+    }
+
+    /// The commit asked for by ``Action/commitHistory(records:cursor:previous:)`` is durable.
+    public mutating func historyCommitFinished(at now: ContinuousClock.Instant) -> [Action] {
+        historyEvent(at: now) { $0.commitFinished() }
+    }
+
+    public mutating func historyAcknowledged(_ response: HistoryAcknowledgeResponse, at now: ContinuousClock.Instant) -> [Action] {
+        historyEvent(at: now) { $0.acknowledged(response) }
+    }
+
+    /// A stop was requested while the sync waited for the band: what is committed stays committed.
+    public mutating func historyStopped(at now: ContinuousClock.Instant) -> [Action] {
+        historyEnded(minutes: nil, error: nil, at: now)
+    }
+
+    /// A step of the sync failed (link, band or store).
+    public mutating func historyFailed(_ error: SessionError, at now: ContinuousClock.Instant) -> [Action] {
+        historyEnded(minutes: nil, error: error, at: now)
+    }
+
+    /// The live stream asked for by ``Action/closeLive`` is closed and written.
+    public mutating func liveClosed(at now: ContinuousClock.Instant) -> [Action] {
+        liveSubscribed = false
+        guard let (minutes, error) = endedBeforeClose else { return [] }
+        endedBeforeClose = nil
+        if let error { return historySyncFailed(error, reason: .atDeadline, at: now) }
+        return historySynced(minutes, reason: .atDeadline, at: now)
+    }
+
+    /// The one routing path for what the device pushes (besides control point responses): History
+    /// Data while a sync runs goes to it, everything else to the live stream.
+    public mutating func routeNotification(handle: UInt16, _ value: UnsafeRawBufferPointer) -> Route {
+        // The handle first: one integer comparison for every live reading (the hot path).
+        guard handle == historyDataHandle, history != nil else { return .live }
+        return .history(history!.dataReceived(value))
+    }
+
     // MARK: Steps
+
+    /// Feeds an event to the sync in progress (none: nothing to do) and translates what it decides.
+    private mutating func historyEvent(at now: ContinuousClock.Instant,
+                                       _ event: (inout HistorySyncMachine) -> [HistorySyncMachine.Action]) -> [Action] {
+        guard history != nil else { return [] }
+        let actions = event(&history!)
+        return historyActions(actions, at: now)
+    }
+
+    private mutating func beginSync(_ reason: HistorySyncReason) -> Action {
+        syncReason = reason
+        return .syncHistory(reason)
+    }
+
+    /// The history machine's actions as this machine's: its reports reported, its link and store
+    /// steps passed on, its end turned into the session's next step.
+    private mutating func historyActions(_ actions: [HistorySyncMachine.Action], at now: ContinuousClock.Instant) -> [Action] {
+        guard !actions.isEmpty else {
+            return historyEnded(minutes: nil, error: .controlPointProtocol("the history sync stopped without finishing"), at: now)
+        }
+        var out: [Action] = []
+        for action in actions {
+            switch action {
+            case .report(let event): out.append(.report(event))
+            case .sendFetch(let request): out.append(.sendHistoryFetch(request))
+            case .awaitTransfer: out.append(.awaitHistoryTransfer)
+            case .commit(let records, let cursor, let previous): out.append(.commitHistory(records: records, cursor: cursor, previous: previous))
+            case .sendAcknowledge(let request): out.append(.acknowledgeHistory(request))
+            case .finished(let minutes): return out + historyEnded(minutes: minutes, error: nil, at: now)
+            case .fail(let error): return out + historyEnded(minutes: nil, error: error, at: now)
+            }
+        }
+        return out
+    }
+
+    /// The sync is over: finished with `minutes`, stopped (both nil) or failed with `error`.
+    private mutating func historyEnded(minutes: Int?, error: SessionError?, at now: ContinuousClock.Instant) -> [Action] {
+        let reason = syncReason ?? .atConnect
+        history = nil
+        syncReason = nil
+        if reason == .atDeadline, liveSubscribed {
+            // Notifications that arrived during the last sync are still readings received: they
+            // flowed into the stream and are written now (a second part of the minute in
+            // progress, see `LiveMinuteParts`) instead of being dropped (issue 13 bug 1).
+            endedBeforeClose = (minutes, error)
+            return [.closeLive]
+        }
+        if let error { return historySyncFailed(error, reason: reason, at: now) }
+        return historySynced(minutes, reason: reason, at: now)
+    }
+
+    /// How a failed history sync ends (from ``historyEnded(minutes:error:at:)``, or
+    /// ``liveClosed(at:)`` at the deadline). On a transient store failure nothing was
+    /// acknowledged — the commit failed before its acknowledgement — so the band keeps the
+    /// records, and the sync is owed until the store is back; anything else ends the session
+    /// (after the live minutes, while streaming).
+    private mutating func historySyncFailed(_ error: SessionError, reason: HistorySyncReason, at now: ContinuousClock.Instant) -> [Action] {
+        guard error.isTransientStoreFailure else {
+            return reason == .whileStreaming ? linkFailed(error) : [.fail(error)]
+        }
+        storeWentDown(error, at: now)
+        switch reason {
+        case .atDeadline:
+            historyOwed = .atDeadline
+            return [outageReport(at: now), .finished]
+        case .atConnect:
+            historyOwed = .atConnect
+            if isStreaming { return [outageReport(at: now)] + afterInitialSync() }
+            if let exhausted = giveUpIfExhausted() { return exhausted }
+            return [outageReport(at: now)] + waitOrEnd(at: now)
+        case .whileStreaming:
+            historyOwed = .whileStreaming
+            return [outageReport(at: now)] + waitOrEnd(at: now)
+        }
+    }
 
     private func afterInitialSync() -> [Action] {
         isStreaming ? [.subscribeLive] : [.finished]

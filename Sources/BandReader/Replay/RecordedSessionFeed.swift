@@ -13,7 +13,7 @@ import HealthModel
 /// checks) and ``SampleWriter`` (samples, sync identifiers and versions, one transaction per
 /// batch). What this type adds is only the part a link normally drives: the recorded time
 /// becomes the reader's "now", and the control-point exchanges the live
-/// ``HistorySynchronizer`` performs are followed from the recorded PDUs by the same
+/// ``BandSession`` performs for ``SessionMachine`` are followed from the recorded PDUs by the same
 /// ``HistorySyncMachine`` it drives (in its following mode: the recorded requests are the
 /// reader's, and nothing the band said fails the replay):
 ///
@@ -21,7 +21,7 @@ import HealthModel
 /// |---|---|---|
 /// | clock reads / Current Time write | ``BandSession`` observes the band clock | the same observation, at the recorded times |
 /// | live notifications | ``LiveStream/handle(_:_:)``; closed minutes written | the same, `now` = record time |
-/// | history fetch response, data, Transfer Complete | ``HistorySyncMachine`` (driving) | the same machine (following), against the target store's cursor |
+/// | history fetch response, data, Transfer Complete | ``HistorySyncMachine`` (driving, inside ``SessionMachine``) | the same machine (following), against the target store's cursor |
 /// | fetch written after streaming began | ``LiveStream/finish()`` written before the final sync; the stream goes on during it | the same |
 ///
 /// Events must come in recorded order. Not thread-safe.

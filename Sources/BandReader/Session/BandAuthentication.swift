@@ -9,22 +9,19 @@ import BandWire
 /// Link-level security (SMP, raised with `BT_SECURITY` on a BlueZ link) is the link's business
 /// and happens when it is opened; this is the application layer above it.
 public enum BandAuthentication {
-    /// First pairing: asks the band for a key for `readerID`. The wearer confirms on the band.
-    /// Returns the key to store, or nil when a stop was requested while waiting.
-    public static func pair(_ connection: BandConnection, readerID: UInt64) throws(SessionError) -> BandKey? {
+    /// First pairing's request: asks the band for a key for the reader ID in `request`; the
+    /// wearer confirms on the band. Returns the band's answer (``PairingMachine`` judges it), or
+    /// nil when a stop was requested while waiting.
+    public static func requestPairing(_ connection: BandConnection, _ request: PairingRequest) throws(SessionError) -> PairingResponse? {
         let auth = try controlPoint(connection)
         try connection.subscribe(auth, .indications, during: .pairing)
         // The wearer has to react: allow longer than a plain control point round trip.
         let saved = connection.controlPointTimeout
         connection.controlPointTimeout = max(saved, .seconds(60))
         defer { connection.controlPointTimeout = saved }
-        guard let bytes = try connection.request(PairingRequest(readerID: readerID).encodedBytes(capacity: PairingRequest.size),
+        guard let bytes = try connection.request(request.encodedBytes(capacity: PairingRequest.size),
                                                  on: auth, what: "the pairing request", during: .pairing) else { return nil }
-        let response = try connection.decode(bytes, as: PairingResponse.self, what: "pairing")
-        guard response.status == .success, let key = response.key else {
-            throw .authenticationRefused(response.status)
-        }
-        return key
+        return try connection.decode(bytes, as: PairingResponse.self, what: "pairing")
     }
 
     /// Challenge–response with the stored key; checks the band's proof too (mutual).

@@ -1,5 +1,6 @@
 import BandCrypto
 import BandLink
+import BandProtocol
 import FoundationEssentials
 import HealthModel
 import HealthStore
@@ -31,9 +32,6 @@ public final class BandReaderService {
     private let openLink: LinkOpener
     private let report: (ReaderEvent) -> Void
     private var store: HealthStore?
-    /// The writer of the last session, kept so a reconnect while the store is unreachable needs
-    /// no store round trip to set it up again (same device only).
-    private var cachedWriter: SampleWriter?
     /// The person ``pair()`` binds the band to (nil: the store's default person). Sync and stream
     /// write as the person the keystore entry names.
     public var person: String?
@@ -58,38 +56,48 @@ public final class BandReaderService {
     public func pair() throws(SessionError) -> PairedBand? {
         let connection = try connect(attempt: 1)
         defer { connection.close() }
-        let kind = BandKind(profile: connection.profile)
-        guard kind == .bandkit else {
-            // No BandKit key exchange on other devices: the link's pairing (SMP, a passkey for
-            // InfiniTime) is the whole of it. The bond-only entry makes later links raise security.
-            let session = BandSession(connection: connection, address: address.keystoreKey, pairing: nil,
-                                      makeWriter: { _ in throw SessionError.store(StoreFailure(.prepareWriter, HealthStoreError.misuse("pairing writes no samples"))) }, report: report)
-            let band = PairedBand(address: address.keystoreKey, readerID: 0, key: [], device: try session.readDeviceInformationForPairing(),
-                                  pairedAt: now(), kind: kind, person: person)
-            do { try keystore.save(band) } catch { throw .keystore("\(error)") }
-            return band
-        }
-        // Pairing again keeps this host's reader ID, so the band replaces its key for us rather
-        // than filling another of its key slots.
-        var readerID: UInt64 = 0
-        if let known = try? keystore.band(address.keystoreKey) {
-            readerID = known.readerID
-        } else {
-            do {
-                try withUnsafeMutableBytes(of: &readerID) { (raw) throws(CryptoError) in try SecureRandom.fill(raw) }
-            } catch {
-                throw .controlPointProtocol("no random reader ID: \(error)")
+        var machine = PairingMachine(kind: BandKind(profile: connection.profile))
+        var pending = machine.start()[...]
+        while let action = pending.popFirst() {
+            var next: [PairingMachine.Action] = []
+            switch action {
+            case .chooseReaderID:
+                // Pairing again keeps this host's reader ID, so the band replaces its key for us
+                // rather than filling another of its key slots.
+                var readerID: UInt64 = 0
+                if let known = try? keystore.band(address.keystoreKey) {
+                    readerID = known.readerID
+                } else {
+                    do {
+                        try withUnsafeMutableBytes(of: &readerID) { (raw) throws(CryptoError) in try SecureRandom.fill(raw) }
+                    } catch {
+                        throw .controlPointProtocol("no random reader ID: \(error)")
+                    }
+                }
+                next = machine.readerIDChosen(readerID)
+            case .sendPairingRequest(let request):
+                let response: PairingResponse?
+                do { response = try BandAuthentication.requestPairing(connection, request) } catch {
+                    next = machine.linkFailed(error)
+                    break
+                }
+                next = response.map { machine.pairingAnswered($0) } ?? machine.stopRequested()
+            case .readDeviceInformation:
+                next = machine.deviceRead(try connection.readDeviceInformation(report: report).device)
+            case .report(let event):
+                report(event)
+            case .save(let readerID, let key, let device, let kind):
+                let band = PairedBand(address: address.keystoreKey, readerID: readerID, key: key, device: device, pairedAt: now(), kind: kind, person: person)
+                do { try keystore.save(band) } catch { throw .keystore("\(error)") }
+                return band
+            case .stopped:
+                return nil
+            case .fail(let error):
+                throw error
             }
+            pending.insert(contentsOf: next, at: pending.startIndex)
         }
-        guard let key = try BandAuthentication.pair(connection, readerID: readerID) else { return nil }
-        report(.paired(readerID: readerID))
-        let session = BandSession(connection: connection, address: address.keystoreKey, pairing: nil,
-                                  makeWriter: { _ in throw SessionError.store(StoreFailure(.prepareWriter, HealthStoreError.misuse("pairing writes no samples"))) }, report: report)
-        let device = try session.readDeviceInformationForPairing()
-        let band = PairedBand(address: address.keystoreKey, readerID: readerID, key: key.array, device: device, pairedAt: now(),
-                              kind: BandKind(profile: connection.profile), person: person)
-        do { try keystore.save(band) } catch { throw .keystore("\(error)") }
-        return band
+        return nil
     }
 
     // MARK: Sync and stream
@@ -110,7 +118,7 @@ public final class BandReaderService {
         do { pairing = try keystore.band(address.keystoreKey) } catch { throw .keystore("\(error)") }
         // The store is opened before the band is touched: a bad path fails at once, not after
         // connecting, authenticating and setting the band's clock (issue 11 item 4).
-        try openStore(person: pairing?.person)
+        let store = try openStore(person: pairing?.person)
         var total = BandSession.Outcome()
         var attempt = 0
         while true {
@@ -136,7 +144,7 @@ public final class BandReaderService {
                 let connection = try connect(attempt: attempt)
                 defer { connection.close() }
                 let session = BandSession(connection: connection, address: address.keystoreKey, pairing: pairing,
-                                          makeWriter: { [unowned self] device in try writer(for: device) }, report: track)
+                                          store: store, report: track)
                 session.timeZone = timeZone
                 session.setsClock = setsClock
                 session.clockTolerance = clockTolerance
@@ -192,25 +200,15 @@ public final class BandReaderService {
         return try BandConnection(bearer: bearer, stop: stop, transactionTimeout: transactionTimeout)
     }
 
-    /// Opens (creating if needed) the store once per service, for the band's person.
-    private func openStore(person: String? = nil) throws(SessionError) {
-        guard store == nil else { return }
+    /// Opens (creating if needed) the store once per service, for the band's person; the sessions
+    /// write through it.
+    private func openStore(person: String? = nil) throws(SessionError) -> ReaderStore {
+        if let store { return ReaderStore(store: store, bandAddress: address.keystoreKey) }
         // A few rows a minute: a small page cache keeps the reader's memory flat as the store grows.
         do { store = try HealthStore(path: storePath, cacheKiB: 2048, person: person) } catch {
             throw .store(StoreFailure(.open(location: StoreLocation.redacted(storePath)), error))
         }
-    }
-
-    private func writer(for device: BandDeviceInfo) throws -> SampleWriter {
-        try openStore()
-        let info = DeviceInfo(name: device.name, manufacturer: device.manufacturer, model: device.model,
-                              hardwareIdentifier: device.serialNumber ?? address.keystoreKey,
-                              firmwareVersion: device.firmwareRevision)
-        let identifier = device.deviceIdentifier(address: address.keystoreKey)
-        if let cachedWriter, cachedWriter.deviceIdentifier == identifier, cachedWriter.device == info { return cachedWriter }
-        let writer = try SampleWriter(store: store!, deviceIdentifier: identifier, device: info)
-        cachedWriter = writer
-        return writer
+        return ReaderStore(store: store!, bandAddress: address.keystoreKey)
     }
 
     /// Sleeps in `poll()` on the stop descriptor; false when stopped.

@@ -64,37 +64,46 @@ public final class BandSession {
     /// Where live minutes go while the store is unreachable (nil: a store failure ends the
     /// session, as it did before gateways spooled).
     public var spool: LiveSpool?
-    private let makeWriter: (BandDeviceInfo) throws -> SampleWriter
+    private let store: ReaderStore
     private let report: (ReaderEvent) -> Void
     private let clock = ContinuousClock()
+    /// The decisions; set by ``run(_:)``. Notifications reach it through the one route the
+    /// session installs on the connection.
+    private var machine: SessionMachine
+    private var live: LiveStream?
 
-    /// - Parameter makeWriter: opens the store writer for the device read from Device Information.
-    public init(connection: BandConnection, address: String, pairing: PairedBand?,
-                makeWriter: @escaping (BandDeviceInfo) throws -> SampleWriter, report: @escaping (ReaderEvent) -> Void) {
+    /// - Parameter store: the store, opened before connecting; the session's writer comes from it
+    ///   once Device Information is read.
+    public init(connection: BandConnection, address: String, pairing: PairedBand?, store: ReaderStore,
+                report: @escaping (ReaderEvent) -> Void) {
         self.connection = connection
         self.address = address
         self.pairing = pairing
-        self.makeWriter = makeWriter
+        self.store = store
         self.report = report
+        machine = SessionMachine(plan: SessionPlan(profile: connection.profile), goal: .sync)
     }
 
     /// Runs the connection's work as ``SessionMachine`` orders it, performing each action on the
     /// link, the store and the live stream.
     public func run(_ goal: Goal) throws(SessionError) -> Outcome {
-        let profile = connection.profile
-        let plan = SessionPlan(profile: profile)
-        var machine = SessionMachine(plan: plan, goal: goal)
+        let plan = SessionPlan(profile: connection.profile)
+        machine = SessionMachine(plan: plan, goal: goal)
         machine.liveWriteInterval = liveWriteInterval
         machine.historySyncInterval = historySyncInterval
+        machine.historyDataHandle = connection.profile.activity?.historyData.valueHandle
+        live = nil
+        // The one route for everything the device pushes: installed once, never swapped.
+        connection.valueHandler = { [unowned self] handle, value in route(handle, value) }
+        defer { connection.valueHandler = nil }
         var clockObservation: (bandTime: UInt32, hostTime: Date)?
         var battery: Int?
         var writer: SampleWriter?
-        var live: LiveStream?
         /// What a failed live write held, for the spool.
         var unwritten: [SpoolEntry] = []
         /// Minutes in the spool (what it held at connect plus what this session added).
         var spooledMinutes = 0
-        func write(_ minutes: [LiveMinute]) throws(SessionError) {
+        func write(_ minutes: [LiveMinute], from live: LiveStream?) throws(SessionError) {
             // The battery level is stored when it changes, with the minutes (issue 13 bug 3).
             let battery = live?.takeBatteryUpdate()
             let gaps = live?.takeStepGaps() ?? []
@@ -109,7 +118,7 @@ public final class BandSession {
         }
         /// Live minutes to the store; a failure goes to the machine, which decides (spool or end).
         func writeOrReport(_ minutes: [LiveMinute]) throws(SessionError) -> [SessionMachine.Action] {
-            do { try write(minutes) } catch {
+            do { try write(minutes, from: live) } catch {
                 // Without a spool a store failure ends the session, as before gateways spooled.
                 guard spool != nil else { throw error }
                 return machine.liveWriteFailed(error, at: clock.now)
@@ -146,18 +155,17 @@ public final class BandSession {
                 guard pairing.key.count == BandKey.capacity else {
                     throw .controlPointProtocol("the stored key for \(address) has \(pairing.key.count) bytes, not \(BandKey.capacity); pair again")
                 }
-                next = machine.authenticated(try BandAuthentication.authenticate(connection, readerID: pairing.readerID, key: BandKey(pairing.key)))
+                let completed = try BandAuthentication.authenticate(connection, readerID: pairing.readerID, key: BandKey(pairing.key))
+                next = machine.authenticated(completed)
             case .synchronizeClock:
                 clockObservation = try synchronizeClock()
                 next = machine.clockSynchronized()
             case .readDeviceInformation:
-                let (device, percent) = try readDeviceInformation()
+                let (device, percent) = try connection.readDeviceInformation(report: report)
                 battery = percent
                 next = machine.deviceRead(device, batteryPercent: percent)
             case .openWriter(let device):
-                do { writer = try makeWriter(device) } catch {
-                    throw (error as? SessionError) ?? .store(StoreFailure(.prepareWriter, error))
-                }
+                writer = try store.writer(for: device)
                 var waiting = 0
                 if let spool {
                     // Entries an earlier outage left: replayed before anything else is written.
@@ -169,38 +177,22 @@ public final class BandSession {
                     } catch { throw .store(StoreFailure(.spool, error)) }
                 }
                 next = machine.writerOpened(spooled: waiting)
-            case .syncHistory(let reason):
-                guard let writer else { throw .store(StoreFailure(.prepareWriter, HealthStoreError.misuse("no store writer before the history sync"))) }
-                let synchronizer = HistorySynchronizer(connection: connection, writer: writer, report: report)
-                switch reason {
-                case .atDeadline where live != nil:
-                    // Notifications that arrive during the last sync are still readings received:
-                    // they keep flowing into the stream and are written after it (a second part of
-                    // the minute in progress, see `LiveMinuteParts`) instead of being dropped
-                    // (issue 13 bug 1).
-                    var synced: Int?
-                    var syncError: SessionError?
-                    do { synced = try synchronizer.run() } catch { syncError = error }
-                    connection.valueHandler = nil
-                    let last = live?.finish() ?? []
-                    do { try write(last) } catch {
-                        // The store went away during the last sync: these go to the spool too.
-                        guard error.isTransientStoreFailure, spool != nil else { throw error }
-                        let (kept, dropped) = try appendToSpool(unwritten)
-                        next = machine.lateMinutesSpooled(kept, pending: spooledMinutes, dropped: dropped, failure: error, at: clock.now)
-                    }
-                    if let syncError {
-                        next += machine.historySyncFailed(syncError, reason: reason, at: clock.now)
-                    } else {
-                        next += machine.historySynced(synced, reason: reason, at: clock.now)
-                    }
-                default:
-                    // Live notifications keep flowing into the stream during a sync while streaming.
-                    if reason == .atDeadline { connection.valueHandler = nil }
-                    do { next = machine.historySynced(try synchronizer.run(), reason: reason, at: clock.now) } catch {
-                        next = machine.historySyncFailed(error, reason: reason, at: clock.now)
-                    }
+            case .syncHistory, .sendHistoryFetch, .awaitHistoryTransfer, .commitHistory, .acknowledgeHistory:
+                // Any failure of a history step goes to the machine, which decides what it ends
+                // (a commit the store could not take: nothing acknowledged, the sync owed).
+                do { next = try performHistoryStep(action, writer: writer) } catch { next = machine.historyFailed(error, at: clock.now) }
+            case .closeLive:
+                // Live notifications are no longer routed; what the stream still holds is written.
+                let stream = live
+                live = nil
+                do { try write(stream?.finish() ?? [], from: stream) } catch {
+                    // The store went away during the last sync: these go to the spool too.
+                    guard error.isTransientStoreFailure, spool != nil else { throw error }
+                    let (kept, dropped) = try appendToSpool(unwritten)
+                    unwritten = []
+                    next = machine.lateMinutesSpooled(kept, pending: spooledMinutes, dropped: dropped, failure: error, at: clock.now)
                 }
+                next += machine.liveClosed(at: clock.now)
             case .subscribeLive:
                 var storedSteps: StepCountState?
                 if plan.subscriptions.contains(.stepCount) {
@@ -213,11 +205,11 @@ public final class BandSession {
                     let bytes = try connection.read(count, during: .subscribe)
                     bytes.withUnsafeBytes { _ = stream.handle(count.valueHandle, $0) }
                 }
-                live = stream
                 next = machine.subscribed(at: clock.now)
             case .waitForLink(let wake):
                 do {
-                    next = try connection.pump(until: wake, during: .streaming) ? machine.woke(at: clock.now) : machine.stopRequested()
+                    let handled = try connection.pump(until: wake, during: .streaming)
+                    next = handled ? machine.woke(at: clock.now) : machine.stopRequested()
                 } catch {
                     next = machine.linkFailed(error)
                 }
@@ -255,7 +247,17 @@ public final class BandSession {
         return machine.outcome
     }
 
-    // MARK: Steps
+    /// Where a notification goes is the machine's decision; the live stream's readings are handled here.
+    private func route(_ handle: UInt16, _ value: UnsafeRawBufferPointer) {
+        switch machine.routeNotification(handle: handle, value) {
+        case .history(let progress):
+            if let progress { report(progress) }
+        case .live:
+            _ = live?.handle(handle, value)
+        }
+    }
+
+    // MARK: The spool
 
     /// Replays the spool through the live write path and removes it; with nothing spooled, tries
     /// the store with a read (the history cursor). Returns the minutes replayed.
@@ -314,10 +316,54 @@ public final class BandSession {
         return "spool \(path): " + parts.joined(separator: ", ") + at + "; \(contents.entries.count) intact entries kept"
     }
 
-    /// Device Information for the keystore entry written at pairing.
-    func readDeviceInformationForPairing() throws(SessionError) -> BandDeviceInfo {
-        try readDeviceInformation().0
+    /// Performs one step of a history sync on the band's History Control Point and the store
+    /// (fetch → verify → commit → acknowledge, see ``HistorySyncMachine``) and returns what the
+    /// machine does next. A stop while waiting for the band ends the sync.
+    private func performHistoryStep(_ action: SessionMachine.Action, writer: SampleWriter?) throws(SessionError) -> [SessionMachine.Action] {
+        guard let activity = connection.profile.activity else {
+            throw .notABand("the device has no band activity service, so it keeps no history")
+        }
+        let control = activity.historyControlPoint
+        switch action {
+        case .syncHistory:
+            guard let writer else { throw .store(StoreFailure(.prepareWriter, HealthStoreError.misuse("no store writer before the history sync"))) }
+            try connection.subscribe(control, .indications, during: .history)
+            try connection.subscribe(activity.historyData, .notifications, during: .history)
+            let cursor: HistoryCursor?
+            do { cursor = try writer.cursor() } catch { throw .store(StoreFailure(.readCursor, error)) }
+            return machine.historyCursorRead(cursor, at: clock.now)
+        case .sendHistoryFetch(let request):
+            guard let bytes = try connection.request(request.encodedBytes(capacity: HistoryFetchRequest.size),
+                                                     on: control, what: "the history fetch", during: .history) else { return machine.historyStopped(at: clock.now) }
+            let announced = try connection.decode(bytes, as: HistoryFetchResponse.self, what: "history fetch")
+            return machine.historyFetchAnswered(announced, at: clock.now)
+        case .awaitHistoryTransfer:
+            guard let bytes = try connection.awaitResponse(on: control, what: "the end of the history transfer", during: .history) else {
+                return machine.historyStopped(at: clock.now)
+            }
+            let response: HistoryResponse
+            do { response = try HistoryResponse(parsingAll: bytes) } catch {
+                throw .controlPointProtocol("history response \(Hex.encode(bytes)) does not decode: \(error)")
+            }
+            guard case .transferComplete(let complete) = response else {
+                throw .controlPointProtocol("expected Transfer Complete, got \(response)")
+            }
+            return machine.historyTransferCompleted(complete, at: clock.now)
+        case .commitHistory(let records, let cursor, let previous):
+            guard let writer else { throw .store(StoreFailure(.commitHistory, HealthStoreError.misuse("no store writer for the history commit"))) }
+            do { try writer.commitHistory(records, cursor: cursor, previous: previous) } catch { throw .store(StoreFailure(.commitHistory, error)) }
+            return machine.historyCommitFinished(at: clock.now)
+        case .acknowledgeHistory(let ack):
+            guard let bytes = try connection.request(ack.encodedBytes(capacity: HistoryAcknowledgeRequest.size),
+                                                     on: control, what: "the history acknowledgement", during: .history) else { return machine.historyStopped(at: clock.now) }
+            let response = try connection.decode(bytes, as: HistoryAcknowledgeResponse.self, what: "history acknowledgement")
+            return machine.historyAcknowledged(response, at: clock.now)
+        default:
+            return []
+        }
     }
+
+    // MARK: Steps
 
     /// Brings the band's clock and zone to the host's: reads Current Time and Local Time
     /// Information, writes the zone (standard offset and DST separately) when it differs and the
@@ -367,36 +413,6 @@ public final class BandSession {
         return clock.observation(fallback: hostNow)
     }
 
-    /// Device name, Device Information strings and battery level (each only if present).
-    private func readDeviceInformation() throws(SessionError) -> (BandDeviceInfo, Int?) {
-        let profile = connection.profile
-        typealias C = GATTUUID.Characteristic
-        func string(_ characteristic: GATTCharacteristic?) throws(SessionError) -> String? {
-            guard let characteristic, characteristic.properties.contains(.read) else { return nil }
-            let bytes = try connection.read(characteristic, during: .deviceInformation)
-            do { return try DeviceInformationString(parsingAll: bytes).string } catch {
-                report(.anomaly("\(characteristic.uuid) is not UTF-8: \(error)"))
-                return nil
-            }
-        }
-        var device = BandDeviceInfo()
-        device.name = try string(profile.deviceName)
-        device.manufacturer = try string(profile.deviceInformation[C.manufacturerNameString])
-        device.model = try string(profile.deviceInformation[C.modelNumberString])
-        device.serialNumber = try string(profile.deviceInformation[C.serialNumberString])
-        device.hardwareRevision = try string(profile.deviceInformation[C.hardwareRevisionString])
-        device.firmwareRevision = try string(profile.deviceInformation[C.firmwareRevisionString])
-        device.softwareRevision = try string(profile.deviceInformation[C.softwareRevisionString])
-        var battery: Int?
-        if let level = profile.batteryLevel, level.properties.contains(.read) {
-            let bytes = try connection.read(level, during: .deviceInformation)
-            do { battery = Int(try BatteryLevel(parsingAll: bytes).percent) } catch {
-                report(.anomaly("battery level \(Hex.encode(bytes)) is malformed: \(error)"))
-            }
-        }
-        return (device, battery)
-    }
-
     /// Subscribes to the plan's live characteristics, once, and routes them to a ``LiveStream``.
     ///
     /// For a running step total, the total last committed is in place before the first
@@ -409,7 +425,8 @@ public final class BandSession {
                               report: report)
         live.batteryPercent = battery
         live.stepTracker = StepCountTracker(stored: storedSteps)
-        connection.valueHandler = { handle, value in live.handle(handle, value) }
+        // Routed from now on (``route(_:_:)``), so readings during the subscriptions are kept.
+        self.live = live
         for subscription in subscriptions {
             guard let characteristic = profile.characteristic(for: subscription) else { continue }
             try connection.subscribe(characteristic, .notifications, during: .subscribe)

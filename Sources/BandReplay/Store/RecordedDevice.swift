@@ -13,19 +13,26 @@ public struct RecordedDevice: Equatable, Sendable {
     /// or whatever `--device` says.
     public var address: String?
 
-    /// Reads the strings the trace holds; values that are not UTF-8 are left out.
+    /// Reads the strings the trace holds through the live reader's ``DeviceInformationMachine``;
+    /// values that are not UTF-8 are left out, as the live reader leaves them out.
     public init(database: RecordedGATTDatabase, peer: LEAddress?) {
-        func string(_ uuid: BluetoothUUID) -> String? {
-            guard let characteristic = database.characteristics.first(where: { $0.uuid == uuid }),
-                  let value = database.values[characteristic.valueHandle] else { return nil }
-            return (try? DeviceInformationString(parsingAll: value.bytes))?.string
+        var readable: [DeviceInformationMachine.Field: UInt16] = [:]
+        for field in DeviceInformationMachine.Field.allCases where field != .battery {
+            if let characteristic = database.characteristics.first(where: { $0.uuid == field.uuid }),
+               database.values[characteristic.valueHandle] != nil {
+                readable[field] = characteristic.valueHandle
+            }
         }
-        typealias C = GATTUUID.Characteristic
-        information = BandDeviceInfo(name: string(C.deviceName), manufacturer: string(C.manufacturerNameString),
-                                     model: string(C.modelNumberString), serialNumber: string(C.serialNumberString),
-                                     hardwareRevision: string(C.hardwareRevisionString),
-                                     firmwareRevision: string(C.firmwareRevisionString),
-                                     softwareRevision: string(C.softwareRevisionString))
+        var machine = DeviceInformationMachine(readable: readable)
+        var pending = machine.start()[...]
+        information = BandDeviceInfo()
+        while let action = pending.popFirst() {
+            switch action {
+            case .read(_, let handle): pending.insert(contentsOf: machine.valueRead(database.values[handle]?.bytes ?? []), at: pending.startIndex)
+            case .finished(let device, _): information = device
+            case .report, .fail: break
+            }
+        }
         address = peer.map { "\($0.address)" }
     }
 

@@ -28,22 +28,8 @@ public final class BandRunner {
         public init() {}
     }
 
-    public enum Ending: Equatable, CustomStringConvertible {
-        case signal(Int32)
-        /// The stop descriptor became readable (``BackgroundBand/stop()``).
-        case stopped
-        case connections(Int)
-        case duration(Duration)
-
-        public var description: String {
-            switch self {
-            case .signal(let number): "stopped by signal \(number)"
-            case .stopped: "stopped"
-            case .connections(let count): "\(count) connection(s) served"
-            case .duration(let duration): "simulated \(duration.wholeMilliseconds / 1000) s"
-            }
-        }
-    }
+    /// Why the loop ended (shared with the other serve loop, in BandLink).
+    public typealias Ending = RunEnding
 
     public let band: SimulatedBand
     private let listener: any BandListener

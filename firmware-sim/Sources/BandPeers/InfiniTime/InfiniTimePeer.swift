@@ -19,7 +19,7 @@ import BandWire
 /// write sets UTC = written local time − the zone in force; Local Time Information changes the
 /// zone; its local day (midnight reset) is UTC + zone. It keeps no history: what a reader did
 /// not see is only in the running total. `onMinute` reports each finished minute's truth.
-public final class InfiniTimePeer: PeerDevice {
+public final class InfiniTimePeer: PeerDevice, SecondTickedPeer {
     public struct Configuration: Sendable {
         /// True time at boot.
         public var start: PeerMilliseconds
@@ -74,7 +74,7 @@ public final class InfiniTimePeer: PeerDevice {
     public static let deviceName = "InfiniTime"
 
     public var table: PeerAttributeTable
-    public private(set) var trueTime: PeerMilliseconds
+    public internal(set) var trueTime: PeerMilliseconds
     public var wantsDisconnect = false
     public var onMinute: ((MinuteTruth) -> Void)?
     public let configuration: Configuration
@@ -87,15 +87,15 @@ public final class InfiniTimePeer: PeerDevice {
     /// The watch's zone (Local Time Information): standard part in quarter hours, DST code.
     public private(set) var timeZoneQuarterHours: Int8
     public private(set) var dstCode: UInt8 = 0
-    private var pendingReboots: [PeerMilliseconds]
+    var pendingReboots: [PeerMilliseconds]
     /// Steps counted so far in the minute in progress, and its plan.
     private var minuteSteps: UInt32 = 0
     private var minutePlan: WearerMinutes.Minute
     /// Start of the minute in progress (true time).
-    private var minuteOpened: PeerMilliseconds
+    private(set) var minuteOpened: PeerMilliseconds
     private var watchDay: Int64
     private var lastNotifiedSteps: UInt32?
-    private var battery: UInt8
+    var battery: UInt8
 
     public init(_ configuration: Configuration) {
         self.configuration = configuration
@@ -156,46 +156,31 @@ public final class InfiniTimePeer: PeerDevice {
 
     // MARK: Model
 
-    public func advance(to time: PeerMilliseconds) -> [PeerPush] {
-        var pushes: [PeerPush] = []
-        while trueTime < time {
-            let next = min(time, nextDeadline)
-            let crossesSecond = next == nextDeadline
-            trueTime = next
-            guard crossesSecond else { break }
-            if PeerTime.minuteStart(of: trueTime) > minuteOpened { finishMinute() }
-            if let reboot = pendingReboots.first, trueTime >= reboot {
-                pendingReboots.removeFirst()
-                rebootNow()
-                continue
-            }
-            let day = watchLocalDay()
-            if day != watchDay {
-                // Local midnight on the watch: today's count starts again (yesterday's is not on BLE).
-                watchDay = day
-                stepsToday = 0
-            }
-            let delivered = stepsDelivered(in: minutePlan, through: trueTime)
-            stepsToday &+= delivered - minuteSteps
-            minuteSteps = delivered
-            let bpm = minutePlan.onWrist ? minutePlan.heartRate ?? 0 : 0
-            table.setValue(GATTUUID.Characteristic.heartRateMeasurement, [0x00, bpm])
-            let notifies = configuration.notifiedSeconds.contains(Self.secondOfMinute(trueTime))
-            if notifies { pushes.append(PeerPush(characteristic: GATTUUID.Characteristic.heartRateMeasurement, value: [0x00, bpm])) }
-            let steps = Self.le32(stepsToday)
-            table.setValue(InfiniTimeMotionService.stepCount, steps)
-            if notifies, lastNotifiedSteps != stepsToday {
-                lastNotifiedSteps = stepsToday
-                pushes.append(PeerPush(characteristic: InfiniTimeMotionService.stepCount, value: steps))
-            }
-            if trueTime % 3_600_000 == PeerTime.tickOffsetMs, battery > 5 {
-                battery -= 1
-                table.setValue(GATTUUID.Characteristic.batteryLevel, [battery])
-                pushes.append(PeerPush(characteristic: GATTUUID.Characteristic.batteryLevel, value: [battery]))
-            }
-            refreshClockValues()
+    public func advance(to time: PeerMilliseconds) -> [PeerPush] { advanceBySeconds(to: time) }
+
+    /// The second's readings: today's count (restarting at the watch's local midnight), heart
+    /// rate, notified on the seconds the watch notifies; then the clock's values.
+    func secondElapsed(into pushes: inout [PeerPush]) {
+        let day = watchLocalDay()
+        if day != watchDay {
+            // Local midnight on the watch: today's count starts again (yesterday's is not on BLE).
+            watchDay = day
+            stepsToday = 0
         }
-        return pushes
+        let delivered = stepsDelivered(in: minutePlan, through: trueTime)
+        stepsToday &+= delivered - minuteSteps
+        minuteSteps = delivered
+        let bpm = minutePlan.onWrist ? minutePlan.heartRate ?? 0 : 0
+        table.setValue(GATTUUID.Characteristic.heartRateMeasurement, [0x00, bpm])
+        let notifies = configuration.notifiedSeconds.contains(Self.secondOfMinute(trueTime))
+        if notifies { pushes.append(PeerPush(characteristic: GATTUUID.Characteristic.heartRateMeasurement, value: [0x00, bpm])) }
+        let steps = Self.le32(stepsToday)
+        table.setValue(InfiniTimeMotionService.stepCount, steps)
+        if notifies, lastNotifiedSteps != stepsToday {
+            lastNotifiedSteps = stepsToday
+            pushes.append(PeerPush(characteristic: InfiniTimeMotionService.stepCount, value: steps))
+        }
+        refreshClockValues()
     }
 
     static func secondOfMinute(_ time: PeerMilliseconds) -> Int64 {
@@ -212,7 +197,7 @@ public final class InfiniTimePeer: PeerDevice {
         return UInt32(UInt64(minute.steps) * UInt64(ticks) / UInt64(readings))
     }
 
-    private func finishMinute() {
+    func finishMinute() {
         let start = minuteOpened
         onMinute?(MinuteTruth(start: start, steps: minuteSteps, stepsToday: stepsToday,
                               heartRate: minutePlan.onWrist ? minutePlan.heartRate : nil, boot: boot,
@@ -225,7 +210,7 @@ public final class InfiniTimePeer: PeerDevice {
 
     /// A reboot: the link drops and the step count starts again at 0 (steps counted today
     /// before it are no longer on BLE); the clock keeps running.
-    private func rebootNow() {
+    func rebootNow() {
         boot += 1
         stepsToday = 0
         lastNotifiedSteps = nil

@@ -24,21 +24,8 @@ public final class PeerRunner<Device: PeerDevice> {
         public init() {}
     }
 
-    public enum Ending: Equatable, CustomStringConvertible {
-        case signal(Int32)
-        case stopped
-        case connections(Int)
-        case duration(Duration)
-
-        public var description: String {
-            switch self {
-            case .signal(let number): "stopped by signal \(number)"
-            case .stopped: "stopped"
-            case .connections(let count): "\(count) connection(s) served"
-            case .duration(let duration): "simulated \(duration.components.seconds) s"
-            }
-        }
-    }
+    /// Why the loop ended (shared with the other serve loop, in BandLink).
+    public typealias Ending = RunEnding
 
     public let device: Device
     private let listener: any PeerListener

@@ -17,7 +17,7 @@ import BandWire
 /// Energy: 4 kJ a minute at rest, more with the rate (a made-up but fixed model), counted only
 /// while in contact and added to Energy Expended when a measurement carries the field (every
 /// 10th); saturates at 65535 (HRS §3.1.1.3).
-public final class HeartRateStrapPeer: PeerDevice {
+public final class HeartRateStrapPeer: PeerDevice, SecondTickedPeer {
     public struct Configuration: Sendable {
         public var start: PeerMilliseconds
         public var utcOffsetSeconds: Int
@@ -50,26 +50,26 @@ public final class HeartRateStrapPeer: PeerDevice {
     public static let controlPointNotSupported = ATTErrorCode(rawValue: 0x80)
 
     public var table: PeerAttributeTable
-    public private(set) var trueTime: PeerMilliseconds
+    public internal(set) var trueTime: PeerMilliseconds
     public var wantsDisconnect = false
     public var onMinute: ((MinuteTruth) -> Void)?
     public let configuration: Configuration
     public let wearer: WearerMinutes
     /// Energy Expended (kJ since the last reset).
-    public private(set) var energyExpended: Int = 0
+    public internal(set) var energyExpended: Int = 0
     public private(set) var resets = 0
     private var measurements = 0
     private var minutePlan: WearerMinutes.Minute
     /// Start of the minute in progress (true time).
-    private var minuteOpened: PeerMilliseconds
+    private(set) var minuteOpened: PeerMilliseconds
     private var minuteEnergy = 0
     /// Energy burnt since the last measurement that carried the field.
     private var unreportedEnergy = 0
     private var minuteRR = 0
     /// Beat phase: ms into the current beat, so RR intervals follow the rate across seconds.
     private var beatPhaseMs: Int64 = 0
-    private var battery: UInt8
-    private var pendingReboots: [PeerMilliseconds]
+    var battery: UInt8
+    var pendingReboots: [PeerMilliseconds]
     private var lastRate: UInt8 = 70
 
     public init(_ configuration: Configuration) {
@@ -106,29 +106,17 @@ public final class HeartRateStrapPeer: PeerDevice {
     /// milliseconds off still files every reading under the minute it belongs to.
     public var nextDeadline: PeerMilliseconds { PeerTime.nextTick(after: trueTime) }
 
-    public func advance(to time: PeerMilliseconds) -> [PeerPush] {
-        var pushes: [PeerPush] = []
-        while trueTime < time {
-            let next = min(time, nextDeadline)
-            let crossesSecond = next == nextDeadline
-            trueTime = next
-            guard crossesSecond else { break }
-            if PeerTime.minuteStart(of: trueTime) > minuteOpened { finishMinute() }
-            if let reboot = pendingReboots.first, trueTime >= reboot {
-                // A strap's battery swap: the link drops, Energy Expended starts again.
-                pendingReboots.removeFirst()
-                wantsDisconnect = true
-                energyExpended = 0
-                continue
-            }
-            pushes.append(PeerPush(characteristic: GATTUUID.Characteristic.heartRateMeasurement, value: measurement()))
-            if trueTime % 3_600_000 == PeerTime.tickOffsetMs, battery > 5 {
-                battery -= 1
-                table.setValue(GATTUUID.Characteristic.batteryLevel, [battery])
-                pushes.append(PeerPush(characteristic: GATTUUID.Characteristic.batteryLevel, value: [battery]))
-            }
-        }
-        return pushes
+    public func advance(to time: PeerMilliseconds) -> [PeerPush] { advanceBySeconds(to: time) }
+
+    /// A strap's battery swap: the link drops, Energy Expended starts again.
+    func rebootNow() {
+        wantsDisconnect = true
+        energyExpended = 0
+    }
+
+    /// The strap measures every second.
+    func secondElapsed(into pushes: inout [PeerPush]) {
+        pushes.append(PeerPush(characteristic: GATTUUID.Characteristic.heartRateMeasurement, value: measurement()))
     }
 
     /// This second's measurement: the minute's rate, contact, the beats that ended in it.
@@ -165,7 +153,7 @@ public final class HeartRateStrapPeer: PeerDevice {
         return value.encodedBytes(capacity: 64)
     }
 
-    private func finishMinute() {
+    func finishMinute() {
         onMinute?(MinuteTruth(start: minuteOpened, heartRate: minutePlan.onWrist ? minutePlan.heartRate : nil,
                               contact: minutePlan.onWrist, energyKilojoules: minuteEnergy, rrIntervals: minuteRR))
         minuteOpened = PeerTime.minuteStart(of: trueTime)
