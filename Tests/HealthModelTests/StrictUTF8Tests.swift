@@ -61,6 +61,24 @@ import Testing
         #expect(mismatches.isEmpty, "\(mismatches.prefix(10).map { $0.map { String($0, radix: 16) } })")
     }
 
+    /// Found by `fuzz/importrules` after 4.3 M runs: the import's source cache is a Swift
+    /// dictionary, whose String keys compare by canonical equivalence, so a second source whose
+    /// name was canonically equal but byte-different came back with the first one's bytes.
+    @Test func canonicallyEquivalentSourceNamesKeepTheirOwnBytes() throws {
+        let context = ImportRecord.Context()
+        func source(_ name: String) throws -> [UInt8] {
+            let line = Array(#"{"type":"step-count","value":5,"start":"2026-11-30T09:00:00Z","source":""#.utf8) + Array(name.utf8) + Array(#""}"#.utf8)
+            let record = try line.withUnsafeBufferPointer { buffer in
+                try ImportRecord(line: buffer, number: 1, context: context)
+            }
+            return Array(record.source.id.utf8)
+        }
+        #expect(try source("\u{0341}") == [0xCD, 0x81])  // COMBINING ACUTE TONE MARK
+        #expect(try source("\u{0301}") == [0xCC, 0x81], "its canonical equivalent, U+0301, keeps its own bytes")
+        #expect(try source("caf\u{E9}") == Array("caf\u{E9}".utf8))
+        #expect(try source("cafe\u{301}") == Array("cafe\u{301}".utf8))
+    }
+
     @Test func anImportLineNamesTheLineAndByte() {
         let line = Array(#"{"type":"step-count","value":5,"start":"2026-11-30T09:00:00Z","source":"com."#.utf8) + [0xC0, 0xAF] + Array(#""}"#.utf8)
         let context = ImportRecord.Context()

@@ -111,7 +111,11 @@ public struct ImportRecord: Sendable {
         guard !sourceID.isEmpty else { throw failure("source", "is empty") }
         let sourceVersion = try string("source_version") ?? ""
         let key = sourceID + "\u{0}" + sourceVersion
-        if let cached = context.sources[key] {
+        // Swift's String equality is canonical equivalence, so the cache may hand back a source
+        // spelled with other bytes ("é" precomposed vs "e" + U+0301, U+0341 vs U+0301); the
+        // store keeps names byte for byte, so only a byte-identical hit is reused.
+        if let cached = context.sources[key], cached.id.utf8.elementsEqual(sourceID.utf8),
+           cached.version.utf8.elementsEqual(sourceVersion.utf8) {
             source = cached
         } else {
             source = AppIdentity(id: sourceID, version: sourceVersion)
