@@ -28,9 +28,10 @@ public final class HealthStore: @unchecked Sendable {
     /// store lacking a type's row maps it to a negative id (``registerTypes``).
     let typeIDs: [SampleType: Int64]
     let typesByID: [Int64: SampleType]
-    /// Known rows of `app` and `device`; entries made by a rolled-back transaction are removed.
-    var appIDs: [String: Int64] = [:]
-    var deviceIDs: [DeviceInfo: Int64] = [:]
+    /// Known rows of `app` and `device`, keyed byte for byte (``ExactText``); entries made by a
+    /// rolled-back transaction are removed.
+    var appIDs: [ExactText: Int64] = [:]
+    var deviceIDs: [ExactText: Int64] = [:]
     /// The person this instance reads and writes for (docs/architecture.md, "People").
     public let person: Person
     var personID: Int64 { person.id }
@@ -272,9 +273,9 @@ public final class HealthStore: @unchecked Sendable {
 
     /// The row of an app, or nil when it never wrote anything.
     func existingAppID(_ bundleID: String, _ connection: Connection) throws(HealthStoreError) -> Int64? {
-        if let id = appIDs[bundleID] { return id }
+        if let id = appIDs[ExactText(bundleID)] { return id }
         let id = try connection.scalar("SELECT id FROM app WHERE bundle_id = ?") { $0.bind(1, bundleID) }.get()
-        if let id { appIDs[bundleID] = id }
+        if let id { appIDs[ExactText(bundleID)] = id }
         return id
     }
 
@@ -315,8 +316,8 @@ public final class HealthStore: @unchecked Sendable {
             } catch {
                 transaction.isOpen = false
                 _ = connection.engine.endWrite(commit: false)
-                for bundleID in transaction.createdApps { appIDs[bundleID] = nil }
-                for device in transaction.createdDevices { deviceIDs[device] = nil }
+                for bundleID in transaction.createdApps { appIDs[ExactText(bundleID)] = nil }
+                for device in transaction.createdDevices { deviceIDs[ExactText(device)] = nil }
                 throw error
             }
         }

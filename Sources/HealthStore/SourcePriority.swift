@@ -64,7 +64,9 @@ extension HealthStore {
     public func sources(of type: SampleType?, as app: AppIdentity = .owner) throws -> [SourceSummary] {
         try read { connection in
             let types = type.map { [$0] } ?? SampleType.all.filter { $0 != .workout }
-            var counts: [String: (count: Int, device: Bool, priority: Int)] = [:]
+            // Keyed by the app's row, not its name: two names that differ only in Unicode
+            // normalisation are two apps (``ExactText``).
+            var counts: [Int64: (source: String, count: Int, device: Bool, priority: Int)] = [:]
             for type in types {
                 let typeID = typeID(type)
                 let visible = try visibilityFilter(for: app, type: type, connection)
@@ -81,14 +83,13 @@ extension HealthStore {
                 while try count.step().get() {
                     let appID = count.int64(0)
                     guard let position = order.firstIndex(where: { $0.id == appID }) else { continue }
-                    let bundleID = order[position].bundleID
-                    let previous = counts[bundleID]
-                    counts[bundleID] = ((previous?.count ?? 0) + count.int(1), count.int64(2) != 0,
-                                        min(previous?.priority ?? Int.max, position + 1))
+                    let previous = counts[appID]
+                    counts[appID] = (order[position].bundleID, (previous?.count ?? 0) + count.int(1), count.int64(2) != 0,
+                                     min(previous?.priority ?? Int.max, position + 1))
                 }
             }
-            return counts.map { SourceSummary(source: $0.key, sampleCount: $0.value.count, recordsDevice: $0.value.device,
-                                              priority: $0.value.priority) }
+            return counts.values.map { SourceSummary(source: $0.source, sampleCount: $0.count, recordsDevice: $0.device,
+                                              priority: $0.priority) }
                 .sorted { ($0.priority, $0.source) < ($1.priority, $1.source) }
         }
     }

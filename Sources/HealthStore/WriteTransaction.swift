@@ -87,13 +87,13 @@ public final class WriteTransaction {
             insert.bind(1, bundleID)
             insert.bind(2, anchor + 1)
         }.get() ?? 0
-        store.appIDs[bundleID] = id
+        store.appIDs[ExactText(bundleID)] = id
         createdApps.append(bundleID)
         return id
     }
 
     func deviceID(_ device: DeviceInfo) throws(HealthStoreError) -> Int64 {
-        if let id = store.deviceIDs[device] { return id }
+        if let id = store.deviceIDs[ExactText(device)] { return id }
         let fields = [device.name, device.manufacturer, device.model, device.hardwareIdentifier, device.firmwareVersion]
         let insert = try connection.cached("""
             INSERT INTO device (name, manufacturer, model, hardware_id, firmware) VALUES (?, ?, ?, ?, ?)
@@ -106,7 +106,7 @@ public final class WriteTransaction {
             """) { select in
             for (index, field) in fields.enumerated() { select.bind(Int32(index + 1), field ?? "") }
         }.get() ?? 0
-        store.deviceIDs[device] = id
+        store.deviceIDs[ExactText(device)] = id
         createdDevices.append(device)
         return id
     }

@@ -53,6 +53,31 @@ import Testing
         #expect(changes.samples.map(\.id) == [greater.id])
     }
 
+    /// Names are kept byte for byte: an app and a device whose names differ only in Unicode
+    /// normalisation ("é" precomposed, "e" + U+0301) are two apps and two devices, each read
+    /// back with its own bytes. The store's row caches were `String`-keyed, and Swift's String
+    /// compares by canonical equivalence, so the second spelling was filed under the first.
+    @Test func namesThatDifferOnlyInNormalisationAreDifferentSourcesAndDevices() throws {
+        let temp = try TemporaryStore()
+        let composed = AppIdentity(id: "caf\u{E9}.app", version: "1")
+        let decomposed = AppIdentity(id: "cafe\u{301}.app", version: "1")
+        for app in [composed, decomposed] { try temp.store.allow(app, [.quantity(.stepCount)]) }
+        let composedDevice = DeviceInfo(name: "Caf\u{E9} band")
+        let decomposedDevice = DeviceInfo(name: "Cafe\u{301} band")
+        try temp.store.write(as: composed) {
+            try $0.save(steps(10, "2026-11-30T08:00:00Z", "2026-11-30T08:01:00Z", device: composedDevice))
+        }
+        try temp.store.write(as: decomposed) {
+            try $0.save(steps(20, "2026-11-30T08:01:00Z", "2026-11-30T08:02:00Z", device: decomposedDevice))
+        }
+        let back = try temp.store.samples(HealthQuery(type: .stepCount), as: .owner).compactMap(\.quantitySample)
+        #expect(back.map { Array(($0.source?.id ?? "").utf8) } == [Array(composed.id.utf8), Array(decomposed.id.utf8)])
+        #expect(back.map { $0.device?.name.map { Array($0.utf8) } } == [Array(composedDevice.name!.utf8), Array(decomposedDevice.name!.utf8)])
+        let sources = try temp.store.sources(of: .quantity(.stepCount))
+        #expect(sources.count == 2, "\(sources)")
+        #expect(Set(sources.map { Array($0.source.utf8) }) == [Array(composed.id.utf8), Array(decomposed.id.utf8)])
+    }
+
     @Test func syncIdentifiersAreScopedToTheSource() throws {
         let temp = try TemporaryStore()
         try temp.store.allow(band, [.quantity(.stepCount)])
