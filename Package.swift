@@ -100,14 +100,16 @@ let package = Package(
 
         // The band's own logic, one source tree for Linux and the chip (Embedded-Swift-clean:
         // scripts/check-embedded.sh): sensor model, clock, minute accumulation, flash image
-        // (minute ring, key store), the one-second tick (BandCore), truth lines.
-        .target(name: "BandFirmwareCore", dependencies: ["BandWire", "BandGATT", "BandProtocol", "FirmwareBoard", "UARTFraming"],
+        // (minute ring, key store), the one-second tick (BandCore), truth lines, and the band's
+        // GATT services (BandServices: attribute table, activity/history/auth, Current Time,
+        // notifications) generic over a host — Linux's bearer, the chip's UART (ChipBand).
+        .target(name: "BandFirmwareCore", dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandProtocol", "FirmwareBoard", "FirmwareCrypto", "UARTFraming"],
                 path: "firmware-sim/Sources/BandFirmwareCore", swiftSettings: strict),
-        // The simulated band firmware: the Linux shell around BandFirmwareCore (GATT services on
-        // an ATT bearer, run loop, state file), re-exporting the core.
+        // The simulated band firmware: the Linux shell around BandFirmwareCore (its GATT services
+        // hosted on an ATT bearer, run loop, state file), re-exporting the core.
         .target(
             name: "BandFirmware",
-            dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandProtocol", "BandCrypto", "BandLink", "BandTrace",
+            dependencies: ["BandWire", "BandATT", "BandGATT", "BandProtocol", "BandCrypto", "BandLink", "BandTrace",
                            "BandFirmwareCore"],
             path: "firmware-sim/Sources/BandFirmware",
             swiftSettings: strict),
@@ -185,7 +187,7 @@ let package = Package(
         .testTarget(name: "FirmwareBridgeTests", dependencies: ["FirmwareBridge", "UARTFraming"],
                     path: "firmware-sim/Tests/FirmwareBridgeTests"),
         .testTarget(name: "UARTFramingTests", dependencies: ["UARTFraming"], path: "firmware-sim/Tests/UARTFramingTests"),
-        .testTarget(name: "FirmwareBoardTests", dependencies: ["FirmwareBoard", "FirmwareCrypto", "UARTFraming", "BandFirmware", "BandProtocol"],
+        .testTarget(name: "FirmwareBoardTests", dependencies: ["FirmwareBoard", "FirmwareCrypto", "UARTFraming", "BandFirmware", "BandProtocol", "BandLink", "BandWire"],
                     path: "firmware-sim/Tests/FirmwareBoardTests"),
         // CSQLite: the power-loss VFS (Support/PowerLossVFS.swift) the durability test runs the store on.
         .testTarget(name: "BandReaderTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTClient", "BandProtocol", "BandReader", "BandFirmware", "BandPeers", "BandLink", "HealthStore", "HealthModel", "HealthAnalysis", "BandTestSupport", "CSQLite"]),

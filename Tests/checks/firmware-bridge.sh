@@ -5,13 +5,15 @@
 #   - a reader client (Python, one ATT PDU per datagram as `band` sends them) discovers the
 #     image's whole GATT table through socket → bridge → UART frames → firmware → back:
 #     MTU exchange (the bridge's bearer takes the agreed 247), primary services, characteristics
-#     and descriptors, every readable value; the result must equal the image's attribute table
-#     (firmware-sim/Sources/FirmwareBoard/BoardAttributeSource.swift), error responses included;
+#     and descriptors, every readable value; the result must equal the band's attribute table
+#     (BandFirmwareCore's BandAttributeTable, which the image serves once bandsim has started the
+#     band with link message 0x10), error responses included — the activity service's values
+#     answer "not authenticated" (0x80) before pairing, as on the Linux band;
 #   - a 240-byte Read Response (above ATT_MTU 23) reaches the reader only after the MTU exchange;
 #   - the reader disconnects and connects again: the firmware starts that connection fresh (MTU 23);
 #   - the real reader: `band stream sim:SOCKET` negotiates ATT_MTU 247 and runs its discovery
-#     through the bridge, and says what it found: an unknown device, exit 1 (this image has no
-#     activity or heart-rate service yet, so there is nothing to stream);
+#     through the bridge, and recognises a BandKit band it is not paired with: exit 1 naming
+#     `band pair` (Tests/checks/firmware-reader.sh pairs, streams and syncs);
 #   - bandsim exits after the connections (--exit-after), and QEMU is gone; a second run stopped
 #     with SIGTERM also leaves no QEMU behind;
 #   - bad usage: --firmware with --profile or a fractional --speed exits 64; a missing image exits 1.
@@ -102,30 +104,42 @@ values = {}
 for handle, properties, _ in characteristics:
     if properties & 0x02:
         got = request(s, struct.pack("<BH", 0x0A, handle))
+        if handle == 0x002D:   # Live Activity: not before authentication
+            assert got == bytes.fromhex("01 0a 2d00 80"), "read Live Activity unauthenticated: %s" % got.hex(); continue
         assert got[0] == 0x0B, "read %#06x: %s" % (handle, got.hex())
         values[handle] = got[1:]
 
-# The image's table (BoardAttributeSource), as the firmware-qemu check pins it.
-want_services = [(0x0001, 0x0003, "1800"), (0x0004, 0x0008, "180a"), (0x0009, 0x000C, "180f")]
-want_characteristics = [(0x0003, 0x02, "2a00"), (0x0006, 0x02, "2a29"), (0x0008, 0x02, "2a24"), (0x000B, 0x12, "2a19")]
-assert services == want_services, "services %s" % services
-assert characteristics == want_characteristics, "characteristics %s" % characteristics
-assert [h for h, _ in information] == list(range(1, 0x0D)), "handles %s" % information
-assert dict(information)[0x000C] == "2902", "CCCD: %s" % information
-assert values[0x0003] == b"BandKit M4" and values[0x0008] == b"mps2-an386", values
-assert len(values[0x0006]) > 0 and len(values[0x000B]) == 1 and values[0x000B][0] <= 100, values
+# The band's table (BandAttributeTable), as BandFirmwareTests' ATTServerTests pin it.
+want_services = [(0x0001, 0x0005, "1800"), (0x0006, 0x0009, "1801"), (0x000A, 0x0012, "180a"), (0x0013, 0x0016, "180f"),
+                 (0x0017, 0x001E, "180d"), (0x001F, 0x0024, "1814"), (0x0025, 0x002A, "1805")]
+want_characteristics = [(0x0003, 0x02, "2a00"), (0x0005, 0x02, "2a01"), (0x0008, 0x20, "2a05"), (0x000C, 0x02, "2a29"),
+                        (0x000E, 0x02, "2a24"), (0x0010, 0x02, "2a25"), (0x0012, 0x02, "2a26"), (0x0015, 0x12, "2a19"),
+                        (0x0019, 0x10, "2a37"), (0x001C, 0x02, "2a38"), (0x001E, 0x08, "2a39"), (0x0021, 0x10, "2a53"),
+                        (0x0023, 0x02, "2a54"), (0x0027, 0x1A, "2a2b"), (0x002A, 0x0A, "2a0f"), (0x002D, 0x12, None),
+                        (0x0030, 0x28, None), (0x0033, 0x10, None), (0x0036, 0x28, None)]
+assert services[:7] == want_services, "services %s" % services
+assert len(services) == 8 and services[7][:2] == (0x002B, 0x0037) and services[7][2].startswith("b5c00001"), "activity service %s" % services[7:]
+assert len(characteristics) == len(want_characteristics), "characteristics %s" % characteristics
+for got, want in zip(characteristics, want_characteristics):
+    assert got[:2] == want[:2] and (want[2] is None and got[2].startswith("b5c0") or got[2] == want[2]), "characteristic %s, want %s" % (got, want)
+assert [h for h, _ in information] == list(range(1, 0x38)), "handles %s" % information
+assert dict(information)[0x0028] == "2902", "CCCD: %s" % information
+assert values[0x0003] == b"BandKit M4" and values[0x000C] == b"BandKit" and values[0x000E] == b"BK-1 (simulated)", values
+assert values[0x0010].startswith(b"BK1-") and len(values[0x0010]) == 12, values
+assert len(values[0x0015]) == 1 and values[0x0015][0] <= 100, values
 # Errors come back exactly as the firmware gives them.
 assert request(s, "0a 0001") == bytes.fromhex("01 0a 0001 01")
 assert request(s, "12 0300 4142") == bytes.fromhex("01 12 0300 03")
 assert request(s, "3f") == bytes.fromhex("01 3f 0000 06")
-# Notifications enabled: the CCCD reads back through the bridge.
-assert request(s, "12 0c00 0100") == b"\x13"
-assert request(s, "0a 0c00") == bytes.fromhex("0b 0100")
+# Notifications enabled (Current Time: it notifies only when the clock is set): the CCCD reads
+# back through the bridge.
+assert request(s, "12 2800 0100") == b"\x13"
+assert request(s, "0a 2800") == bytes.fromhex("0b 0100")
 s.close()
 
 # A second connection starts fresh in the firmware (CCCD cleared, MTU 23 again).
 s = connect()
-assert request(s, "0a 0c00") == bytes.fromhex("0b 0000"), "the new connection inherited the old CCCD"
+assert request(s, "0a 2800") == bytes.fromhex("0b 0000"), "the new connection inherited the old CCCD"
 assert request(s, "02 1700") == bytes.fromhex("03 f700")
 s.close()
 print("firmware-bridge: %d services, %d characteristics, %d handles, %d values read through the bridge"

@@ -107,6 +107,7 @@ public struct BoardFirmware<B: Board, A: FirmwareApplication> {
 
     private mutating func answerATT(_ pdu: UnsafeRawBufferPointer) {
         attPDUs &+= 1
+        if application.receivedATT(pdu, board: &board) { return }
         var response = InlineArray<247, UInt8>(repeating: 0)   // serverMTU
         var span = response.mutableSpan
         span.withUnsafeMutableBytes { output in
@@ -126,6 +127,7 @@ public struct BoardFirmware<B: Board, A: FirmwareApplication> {
         case LinkMessage.connect, LinkMessage.disconnect:
             server = GATTServer(serverMTU: Self.serverMTU, mtu: ATT.defaultLEMTU, answersReadMultiple: false)
             source = BoardAttributeSource()
+            application.linkChanged(connected: code == LinkMessage.connect, board: &board)
         case LinkMessage.statusRequest:
             statusRequested = true
         case LinkMessage.randomRequest:

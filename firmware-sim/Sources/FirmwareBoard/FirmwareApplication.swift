@@ -11,6 +11,16 @@ public protocol FirmwareApplication {
     mutating func received<B: Board>(link code: UInt8, _ body: UnsafeRawBufferPointer, board: inout B) -> ApplicationLinkResult
     /// Band time may have moved on: do what is due (at most a bounded amount per call).
     mutating func poll<B: Board>(board: inout B)
+    /// An ATT PDU from the reader. True: the application served it (and sent its answers itself);
+    /// false: the core's bring-up table (``BoardAttributeSource``) answers. Default: false.
+    mutating func receivedATT<B: Board>(_ pdu: UnsafeRawBufferPointer, board: inout B) -> Bool
+    /// Link message 0x02 (a reader connected: `true`) or 0x03 (it left). Default: nothing.
+    mutating func linkChanged<B: Board>(connected: Bool, board: inout B)
+}
+
+extension FirmwareApplication {
+    public mutating func receivedATT<B: Board>(_ pdu: UnsafeRawBufferPointer, board: inout B) -> Bool { false }
+    public mutating func linkChanged<B: Board>(connected: Bool, board: inout B) {}
 }
 
 /// How the application took a link message.

@@ -5,7 +5,9 @@ import BandLink
 import BandProtocol
 import BandWire
 
-/// A simulated band: sensors, flash, clock and a GATT server on one ATT bearer at a time.
+/// A simulated band: sensors, flash, clock and a GATT server on one ATT bearer at a time — the
+/// Linux shell around the band's services (BandFirmwareCore's ``BandServices``, the same code the
+/// chip's image runs), with the bearer, the kernel's CSPRNG and log lines as its host.
 ///
 /// Single-threaded and driven from outside, like firmware's main loop: ``advance(to:)`` moves
 /// the simulation's true time forward (one sensor tick per second, notifications as they fall
@@ -23,193 +25,133 @@ import BandWire
 /// band.advance(by: .seconds(60))                    // a minute of sensing
 /// ```
 ///
-/// The packet path allocates nothing: PDUs are received into and built in two buffers made
-/// once here.
+/// The packet path allocates nothing: PDUs are received into a buffer made once here and built
+/// in the services' own.
 public final class SimulatedBand {
-    public let configuration: BandConfiguration
-    var core: BandCore
-    var faults: FaultPlan
-    private var secretRandom: Xoshiro256StarStar
-    public private(set) var trueTime: BandInstant
-    /// True time of the last boot, for run-time faults.
-    private var bootTime: BandInstant
-    private var nextTick: BandInstant
-    var connection: BandConnection?
-    private var connectionCount = 0
+    let services: BandServices<BearerHost>
+    public var configuration: BandConfiguration { services.configuration }
+    public var trueTime: BandInstant { services.trueTime }
     let receiveBuffer: UnsafeMutableRawBufferPointer
-    let transmitBuffer: UnsafeMutableRawBufferPointer
-    let valueBuffer: UnsafeMutableRawBufferPointer
-    /// The Adjust Reason last applied to the clock (CTS 1.1 §3.1.1).
-    var adjustReason: CurrentTime.AdjustReason = []
-    var heartRateNotificationCount = 0
     /// True once a pairing prompt is out and no answer has come yet (for `--confirm ask`).
-    public var pairingPromptPending: Bool { connection?.pairing != nil && connection?.pairing?.answer == nil && configuration.confirmation == .ask }
+    public var pairingPromptPending: Bool { services.pairingPromptPending }
 
     /// Each minute record as it is written to flash: `--truth` listens here.
-    public var onMinuteRecorded: ((UInt32, MinuteRecord) -> Void)?
+    public var onMinuteRecorded: ((UInt32, MinuteRecord) -> Void)? {
+        get { services.host.onMinuteRecorded }
+        set { services.host.onMinuteRecorded = newValue }
+    }
     /// Human-readable events (pairing, wrong proofs, faults, reboots).
-    public var log: (String) -> Void = { _ in }
+    public var log: (String) -> Void {
+        get { services.host.log }
+        set { services.host.log = newValue }
+    }
     /// Asked when a pairing needs the wearer's answer under `--confirm ask`; answer later with
     /// ``answerPairing(_:)``.
-    public var onPairingPrompt: ((UInt64) -> Void)?
+    public var onPairingPrompt: ((UInt64) -> Void)? {
+        get { services.host.onPairingPrompt }
+        set { services.host.onPairingPrompt = newValue }
+    }
     /// Flash changed in a way worth persisting (keys, acknowledgement, boot).
-    public var onFlashChanged: (() -> Void)?
+    public var onFlashChanged: (() -> Void)? {
+        get { services.host.onFlashChanged }
+        set { services.host.onFlashChanged = newValue }
+    }
+
+    /// The ATT_MTU the band offers: the largest worth negotiating.
+    public static let serverMTU = ATT.maximumMTU
 
     /// Boots a band. `flash` is the state restored from `--state` (nil: freshly formatted).
     public init(configuration: BandConfiguration, flash: FlashImage? = nil) throws(CryptoError) {
-        self.configuration = configuration
-        let root = Xoshiro256StarStar(seed: configuration.seed)
-        faults = FaultPlan(configuration.faults + configuration.scenario.faults, random: root.fork(3))
-        secretRandom = root.fork(4)
         var image: FlashImage
-        let formatted = flash == nil
         if let flash {
             image = flash
         } else {
-            var idRandom = root.fork(1)
+            var idRandom = Xoshiro256StarStar(seed: configuration.seed).fork(1)
             let historyID = configuration.deterministicSecrets
                 ? UInt32(truncatingIfNeeded: idRandom.next())
                 : try Self.secureUInt32()
             image = FlashImage(historyID: historyID, capacity: configuration.historyCapacity)
         }
-        let start = configuration.start
-        let backfillStart = BandInstant(seconds: start.seconds - Int64(formatted ? configuration.historyDays : 0) * 86_400)
-        var backfillConfiguration = configuration
-        backfillConfiguration.start = backfillStart
-        core = BandCore(configuration: backfillConfiguration, flash: image, random: root.fork(2), faults: faults)
-        trueTime = backfillStart
-        bootTime = start
-        nextTick = backfillStart
+        services = BandServices(configuration: configuration, flash: image, formatted: flash == nil,
+                                serverMTU: Self.serverMTU, host: BearerHost())
         receiveBuffer = .allocate(byteCount: ATT.maximumMTU, alignment: 8)
-        transmitBuffer = .allocate(byteCount: ATT.maximumMTU, alignment: 8)
-        valueBuffer = .allocate(byteCount: ATT.maximumAttributeValueLength, alignment: 8)
-        core.boot(at: backfillStart)
-        if backfillStart < start {
-            // The band has been worn for `historyDays` already: live through them without a reader.
-            while nextTick < start {
-                let events = core.tick(at: nextTick, drainBattery: false)
-                if let recorded = events.recorded { onMinuteRecorded?(recorded.sequence, recorded.record) }
-                nextTick = nextTick + .seconds(1)
-            }
-            trueTime = start
-        }
     }
 
     deinit {
         receiveBuffer.deallocate()
-        transmitBuffer.deallocate()
-        valueBuffer.deallocate()
     }
 
     /// The records simulated before `start` (``BandConfiguration/historyDays``) were produced
     /// inside `init`, before anyone could listen; this replays them from flash for `--truth`.
     public func replayStoredRecords(_ body: (UInt32, MinuteRecord) -> Void) {
-        var sequence = core.flash.ring.oldest
-        while sequence != core.flash.ring.next {
-            body(sequence, core.flash.ring.record(sequence))
-            sequence &+= 1
-        }
+        services.forEachStoredRecord(body)
     }
 
     // MARK: State
 
-    public var flash: FlashImage { core.flash }
-    public var bootEpoch: UInt16 { core.bootEpoch }
-    public var clock: BandClock { core.clock }
-    public var isConnected: Bool { connection != nil }
+    public var flash: FlashImage { services.flash }
+    public var bootEpoch: UInt16 { services.bootEpoch }
+    public var clock: BandClock { services.clock }
+    public var isConnected: Bool { services.isConnected }
     /// The connection's descriptor for an event loop's `poll()` (nil without a connection or for in-memory links).
-    public var connectionDescriptor: Int32? { connection?.bearer.pollDescriptor }
-    public var liveActivity: LiveActivity { core.liveActivity(at: trueTime) }
-    public var batteryLevel: UInt8 { core.batteryLevel }
+    public var connectionDescriptor: Int32? { services.isConnected ? services.host.bearer?.pollDescriptor : nil }
+    public var liveActivity: LiveActivity { services.liveActivity }
+    public var batteryLevel: UInt8 { services.batteryLevel }
     /// The true time of the next sensor tick (for an event loop's poll deadline).
-    public var nextDeadline: BandInstant {
-        var deadline = nextTick
-        if let pairing = connection?.pairing, pairing.deadline < deadline { deadline = pairing.deadline }
-        return deadline
-    }
+    public var nextDeadline: BandInstant { services.nextDeadline }
     /// A history transfer is sending: the event loop should come back as soon as the link has room.
-    public var hasPendingWork: Bool { connection?.transfer != nil && connection?.awaitingConfirmation == false }
+    public var hasPendingWork: Bool { services.hasPendingWork }
 
     // MARK: Connections
 
     /// Takes `bearer` as the connection (replacing any current one, which is dropped).
     public func connect(_ bearer: any ATTBearer) {
-        if connection != nil { disconnect(reason: "replaced by a new connection") }
-        connectionCount += 1
-        let new = BandConnection(bearer: bearer, number: connectionCount)
-        connection = new
-        log("connection \(connectionCount): connected")
+        if services.isConnected { disconnect(reason: "replaced by a new connection") }
+        services.host.attach(bearer)
+        services.connect(mtu: bearer.mtu)
     }
 
     /// Drops the connection (a radio link loss, a fault, or a reboot).
     public func disconnect(reason: String) {
-        guard let current = connection else { return }
-        if let transfer = current.transfer {
-            log("connection \(current.number): history transfer interrupted after \(transfer.sent) of \(transfer.count) records")
-        }
-        current.bearer.close()
-        connection = nil
-        log("connection \(current.number): disconnected (\(reason))")
+        services.host.hostReason = reason
+        services.disconnect(.host)
     }
+
+    /// Handles every PDU already waiting on the connection (never blocks), then sends the next
+    /// burst of an ongoing history transfer.
+    public func pump() {
+        while services.isConnected, let bearer = services.host.bearer {
+            let received: Int?
+            do throws(LinkError) {
+                received = try bearer.receive(into: receiveBuffer, timeout: .zero)
+            } catch {
+                if case .pduTooLarge(let size, _) = error {
+                    log("connection \(services.connectionNumber): ignored a \(size)-byte PDU larger than any ATT_MTU")
+                    continue
+                }
+                disconnect(reason: error == .closed ? "reader hung up" : "\(error)")
+                return
+            }
+            guard let length = received else { break }
+            services.handlePDU(UnsafeRawBufferPointer(rebasing: receiveBuffer[0..<length]))
+        }
+        services.continueTransfer()
+    }
+
+    /// The wearer's answer to the pending pairing (from `--confirm`, or the terminal under `ask`).
+    public func answerPairing(_ accepted: Bool) { services.answerPairing(accepted) }
 
     // MARK: Time
 
     /// Runs the band up to true time `target`: every whole second in between is one sensor
     /// tick, with its notifications; scheduled faults fire on the way.
-    public func advance(to target: BandInstant) {
-        while nextTick <= target {
-            trueTime = nextTick
-            let runTime = (nextTick - bootTime).wholeMilliseconds
-            if FaultPlan.takeDue(&faults.rebootTimes, runTime: runTime) {
-                reboot()
-            }
-            if FaultPlan.takeDue(&faults.disconnectTimes, runTime: runTime) {
-                disconnect(reason: "fault disconnect-at")
-            }
-            let events = core.tick(at: nextTick)
-            if let recorded = events.recorded { recordedMinute(recorded) }
-            if events.batteryChanged { onFlashChanged?() }
-            expirePairing()
-            secondElapsed(events)
-            nextTick = nextTick + .seconds(1)
-        }
-        if target > trueTime { trueTime = target }
-    }
+    public func advance(to target: BandInstant) { services.advance(to: target) }
 
-    public func advance(by duration: Duration) { advance(to: trueTime + duration) }
+    public func advance(by duration: Duration) { services.advance(by: duration) }
 
     /// A reboot: counters reset, boot epoch +1, the minute in progress is lost, flash is kept,
     /// and the radio drops the connection.
-    public func reboot() {
-        disconnect(reason: "band rebooted")
-        core.boot(at: trueTime)
-        log("band rebooted: boot epoch \(core.bootEpoch)")
-        onFlashChanged?()
-    }
-
-    func recordedMinute(_ recorded: (sequence: UInt32, record: MinuteRecord)) {
-        onMinuteRecorded?(recorded.sequence, recorded.record)
-    }
-
-    // MARK: Secrets
-
-    /// Fills `buffer` with key or challenge bytes: the CSPRNG, or the seeded stream in test mode.
-    func fillSecret(_ buffer: UnsafeMutableRawBufferPointer) throws(CryptoError) {
-        if configuration.deterministicSecrets {
-            for i in 0..<buffer.count { buffer[i] = UInt8(truncatingIfNeeded: secretRandom.next()) }
-        } else {
-            try SecureRandom.fill(buffer)
-        }
-    }
-
-    func secret16() throws(CryptoError) -> FixedBytes<16> {
-        var bytes = InlineArray<16, UInt8>(repeating: 0)
-        var span = bytes.mutableSpan
-        try span.withUnsafeMutableBytes { (raw) throws(CryptoError) in try fillSecret(raw) }
-        var out = FixedBytes<16>()
-        for i in 0..<16 { _ = out.append(bytes[i]) }
-        return out
-    }
+    public func reboot() { services.reboot() }
 
     private static func secureUInt32() throws(CryptoError) -> UInt32 {
         let bytes = try SecureRandom.bytes(count: 4)

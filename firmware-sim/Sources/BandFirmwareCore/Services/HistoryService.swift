@@ -4,27 +4,29 @@ import BandWire
 
 /// The History Control Point and History Data: fetch since a cursor, sequence-numbered data
 /// packets sized to the MTU, CRC-32 per transfer, and erase only on a matching acknowledgement.
-extension SimulatedBand {
+extension BandServices {
     /// Data packets sent per turn of the event loop, so requests keep being answered during a
     /// long transfer (a firmware fills its few radio buffers per connection event the same way).
-    static let packetsPerTurn = 8
+    static var packetsPerTurn: Int { 8 }
 
     func handleHistoryRequest(_ request: HistoryRequest) {
         guard let current = connection else { return }
-        let ring = core.flash.ring
         switch request {
         case .fetch(let fetch):
-            if fetch.cursor > ring.next {
-                log("connection \(current.number): fetch from \(fetch.cursor) is ahead of this history (next is \(ring.next))")
+            // Read in place: a copy of the ring alive across a later erase would copy its slots.
+            let oldest = core.flash.ring.oldest, next = core.flash.ring.next, stored = UInt32(core.flash.ring.count)
+            if fetch.cursor > next {
+                host.report(.fetchAhead(connection: current.number, cursor: fetch.cursor, next: next))
+                let historyID = core.flash.historyID
                 indicate(.historyControlPoint) {
-                    HistoryFetchResponse(status: .cursorAhead, historyID: core.flash.historyID, firstSequence: ring.oldest,
-                                         count: UInt32(ring.count), gap: 0).encode(into: &$0)
+                    HistoryFetchResponse(status: .cursorAhead, historyID: historyID, firstSequence: oldest,
+                                         count: stored, gap: 0).encode(into: &$0)
                 }
                 return
             }
-            let first = max(fetch.cursor, ring.oldest)
+            let first = max(fetch.cursor, oldest)
             let gap = first - fetch.cursor
-            let available = ring.next - first
+            let available = next - first
             let count = fetch.maxCount == 0 ? available : min(available, UInt32(fetch.maxCount))
             var transfer = HistoryTransfer(first: first, count: count)
             let perPacket = UInt32(HistoryDataPacket.recordCapacity(mtu: current.mtu))
@@ -34,7 +36,7 @@ extension SimulatedBand {
                 transfer.disconnectAfterPackets = packets / 2
             }
             current.transfer = transfer
-            if gap > 0 { log("connection \(current.number): fetch from \(fetch.cursor): \(gap) records no longer stored") }
+            if gap > 0 { host.report(.fetchGap(connection: current.number, cursor: fetch.cursor, gap: gap)) }
             indicate(.historyControlPoint) {
                 HistoryFetchResponse(status: .success, historyID: core.flash.historyID, firstSequence: first,
                                      count: count, gap: gap).encode(into: &$0)
@@ -47,10 +49,11 @@ extension SimulatedBand {
                 let erasable = min(core.flash.keys.erasableBefore(fallback: ack.endSequence), ack.endSequence)
                 let before = core.flash.ring.oldest
                 if erasable > before { core.flash.ring.erase(before: erasable) }
-                onFlashChanged?()
-                log("connection \(current.number): acknowledged through \(ack.endSequence); erased \(core.flash.ring.oldest - before) records (kept from \(core.flash.ring.oldest) for readers still behind)")
+                host.flashChanged()
+                host.report(.acknowledged(connection: current.number, end: ack.endSequence,
+                                          erased: core.flash.ring.oldest - before, keptFrom: core.flash.ring.oldest))
             } else {
-                log("connection \(current.number): refused acknowledgement of \(ack.endSequence) (crc \(String(ack.crc, radix: 16))): no such completed transfer on this connection")
+                host.report(.acknowledgementRefused(connection: current.number, end: ack.endSequence, crc: ack.crc))
             }
             indicate(.historyControlPoint) {
                 HistoryAcknowledgeResponse(status: matches ? .success : .acknowledgementRejected,
@@ -67,7 +70,7 @@ extension SimulatedBand {
     }
 
     /// Sends the next packets of the transfer in progress; the last one is followed by Transfer Complete.
-    func continueTransfer() {
+    public func continueTransfer() {
         var budget = Self.packetsPerTurn
         while budget > 0, let current = connection, var transfer = current.transfer, !current.awaitingConfirmation {
             budget -= 1
@@ -84,7 +87,7 @@ extension SimulatedBand {
             guard core.flash.ring.contains(next) else {
                 // Overflow overwrote records this transfer had not sent yet: stop rather than
                 // skip them; the reader fetches again and is told the gap.
-                log("connection \(current.number): records from \(next) were overwritten during the transfer; aborting it")
+                host.report(.overwrittenDuringTransfer(connection: current.number, from: next))
                 current.transfer = nil
                 indicate(.historyControlPoint) {
                     HistoryTransferComplete(status: .aborted, packetCount: transfer.packets, recordCount: transfer.sent,
@@ -93,7 +96,7 @@ extension SimulatedBand {
                 return
             }
             // A full link means "later", never a lost packet: the event loop waits for room.
-            guard current.canSendWithoutBlocking else { return }
+            guard host.canSendWithoutBlocking() else { return }
             let perPacket = UInt32(HistoryDataPacket.recordCapacity(mtu: current.mtu))
             let inPacket = min(perPacket, transfer.count - transfer.sent)
             let packetNumber = transfer.packetNumber
@@ -115,7 +118,7 @@ extension SimulatedBand {
             guard alive, let stillCurrent = connection, stillCurrent === current else { return }
             current.transfer = transfer
             if let limit = transfer.disconnectAfterPackets, transfer.packets >= limit {
-                disconnect(reason: "fault disconnect-mid-history after \(transfer.packets) packets")
+                disconnect(.faultMidHistory(packets: transfer.packets))
                 return
             }
         }

@@ -1,9 +1,40 @@
 import BandATT
-import BandLink
+import BandGATTServer
 import BandWire
 
+/// The band's side of ATT: PDUs from the client go to the one GATT server (BandGATTServer),
+/// answered from the band's attribute table; its response goes out from the transmit buffer,
+/// and what the client did (MTU agreed, a write accepted, an indication confirmed) is acted on
+/// afterwards. Nothing a client sends can crash the band.
+extension BandServices {
+    /// Handles one PDU from the client.
+    public func handlePDU(_ bytes: UnsafeRawBufferPointer) {
+        guard let current = connection, !bytes.isEmpty else { return }
+        var source = BandAttributeSource(services: self)
+        var server = current.server
+        let output = UnsafeMutableRawBufferPointer(rebasing: transmitBuffer[0..<current.mtu])
+        let result = server.handle(bytes, source: &source, into: output)
+        current.server = server
+        // The response goes first (at the MTU in force before an exchange, §3.4.2); what it
+        // caused follows, unless sending it lost the connection.
+        if result.responseLength > 0, !transmit(result.responseLength, on: current) { return }
+        switch result.event {
+        case .exchangedMTU(let agreed):
+            host.linkMTUChanged(agreed)
+        case .wrote(_, let followUp):
+            perform(followUp)
+        case .confirmedIndication:
+            indicationConfirmed()
+        case .none, .writeRefused, .unexpected:
+            // A refused write got its Error Response (a command none); a client sending server
+            // PDUs or signed writes is ignored.
+            break
+        }
+    }
+}
+
 /// Building and sending PDUs from the band's one transmit buffer.
-extension SimulatedBand {
+extension BandServices {
     /// Encodes one PDU with `body` (bounded by the connection's MTU) and sends it. Returns false
     /// when the connection is gone afterwards (send failed, or a disconnect fault fired).
     @discardableResult
@@ -13,22 +44,20 @@ extension SimulatedBand {
         body(&writer)
         let length: Int
         do throws(EncodeError) { length = try writer.finish() } catch {
-            log("connection \(current.number): dropped an outgoing PDU that does not fit ATT_MTU \(current.mtu): \(error)")
+            host.report(.oversizePDUDropped(connection: current.number, mtu: current.mtu, error: error))
             return true
         }
         return transmit(length, on: current)
     }
 
     /// Sends the first `length` bytes of the transmit buffer; false when the connection is gone afterwards.
-    func transmit(_ length: Int, on current: BandConnection) -> Bool {
-        do throws(LinkError) {
-            try current.bearer.send(UnsafeRawBufferPointer(rebasing: transmitBuffer[0..<length]))
-        } catch {
-            disconnect(reason: "send failed: \(error)")
+    func transmit(_ length: Int, on current: ServiceConnection) -> Bool {
+        guard host.send(UnsafeRawBufferPointer(rebasing: transmitBuffer[0..<length])) else {
+            disconnect(.sendFailed)
             return false
         }
         if faults.shouldDisconnectAfterSend() {
-            disconnect(reason: "fault disconnect-random")
+            disconnect(.faultRandom)
             return false
         }
         return true
@@ -45,10 +74,10 @@ extension SimulatedBand {
     func notify(_ characteristic: Characteristic, _ encodeValue: (inout ByteWriter) -> Void) -> Bool {
         guard let current = connection else { return false }
         guard current.notifying(characteristic) else { return true }
-        guard current.canSendWithoutBlocking else {
+        guard host.canSendWithoutBlocking() else {
             current.congestionDrops += 1
             if current.congestionDrops == 1 || current.congestionDrops % 1000 == 0 {
-                log("connection \(current.number): link congested, \(current.congestionDrops) notification(s) dropped so far")
+                host.report(.congested(connection: current.number, drops: current.congestionDrops))
             }
             return true
         }
@@ -77,8 +106,8 @@ extension SimulatedBand {
         let handle = BandAttributeTable.valueHandle(characteristic)
         if current.awaitingConfirmation {
             if !current.indications.push(handle: handle, value: value) {
-                log("connection \(current.number): indication queue full, dropping the connection")
-                disconnect(reason: "indication queue overflow")
+                host.report(.indicationQueueFull(connection: current.number))
+                disconnect(.indicationOverflow)
             }
             return
         }
@@ -92,7 +121,7 @@ extension SimulatedBand {
         indicate(characteristic, value: writer.written)
     }
 
-    private func sendIndication(handle: UInt16, value: UnsafeRawBufferPointer, on current: BandConnection) {
+    private func sendIndication(handle: UInt16, value: UnsafeRawBufferPointer, on current: ServiceConnection) {
         current.awaitingConfirmation = true
         sendPDU { writer in
             writer.writeUInt8(ATTOpcode.handleValueIndication.rawValue)

@@ -1,4 +1,5 @@
 import BandATT
+import BandGATT
 import BandGATTServer
 import BandProtocol
 import BandWire
@@ -7,13 +8,13 @@ import BandWire
 /// one GATT server: values computed from the band's state as this connection may see them,
 /// permissions from the characteristic table (authentication for the band's own activity
 /// service), writes applied to the band with what they cause (``FollowUp``) handed back.
-struct BandAttributeSource: GATTAttributeSource {
+struct BandAttributeSource<Host: BandServiceHost>: GATTAttributeSource {
     typealias WriteEffect = FollowUp
-    let band: SimulatedBand
+    let band: BandServices<Host>
     /// The table, fetched once per request rather than through the lazy global at every row.
     private let attributes = BandAttributeTable.attributes
 
-    init(band: SimulatedBand) { self.band = band }
+    init(services: BandServices<Host>) { band = services }
 
     var attributeCount: Int { attributes.count }
 
@@ -44,20 +45,18 @@ struct BandAttributeSource: GATTAttributeSource {
     }
 }
 
-extension SimulatedBand {
+extension BandServices {
     /// Why `attribute` may not be read on this connection, or nil.
     func readRefusal(_ attribute: BandAttributeTable.Attribute) -> ATTErrorCode? {
         switch attribute.role {
         case .primaryService, .declaration:
             return nil
         case .value(let characteristic):
-            if characteristic.requiresAuthentication, connection?.authenticated != true { return Self.notAuthenticated }
+            if characteristic.requiresAuthentication, connection?.authenticated != true { return BandServiceConstants.notAuthenticated }
             return characteristic.properties.contains(.read) ? nil : .readNotPermitted
         case .configuration(let characteristic):
-            if characteristic.requiresAuthentication, connection?.authenticated != true { return Self.notAuthenticated }
+            if characteristic.requiresAuthentication, connection?.authenticated != true { return BandServiceConstants.notAuthenticated }
             return nil
         }
     }
-
-    static let notAuthenticated = ATTErrorCode(rawValue: BandActivityService.notAuthenticatedError)
 }

@@ -23,7 +23,18 @@ enum FollowUp {
     case timeChanged
 }
 
-extension SimulatedBand {
+/// The band's fixed answers, the same on both targets.
+public enum BandServiceConstants {
+    public static let firmwareRevision = "1.0.0"
+    /// Body Sensor Location 2 = Wrist.
+    public static let bodySensorLocationWrist: UInt8 = 0x02
+    /// RSC Feature: stride length (bit 0), total distance (bit 1), walking or running status (bit 2).
+    public static let rscFeatures: UInt16 = 0x0007
+    /// The activity service's "not authenticated" application error.
+    public static let notAuthenticated = ATTErrorCode(rawValue: BandActivityService.notAuthenticatedError)
+}
+
+extension BandServices {
     /// Writes the value of `attribute` as this connection sees it.
     func writeValue(of attribute: BandAttributeTable.Attribute, into output: inout ByteWriter) {
         switch attribute.role {
@@ -44,11 +55,11 @@ extension SimulatedBand {
         case .appearance: Appearance.sportsWatch.encode(into: &output)
         case .manufacturerName: output.writeBytes("BandKit".utf8)
         case .modelNumber: output.writeBytes("BK-1 (simulated)".utf8)
-        case .serialNumber: output.writeBytes(serialNumber.utf8)
-        case .firmwareRevision: output.writeBytes(Self.firmwareRevision.utf8)
+        case .serialNumber: writeSerialNumber(into: &output)
+        case .firmwareRevision: output.writeBytes(BandServiceConstants.firmwareRevision.utf8)
         case .batteryLevel: output.writeUInt8(core.batteryLevel)
-        case .bodySensorLocation: output.writeUInt8(Self.bodySensorLocationWrist)
-        case .rscFeature: output.writeUInt16LE(Self.rscFeatures)
+        case .bodySensorLocation: output.writeUInt8(BandServiceConstants.bodySensorLocationWrist)
+        case .rscFeature: output.writeUInt16LE(BandServiceConstants.rscFeatures)
         case .currentTime: writeCurrentTime(into: &output)
         case .localTimeInformation:
             LocalTimeInformation(timeZone: core.clock.timeZone, dstOffset: .init(rawValue: core.clock.dstOffset)).encode(into: &output)
@@ -60,16 +71,15 @@ extension SimulatedBand {
         }
     }
 
-    static let firmwareRevision = "1.0.0"
-    /// Body Sensor Location 2 = Wrist.
-    static let bodySensorLocationWrist: UInt8 = 0x02
-    /// RSC Feature: stride length (bit 0), total distance (bit 1), walking or running status (bit 2).
-    static let rscFeatures: UInt16 = 0x0007
-
-    /// A serial number derived from the flash's history ID: stable for one band, distinct across bands.
-    var serialNumber: String {
-        let digits = String(core.flash.historyID, radix: 16, uppercase: true)
-        return "BK1-" + String(repeating: "0", count: 8 - digits.count) + digits
+    /// A serial number derived from the flash's history ID, "BK1-" and 8 upper-case hex digits:
+    /// stable for one band, distinct across bands. Written digit by digit (no String on the chip).
+    func writeSerialNumber(into output: inout ByteWriter) {
+        output.writeBytes("BK1-".utf8)
+        let id = core.flash.historyID
+        for shift in stride(from: 28, through: 0, by: -4) {
+            let digit = UInt8(truncatingIfNeeded: id >> UInt32(shift)) & 0x0F
+            output.writeUInt8(digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "A") + digit - 10)
+        }
     }
 
     /// Checks and applies a write to `attribute`.
@@ -79,7 +89,7 @@ extension SimulatedBand {
         case .primaryService, .declaration:
             return .refused(.writeNotPermitted)
         case .configuration(let characteristic):
-            if characteristic.requiresAuthentication, !current.authenticated { return .refused(Self.notAuthenticated) }
+            if characteristic.requiresAuthentication, !current.authenticated { return .refused(BandServiceConstants.notAuthenticated) }
             guard value.count == 2 else { return .refused(.invalidAttributeValueLength) }
             let bits = UInt16(value[0]) | UInt16(value[1]) << 8
             var allowed: UInt16 = 0
@@ -89,7 +99,7 @@ extension SimulatedBand {
             current.setConfiguration(bits, for: characteristic)
             return .accepted(bits & 0x0001 != 0 ? .subscribed(characteristic) : .none)
         case .value(let characteristic):
-            if characteristic.requiresAuthentication, !current.authenticated { return .refused(Self.notAuthenticated) }
+            if characteristic.requiresAuthentication, !current.authenticated { return .refused(BandServiceConstants.notAuthenticated) }
             let properties = characteristic.properties
             guard properties.contains(withResponse ? .write : .writeWithoutResponse) else {
                 return .refused(.writeNotPermitted)
@@ -98,7 +108,7 @@ extension SimulatedBand {
         }
     }
 
-    private func writeCharacteristic(_ characteristic: Characteristic, value: UnsafeRawBufferPointer, on current: BandConnection) -> WriteOutcome {
+    private func writeCharacteristic(_ characteristic: Characteristic, value: UnsafeRawBufferPointer, on current: ServiceConnection) -> WriteOutcome {
         switch characteristic {
         case .heartRateControlPoint:
             guard value.count == 1 else { return .refused(.invalidAttributeValueLength) }

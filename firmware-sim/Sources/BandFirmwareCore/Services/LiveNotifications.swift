@@ -5,7 +5,7 @@ import BandWire
 
 /// What the band notifies every second: heart rate, running speed and cadence, live activity,
 /// battery. Values are encoded straight into the transmit buffer.
-extension SimulatedBand {
+extension BandServices {
     func secondElapsed(_ events: BandCore.TickEvents) {
         guard connection != nil else { return }
         let sample = events.sample
@@ -40,7 +40,7 @@ extension SimulatedBand {
         let level = core.batteryLevel
         guard force || level != current.lastBatteryNotified else { return }
         current.lastBatteryNotified = level
-        if level <= 15, !force { log("battery low: \(level) %") }
+        if level <= 15, !force { host.report(.batteryLow(level: level)) }
         notify(.batteryLevel) { $0.writeUInt8(level) }
     }
 

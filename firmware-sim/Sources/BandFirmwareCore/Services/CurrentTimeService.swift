@@ -9,7 +9,7 @@ import BandWire
 /// A reader writes 0x2A0F first (the instant stays put, local time moves), then 0x2A2B (local
 /// time; the band subtracts zone + DST to get UTC). A change that moves the band's local day
 /// resets the daily counters; the minute in progress is closed and flagged partial.
-extension SimulatedBand {
+extension BandServices {
     /// Current Time, 10 bytes (``CurrentTime``): the band's local date and time, day of week,
     /// fractions of a second in 1/256, and the last Adjust Reason.
     func writeCurrentTime(into output: inout ByteWriter) {
@@ -35,7 +35,7 @@ extension SimulatedBand {
         let milliseconds = (local - core.clock.offsetSeconds) * 1000 + Int64(written.fractions256) * 1000 / 256
         applyClockChange { $0.set(BandInstant(milliseconds: milliseconds), at: trueTime) }
         adjustReason = written.adjustReason
-        log("clock set to \(BandInstant(milliseconds: milliseconds)) (local \(written.dateTime), offset \(core.clock.utcOffset))")
+        host.report(.clockSet(instant: BandInstant(milliseconds: milliseconds), local: written, offset: core.clock.utcOffset))
         return .accepted(.timeChanged)
     }
 
@@ -50,7 +50,7 @@ extension SimulatedBand {
             $0.dstOffset = information.dstOffset.rawValue
         }
         adjustReason = [.changeOfTimeZone, .changeOfDST]
-        log("time zone set to \(LocalTimeOffset(quarterHours: information.timeZone)) + DST \(information.dstOffset.seconds.map { "\($0 / 60) min" } ?? "unknown")")
+        host.report(.timeZoneSet(information))
         return .accepted(.timeChanged)
     }
 

@@ -1,20 +1,22 @@
+import BandATT
 import BandGATTServer
-import BandLink
 import BandProtocol
 import BandWire
 
 /// Per-connection state of the band's GATT server: negotiated MTU, CCCD values (not bonded:
 /// a new connection starts with everything off, Core 5.4 Vol 3 Part G §3.3.3.3), authentication,
 /// and the history transfer in progress.
-final class BandConnection {
-    let bearer: any ATTBearer
+///
+/// Made once with the services and reset for every connection (``reset(number:mtu:serverMTU:)``),
+/// so a connection allocates nothing on the chip.
+final class ServiceConnection {
     /// Counts connections since the band started, for logs.
-    let number: Int
+    var number = 0
     /// ATT state of the connection (negotiated MTU) for the one GATT server.
     var server: GATTServer
     /// ATT_MTU in force.
     var mtu: Int { server.mtu }
-    private var configurations = [UInt16](repeating: 0, count: Characteristic.allCases.count)
+    private var configurations = InlineArray<19, UInt16>(repeating: 0)   // one per Characteristic
     var authenticated = false
     var authenticatedReader: UInt64?
     var auth = AuthSession()
@@ -29,23 +31,28 @@ final class BandConnection {
 
     /// Notifications dropped because the link had no room (the reader is not reading).
     var congestionDrops = 0
-    private var writability = Poller()
 
-    init(bearer: any ATTBearer, number: Int) {
-        self.bearer = bearer
-        self.number = number
+    init(serverMTU: Int) {
         // Read Multiple is not offered: no two of the band's readable values are worth one round trip.
-        server = GATTServer(serverMTU: SimulatedBand.serverMTU, mtu: bearer.mtu, answersReadMultiple: false)
-        if let descriptor = bearer.pollDescriptor { writability.watch(descriptor, for: .writable) }
+        server = GATTServer(serverMTU: serverMTU, mtu: ATT.defaultLEMTU, answersReadMultiple: false)
     }
 
-    /// True when a PDU can be sent without blocking. Like a radio's few transmit buffers, a full
-    /// socket means "not now": notifications are dropped and history packets wait, instead of
-    /// stalling the band's one loop behind a reader that stopped reading.
-    var canSendWithoutBlocking: Bool {
-        guard let descriptor = bearer.pollDescriptor else { return true }
-        guard (try? writability.wait(timeout: .zero)) != nil else { return true }
-        return writability.readiness(of: descriptor).contains(.writable)
+    /// A new connection on a link whose ATT_MTU is `mtu` (the default until an exchange).
+    func reset(number: Int, mtu: Int, serverMTU: Int) {
+        self.number = number
+        server = GATTServer(serverMTU: serverMTU, mtu: mtu, answersReadMultiple: false)
+        for index in 0..<configurations.count { configurations[index] = 0 }
+        authenticated = false
+        authenticatedReader = nil
+        auth = AuthSession()
+        pairing = nil
+        transfer = nil
+        lastCompletedTransfer = nil
+        awaitingConfirmation = false
+        indications = IndicationQueue()
+        lastLiveNotified = nil
+        lastBatteryNotified = nil
+        congestionDrops = 0
     }
 
     func configuration(_ characteristic: Characteristic) -> UInt16 { configurations[characteristic.rawValue] }

@@ -1,0 +1,95 @@
+import BandProtocol
+import BandWire
+import FirmwareBoard
+import FirmwareCrypto
+import UARTFraming
+
+/// The chip's host of the band's services (``BandServices``): every PDU they send becomes a UART
+/// frame on the ATT channel, every minute they record a debug message 0x87 (the firmware's
+/// truth), both into a fixed outbox that ``ChipBand`` hands to the board after each step (the
+/// services never see the board: it is passed `inout` per call, not stored). Secrets come from
+/// an HMAC_DRBG (FirmwareCrypto) instantiated from the host's seed at start-up.
+///
+/// The outbox is the chip's "radio buffers": when less than ``reservedBytes`` is free,
+/// ``canSendWithoutBlocking()`` says no, so notifications are dropped and history packets wait
+/// for the next poll, and a response or indication always finds room.
+public struct ChipLinkHost: BandServiceHost {
+    /// Bytes of UART frames waiting for the board.
+    public static let outboxCapacity = 2_048
+    /// Room kept for two whole frames of the chip's ATT_MTU (a response and an indication).
+    static let reservedBytes = 2 * (UARTFrame.headerByteCount + ChipBand.serverMTU + UARTFrame.trailerByteCount)
+
+    private let outbox: UnsafeMutableRawBufferPointer
+    private(set) var outboxCount = 0
+    private var drbg: HMACDRBG?
+    /// What the services reported, counted (the chip has no log lines to spare).
+    public private(set) var records: UInt32 = 0
+    public private(set) var droppedFrames: UInt32 = 0
+    public private(set) var events: UInt32 = 0
+    public internal(set) var linkClosedByBand = false
+    public private(set) var flashChanges: UInt32 = 0
+
+    /// Start-up only: allocates the outbox and instantiates the DRBG from `entropy`/`nonce`.
+    init(entropy: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer) {
+        outbox = .allocate(byteCount: Self.outboxCapacity, alignment: 4)
+        drbg = try? HMACDRBG(entropy: entropy, nonce: nonce)
+    }
+
+    /// Hands the frames out to `board` and empties the outbox.
+    mutating func flush<B: Board>(to board: inout B) {
+        guard outboxCount > 0 else { return }
+        board.transmit(UnsafeRawBufferPointer(rebasing: outbox[0..<outboxCount]))
+        outboxCount = 0
+    }
+
+    /// Frames `payload` on `channel` into the outbox; false when it does not fit.
+    private mutating func enqueue(_ channel: UARTChannel, _ payload: UnsafeRawBufferPointer) -> Bool {
+        let free = UnsafeMutableRawBufferPointer(rebasing: outbox[outboxCount...])
+        guard let written = UARTFrame.encode(channel: channel, payload: payload, into: free) else {
+            droppedFrames &+= 1
+            return false
+        }
+        outboxCount += written
+        return true
+    }
+
+    public mutating func send(_ pdu: UnsafeRawBufferPointer) -> Bool { enqueue(.att, pdu) }
+
+    public mutating func canSendWithoutBlocking() -> Bool { Self.outboxCapacity - outboxCount >= Self.reservedBytes }
+
+    /// The bridge follows the Exchange MTU itself (it sees both PDUs).
+    public mutating func linkMTUChanged(_ mtu: Int) {}
+
+    /// The chip cannot close the reader's link (the bridge holds it); it stops answering until
+    /// the next connect message.
+    public mutating func closeLink() { linkClosedByBand = true }
+
+    public mutating func fillSecret(_ buffer: UnsafeMutableRawBufferPointer) -> Bool {
+        guard drbg != nil else { return false }
+        do throws(HMACDRBG.Failure) {
+            try drbg!.generate(into: buffer)
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// Debug message 0x87: the sequence number (UInt32 LE) and the record's 16 bytes as stored.
+    public mutating func minuteRecorded(_ sequence: UInt32, _ record: MinuteRecord) {
+        records &+= 1
+        var body = InlineArray<21, UInt8>(repeating: 0)
+        body[0] = LinkMessage.minuteRecorded
+        for byte in 0..<4 { body[1 + byte] = UInt8(truncatingIfNeeded: sequence >> UInt32(8 * byte)) }
+        var span = body.mutableSpan
+        span.withUnsafeMutableBytes { raw in
+            var writer = ByteWriter(UnsafeMutableRawBufferPointer(rebasing: raw[5...]))
+            record.encode(into: &writer)
+            _ = enqueue(.debug, UnsafeRawBufferPointer(raw))
+        }
+    }
+
+    public mutating func flashChanged() { flashChanges &+= 1 }
+    /// The chip's band confirms pairings itself (``PairingConfirmation/auto``): never asked.
+    public mutating func pairingPrompt(readerID: UInt64) {}
+    public mutating func report(_ event: BandServiceEvent) { events &+= 1 }
+}
