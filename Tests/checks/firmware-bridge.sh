@@ -115,7 +115,7 @@ want_services = [(0x0001, 0x0005, "1800"), (0x0006, 0x0009, "1801"), (0x000A, 0x
 want_characteristics = [(0x0003, 0x02, "2a00"), (0x0005, 0x02, "2a01"), (0x0008, 0x20, "2a05"), (0x000C, 0x02, "2a29"),
                         (0x000E, 0x02, "2a24"), (0x0010, 0x02, "2a25"), (0x0012, 0x02, "2a26"), (0x0015, 0x12, "2a19"),
                         (0x0019, 0x10, "2a37"), (0x001C, 0x02, "2a38"), (0x001E, 0x08, "2a39"), (0x0021, 0x10, "2a53"),
-                        (0x0023, 0x02, "2a54"), (0x0027, 0x1A, "2a2b"), (0x002A, 0x0A, "2a0f"), (0x002D, 0x12, None),
+                        (0x0024, 0x02, "2a54"), (0x0027, 0x1A, "2a2b"), (0x002A, 0x0A, "2a0f"), (0x002D, 0x12, None),
                         (0x0030, 0x28, None), (0x0033, 0x10, None), (0x0036, 0x28, None)]
 assert services[:7] == want_services, "services %s" % services
 assert len(services) == 8 and services[7][:2] == (0x002B, 0x0037) and services[7][2].startswith("b5c00001"), "activity service %s" % services[7:]
@@ -153,8 +153,10 @@ band_status=$?
 set -e
 echo "firmware-bridge: band stream exited $band_status: $(head -c 300 "$work/band.err" | tr -d '\000-\010\013-\037')"
 grep -q "reader connected (connection 3)" "$work/serve.log" || fail "band stream never reached the bridge (status $band_status)"
-# It negotiated the MTU and classified the image by its services, all through the bridge.
-[ $band_status -eq 1 ] && grep -q "connected (ATT MTU 247); unknown device (no service BandKit records)" "$work/band.err" \
+# It negotiated the MTU, recognised the band by its activity service and, unpaired, stopped
+# before streaming — all through the bridge.
+[ $band_status -eq 1 ] && grep -q "connected (ATT MTU 247); BandKit band (activity service)" "$work/band.err" \
+  && grep -q "is not paired; run 'band pair" "$work/band.err" \
   || fail "band stream: status $band_status, $(cat "$work/band.err")"
 
 wait "$serve_pid" || fail "bandsim serve --firmware exited $?"

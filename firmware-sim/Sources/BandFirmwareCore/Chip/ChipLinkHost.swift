@@ -15,7 +15,7 @@ import UARTFraming
 /// for the next poll, and a response or indication always finds room.
 public struct ChipLinkHost: BandServiceHost {
     /// Bytes of UART frames waiting for the board.
-    public static let outboxCapacity = 2_048
+    public static let outboxCapacity = 1_024
     /// Room kept for two whole frames of the chip's ATT_MTU (a response and an indication).
     static let reservedBytes = 2 * (UARTFrame.headerByteCount + ChipBand.serverMTU + UARTFrame.trailerByteCount)
 

@@ -72,6 +72,15 @@ public enum BandAttributeTable {
 
     public static var lastHandle: UInt16 { UInt16(attributes.count) }
 
+    /// Builds the table and its handle lookups now (they are lazy globals): at start-up, so that
+    /// on the chip their one-time allocations come before the allocation baseline, never during
+    /// the first connection.
+    public static func prepare() {
+        _ = attributes.count
+        _ = valueHandles.count
+        _ = configurationHandles.count
+    }
+
     public static func attribute(_ handle: UInt16) -> Attribute? {
         guard handle >= 1, Int(handle) <= attributes.count else { return nil }
         return attributes[Int(handle) - 1]

@@ -56,6 +56,7 @@ public final class BandServices<Host: BandServiceHost> {
         trueTime = backfillStart
         bootTime = start
         nextTick = backfillStart
+        BandAttributeTable.prepare()
         link = ServiceConnection(serverMTU: serverMTU)
         transmitBuffer = .allocate(byteCount: serverMTU, alignment: 8)
         valueBuffer = .allocate(byteCount: ATT.maximumAttributeValueLength, alignment: 8)
