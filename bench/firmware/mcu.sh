@@ -4,8 +4,10 @@
 # high-water mark (painted stack, reported by the firmware after an ATT conversation, the on-chip
 # self-test and this bench), and CPU cost of the hot operations measured on the chip
 # (OnChipBench: SysTick cycles under QEMU -icount, turned into instructions), and the band's own
-# logic (ChipBand: cycles per band second and per simulated minute, 60 minutes at 600x). Fails
-# if anything allocated on the heap after start-up.
+# logic (ChipBand: cycles per band second and per simulated minute, 60 minutes at 600x), and a
+# reader's session with the band's GATT services on the chip (pairing, notifications: cycles per
+# notification; a history transfer with CRC and acknowledgement). Fails if anything allocated on
+# the heap after start-up (pairing and the history included).
 #
 #   bash bench/firmware/mcu.sh            # prints the tables docs/performance.md records
 #
@@ -97,14 +99,85 @@ while minutes < 60:
     channel, payload = uart.receive()
     if channel == DEBUG and payload[0] == 0x87:
         minutes += 1
-def answer(code):   # the band keeps recording meanwhile: skip its minute messages
+def answer(code):   # the band keeps recording meanwhile: skip its minute messages (and notifications)
     while True:
         channel, payload = uart.receive()
         if channel == DEBUG and payload[0] == code:
             return payload
-        assert channel == DEBUG and payload[0] == 0x87, "unexpected frame %d %s" % (channel, payload.hex())
+        assert channel == DEBUG and payload[0] == 0x87 or channel == ATT and payload[0] == 0x1B, \
+            "unexpected frame %d %s" % (channel, payload.hex())
 uart.send(LINK, b"\x11")
 ticks, tick_cycles, records, record_cycles = struct.unpack("<QQIQ", answer(0x88)[1:])
+
+# A reader's session with the band's services on the chip (ChipBand → BandServices): connect,
+# MTU, pairing (HMAC_DRBG key), Heart Rate, RSC and Live Activity notifications for 600
+# notifications at 60x, then the history (fetch, every packet, acknowledge). Cycles per
+# notification: the band second's cost with notifications on, less its cost without (the
+# 60 minutes above), per notification sent.
+def att(request=None, want=None):
+    """Sends an ATT request; returns the next ATT PDUs up to one starting with `want` (skipping minutes)."""
+    if request is not None:
+        uart.send(ATT, bytes.fromhex(request) if isinstance(request, str) else request)
+    pdus = []
+    while True:
+        channel, payload = uart.receive()
+        if channel == DEBUG and payload[0] == 0x87:
+            continue
+        assert channel == ATT, "unexpected frame %d %s" % (channel, payload.hex())
+        pdus.append(payload)
+        if want is None or payload[0] == want:
+            return pdus
+uart.send(LINK, b"\x09" + struct.pack("<H", 60))
+uart.send(LINK, b"\x02")
+assert att("020002", 0x03)[-1] == bytes.fromhex("03f700")
+assert att("12 3700 0200", 0x13)[-1] == b"\x13"
+indication = att(bytes.fromhex("12 3600 01") + struct.pack("<Q", 0x1122334455667788), 0x1D)[-1]
+assert indication[:5] == bytes.fromhex("1d 3600 8100") and len(indication) == 21, "pairing on the chip: %s" % indication.hex()
+uart.send(ATT, b"\x1e")
+for cccd in ("1a00", "2200", "2e00"):
+    att("12 %s 0100" % cccd, 0x13)
+uart.send(LINK, b"\x11")
+before = struct.unpack("<QQIQ", answer(0x88)[1:])
+notifications = 0
+while notifications < 600:
+    channel, payload = uart.receive()
+    if channel == ATT and payload[0] == 0x1B:
+        notifications += 1
+uart.send(LINK, b"\x11")
+while True:   # notifications keep coming until the answer
+    channel, payload = uart.receive()
+    if channel == DEBUG and payload[0] == 0x88:
+        after = struct.unpack("<QQIQ", payload[1:]); break
+    if channel == ATT and payload[0] == 0x1B:
+        notifications += 1
+for cccd in ("1a00", "2200", "2e00"):
+    att("12 %s 0000" % cccd, 0x13)
+session_ticks = after[0] - before[0]
+with_notifications = (after[1] - before[1]) / session_ticks
+per_notification = (with_notifications - tick_cycles / ticks) / (notifications / session_ticks)
+# The history: every record the chip holds, CRC-checked, acknowledged.
+att("12 3100 0200", 0x13); att("12 3400 0100", 0x13)
+fetch = att(bytes.fromhex("12 3000 01") + struct.pack("<IH", 0, 0), 0x1D)[-1]
+opcode, status_byte, record_size, history_id, first, count, gap = struct.unpack("<BBBIIII", fetch[3:22])
+assert status_byte == 0 and first == 0 and count >= 60, "fetch on the chip: %s" % fetch.hex()
+uart.send(ATT, b"\x1e")
+received, crc = 0, 0
+import zlib
+while True:
+    pdus = att(None, None)
+    pdu = pdus[-1]
+    if pdu[0] == 0x1B and pdu[1:3] == bytes.fromhex("3300"):
+        records_bytes = pdu[5:]
+        crc = zlib.crc32(records_bytes, crc); received += len(records_bytes) // 16
+    elif pdu[0] == 0x1D:
+        complete = pdu; break
+opcode, done_status, packets, record_count, done_crc = struct.unpack("<BBIII", complete[3:17])
+assert done_status == 0 and record_count == count and received == count and done_crc == crc, "transfer: %s (%d received)" % (complete.hex(), received)
+uart.send(ATT, b"\x1e")
+acknowledged = att(bytes.fromhex("12 3000 02") + struct.pack("<II", count, done_crc), 0x1D)[-1]
+assert acknowledged[4] == 0, "acknowledgement on the chip: %s" % acknowledged.hex()
+uart.send(ATT, b"\x1e")
+uart.send(LINK, b"\x03")
 uart.send(LINK, b"\x04")
 status = struct.unpack("<QIIIIIIII", answer(0x81)[1:])
 names = ["ATT Read Request answered by the GATT server", "10-byte UART frame decoded", "10-byte UART frame encoded",
@@ -120,7 +193,11 @@ print("| one band second (BandCore tick: sensors, minute accumulation; mean of %
 print("| the tick that closes a minute (record into the ring; mean of %d) | %.0f | ≈ %.0f |" % (records, closing, closing * 40 / 32))
 print("| one simulated minute (60 ticks, one of them closing) | %.0f | ≈ %.0f |" % (59 * (tick_cycles - record_cycles) / (ticks - records) + closing,
       (59 * (tick_cycles - record_cycles) / (ticks - records) + closing) * 40 / 32))
+print("| one band second with Heart Rate, RSC and Live Activity notifying (mean of %d, %.2f notifications each) | %.0f | ≈ %.0f |"
+      % (session_ticks, notifications / session_ticks, with_notifications, with_notifications * 40 / 32))
+print("| **one notification** (encode, fault plan, UART frame out; the difference per notification) | **%.0f** | ≈ %.0f |" % (per_notification, per_notification * 40 / 32))
 print()
+print("reader session on the chip: paired, %d notifications, history of %d records in %d packets, CRC and acknowledgement ok" % (notifications, count, packets))
 print("stack high-water %d B; heap allocations %d (%d after start-up, which ends with the band's configuration); .data+.bss see the table above"
       % (status[8], status[6], status[7]))
 if status[7] != 0:

@@ -30,10 +30,15 @@ public struct KeyStore: Sendable {
     public private(set) var entries: [Entry] = []
     private var useCounter: UInt32 = 0
 
-    public init() {}
+    /// The slots' storage is reserved here, at start-up: pairing a reader later appends without
+    /// allocating (the chip allows no heap after start-up).
+    public init() {
+        entries.reserveCapacity(Self.slotCount)
+    }
 
     init(entries: [Entry]) {
         self.entries = entries
+        self.entries.reserveCapacity(Self.slotCount)
         useCounter = entries.map { $0.lastUsed }.max() ?? 0
     }
 
@@ -62,7 +67,10 @@ public struct KeyStore: Sendable {
     /// The first record some paired reader has not acknowledged: everything before it may be
     /// erased. With no paired reader, `fallback` (the acknowledging connection's end).
     public func erasableBefore(fallback: UInt32) -> UInt32 {
-        entries.map { $0.acknowledged }.min() ?? fallback
+        // A loop, not map + min: this runs on every acknowledgement, on the chip too (no heap).
+        guard var lowest = entries.first?.acknowledged else { return fallback }
+        for entry in entries where entry.acknowledged < lowest { lowest = entry.acknowledged }
+        return lowest
     }
 
     /// The paired readers whose position is before `sequence` (they have not acknowledged it).
