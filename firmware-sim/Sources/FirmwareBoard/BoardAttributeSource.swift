@@ -2,10 +2,11 @@ import BandATT
 import BandGATTServer
 import BandWire
 
-/// The attribute table the board bring-up image serves through the shared ``GATTServer``: GAP
-/// (Device Name), Device Information (Manufacturer, Model) and Battery (Level, notify). Constant
-/// data and one CCCD; the band's full table (BandFirmware's `BandAttributeSource`) moves here
-/// once the band's core is Embedded-clean (docs/firmware.md, "What is left").
+/// The attribute table the firmware core serves through the shared ``GATTServer`` until the band
+/// starts (and in the core's own tests): GAP (Device Name), Device Information (Manufacturer,
+/// Model) and Battery (Level, notify). Constant data and one CCCD. Once link message 0x10 starts
+/// the band, its application (BandFirmwareCore's `ChipBand`) answers every ATT frame from the
+/// band's full table instead (``FirmwareApplication/receivedATT(_:board:)``).
 ///
 /// | handle | type | value |
 /// |---|---|---|
