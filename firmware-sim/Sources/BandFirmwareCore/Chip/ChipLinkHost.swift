@@ -30,13 +30,13 @@ public struct ChipLinkHost: BandServiceHost {
     public private(set) var flashChanges: UInt32 = 0
 
     /// Start-up only: allocates the outbox and instantiates the DRBG from `entropy`/`nonce`.
-    init(entropy: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer) {
+    package init(entropy: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer) {
         outbox = .allocate(byteCount: Self.outboxCapacity, alignment: 4)
         drbg = try? HMACDRBG(entropy: entropy, nonce: nonce)
     }
 
     /// Hands the frames out to `board` and empties the outbox.
-    mutating func flush<B: Board>(to board: inout B) {
+    package mutating func flush<B: Board>(to board: inout B) {
         guard outboxCount > 0 else { return }
         board.transmit(UnsafeRawBufferPointer(rebasing: outbox[0..<outboxCount]))
         outboxCount = 0
