@@ -7,7 +7,7 @@
 # codec (UARTFraming) and core (FirmwareBoard) likewise, and the band's own protocol (BandProtocol:
 # live activity, minute history, pairing and the HMAC challenge, over FirmwareCrypto), the standard
 # characteristics (BandGATT) and the band's own logic (BandFirmwareCore: sensor model, clock, minute
-# accumulation, flash image, the one-second tick); firmware-sim/board/build.sh links them
+# accumulation, flash image, the one-second tick, the GATT services); firmware-sim/board/build.sh links them
 # into the image Tests/checks/firmware-qemu.sh runs. Exit 0: clean; 1: the compiler's errors are printed.
 #
 #   bash scripts/check-embedded.sh [OUTDIR]
