@@ -38,21 +38,10 @@ elf="$(firmware_image)"
 
 options=(--speed 3600 --seed 11 --start 2026-11-30T06:20:30+01:00)
 minutes=600
-# Runs `bandsim serve ARGS…` until FILE has $minutes lines (at most 180 s), then stops it with
-# SIGTERM and waits for it; fails if it ended early.
+# Runs `bandsim serve ARGS…` until FILE has $minutes lines (firmware-common.sh).
 run_until_minutes() {
   local name=$1 file=$2; shift 2
-  "$bandsim" serve "$@" 2>>"$work/$name.log" &
-  serve_pid=$!
-  local deadline=$(( $(date +%s) + 180 ))
-  until [[ -f "$file" && $(wc -l <"$file") -ge $minutes ]]; do
-    kill -0 "$serve_pid" 2>/dev/null || fail "$name: bandsim ended before $minutes minutes of truth"
-    (( $(date +%s) < deadline )) || fail "$name: fewer than $minutes minutes of truth after 180 s"
-    sleep 0.2
-  done
-  kill "$serve_pid"
-  wait "$serve_pid" || true
-  serve_pid=""
+  serve_until_lines "$file" "$minutes" "$work/$name.log" "$@"
 }
 
 started=$(date +%s)

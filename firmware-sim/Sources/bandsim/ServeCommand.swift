@@ -55,7 +55,9 @@ struct ServeCommand: Command {
             one ATT PDU per UART frame, connect/disconnect as link messages (docs/firmware.md).
             With it only --socket/--hci, --speed (whole band seconds per second, 1-3600), --seed,
             --start, --truth (the firmware's own minute records, sent over its debug channel), --state
-            (the image's flash file) and --exit-after N apply. QEMU is stopped when bandsim ends.
+            (the image's flash file: boot record, keys, minute ring), --fault reboot-at=DURATION (or
+            --reboot-at: the image is reset and resumes from its flash) and --exit-after N apply.
+            QEMU is stopped when bandsim ends.
             """,
         options: [
             .option("socket", value: "PATH", help: "Unix socket to listen on (default $XDG_RUNTIME_DIR/bandkit/band.sock)."),
@@ -175,7 +177,7 @@ struct ServeCommand: Command {
         statePath = arguments.value("state")
         self.configuration = configuration
         if let image = arguments.value("firmware") {
-            let allowed: Set<String> = ["firmware", "socket", "hci", "speed", "state", "exit-after", "seed", "start", "truth"]
+            let allowed: Set<String> = ["firmware", "socket", "hci", "speed", "state", "exit-after", "seed", "start", "truth", "fault", "reboot-at"]
             for option in ServeCommand.configuration.options.map(\.name) where !allowed.contains(option) {
                 if arguments.value(option) != nil || arguments.flag(option) {
                     throw arguments.usageError("--\(option) does not apply to --firmware (the image is the band)")
@@ -185,9 +187,16 @@ struct ServeCommand: Command {
                 throw arguments.usageError("--speed with --firmware must be a whole number 1–3600 (the firmware's SysTick scale)")
             }
             guard exitAfterDuration == nil else { throw arguments.usageError("--exit-after with --firmware is a connection count") }
+            var rebootsAfter: [Duration] = []
+            for fault in faults {
+                guard case .rebootAt(let after) = fault, after > .zero else {
+                    throw arguments.usageError("--fault \(fault) does not apply to --firmware: only reboot-at=DURATION (the chip is reset)")
+                }
+                rebootsAfter.append(after)
+            }
             firmwareServe = FirmwareServe(image: image, socketPath: socketPath, hciAdapter: hciAdapter, speed: UInt16(speed),
                                           statePath: statePath, exitAfterConnections: exitAfterConnections,
-                                          configuration: configuration, truthPath: truthPath)
+                                          configuration: configuration, rebootsAfter: rebootsAfter, truthPath: truthPath)
         }
         if let name = arguments.value("profile"), name != "band" {
             guard let profile = ProfileServe.Profile(rawValue: name) else {
