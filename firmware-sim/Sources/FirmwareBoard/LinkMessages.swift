@@ -26,6 +26,7 @@
 /// | 0x87 minute recorded | debug | fw → host | sequence (4, UInt32 LE) ‖ the 16-byte minute record (docs/protocol.md): the firmware's truth |
 /// | 0x88 band status | debug | fw → host | ticks (8, UInt64 LE) ‖ CPU cycles in ticks (8) ‖ records (4) ‖ CPU cycles in the record ticks (8); answers 0x11 |
 /// | 0x11 band status? | link | host → fw | — : answered by 0x88 |
+/// | 0x12 scenario segment | link | host → fw | 22 bytes, BandFirmwareCore's `ScenarioSegmentMessage`: one segment of the day plan, in order, before 0x10 (at most 32) |
 public enum LinkMessage {
     public static let seed: UInt8 = 0x01
     public static let connect: UInt8 = 0x02
@@ -39,6 +40,7 @@ public enum LinkMessage {
     public static let reset: UInt8 = 0x0A
     public static let bandConfigure: UInt8 = 0x10
     public static let bandStatusRequest: UInt8 = 0x11
+    public static let scenarioSegment: UInt8 = 0x12
     public static let fault: UInt8 = 0x7F
     public static let booted: UInt8 = 0x80
     public static let status: UInt8 = 0x81

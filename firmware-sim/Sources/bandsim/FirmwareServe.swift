@@ -31,6 +31,9 @@ struct FirmwareServe {
     /// `--fault reboot-at=DURATION` (or `--reboot-at`): band run times after which the firmware is
     /// reset (link message 0x0A), each once, in order.
     var rebootsAfter: [Duration] = []
+    /// `--scenario` other than the built-in `day`: sent segment by segment (link 0x12) before
+    /// every 0x10; its `fault reboot-at=` lines are in `rebootsAfter`.
+    var scenario: Scenario? = nil
     /// When the band's clock started (the first 0x10), for the band time of later boots.
     var bandClockOrigin: ContinuousClock.Instant? = nil
     /// `--truth FILE`: the firmware's minute records (debug message 0x87) as ``TruthLine``s.
@@ -172,6 +175,11 @@ struct FirmwareServe {
             start.start = configuration.start + .seconds(elapsed.components.seconds)
         } else {
             bandClockOrigin = now
+        }
+        if let scenario {
+            for (index, segment) in scenario.segments.enumerated() {
+                try emulator.writeUART(FirmwareBridge.frame(.link, [0x12] + ScenarioSegmentMessage.encode(segment, index: index, count: scenario.segments.count)))
+            }
         }
         try emulator.writeUART(FirmwareBridge.frame(.link, [0x10] + Self.bandConfigureBody(start)))
     }

@@ -56,7 +56,8 @@ struct ServeCommand: Command {
             With it only --socket/--hci, --speed (whole band seconds per second, 1-3600), --seed,
             --start, --truth (the firmware's own minute records, sent over its debug channel), --state
             (the image's flash file: boot record, keys, minute ring), --fault reboot-at=DURATION (or
-            --reboot-at: the image is reset and resumes from its flash) and --exit-after N apply.
+            --reboot-at: the image is reset and resumes from its flash), --scenario (sent to the chip,
+            at most 32 segments; of its faults only reboot-at) and --exit-after N apply.
             QEMU is stopped when bandsim ends.
             """,
         options: [
@@ -177,7 +178,7 @@ struct ServeCommand: Command {
         statePath = arguments.value("state")
         self.configuration = configuration
         if let image = arguments.value("firmware") {
-            let allowed: Set<String> = ["firmware", "socket", "hci", "speed", "state", "exit-after", "seed", "start", "truth", "fault", "reboot-at"]
+            let allowed: Set<String> = ["firmware", "socket", "hci", "speed", "state", "exit-after", "seed", "start", "truth", "fault", "reboot-at", "scenario"]
             for option in ServeCommand.configuration.options.map(\.name) where !allowed.contains(option) {
                 if arguments.value(option) != nil || arguments.flag(option) {
                     throw arguments.usageError("--\(option) does not apply to --firmware (the image is the band)")
@@ -240,7 +241,10 @@ struct ServeCommand: Command {
     }
 
     func run() throws -> ExitCode {
-        if var firmwareServe { return try firmwareServe.run() }
+        if var firmwareServe {
+            if scenarioSource != "day" { try firmwareScenario(into: &firmwareServe) }
+            return try firmwareServe.run()
+        }
         if let profileServe { return try profileServe.run() }
         var configuration = self.configuration
         configuration.scenario = try loadScenario()
@@ -319,6 +323,24 @@ struct ServeCommand: Command {
         }
         CommandRunner.printError("bandsim: \(ending); \(band.flash.ring.count) records in flash, boot \(band.bootEpoch)")
         return .success
+    }
+
+    /// `--scenario` with `--firmware`: the chip holds at most 32 segments, and of a file's faults
+    /// only `reboot-at` (the bridge resets the image) applies; anything else is refused (exit 65)
+    /// before QEMU starts.
+    private func firmwareScenario(into serve: inout FirmwareServe) throws {
+        let scenario = try loadScenario()
+        guard scenario.segments.count <= ScenarioSegmentMessage.maximumSegments else {
+            throw DataError("bandsim serve: --scenario \(TerminalText.escaped(scenarioSource)) has \(scenario.segments.count) segments; "
+                            + "the firmware holds at most \(ScenarioSegmentMessage.maximumSegments)")
+        }
+        for fault in scenario.faults {
+            guard case .rebootAt(let after) = fault, after > .zero else {
+                throw DataError("bandsim serve: --scenario \(TerminalText.escaped(scenarioSource)): 'fault \(fault)' does not apply to --firmware (only reboot-at)")
+            }
+            serve.rebootsAfter.append(after)
+        }
+        serve.scenario = scenario
     }
 
     private func loadScenario() throws -> Scenario {

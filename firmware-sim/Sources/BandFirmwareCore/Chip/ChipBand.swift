@@ -43,6 +43,11 @@ public struct ChipBand: FirmwareApplication {
     private var stateLog: FlashStateLog?
     /// The state as last written to (or recovered from) the state log.
     private var persistedState = FlashStateLog.State()
+    /// The day plan the host sent (link 0x12) for the band to run instead of `day`: the segments
+    /// so far, how many the host announced, and whether one was refused (then 0x10 starts nothing).
+    private var scenarioSegments: [ScenarioSegment] = []
+    private var scenarioCount = 0
+    private var scenarioRefused = false
 
     /// What the band status message (0x88) reports.
     public struct Counters: Equatable {
@@ -89,9 +94,16 @@ public struct ChipBand: FirmwareApplication {
                 FirmwareOutput.log("band configure: start or time zone out of range", on: &board)
                 return .handled
             }
+            guard !scenarioRefused, scenarioSegments.count == scenarioCount else {
+                FirmwareOutput.log("band configure: the scenario is incomplete or was refused; not started", on: &board)
+                return .handled
+            }
             configure(start: BandInstant(seconds: start), seed: seed, timeZoneQuarterHours: zone, board: &board)
             FirmwareOutput.log("band started", on: &board)
             return .startUpComplete
+        case LinkMessage.scenarioSegment:
+            receivedScenarioSegment(body, board: &board)
+            return .handled
         case LinkMessage.bandStatusRequest:
             var body = InlineArray<28, UInt8>(repeating: 0)
             Self.put(counters.ticks, into: &body, at: 0, size: 8)
@@ -106,6 +118,32 @@ public struct ChipBand: FirmwareApplication {
         }
     }
 
+    /// One segment of the host's scenario (link 0x12), index 0 first.
+    private mutating func receivedScenarioSegment<B: Board>(_ body: UnsafeRawBufferPointer, board: inout B) {
+        guard core == nil else {
+            return FirmwareOutput.log("scenario segment: the band is running (send the scenario before 0x10)", on: &board)
+        }
+        if body.count == ScenarioSegmentMessage.byteCount, Int(body[1]) > ScenarioSegmentMessage.maximumSegments {
+            scenarioRefused = true
+            return FirmwareOutput.log("scenario segment: more segments than the chip holds (32); refused", on: &board)
+        }
+        guard let message = ScenarioSegmentMessage.decode(body) else {
+            scenarioRefused = true
+            return FirmwareOutput.log("scenario segment: not 22 bytes or out of range; refused", on: &board)
+        }
+        if message.index == 0 {
+            scenarioSegments = []
+            scenarioSegments.reserveCapacity(message.count)   // one allocation, before start-up ends
+            scenarioCount = message.count
+            scenarioRefused = false
+        }
+        guard message.index == scenarioSegments.count, message.count == scenarioCount else {
+            scenarioRefused = true
+            return FirmwareOutput.log("scenario segment: out of order; the scenario is refused", on: &board)
+        }
+        scenarioSegments.append(message.segment)
+    }
+
     /// Builds the core as the Linux band does for a freshly formatted flash (`SimulatedBand`
     /// with `--seed`, `--start` and no faults): the core's random stream is the seed's fork 2.
     mutating func configure<B: Board>(start: BandInstant, seed: UInt64, timeZoneQuarterHours: Int8, board: inout B) {
@@ -114,6 +152,7 @@ public struct ChipBand: FirmwareApplication {
         configuration.seed = seed
         configuration.timeZoneQuarterHours = timeZoneQuarterHours
         configuration.historyCapacity = Self.historyCapacity
+        if scenarioCount > 0 { configuration.scenario = Scenario(name: "host", segments: scenarioSegments) }
         let root = Xoshiro256StarStar(seed: seed)
         let faults = FaultPlan([], random: root.fork(3))
         var flash = FlashImage(historyID: 0, capacity: Self.historyCapacity)
