@@ -24,7 +24,7 @@
 /// | 0x86 flash report | debug | fw → host | boot count (4 LE), damaged boot-record pages found at boot (4 LE), minute records recovered from flash (4 LE), damaged ring/state slots skipped (4 LE), the next minute's sequence number (4 LE); also sent after 0x80 |
 /// | 0x85 bench | debug | fw → host | ``OnChipBench`` results: 5 × UInt32 LE, CPU cycles per operation |
 /// | 0x87 minute recorded | debug | fw → host | sequence (4, UInt32 LE) ‖ the 16-byte minute record (docs/protocol.md): the firmware's truth |
-/// | 0x88 band status | debug | fw → host | ticks (8, UInt64 LE) ‖ CPU cycles in ticks (8) ‖ records (4) ‖ CPU cycles in the record ticks (8); answers 0x11 |
+/// | 0x88 band status | debug | fw → host | ticks (8, UInt64 LE) ‖ CPU cycles in ticks (8) ‖ records (4) ‖ CPU cycles in the record ticks (8) ‖ CPU cycles writing the records to flash (8); answers 0x11 |
 /// | 0x11 band status? | link | host → fw | — : answered by 0x88 |
 /// | 0x12 scenario segment | link | host → fw | 22 bytes, BandFirmwareCore's `ScenarioSegmentMessage`: one segment of the day plan, in order, before 0x10 (at most 32) |
 public enum LinkMessage {

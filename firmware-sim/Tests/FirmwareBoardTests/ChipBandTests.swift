@@ -116,7 +116,7 @@ import UARTFraming
             decoder.decode(raw) { channel, payload in frames.append(Frame(channel: channel.rawValue, payload: Array(payload))) }
         }
         let status = try #require(frames.last { $0.payload.first == 0x88 })
-        #expect(status.payload.count == 29)
+        #expect(status.payload.count == 37)
         func word(_ offset: Int, _ size: Int) -> UInt64 {
             (0..<size).reduce(UInt64(0)) { $0 | UInt64(status.payload[1 + offset + $1]) << UInt64(8 * $1) }
         }
@@ -124,5 +124,6 @@ import UARTFraming
         #expect(word(8, 8) == 120 * 6400, "the scripted board's cycle counter moves 6400 per read")
         #expect(word(16, 4) == 2, "records")
         #expect(word(20, 8) == 2 * 6400)
+        #expect(word(28, 8) == 2 * 6400, "flash writes, timed apart from the ticks")
     }
 }

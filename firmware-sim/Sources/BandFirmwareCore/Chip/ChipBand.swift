@@ -55,6 +55,8 @@ public struct ChipBand: FirmwareApplication {
         public var tickCycles: UInt64 = 0
         public var records: UInt32 = 0
         public var recordTickCycles: UInt64 = 0
+        /// CPU cycles spent programming the minute records into flash (one slot each).
+        public var flashWriteCycles: UInt64 = 0
     }
 
     public init() {}
@@ -105,11 +107,12 @@ public struct ChipBand: FirmwareApplication {
             receivedScenarioSegment(body, board: &board)
             return .handled
         case LinkMessage.bandStatusRequest:
-            var body = InlineArray<28, UInt8>(repeating: 0)
+            var body = InlineArray<36, UInt8>(repeating: 0)
             Self.put(counters.ticks, into: &body, at: 0, size: 8)
             Self.put(counters.tickCycles, into: &body, at: 8, size: 8)
             Self.put(UInt64(counters.records), into: &body, at: 16, size: 4)
             Self.put(counters.recordTickCycles, into: &body, at: 20, size: 8)
+            Self.put(counters.flashWriteCycles, into: &body, at: 28, size: 8)
             var span = body.mutableSpan
             span.withUnsafeMutableBytes { FirmwareOutput.send(.debug, code: LinkMessage.bandStatus, UnsafeRawBufferPointer($0), on: &board) }
             return .handled
@@ -184,7 +187,9 @@ public struct ChipBand: FirmwareApplication {
             if let recorded {
                 counters.records &+= 1
                 counters.recordTickCycles &+= cycles
+                let beforeFlash = board.cycleCount()
                 persist(recorded.sequence, on: &board)
+                counters.flashWriteCycles &+= board.cycleCount() &- beforeFlash
                 send(recorded.sequence, on: &board)
             }
             nextTick = nextTick + .seconds(1)
