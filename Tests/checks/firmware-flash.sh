@@ -5,7 +5,8 @@
 #   1. a run with --fault reboot-at=120m: bandsim resets the image (link 0x0A, SYSRESETREQ) after
 #      two band hours; the image boots again (boot 2), reports every minute recorded before the
 #      reset as recovered, and — configured again by the bridge — records on: the truth stream's
-#      sequence numbers run 0, 1, 2, … with none twice and none missing, times never go back;
+#      sequence numbers run 0, 1, 2, … with none twice and none missing, times never go back, and
+#      every minute of it is in the flash file's ring pages with the same start and steps;
 #   2. bandsim stopped and started again on the same --state (a host restart): boot 3, the ring
 #      recovered, the first new minute numbered after the last one of run 1;
 #   3. one byte of an older record damaged in the flash file: the image still boots and records
@@ -82,7 +83,27 @@ resumed = lines[int(sys.argv[2])]
 if not resumed["seq"] == int(sys.argv[2]):
     sys.exit("firmware-flash: the first minute after the reset is not number %s" % sys.argv[2])
 PY
-echo "firmware-flash: reset after ${second[4]} minutes; $count minutes numbered 0…$last with none twice or missing"
+# Every minute of the truth stream, before the reset and after it, is in the flash file's ring
+# pages (FlashMinuteLog: 24-byte slots, sequence ‖ record ‖ CRC-32) with the same start and steps.
+python3 - "$work/band.flash" "$work/reset.ndjson" <<'PY' || exit 1
+import datetime, json, struct, sys, zlib
+flash = open(sys.argv[1], "rb").read()
+slots = {}
+for page in range(4, 14):
+    for slot in range(170):
+        raw = flash[page * 4096 + slot * 24:page * 4096 + slot * 24 + 24]
+        if len(raw) == 24 and zlib.crc32(raw[:20]) == struct.unpack("<I", raw[20:])[0]:
+            slots[struct.unpack("<I", raw[:4])[0]] = raw[4:20]
+for line in open(sys.argv[2]):
+    minute = json.loads(line)
+    record = slots.get(minute["seq"])
+    if record is None:
+        sys.exit("firmware-flash: minute %d of the truth stream is not in the flash file" % minute["seq"])
+    start = datetime.datetime.fromtimestamp(struct.unpack("<I", record[:4])[0], datetime.timezone.utc)
+    if start != datetime.datetime.fromisoformat(minute["minute"].replace("Z", "+00:00")) or struct.unpack("<H", record[6:8])[0] != minute["steps"]:
+        sys.exit("firmware-flash: minute %d in flash (%s, %d steps) differs from the truth line %s" % (minute["seq"], start, struct.unpack("<H", record[6:8])[0], line.strip()))
+PY
+echo "firmware-flash: reset after ${second[4]} minutes; $count minutes numbered 0…$last with none twice or missing, every one in the flash file"
 
 # 2. A host restart on the same flash file.
 run_until restart 30
