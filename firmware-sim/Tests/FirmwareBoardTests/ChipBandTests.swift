@@ -17,12 +17,13 @@ import UARTFraming
             + (0..<8).map { UInt8(truncatingIfNeeded: seed >> UInt64(8 * $0)) } + [UInt8(bitPattern: zone)]
     }
 
-    /// Boots the firmware with ChipBand, configures it, runs `minutes` band minutes in 7-second
-    /// steps of the board clock and returns every frame it sent.
-    static func runChip(seed: UInt64, zone: Int8, minutes: Int, configure body: [UInt8]? = nil) -> (frames: [Frame], firmware: BoardFirmware<ScriptedBoard, ChipBand>) {
+    /// Boots the firmware with ChipBand, sends it the `prelude` link messages (a scenario's
+    /// segments), configures it, runs `minutes` band minutes in 7-second steps of the board clock
+    /// and returns every frame it sent.
+    static func runChip(seed: UInt64, zone: Int8, minutes: Int, prelude: [[UInt8]] = [], configure body: [UInt8]? = nil) -> (frames: [Frame], firmware: BoardFirmware<ScriptedBoard, ChipBand>) {
         var firmware = BoardFirmware(board: ScriptedBoard(), application: ChipBand())
         firmware.start()
-        firmware.board.inbound = encodeFrame(.link, body ?? configure(start: start, seed: seed, zone: zone))
+        firmware.board.inbound = prelude.flatMap { encodeFrame(.link, $0) } + encodeFrame(.link, body ?? configure(start: start, seed: seed, zone: zone))
         firmware.poll()
         for _ in 0..<(minutes * 60 / 7) {
             firmware.board.now += 7_000

@@ -64,21 +64,9 @@ import UARTFraming
         band.onMinuteRecorded = { linux.append(($0, $1)) }
         band.advance(by: .seconds(200 * 60))
 
-        var firmware = BoardFirmware(board: ScriptedBoard(), application: ChipBand())
-        firmware.start()
-        firmware.board.inbound = Self.segmentMessages(scenario).flatMap { encodeFrame(.link, $0) }
-            + encodeFrame(.link, ChipBandTests.configure(start: Self.start, seed: 21, zone: 0))
-        firmware.poll()
-        for _ in 0..<(200 * 60 / 5) {
-            firmware.board.now += 5_000
-            firmware.poll()
-        }
-        var frames: [Frame] = []
-        var decoder = UARTFrameDecoder()
-        firmware.board.outbound.withUnsafeBytes { raw in
-            decoder.decode(raw) { channel, payload in frames.append(Frame(channel: channel.rawValue, payload: Array(payload))) }
-        }
-        let chip = try ChipBandTests.minutes(in: frames)
+        let run = ChipBandTests.runChip(seed: 21, zone: 0, minutes: 200, prelude: Self.segmentMessages(scenario),
+                                        configure: ChipBandTests.configure(start: Self.start, seed: 21, zone: 0))
+        let chip = try ChipBandTests.minutes(in: run.frames)
         #expect(chip.count >= 199 && linux.count >= 199)
         for index in 0..<min(chip.count, linux.count) {
             #expect(chip[index].0 == linux[index].0 && chip[index].1 == linux[index].1, "minute \(index)")
@@ -98,20 +86,10 @@ import UARTFraming
             ([tooLarge], "scenario segment: more segments than the chip holds (32); refused"),
         ]
         for (messages, said) in cases {
-            var firmware = BoardFirmware(board: ScriptedBoard(), application: ChipBand())
-            firmware.start()
-            firmware.board.inbound = messages.flatMap { encodeFrame(.link, $0) }
-                + encodeFrame(.link, ChipBandTests.configure(start: Self.start, seed: 21, zone: 0))
-            firmware.poll()
-            firmware.board.now += 120_000
-            firmware.poll()
-            var logs: [String] = []
-            var decoder = UARTFrameDecoder()
-            firmware.board.outbound.withUnsafeBytes { raw in
-                decoder.decode(raw) { channel, payload in
-                    if channel == .debug, payload.first == 0x84 { logs.append(String(decoding: payload.dropFirst(), as: UTF8.self)) }
-                }
-            }
+            let (frames, firmware) = ChipBandTests.runChip(seed: 21, zone: 0, minutes: 2, prelude: messages,
+                                                           configure: ChipBandTests.configure(start: Self.start, seed: 21, zone: 0))
+            let logs = frames.filter { $0.channel == UARTChannel.debug.rawValue && $0.payload.first == 0x84 }
+                .map { String(decoding: $0.payload.dropFirst(), as: UTF8.self) }
             #expect(logs.contains(said), "\(logs)")
             #expect(firmware.application.core == nil && firmware.application.counters.ticks == 0)
         }
