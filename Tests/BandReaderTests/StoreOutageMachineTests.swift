@@ -79,6 +79,17 @@ import Testing
         return machine
     }
 
+    /// A stream's first live write fails (the server restarts): its minute is spooled, and the
+    /// first retry is due at 6 s, before the next write.
+    static let downAtTheFirstWrite: [(Event, [String])] = [
+        (.writerOpen(spooled: 0), ["sync history atConnect"]),
+        (.synced(0, .atConnect, at: 0), ["subscribe"]),
+        (.subscribed(at: 0), ["report streaming", "wait until 5"]),
+        (.woke(at: 5), ["write closed minutes"]),
+        (.writeFailed(Self.unreachable, at: 5), ["spool unwritten"]),
+        (.spooled(1, pending: 1, dropped: 0, at: 5), ["report store unavailable, 1 spooled, 0 dropped, retry in 1", "wait until 6"]),
+    ]
+
     @Test func aStreamSpoolsWhileTheServerIsDownThenReplaysAndSyncsTheOwedHistory() {
         var machine = connected(.stream(until: Self.at(700)))
         converse(&machine, [
@@ -215,13 +226,7 @@ import Testing
 
     @Test func theDeadlineWithTheStoreDownEndsTheRunSayingSo() {
         var machine = connected(.stream(until: Self.at(8)))
-        converse(&machine, [
-            (.writerOpen(spooled: 0), ["sync history atConnect"]),
-            (.synced(0, .atConnect, at: 0), ["subscribe"]),
-            (.subscribed(at: 0), ["report streaming", "wait until 5"]),
-            (.woke(at: 5), ["write closed minutes"]),
-            (.writeFailed(Self.unreachable, at: 5), ["spool unwritten"]),
-            (.spooled(1, pending: 1, dropped: 0, at: 5), ["report store unavailable, 1 spooled, 0 dropped, retry in 1", "wait until 6"]),
+        converse(&machine, Self.downAtTheFirstWrite + [
             (.woke(at: 6), ["replay spool"]),
             (.replayFailed(Self.unreachable, at: 6), ["report store unavailable, 1 spooled, 0 dropped, retry in 2", "wait until 8"]),
             (.woke(at: 8), ["replay spool"]),
@@ -300,13 +305,7 @@ import Testing
     /// round trip), and the session finishes, stopped, without the deadline's sync.
     @Test func aStopWhileTheStoreIsDownSpoolsEverythingAndFinishes() {
         var machine = connected(.stream(until: nil))
-        converse(&machine, [
-            (.writerOpen(spooled: 0), ["sync history atConnect"]),
-            (.synced(0, .atConnect, at: 0), ["subscribe"]),
-            (.subscribed(at: 0), ["report streaming", "wait until 5"]),
-            (.woke(at: 5), ["write closed minutes"]),
-            (.writeFailed(Self.unreachable, at: 5), ["spool unwritten"]),
-            (.spooled(1, pending: 1, dropped: 0, at: 5), ["report store unavailable, 1 spooled, 0 dropped, retry in 1", "wait until 6"]),
+        converse(&machine, Self.downAtTheFirstWrite + [
             (.stop, ["spool all"]),
             (.spooled(1, pending: 2, dropped: 0, at: 5), ["report store unavailable, 2 spooled, 0 dropped, retry in 1", "finished"]),
         ])
@@ -319,13 +318,7 @@ import Testing
     @Test func aLostLinkWhileTheStoreIsDownSpoolsEverythingThenFails() {
         let lost = SessionError.controlPointTimeout("the test")
         var machine = connected(.stream(until: nil))
-        converse(&machine, [
-            (.writerOpen(spooled: 0), ["sync history atConnect"]),
-            (.synced(0, .atConnect, at: 0), ["subscribe"]),
-            (.subscribed(at: 0), ["report streaming", "wait until 5"]),
-            (.woke(at: 5), ["write closed minutes"]),
-            (.writeFailed(Self.unreachable, at: 5), ["spool unwritten"]),
-            (.spooled(1, pending: 1, dropped: 0, at: 5), ["report store unavailable, 1 spooled, 0 dropped, retry in 1", "wait until 6"]),
+        converse(&machine, Self.downAtTheFirstWrite + [
             (.linkLost(lost), ["spool all"]),
             (.spooled(0, pending: 1, dropped: 0, at: 5), ["report store unavailable, 1 spooled, 0 dropped, retry in 1", "fail: \(lost)"]),
         ])
