@@ -107,7 +107,7 @@ def answer(code):   # the band keeps recording meanwhile: skip its minute messag
         assert channel == DEBUG and payload[0] == 0x87 or channel == ATT and payload[0] == 0x1B, \
             "unexpected frame %d %s" % (channel, payload.hex())
 uart.send(LINK, b"\x11")
-ticks, tick_cycles, records, record_cycles = struct.unpack("<QQIQ", answer(0x88)[1:])
+ticks, tick_cycles, records, record_cycles, flash_cycles = struct.unpack("<QQIQQ", answer(0x88)[1:])
 
 # A reader's session with the band's services on the chip (ChipBand → BandServices): connect,
 # MTU, pairing (HMAC_DRBG key), Heart Rate, RSC and Live Activity notifications for 600
@@ -137,7 +137,7 @@ uart.send(ATT, b"\x1e")
 for cccd in ("1a00", "2200", "2e00"):
     att("12 %s 0100" % cccd, 0x13)
 uart.send(LINK, b"\x11")
-before = struct.unpack("<QQIQ", answer(0x88)[1:])
+before = struct.unpack("<QQIQQ", answer(0x88)[1:])
 notifications = 0
 while notifications < 600:
     channel, payload = uart.receive()
@@ -147,7 +147,7 @@ uart.send(LINK, b"\x11")
 while True:   # notifications keep coming until the answer
     channel, payload = uart.receive()
     if channel == DEBUG and payload[0] == 0x88:
-        after = struct.unpack("<QQIQ", payload[1:]); break
+        after = struct.unpack("<QQIQQ", payload[1:]); break
     if channel == ATT and payload[0] == 0x1B:
         notifications += 1
 for cccd in ("1a00", "2200", "2e00"):
@@ -196,6 +196,8 @@ print("| one simulated minute (60 ticks, one of them closing) | %.0f | ≈ %.0f 
 print("| one band second with Heart Rate, RSC and Live Activity notifying (mean of %d, %.2f notifications each) | %.0f | ≈ %.0f |"
       % (session_ticks, notifications / session_ticks, with_notifications, with_notifications * 40 / 32))
 print("| **one notification** (encode, fault plan, UART frame out; the difference per notification) | **%.0f** | ≈ %.0f |" % (per_notification, per_notification * 40 / 32))
+print("| a minute record into flash (24-byte slot, CRC-32, the program call; the host's semihosting I/O not counted; mean of %d) | %.0f | ≈ %.0f |"
+      % (records, flash_cycles / records, flash_cycles / records * 40 / 32))
 print()
 print("reader session on the chip: paired, %d notifications, history of %d records in %d packets, CRC and acknowledgement ok" % (notifications, count, packets))
 print("stack high-water %d B; heap allocations %d (%d after start-up, which ends with the band's configuration); .data+.bss see the table above"

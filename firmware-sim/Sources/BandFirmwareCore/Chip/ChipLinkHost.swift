@@ -24,6 +24,8 @@ public struct ChipLinkHost: BandServiceHost {
     private var drbg: HMACDRBG?
     /// What the services reported, counted (the chip has no log lines to spare).
     public private(set) var records: UInt32 = 0
+    /// The sequence number of the last minute recorded (ChipBand programs it into flash).
+    public private(set) var lastRecordedSequence: UInt32 = 0
     public private(set) var droppedFrames: UInt32 = 0
     public private(set) var events: UInt32 = 0
     public internal(set) var linkClosedByBand = false
@@ -77,6 +79,7 @@ public struct ChipLinkHost: BandServiceHost {
     /// Debug message 0x87: the sequence number (UInt32 LE) and the record's 16 bytes as stored.
     public mutating func minuteRecorded(_ sequence: UInt32, _ record: MinuteRecord) {
         records &+= 1
+        lastRecordedSequence = sequence
         var body = InlineArray<21, UInt8>(repeating: 0)
         body[0] = LinkMessage.minuteRecorded
         for byte in 0..<4 { body[1 + byte] = UInt8(truncatingIfNeeded: sequence >> UInt32(8 * byte)) }
