@@ -55,6 +55,11 @@ public struct ChipBand: FirmwareApplication {
     private var stateLog: FlashStateLog?
     /// The state as last written to (or recovered from) the state log.
     private var persistedState = FlashStateLog.State()
+    /// The state last written, once the band runs, held inline: keeping `persistedState.keys` (the
+    /// key store's own array) would make the key store's next change copy it — a heap allocation
+    /// after start-up, at every pairing, authentication or acknowledgement.
+    private var writtenAcknowledged: UInt32 = 0
+    private var writtenKeys = InlineArray<4, KeyStore.Entry?>(repeating: nil)   // KeyStore.slotCount
     /// The day plan the host sent (link 0x12) for the band to run instead of `day`: the segments
     /// so far, how many the host announced, and whether one was refused (then 0x10 starts nothing).
     private var scenarioSegments: [ScenarioSegment] = []
@@ -195,6 +200,11 @@ public struct ChipBand: FirmwareApplication {
             return digest.withUnsafeBytes { ChipLinkHost(entropy: $0, nonce: UnsafeRawBufferPointer(raw)) }
         }
         services = BandServices(configuration: configuration, flash: flash, formatted: true, serverMTU: Self.serverMTU, host: host)
+        writtenAcknowledged = persistedState.acknowledgedThrough
+        for index in 0..<writtenKeys.count {
+            writtenKeys[index] = index < persistedState.keys.count ? persistedState.keys[index] : nil
+        }
+        persistedState = FlashStateLog.State()   // lets go of the recovered keys' array
         startUptime = uptime
         startTime = start
     }
@@ -263,11 +273,16 @@ public struct ChipBand: FirmwareApplication {
     /// Writes the keys and the acknowledged position to the state log when they changed (a
     /// pairing, an acknowledged transfer).
     private mutating func persistStateIfChanged<B: Board>(on board: inout B) {
-        guard stateLog != nil, core != nil else { return }
-        let state = FlashStateLog.State(acknowledgedThrough: core!.flash.ring.acknowledgedThrough, keys: core!.flash.keys.entries)
-        guard state != persistedState else { return }
-        stateLog!.write(state, on: &board)
-        persistedState = state
+        guard stateLog != nil, let services else { return }
+        var changed = services.core.flash.ring.acknowledgedThrough != writtenAcknowledged
+        let entries = services.core.flash.keys.entries
+        for index in 0..<writtenKeys.count {
+            if writtenKeys[index] != (index < entries.count ? entries[index] : nil) { changed = true }
+        }
+        guard changed else { return }
+        stateLog!.write(FlashStateLog.State(acknowledgedThrough: services.core.flash.ring.acknowledgedThrough, keys: entries), on: &board)
+        writtenAcknowledged = services.core.flash.ring.acknowledgedThrough
+        for index in 0..<writtenKeys.count { writtenKeys[index] = index < entries.count ? entries[index] : nil }
     }
 
     private static func word64(_ bytes: UnsafeRawBufferPointer, _ offset: Int) -> UInt64 {
