@@ -64,7 +64,8 @@ import Testing
     /// A short synthetic session (connection, discovery, notifications, an advertising report)
     /// in each container: btsnoop as written, pcapng as editcap writes it, pcap (µs, link type 201).
     static func traces() throws -> [(TraceFileFormat, [UInt8])] {
-        let (log, _) = try ReplayFixtures.syntheticHeartRateTrace(notifications: 6)
+        // Few records (the file reader is opened once per cut and per flip): no advertising reports.
+        let (log, _) = try ReplayFixtures.syntheticHeartRateTrace(notifications: 6) { $0.advertisingReportEvery = 1_000 }
         let btsnoop = Array(try Data(contentsOf: URL(fileURLWithPath: log)))
         let pcapng = Array(try Data(contentsOf: URL(fileURLWithPath: try PcapngReplayTests.pcapng(fromBtsnoop: log))))
         return [(.btsnoop, btsnoop), (.pcapng, pcapng), (.pcap, try pcap(fromBtsnoop: btsnoop))]
@@ -110,14 +111,14 @@ import Testing
             for offset in bytes.indices {
                 var damaged = bytes
                 damaged[offset] ^= 0x41
-                for keepGoing in [false, true] {
-                    let (file, memory) = try Self.bothWays(damaged, keepGoing: keepGoing)
-                    #expect(memory == file, "\(format) flip at \(offset), keepGoing \(keepGoing)")
-                    if memory.stoppedAt != nil || memory.skippedCount > 0 || memory.openError != nil { damagedRuns += 1 }
-                }
+                // Both damage policies, on alternate offsets (the source is the same for both).
+                let keepGoing = offset % 2 == 1
+                let (file, memory) = try Self.bothWays(damaged, keepGoing: keepGoing)
+                #expect(memory == file, "\(format) flip at \(offset), keepGoing \(keepGoing)")
+                if memory.stoppedAt != nil || memory.skippedCount > 0 || memory.openError != nil { damagedRuns += 1 }
             }
             // The flips do reach the damage paths (not only values the decoder takes as they are).
-            #expect(damagedRuns > bytes.count / 4, "\(format): \(damagedRuns) damaged runs")
+            #expect(damagedRuns > bytes.count / 8, "\(format): \(damagedRuns) damaged runs")
         }
     }
 
