@@ -101,6 +101,36 @@ import UARTFraming
             return try ProofResponse(parsingAll: Self.indicated(write("3600", ProofRequest(proof: proof).encodedBytes())))
         }
 
+        /// Receives a history transfer whose first PDUs are `first`: the records of its History
+        /// Data packets, their CRC-32, and Transfer Complete (confirmed); each poll sends the next
+        /// burst (at most 8 packets while the outbox has room).
+        mutating func receiveTransfer(startingWith first: [[UInt8]]) throws -> (records: [MinuteRecord], crc: UInt32, complete: HistoryTransferComplete?) {
+            var pending = first
+            var records: [MinuteRecord] = []
+            var crc = CRC32()
+            for _ in 0..<200 {
+                if pending.isEmpty {
+                    firmware.poll()
+                    pending = take()
+                }
+                let pdus = pending
+                pending = []
+                for pdu in pdus {
+                    if pdu.first == 0x1B {
+                        let packet = Array(pdu.dropFirst(5))
+                        packet.withUnsafeBytes { crc.update($0) }
+                        for offset in stride(from: 0, to: packet.count, by: MinuteRecord.size) {
+                            records.append(try MinuteRecord(parsingAll: Array(packet[offset..<offset + MinuteRecord.size])))
+                        }
+                    } else if pdu.first == 0x1D {
+                        _ = send(hex("1e"))
+                        return (records, crc.value, try HistoryTransferComplete(parsingAll: Array(pdu.dropFirst(3))))
+                    }
+                }
+            }
+            return (records, crc.value, nil)
+        }
+
         mutating func advance(seconds: Int) -> [[UInt8]] {
             var pdus: [[UInt8]] = []
             for _ in 0..<seconds {
@@ -206,33 +236,13 @@ import UARTFraming
         // History: subscribe, fetch from 0, collect the packets, check the CRC, acknowledge.
         #expect(chip.send(hex("12 3100 0200")) == [hex("13")])
         #expect(chip.send(hex("12 3400 0100")) == [hex("13")])
-        var pdus = chip.send(hex("12 3000") + HistoryRequest.fetch(.init(cursor: 0, maxCount: 0)).encodedBytes())
+        let pdus = chip.send(hex("12 3000") + HistoryRequest.fetch(.init(cursor: 0, maxCount: 0)).encodedBytes())
         #expect(pdus.first == hex("13"))
         let fetch = try HistoryFetchResponse(parsingAll: Array(pdus[1].dropFirst(3)))
         #expect(fetch.status == .success && fetch.firstSequence == 0 && fetch.count == UInt32(chip.truth.count))
-        pdus = chip.send(hex("1e"))
-        var records: [MinuteRecord] = []
-        var crc = CRC32()
-        var complete: HistoryTransferComplete?
-        for _ in 0..<100 where complete == nil {
-            for pdu in pdus {
-                if pdu.first == 0x1B {
-                    let packet = Array(pdu.dropFirst(5))
-                    packet.withUnsafeBytes { crc.update($0) }
-                    for offset in stride(from: 0, to: packet.count, by: MinuteRecord.size) {
-                        records.append(try MinuteRecord(parsingAll: Array(packet[offset..<offset + MinuteRecord.size])))
-                    }
-                } else if pdu.first == 0x1D {
-                    complete = try HistoryTransferComplete(parsingAll: Array(pdu.dropFirst(3)))
-                }
-            }
-            // Each poll sends the next burst (at most 8 packets while the outbox has room).
-            chip.firmware.poll()
-            pdus = chip.take()
-        }
+        let (records, crc, complete) = try chip.receiveTransfer(startingWith: chip.send(hex("1e")))
         let done = try #require(complete)
-        _ = chip.send(hex("1e"))
-        #expect(done.status == .success && done.recordCount == fetch.count && done.crc == crc.value)
+        #expect(done.status == .success && done.recordCount == fetch.count && done.crc == crc)
         #expect(records == chip.truth.map(\.1), "the transfer carries exactly the firmware's truth")
         let acknowledged = chip.send(hex("12 3000") + HistoryRequest.acknowledge(.init(endSequence: fetch.count, crc: done.crc)).encodedBytes())
         let acknowledgement = try HistoryAcknowledgeResponse(parsingAll: Array(acknowledged[1].dropFirst(3)))
@@ -269,36 +279,13 @@ import UARTFraming
         let fetched = after.send(hex("12 3000") + HistoryRequest.fetch(.init(cursor: 0)).encodedBytes())
         #expect(fetched.first == hex("13"))
         let again = try HistoryFetchResponse(parsingAll: Chip.indicated(fetched))
-        var pending = after.send(hex("1e"))
-        var records: [MinuteRecord] = []
-        var complete: HistoryTransferComplete?
-        var crc = CRC32()
-        for _ in 0..<200 where complete == nil {
-            if pending.isEmpty {
-                after.firmware.poll()
-                pending = after.take()
-            }
-            let pdus = pending
-            pending = []
-            for pdu in pdus {
-                if pdu.first == 0x1B {
-                    let packet = Array(pdu.dropFirst(5))
-                    packet.withUnsafeBytes { crc.update($0) }
-                    for offset in stride(from: 0, to: packet.count, by: MinuteRecord.size) {
-                        records.append(try MinuteRecord(parsingAll: Array(packet[offset..<offset + MinuteRecord.size])))
-                    }
-                } else if pdu.first == 0x1D {
-                    complete = try HistoryTransferComplete(parsingAll: Array(pdu.dropFirst(3)))
-                    _ = after.send(hex("1e"))
-                }
-            }
-        }
+        let (records, crc, complete) = try after.receiveTransfer(startingWith: after.send(hex("1e")))
         let done = try #require(complete)
         let truth = before.truth + after.truth
         #expect(again.firstSequence == 0 && again.count == UInt32(truth.count), "every minute of both boots is still there")
         #expect(truth.map(\.0) == Array(0..<UInt32(truth.count)), "sequence numbers continue across the reset")
         #expect(records == truth.map(\.1), "each record once, as the firmware recorded it")
-        #expect(done.status == .success && done.crc == crc.value)
+        #expect(done.status == .success && done.crc == crc)
         let acknowledged = try HistoryAcknowledgeResponse(parsingAll: Chip.indicated(
             after.write("3000", HistoryRequest.acknowledge(.init(endSequence: again.count, crc: done.crc)).encodedBytes())))
         #expect(acknowledged.status == .success)
