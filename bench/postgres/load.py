@@ -6,7 +6,8 @@ runs N `band stream --json` gateways at once into one store, reaps each with wai
 rusage), then a last `band sync` per band, stops the bands (their truth files complete), exports
 the store once and compares every band's minutes with its truth — the same comparison as the
 end-to-end tests' `compare(truth:below:stored:)` (Tests/EndToEndTests/Support/DemoWorld.swift).
-Exit 0 when every band equals its truth, 1 otherwise or when a process failed.
+Exit 0 when every band equals its truth, 1 otherwise or when a process failed. It first checks
+its own checker on broken fixtures (self_test: a lost, a duplicated and a wrong minute).
 """
 import argparse
 import ctypes
@@ -83,6 +84,15 @@ def wait_all(processes, deadline):
         if not reaped_any:
             time.sleep(0.1)
     return results
+
+
+def report_failures(processes, what):
+    """Prints each reaped gateway that exited non-zero, with the end of its stderr; returns them."""
+    failed = [p for p in processes if p.returncode != 0]
+    for p in failed:
+        with open(p.err_path) as f:
+            print(f"load: band {p.band.index}: {what} exited {p.returncode}: {f.read().strip()[-1500:]}", file=sys.stderr)
+    return failed
 
 
 class Band:
@@ -192,7 +202,24 @@ def compare(truth, cursor, stored):
     return problems[:20]
 
 
+def self_test():
+    """The checker must see a lost, a duplicated and a wrong minute (a bench that cannot fail
+    proves nothing): three broken copies of a good two-minute store."""
+    truth = {s: {"seq": s, "minute": f"2026-11-30T06:0{s}:00Z", "steps": 10.0 + s, "distance_m": 7.5, "energy_kcal": 0.5,
+                 "hr_avg": 70.0, "hr_min": 65, "hr_max": 75} for s in range(2)}
+    good = []
+    for record in truth.values():
+        for kind, value in (("step-count", record["steps"]), ("distance-walking-running", 7.5), ("active-energy-burned", 0.5), ("heart-rate", 70.0)):
+            good.append({"type": kind, "start": record["minute"], "value": value,
+                         "metadata": {"bandkit.origin": "history", "bandkit.hr.min": "65", "bandkit.hr.max": "75"}})
+    assert compare(truth, 2, good) == [], compare(truth, 2, good)
+    wrong = [dict(sample, value=sample["value"] + 1) if sample["type"] == "step-count" else sample for sample in good]
+    for name, broken in (("lost", good[1:]), ("duplicated", good + good[:1]), ("wrong", wrong)):
+        assert compare(truth, 2, broken), f"the truth check missed a {name} minute"
+
+
 def main():
+    self_test()
     parser = argparse.ArgumentParser()
     for name in ("bin", "work", "store", "engine"):
         parser.add_argument("--" + name, required=True)
@@ -224,11 +251,8 @@ def run(bands, args):
     began = time.monotonic()
     pairs = [band.gateway(args, ["pair", band.address]) for band in bands]   # all at once; not measured
     wait_all(pairs, time.monotonic() + 600)
-    for p in pairs:
-        if p.returncode != 0:
-            with open(p.err_path) as f:
-                print(f"load: band {p.band.index}: band pair failed ({p.returncode}): {f.read().strip()[-2000:]}", file=sys.stderr)
-            return 1
+    if report_failures(pairs, "band pair"):
+        return 1
     print(f"    {len(bands)} bands started and paired in {time.monotonic() - began:.0f} s")
 
     # The measured phase: every gateway at once.
@@ -239,10 +263,7 @@ def run(bands, args):
     reaped = wait_all(streams, started + args.stream + 900)
     elapsed = time.monotonic() - started
     server_cpu = server_cpu_seconds(args.server_pid) - server_before
-    failed = [p for p in streams if p.returncode != 0]
-    for p in failed:
-        with open(p.err_path) as f:
-            print(f"load: band {p.band.index}: band stream exited {p.returncode}: {f.read().strip()[-1500:]}", file=sys.stderr)
+    failed = report_failures(streams, "band stream")
     gateway_cpu = sum(cpu for _, cpu in reaped.values())
     timings = {"history": [], "live": []}
     rows = 0
@@ -264,11 +285,8 @@ def run(bands, args):
     time.sleep(120 / args.speed + 1)
     syncs = [band.gateway(args, ["sync", band.address, "--keep-band-clock", "--json"]) for band in bands]
     wait_all(syncs, time.monotonic() + 900)
-    for p in syncs:
-        if p.returncode != 0:
-            with open(p.err_path) as f:
-                print(f"load: band {p.band.index}: final band sync exited {p.returncode}: {f.read().strip()[-1500:]}", file=sys.stderr)
-            return 1
+    if report_failures(syncs, "the last band sync"):
+        return 1
     for band in bands:
         band.stop()
     print(f"    streams ended after {elapsed:.0f} s; the last syncs took {time.monotonic() - started - elapsed:.0f} s more")

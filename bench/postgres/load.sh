@@ -8,10 +8,10 @@
 #
 # Environment (defaults in brackets):
 #   N             bands and gateways [50]
-#   SPEED         band seconds per real second, every band [60]
+#   SPEED         band seconds per real second, every band [120]
 #   HISTORY_DAYS  days of minute history in each band's flash at start, synced first [0]
-#   STREAM        seconds each gateway streams (`band stream --for`) [120]
-#   SYNC_EVERY    history sync interval while streaming (`--sync-every`) [60]
+#   STREAM        seconds each gateway streams (`band stream --for`) [60]
+#   SYNC_EVERY    history sync interval while streaming (`--sync-every`) [30]
 #   ENGINES       which stores, in order ["postgresql sqlite"]
 #   BIN           directory with band, bandsim and health [a `swift build -c release` of this checkout]
 #   KEEP=1        keep the work directory (truth files, gateway logs) afterwards
@@ -71,10 +71,10 @@ for engine in $engines; do
     server_pid=0
     server_version="SQLite $(sqlite3 --version 2>/dev/null | cut -d' ' -f1)"
   fi
-  echo "==> $engine ($server_version): ${N:-50} bands × ${SPEED:-60}× speed, ${HISTORY_DAYS:-0} day(s) of history, ${STREAM:-120} s streaming"
+  echo "==> $engine ($server_version): ${N:-50} bands × ${SPEED:-120}× speed, ${HISTORY_DAYS:-0} day(s) of history, ${STREAM:-60} s streaming"
   python3 bench/postgres/load.py --bin "$BIN" --work "$work/$engine" --store "$store" --engine "$engine" \
-    --server-pid "$server_pid" --bands "${N:-50}" --speed "${SPEED:-60}" --history-days "${HISTORY_DAYS:-0}" \
-    --stream "${STREAM:-120}" --sync-every "${SYNC_EVERY:-60}" || status=$?
+    --server-pid "$server_pid" --bands "${N:-50}" --speed "${SPEED:-120}" --history-days "${HISTORY_DAYS:-0}" \
+    --stream "${STREAM:-60}" --sync-every "${SYNC_EVERY:-30}" || status=$?
   if [ "$engine" = postgresql ]; then postgres_cluster_stop; fi
   [ "$status" -eq 0 ] || break
 done
