@@ -289,7 +289,7 @@ def run(bands, args):
         return 1
     for band in bands:
         band.stop()
-    print(f"    streams ended after {elapsed:.0f} s; the last syncs took {time.monotonic() - started - elapsed:.0f} s more")
+    print(f"    streams ended after {elapsed:.0f} s; the last syncs (after two band minutes) {time.monotonic() - started - elapsed:.0f} s later")
 
     # Every band's minutes against its truth.
     export = subprocess.run([os.path.join(args.bin, "health"), "export", "--store", args.store],
