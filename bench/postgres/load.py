@@ -64,11 +64,45 @@ def percentile(sorted_values, fraction):
     return sorted_values[index]
 
 
-def wait_all(processes, deadline):
-    """Reaps every Popen in `processes` with wait4: {pid: (status, cpu seconds)}."""
+class LockSampler:
+    """Once a second while the gateways run: how many of the server's client backends are
+    waiting for the store's writers' lock (an advisory lock, docs/architecture.md) and how many
+    are running a statement, from pg_stat_activity through psql. What the lock's queue is says
+    whether the one-writer rule or the machine is what saturates."""
+    QUERY = ("SELECT count(*) FILTER (WHERE wait_event = 'advisory'), count(*) FILTER (WHERE state = 'active') "
+             "FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()")
+
+    def __init__(self, store, engine):
+        self.store = store if engine == "postgresql" else None
+        self.samples = []
+        self.last = 0.0
+
+    def tick(self):
+        if self.store is None or time.monotonic() - self.last < 1:
+            return
+        self.last = time.monotonic()
+        result = subprocess.run(["psql", "--no-psqlrc", "--tuples-only", "--no-align", "--field-separator=,", self.store,
+                                 "--command", self.QUERY], capture_output=True, text=True, timeout=30)
+        if result.returncode == 0 and result.stdout.strip():
+            waiting, active = result.stdout.strip().split(",")
+            self.samples.append((int(waiting), int(active)))
+
+    def summary(self):
+        if not self.samples:
+            return None
+        waiting = sorted(w for w, _ in self.samples)
+        return (f"{sum(waiting) / len(waiting):.1f} mean, {waiting[len(waiting) // 2]} median, {waiting[-1]} most "
+                f"of the gateways waiting for the writers' lock ({len(waiting)} samples, 1 s apart)")
+
+
+def wait_all(processes, deadline, tick=None):
+    """Reaps every Popen in `processes` with wait4: {pid: (status, cpu seconds)}; calls `tick`
+    about every 0.1 s meanwhile."""
     results = {}
     pending = {p.pid: p for p in processes}
     while pending:
+        if tick:
+            tick()
         if time.monotonic() > deadline:
             raise SystemExit(f"load: {len(pending)} process(es) still running past the deadline: "
                              + " ".join(" ".join(p.args[:2]) for p in pending.values()))
@@ -260,7 +294,8 @@ def run(bands, args):
     started = time.monotonic()
     streams = [band.gateway(args, ["stream", band.address, "--for", f"{args.stream}s", "--sync-every", f"{args.sync_every}s",
                                    "--keep-band-clock", "--json"]) for band in bands]
-    reaped = wait_all(streams, started + args.stream + 900)
+    sampler = LockSampler(args.store, args.engine)
+    reaped = wait_all(streams, started + args.stream + 900, tick=sampler.tick)
     elapsed = time.monotonic() - started
     server_cpu = server_cpu_seconds(args.server_pid) - server_before
     failed = report_failures(streams, "band stream")
@@ -335,6 +370,8 @@ def run(bands, args):
     print(f"    CPU: gateways {gateway_cpu:.1f} s ({per_row(gateway_cpu)} µs per row, notifications included), "
           + (f"server {server_cpu:.1f} s ({per_row(server_cpu)} µs per row), " if args.server_pid else "no server (SQLite), ")
           + f"together {per_row(gateway_cpu + server_cpu)} µs per row; store outages seen {outages}")
+    if sampler.summary():
+        print(f"    writers' lock: {sampler.summary()}")
     print(f"    truth: {len(bands) - bad} of {len(bands)} bands exact ({minutes:,} history minutes checked), "
           f"{'0 lost, 0 duplicated' if bad == 0 else f'{bad} band(s) differ'}")
     return 0 if bad == 0 else 1
