@@ -20,8 +20,9 @@
 # `band --json`: each committed batch's rows and the wall time of the writer's call through
 # COMMIT), CPU per row (getrusage of every gateway, /proc of the PostgreSQL server's processes),
 # and checks every band's minutes against its truth: 0 lost, 0 duplicated, every value the band's.
-# Exit status: 0 all bands equal their truth, 1 a lost/duplicated/wrong minute or a failed
-# process, 64 a bad setting. Every process and the cluster are stopped on every way out (the
+# Exit status: 0 all bands equal their truth, 1 a lost/duplicated/wrong minute, a failed process
+# or a store that fell behind (gateways still running 5 minutes after their streams' end), 64 a
+# bad setting. Every process and the cluster are stopped on every way out (the
 # gateways and bands die with the driver: PR_SET_PDEATHSIG; the cluster by the EXIT trap).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
