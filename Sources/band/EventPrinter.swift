@@ -99,6 +99,8 @@ final class EventPrinter {
             status(line + "; retrying in \(describe(outage.retryIn)): \(outage.reason.terminalEscaped)")
         case .storeAvailable(let replayed):
             status(replayed == 0 ? "store reachable again" : "store reachable again, \(replayed) spooled minute\(replayed == 1 ? "" : "s") written")
+        case .storeWrite:
+            break   // a timing for benches: --json only
         }
     }
 
@@ -188,6 +190,10 @@ final class EventPrinter {
                       ("retry_after_ms", .int(Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)))]
         case .storeAvailable(let replayed):
             object = [("event", "store_available"), ("replayed_minutes", .int(replayed))]
+        case .storeWrite(let timing):
+            let (seconds, attoseconds) = timing.duration.components
+            object = [("event", "store_write"), ("batch", .string(timing.batch.rawValue)), ("rows", .int(timing.rows)),
+                      ("us", .int(Int(seconds) * 1_000_000 + Int(attoseconds / 1_000_000_000_000)))]
         }
         writeLine(JSONValue.object(object).text)
     }

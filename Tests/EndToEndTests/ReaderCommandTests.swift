@@ -29,6 +29,11 @@ struct ReaderCommandTests {
         #expect(decoded.stdout.contains("2a37"), "heart rate measurements in the trace")
         let sync = try world.band(["sync", world.address, "--keep-band-clock", "--json", "--store", world.store])
         #expect(sync.status == 0, "\(sync.stderr)")
+        // Every committed batch is timed for the load bench (bench/postgres/load.sh).
+        let writes = (stream.stdout + sync.stdout).split(separator: "\n").filter { $0.contains("\"event\":\"store_write\"") }
+        #expect(writes.contains { $0.contains("\"batch\":\"history\"") } && writes.contains { $0.contains("\"batch\":\"live\"") },
+                "\(writes.prefix(5))")
+        #expect(writes.allSatisfy { $0.contains(/"rows":\d+,"us":\d+\}$/) }, "\(writes.prefix(5))")
         world.stopBand()
         let cursor = try #require(lastCursor(in: [stream.stdout, sync.stdout]))
         #expect(cursor >= 1440 + 20, "a day of history plus what was streamed")

@@ -28,16 +28,27 @@ let sources = [
     Source(id: "com.example.watch", short: "watch", device: DeviceInfo(name: "Watch", hardwareIdentifier: "AA:BB:CC:DD:EE:02")),
     Source(id: "com.example.phone", short: "phone", device: nil),
 ]
-let types: [QuantityType] = [.stepCount, .heartRate, .activeEnergyBurned, .distanceWalkingRunning]
+/// BENCH_TYPES (comma-separated identifiers, e.g. `step-count`) keeps only those types: the
+/// PostgreSQL daily-totals bench (bench/store/postgres-daily.sh) needs only the steps.
+let types: [QuantityType] = {
+    let all: [QuantityType] = [.stepCount, .heartRate, .activeEnergyBurned, .distanceWalkingRunning]
+    guard let wanted = ProcessInfo.processInfo.environment["BENCH_TYPES"]?.split(separator: ",").map(String.init) else { return all }
+    let kept = all.filter { wanted.contains($0.identifier) }
+    guard kept.count == wanted.count else {
+        FileHandle.standardError.write(Data("StoreBench: BENCH_TYPES=\(wanted.joined(separator: ",")): known types are \(all.map(\.identifier))\n".utf8))
+        exit(64)
+    }
+    return kept
+}()
 
 /// The value of one row: deterministic, varied, plausible.
 func value(type: Int, source: Int, minute: Int) -> Double {
     let phase = (minute * 7 + source * 13) % 120
-    switch type {
-    case 0: return Double(phase)                          // steps per minute
-    case 1: return Double(55 + (minute + source) % 60)    // bpm
-    case 2: return Double(phase) * 0.04                   // kcal
-    default: return Double(phase) * 0.75                  // metres
+    switch types[type] {
+    case .stepCount: return Double(phase)                              // steps per minute
+    case .heartRate: return Double(55 + (minute + source) % 60)        // bpm
+    case .activeEnergyBurned: return Double(phase) * 0.04              // kcal
+    default: return Double(phase) * 0.75                               // metres
     }
 }
 

@@ -113,8 +113,10 @@ public final class BandSession {
             let battery = live?.takeBatteryUpdate()
             let gaps = live?.takeStepGaps() ?? []
             guard !minutes.isEmpty || battery != nil || !gaps.isEmpty, let writer else { return }
+            let started = clock.now
             do {
-                try writer.writeLive(minutes, batteryPercent: battery?.percent, batteryTime: battery?.time, stepGaps: gaps)
+                let written = try writer.writeLive(minutes, batteryPercent: battery?.percent, batteryTime: battery?.time, stepGaps: gaps)
+                report(.storeWrite(StoreWriteTiming(batch: .live, rows: written.inserted + written.replaced, duration: clock.now - started)))
             } catch {
                 unwritten = minutes.map(SpoolEntry.minute) + gaps.map(SpoolEntry.stepGap)
                     + (battery.map { [SpoolEntry.battery(percent: $0.percent, time: UInt32(clamping: Int64($0.time.timeIntervalSince1970)))] } ?? [])
@@ -357,7 +359,10 @@ public final class BandSession {
             return machine.historyTransferCompleted(complete, at: clock.now)
         case .commitHistory(let records, let cursor, let previous):
             guard let writer else { throw .store(StoreFailure(.commitHistory, HealthStoreError.misuse("no store writer for the history commit"))) }
-            do { try writer.commitHistory(records, cursor: cursor, previous: previous) } catch { throw .store(StoreFailure(.commitHistory, error)) }
+            let started = clock.now
+            let written: StoreWrite
+            do { written = try writer.commitHistory(records, cursor: cursor, previous: previous) } catch { throw .store(StoreFailure(.commitHistory, error)) }
+            report(.storeWrite(StoreWriteTiming(batch: .history, rows: written.inserted + written.replaced, duration: clock.now - started)))
             return machine.historyCommitFinished(at: clock.now)
         case .acknowledgeHistory(let ack):
             guard let bytes = try connection.request(ack.encodedBytes(capacity: HistoryAcknowledgeRequest.size),

@@ -34,6 +34,30 @@ public enum ReaderEvent: Sendable {
     case storeUnavailable(StoreOutage)
     /// The store took a write again; `replayedMinutes` came from the spool.
     case storeAvailable(replayedMinutes: Int)
+    /// A batch of history or live minutes was committed: the rows it wrote and how long the
+    /// writer took (see ``StoreWriteTiming``). Printed by `band --json` only; the load bench
+    /// (bench/postgres/load.sh) takes its commit latencies from it.
+    case storeWrite(StoreWriteTiming)
+}
+
+/// One committed store write as the gateway saw it: the rows a batch wrote and the wall time of
+/// the writer's call, from its first statement to COMMIT's return (the read of the provisional
+/// minutes a batch supersedes, the transaction, and the commit, durable on return: fsync on
+/// SQLite, the server's WAL flush on PostgreSQL). Measured with the monotonic clock around the
+/// call, so it includes waiting for the database (a lock, a busy server, a core) — the latency a
+/// gateway has before it may acknowledge.
+public struct StoreWriteTiming: Sendable, Equatable {
+    public enum Batch: String, Sendable { case history, live }
+    public var batch: Batch
+    /// Samples inserted or replaced (unchanged ones write nothing).
+    public var rows: Int
+    public var duration: Duration
+
+    public init(batch: Batch, rows: Int, duration: Duration) {
+        self.batch = batch
+        self.rows = rows
+        self.duration = duration
+    }
 }
 
 /// The state of a store outage, as `band stream` shows it ("store unreachable, N minutes spooled").
