@@ -32,6 +32,8 @@ final class PostgresEngine: DatabaseEngine {
     private(set) var generation = 0
     private var statementCounter = 0
     var lastChanges = 0
+    /// Statements sent to the server (prepare, execute, script): what batching saves, counted for tests.
+    var roundTrips = 0
 
     static let notificationChannel = "bandkit_changes"
 
@@ -117,6 +119,7 @@ final class PostgresEngine: DatabaseEngine {
     }
 
     func execute(_ sql: String) -> Result<Void, DatabaseError> {
+        roundTrips += 1
         let result = PQexec(handle, sql)
         defer { PQclear(result) }
         let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
