@@ -64,6 +64,8 @@ public final class BandSession {
     /// Where live minutes go while the store is unreachable (nil: a store failure ends the
     /// session, as it did before gateways spooled).
     public var spool: LiveSpool?
+    /// How a sync retries an unreachable store before giving up.
+    public var storeRetrySchedule = StoreRetrySchedule.standard
     private let store: ReaderStore
     private let report: (ReaderEvent) -> Void
     private let clock = ContinuousClock()
@@ -91,6 +93,7 @@ public final class BandSession {
         machine = SessionMachine(plan: plan, goal: goal)
         machine.liveWriteInterval = liveWriteInterval
         machine.historySyncInterval = historySyncInterval
+        machine.retryStore(on: storeRetrySchedule)
         machine.historyDataHandle = connection.profile.activity?.historyData.valueHandle
         live = nil
         // The one route for everything the device pushes: installed once, never swapped.
