@@ -38,6 +38,9 @@ final class PostgresStatement: EngineStatement {
     /// Prepares on the server (again after a reconnection); returns the statement's name.
     func prepareOnServer() -> Result<String, DatabaseError> {
         if let preparedName, preparedGeneration == engine.generation { return .success(preparedName) }
+        if let problem = translated.problem {  // SQL PostgreSQL would read differently: refused here (42601 syntax error)
+            return .failure(DatabaseError(engine: .postgresql, sqlState: "42601", message: problem, sql: sql))
+        }
         let name = engine.nextStatementName()
         // 0: the server infers the type; text for a number the SQL leaves out (always NULL).
         let types: [Oid] = (1...max(1, translated.parameterCount)).map { translated.used.contains($0) ? 0 : 25 }
