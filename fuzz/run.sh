@@ -4,6 +4,8 @@
 #   fuzz/run.sh            # 60 s per harness
 #   fuzz/run.sh 300        # 300 s per harness
 #   fuzz/run.sh 60 att     # only fuzz/att
+#   FUZZ_RUNS=10000000 fuzz/run.sh 0 replay   # a recorded campaign: stop after 10 M executions
+#                                             # (0 s: no time limit); FUZZ_MODULES as for build.sh
 #
 # Each harness fuzz/NAME/harness.swift gets a corpus directory fuzz/corpus-NAME/ (ignored by
 # git), seeded from fuzz/NAME/seeds.hex (one input per line, hex; '#' starts a comment).
@@ -39,8 +41,10 @@ for name in "${names[@]}"; do
         done <"fuzz/$name/seeds.hex"
     fi
     log="fuzz/bin/$name.log"
-    echo "== $name: ${seconds}s" >&2
-    if ! fuzz/bin/"$name" -max_total_time="$seconds" -max_len=1100 -print_final_stats=1 \
+    limits=(-max_total_time="$seconds")
+    if [[ -n "${FUZZ_RUNS:-}" ]]; then limits+=(-runs="$FUZZ_RUNS"); fi
+    echo "== $name: ${seconds}s${FUZZ_RUNS:+, $FUZZ_RUNS executions}" >&2
+    if ! fuzz/bin/"$name" "${limits[@]}" -max_len=1100 -print_final_stats=1 \
             -artifact_prefix="$corpus/" "$corpus" >"$log" 2>&1; then
         status=1
         echo "!! $name found a crash; see $log and $corpus/crash-*" >&2

@@ -309,16 +309,21 @@ import Testing
         ])
     }
 
+    /// After the first sync (of nothing), a stream whose deadline is at 5 s: one live minute
+    /// written, then the deadline's history sync, up to its fetch.
+    static let streamToTheDeadlineSync: [(Event, [String])] = [
+        (.synced(0, .atConnect, at: 0), ["subscribe"]),
+        (.subscribed(at: 0), ["report streaming", "wait until 5"]),
+        (.woke(at: 5), ["write closed minutes"]),
+        (.written(0, at: 5), ["finish live"]),
+        (.written(1, at: 5), ["report 1 live minutes", "sync history atDeadline"]),
+        (.cursor(nil, at: 5), ["fetch 0"]),
+    ]
+
     @Test func theDeadlineSyncClosesTheLiveStreamBeforeFinishingOrFailing() {
         for failing in [false, true] {
             var machine = bandMachine(.stream(until: Self.at(5)))
-            converse(&machine, Self.connectAndSync + [
-                (.synced(0, .atConnect, at: 0), ["subscribe"]),
-                (.subscribed(at: 0), ["report streaming", "wait until 5"]),
-                (.woke(at: 5), ["write closed minutes"]),
-                (.written(0, at: 5), ["finish live"]),
-                (.written(1, at: 5), ["report 1 live minutes", "sync history atDeadline"]),
-                (.cursor(nil, at: 5), ["fetch 0"]),
+            converse(&machine, Self.connectAndSync + Self.streamToTheDeadlineSync + [
                 (.notified(Self.heartRate, [0, 70]), ["report anomaly(\"routed live\")"]),   // still the stream's during the last sync
                 failing ? (.historyFailed(at: 6), ["close live"])
                         : (.fetch(Self.announced(0), at: 6), ["report started 0+0", "await transfer"]),

@@ -1,4 +1,4 @@
-import BandReader
+@testable import BandReader
 import BandWire
 import Foundation
 import HealthStore
@@ -100,6 +100,88 @@ import Testing
         #expect(contents.entries == [Self.entries[0], Self.entries[3]])
         #expect(contents.damagedStretches == 1 && contents.damagedBytes == garbage.count)
         #expect(try SpoolFile.decode(SpoolFile.header + garbage).entries == [])
+    }
+
+    /// Where each of `entries`' records starts and ends in `file(entries)`.
+    static func recordRanges(_ entries: [SpoolEntry] = entries) -> [Range<Int>] {
+        var start = SpoolFile.header.count
+        return entries.map { entry in
+            let length = SpoolFile.encode(entry).count
+            defer { start += length }
+            return start..<start + length
+        }
+    }
+
+    /// Garbage a reader meets in practice and by malice: a lone marker, a header claiming the
+    /// largest payload (it swallows the records after it unless the reader resynchronises),
+    /// a run of markers, zeros, and a record's first half.
+    static let garbage: [[UInt8]] = [
+        [0xB5],
+        [0xB5, 0x01, 0xF6, 0x04],
+        [0xB5, 0xB5, 0xB5, 0x03, 0x05, 0x00],
+        [UInt8](repeating: 0, count: 9),
+        Array(SpoolFile.encode(.battery(percent: 7, time: 7)).prefix(7)),
+    ]
+
+    @Test func garbageInsertedAtEveryOffsetLosesOnlyTheRecordItSplits() throws {
+        let file = Self.file()
+        let ranges = Self.recordRanges()
+        for garbage in Self.garbage {
+            for offset in SpoolFile.header.count...file.count {
+                let damaged = Array(file[..<offset]) + garbage + Array(file[offset...])
+                let contents = try SpoolFile.decode(damaged)
+                // Every record the garbage does not fall strictly inside is read. The one it
+                // splits is lost, unless the garbage ends with that record's own first bytes
+                // (a marker after its marker, say), which leaves the record whole behind it.
+                let split = ranges.firstIndex { $0.lowerBound < offset && offset < $0.upperBound }
+                var expected = Self.entries
+                if let split, !Self.contains(damaged, SpoolFile.encode(Self.entries[split])) { expected.remove(at: split) }
+                #expect(contents.entries == expected, "\(garbage) inserted at \(offset)")
+                let kept = contents.entries.reduce(0) { $0 + SpoolFile.encode($1).count }
+                #expect(contents.damagedBytes + contents.tornTailBytes == damaged.count - SpoolFile.header.count - kept,
+                        "\(garbage) inserted at \(offset)")
+            }
+        }
+    }
+
+    static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        haystack.indices.contains { haystack[$0...].starts(with: needle) }
+    }
+
+    @Test func aStretchOverwrittenAtEveryOffsetLosesOnlyTheRecordsItTouches() throws {
+        let file = Self.file()
+        let ranges = Self.recordRanges()
+        for garbage in Self.garbage {
+            for offset in SpoolFile.header.count..<(file.count - garbage.count) {
+                var damaged = file
+                damaged.replaceSubrange(offset..<offset + garbage.count, with: garbage)
+                guard damaged != file else { continue }
+                let touched = offset..<offset + garbage.count
+                let changed = touched.filter { damaged[$0] != file[$0] }
+                let contents = try SpoolFile.decode(damaged)
+                let expected = zip(Self.entries, ranges).filter { entry in !changed.contains { entry.1.contains($0) } }.map(\.0)
+                #expect(contents.entries == expected, "\(garbage) written over \(offset)")
+            }
+        }
+    }
+
+    @Test func recoveryTriesOnlyMarkerBytesNotEveryOffset() {
+        // Two records around 64 KiB of damage with 3 marker bytes in it: the reader tries the
+        // two records, the damage's first byte and the 3 markers, not 65,536 offsets.
+        var garbage = [UInt8](repeating: 0x5B, count: 1 << 16)
+        for at in [100, 30_000, 65_000] { garbage[at] = SpoolFile.marker }
+        let records = SpoolFile.encode(Self.entries[3]) + garbage + SpoolFile.encode(Self.entries[0])
+        var examined = 0
+        let contents = records.withUnsafeBytes { SpoolFile.decodeRecords($0, from: 0, examined: &examined) }
+        #expect(contents.entries == [Self.entries[3], Self.entries[0]])
+        #expect(contents.damagedStretches == 1 && contents.damagedBytes == garbage.count)
+        #expect(examined == 2 + 1 + 3)
+        // Damage running to the end of the file: one try for its start, none after.
+        examined = 0
+        let tail = (SpoolFile.encode(Self.entries[3]) + [UInt8](repeating: 0, count: 1 << 16)).withUnsafeBytes {
+            SpoolFile.decodeRecords($0, from: 0, examined: &examined)
+        }
+        #expect(tail.entries == [Self.entries[3]] && tail.damagedBytes == 1 << 16 && examined == 2)
     }
 
     @Test func payloadsThatBreakTheRulesAreRefusedWithTheirOffset() {

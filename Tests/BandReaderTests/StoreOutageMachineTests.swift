@@ -31,6 +31,10 @@ import Testing
         case spooled(Int, pending: Int, dropped: Int, at: Int)
         case replayed(Int, at: Int)
         case replayFailed(SessionError, at: Int)
+        /// Live minutes the deadline's close could not write went to the spool (``SessionMachine/lateMinutesSpooled(_:pending:dropped:failure:at:)``).
+        case lateSpooled(Int, pending: Int, dropped: Int, failure: SessionError, at: Int)
+        case stop
+        case linkLost(SessionError)
     }
 
     static func line(_ action: SessionMachine.Action) -> String {
@@ -58,6 +62,10 @@ import Testing
             case .spooled(let count, let pending, let dropped, let t): actions = machine.liveSpooled(count, pending: pending, dropped: dropped, at: Self.at(t))
             case .replayed(let count, let t): actions = machine.spoolReplayed(count, at: Self.at(t))
             case .replayFailed(let error, let t): actions = machine.spoolReplayFailed(error, at: Self.at(t))
+            case .lateSpooled(let count, let pending, let dropped, let failure, let t):
+                actions = machine.lateMinutesSpooled(count, pending: pending, dropped: dropped, failure: failure, at: Self.at(t))
+            case .stop: actions = machine.stopRequested()
+            case .linkLost(let error): actions = machine.linkFailed(error)
             }
             #expect(actions.map(Self.line) == expected, "step \(index)", sourceLocation: sourceLocation)
         }
@@ -71,6 +79,17 @@ import Testing
         _ = machine.deviceRead(BandDeviceInfo(), batteryPercent: 80)
         return machine
     }
+
+    /// A stream's first live write fails (the server restarts): its minute is spooled, and the
+    /// first retry is due at 6 s, before the next write.
+    static let downAtTheFirstWrite: [(Event, [String])] = [
+        (.writerOpen(spooled: 0), ["sync history atConnect"]),
+        (.synced(0, .atConnect, at: 0), ["subscribe"]),
+        (.subscribed(at: 0), ["report streaming", "wait until 5"]),
+        (.woke(at: 5), ["write closed minutes"]),
+        (.writeFailed(Self.unreachable, at: 5), ["spool unwritten"]),
+        (.spooled(1, pending: 1, dropped: 0, at: 5), ["report store unavailable, 1 spooled, 0 dropped, retry in 1", "wait until 6"]),
+    ]
 
     @Test func aStreamSpoolsWhileTheServerIsDownThenReplaysAndSyncsTheOwedHistory() {
         var machine = connected(.stream(until: Self.at(700)))
@@ -226,13 +245,7 @@ import Testing
 
     @Test func theDeadlineWithTheStoreDownEndsTheRunSayingSo() {
         var machine = connected(.stream(until: Self.at(8)))
-        converse(&machine, [
-            (.writerOpen(spooled: 0), ["sync history atConnect"]),
-            (.synced(0, .atConnect, at: 0), ["subscribe"]),
-            (.subscribed(at: 0), ["report streaming", "wait until 5"]),
-            (.woke(at: 5), ["write closed minutes"]),
-            (.writeFailed(Self.unreachable, at: 5), ["spool unwritten"]),
-            (.spooled(1, pending: 1, dropped: 0, at: 5), ["report store unavailable, 1 spooled, 0 dropped, retry in 1", "wait until 6"]),
+        converse(&machine, Self.downAtTheFirstWrite + [
             (.woke(at: 6), ["replay spool"]),
             (.replayFailed(Self.unreachable, at: 6), ["report store unavailable, 1 spooled, 0 dropped, retry in 2", "wait until 8"]),
             (.woke(at: 8), ["replay spool"]),
@@ -246,6 +259,89 @@ import Testing
         ])
         #expect(machine.outcome.storeUnavailable == Self.unreachable.description)
         #expect(machine.outcome.spooledMinutes == 2)
+    }
+
+    /// Streams to the deadline at 5 s, writes the last live minute, and runs the deadline's history
+    /// sync of nothing up to its commit (the history steps scripted as in ``SessionMachineTests``).
+    func streamedToTheDeadlineSync(commitFails: Bool) -> SessionMachine {
+        var machine = connected(.stream(until: Self.at(5)))
+        SessionMachineTests().converse(&machine, [(.writerOpen, ["sync history atConnect"])] + SessionMachineTests.streamToTheDeadlineSync + [
+            (.fetch(SessionMachineTests.announced(0), at: 6), ["report started 0+0", "await transfer"]),
+            (.complete(SessionMachineTests.complete([]), at: 6), ["commit 0 → 0"]),
+        ])
+        if commitFails {
+            converse(&machine, [(.syncFailed(Self.unreachable, at: 6), ["close live"])])
+        } else {
+            SessionMachineTests().converse(&machine, [(.committed(at: 6), ["report committed 0 at 0", "report complete 0", "close live"])])
+        }
+        return machine
+    }
+
+    /// The store went away between the deadline's history sync and its final write (`.closeLive`:
+    /// the readings that arrived during that sync): those minutes go to the spool, the outage is
+    /// reported, and the run ends with the store named as unreachable.
+    @Test func theDeadlinesFinalWriteFailingOnTheStoreSpoolsTheLiveMinutes() {
+        var machine = streamedToTheDeadlineSync(commitFails: false)
+        converse(&machine, [
+            (.lateSpooled(2, pending: 2, dropped: 0, failure: Self.unreachable, at: 6), ["report store unavailable, 2 spooled, 0 dropped, retry in 1"]),
+            (.liveClosed(at: 6), ["finished"]),
+        ])
+        #expect(machine.outcome.storeUnavailable == Self.unreachable.description)
+        #expect(machine.outcome.spooledMinutes == 2)
+        #expect(machine.outcome.liveMinutes == 1)
+        #expect(!machine.outcome.stopped)
+    }
+
+    /// The deadline's commit and the close after it both failed: the minutes are spooled, and the
+    /// history stays on the band, owed (nothing was acknowledged).
+    @Test func theDeadlinesCommitAndFinalWriteBothFailingSpoolAndOweTheHistory() {
+        var machine = streamedToTheDeadlineSync(commitFails: true)
+        converse(&machine, [
+            (.lateSpooled(1, pending: 3, dropped: 1, failure: Self.unreachable, at: 6), ["report store unavailable, 3 spooled, 1 dropped, retry in 1"]),
+            (.liveClosed(at: 6), ["report store unavailable, 3 spooled, 0 dropped, retry in 2, history deferred", "finished"]),
+        ])
+        #expect(machine.outcome.storeUnavailable == Self.unreachable.description)
+        #expect(machine.outcome.spooledMinutes == 1)
+        #expect(machine.outcome.droppedMinutes == 1)
+    }
+
+    /// The deadline's `finishLive` write failed: its minutes are spooled, then the band's last sync
+    /// is still tried (the store may be back).
+    @Test func theDeadlinesFinishWriteFailingSpoolsThenStillSyncs() {
+        var machine = connected(.stream(until: Self.at(5)))
+        converse(&machine, [
+            (.writerOpen(spooled: 0), ["sync history atConnect"]),
+            (.synced(0, .atConnect, at: 0), ["subscribe"]),
+            (.subscribed(at: 0), ["report streaming", "wait until 5"]),
+            (.woke(at: 5), ["write closed minutes"]),
+            (.written(0, at: 5), ["finish live"]),
+            (.writeFailed(Self.unreachable, at: 5), ["spool unwritten"]),
+            (.spooled(1, pending: 1, dropped: 0, at: 5), ["report store unavailable, 1 spooled, 0 dropped, retry in 1", "sync history atDeadline"]),
+        ])
+    }
+
+    /// A stop while the store is down: everything the stream holds goes to the spool (no store
+    /// round trip), and the session finishes, stopped, without the deadline's sync.
+    @Test func aStopWhileTheStoreIsDownSpoolsEverythingAndFinishes() {
+        var machine = connected(.stream(until: nil))
+        converse(&machine, Self.downAtTheFirstWrite + [
+            (.stop, ["spool all"]),
+            (.spooled(1, pending: 2, dropped: 0, at: 5), ["report store unavailable, 2 spooled, 0 dropped, retry in 1", "finished"]),
+        ])
+        #expect(machine.outcome.stopped)
+        #expect(machine.outcome.spooledMinutes == 2)
+    }
+
+    /// The link lost while the store is down: what was received is spooled, then the session fails
+    /// with the link's error (the service reconnects).
+    @Test func aLostLinkWhileTheStoreIsDownSpoolsEverythingThenFails() {
+        let lost = SessionError.controlPointTimeout("the test")
+        var machine = connected(.stream(until: nil))
+        converse(&machine, Self.downAtTheFirstWrite + [
+            (.linkLost(lost), ["spool all"]),
+            (.spooled(0, pending: 1, dropped: 0, at: 5), ["report store unavailable, 1 spooled, 0 dropped, retry in 1", "fail: \(lost)"]),
+        ])
+        #expect(!machine.outcome.stopped)
     }
 
     @Test func storeRetriesDoubleFromOneSecondToAMinuteAndStay() {

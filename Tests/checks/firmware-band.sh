@@ -9,6 +9,9 @@
 #   - runs the image under `bandsim serve --firmware` at 3600× with --seed/--start, and the Linux
 #     band (`bandsim serve`) with the same options, until each has written 600 minutes of truth:
 #     the two files must be equal line for line (every line valid JSON);
+#   - the same with a scenario file (weekend-run: a run, the band off), sent to the chip as link
+#     0x12 segments: 240 minutes equal; a scenario of 48 segments (the chip holds 32) or with a
+#     fault other than reboot-at: exit 65 naming the file, before QEMU starts;
 #   - --truth into a directory that does not exist: exit 1 naming the path, and no QEMU left;
 #   - QEMU and bandsim are gone after each run (trap on EXIT also when a step fails).
 # Exit 0 ok, 1 failure.
@@ -38,21 +41,10 @@ elf="$(firmware_image)"
 
 options=(--speed 3600 --seed 11 --start 2026-11-30T06:20:30+01:00)
 minutes=600
-# Runs `bandsim serve ARGS…` until FILE has $minutes lines (at most 180 s), then stops it with
-# SIGTERM and waits for it; fails if it ended early.
+# Runs `bandsim serve ARGS…` until FILE has $minutes lines (firmware-common.sh).
 run_until_minutes() {
   local name=$1 file=$2; shift 2
-  "$bandsim" serve "$@" 2>>"$work/$name.log" &
-  serve_pid=$!
-  local deadline=$(( $(date +%s) + 180 ))
-  until [[ -f "$file" && $(wc -l <"$file") -ge $minutes ]]; do
-    kill -0 "$serve_pid" 2>/dev/null || fail "$name: bandsim ended before $minutes minutes of truth"
-    (( $(date +%s) < deadline )) || fail "$name: fewer than $minutes minutes of truth after 180 s"
-    sleep 0.2
-  done
-  kill "$serve_pid"
-  wait "$serve_pid" || true
-  serve_pid=""
+  serve_until_lines "$file" "$minutes" "$work/$name.log" "$@"
 }
 
 started=$(date +%s)
@@ -64,7 +56,9 @@ grep -q "firmware: band started" "$work/chip.log" || fail "the firmware never sa
 chip_seconds=$(( $(date +%s) - started ))
 run_until_minutes linux "$work/linux.ndjson" --socket "$work/linux.sock" --truth "$work/linux.ndjson" "${options[@]}"
 
-python3 - "$work/chip.ndjson" "$work/linux.ndjson" "$minutes" <<'PY'
+# Compares the first $minutes lines of two truth files (every line valid JSON, equal line for line).
+compare_truth() {
+  python3 - "$1" "$2" "$minutes" <<'PY'
 import json, sys
 chip, linux = (open(path).read().splitlines() for path in sys.argv[1:3])
 count = int(sys.argv[3])
@@ -78,8 +72,36 @@ for index in range(count):
         sys.exit("firmware-band: minute %d differs\n  chip:  %s\n  linux: %s" % (index, chip[index], linux[index]))
 worn = sum(1 for line in chip[:count] if json.loads(line)["worn"])
 steps = sum(json.loads(line)["steps"] for line in chip[:count])
-print("firmware-band: %d minutes from the chip equal the Linux band's (%d worn, %d steps)" % (count, worn, steps))
+running = sum(1 for line in chip[:count] if json.loads(line)["activity"] == "running")
+print("firmware-band: %d minutes from the chip equal the Linux band's (%d worn, %d running, %d steps)" % (count, worn, running, steps))
 PY
+}
+compare_truth "$work/chip.ndjson" "$work/linux.ndjson" || exit 1
+
+# 2b. A scenario file (link 0x12 segments): the weekend's run and the band off for a shower.
+scenario_options=(--speed 3600 --seed 5 --start 2026-11-30T08:00:00+01:00 --scenario "$root/firmware-sim/scenarios/weekend-run.scenario")
+minutes=240
+run_until_minutes chip-scenario "$work/chip-scenario.ndjson" --firmware "$elf" --socket "$work/chip-scenario.sock" \
+  --truth "$work/chip-scenario.ndjson" "${scenario_options[@]}"
+run_until_minutes linux-scenario "$work/linux-scenario.ndjson" --socket "$work/linux-scenario.sock" \
+  --truth "$work/linux-scenario.ndjson" "${scenario_options[@]}"
+compare_truth "$work/chip-scenario.ndjson" "$work/linux-scenario.ndjson" || exit 1
+grep -q '"activity":"running"' "$work/chip-scenario.ndjson" || fail "the weekend scenario's run is not in the chip's minutes"
+
+# 2c. A scenario the chip cannot run: more than 32 segments, or a fault other than reboot-at: exit 65
+#     naming the file, before QEMU is started.
+for hour in $(seq 0 23); do printf 'at %02d:00 desk\nat %02d:30 walk\n' "$hour" "$hour"; done >"$work/big.scenario"
+printf 'at 00:00 desk\nfault drop=0.1\n' >"$work/drop.scenario"
+for file in big drop; do
+  set +e
+  "$bandsim" serve --firmware "$elf" --socket "$work/$file.sock" --scenario "$work/$file.scenario" 2>"$work/$file.log"
+  status=$?
+  set -e
+  [[ $status -eq 65 ]] || fail "--scenario $file.scenario with --firmware exited $status, not 65"
+  grep -q "$file.scenario" "$work/$file.log" || fail "the refusal does not name the file: $(cat "$work/$file.log")"
+  ! grep -q "running in QEMU" "$work/$file.log" || fail "QEMU was started for a scenario the chip cannot run"
+done
+grep -q "at most 32" "$work/big.log" || fail "the refusal of 48 segments does not give the chip's limit: $(cat "$work/big.log")"
 
 # 3. An unwritable --truth: exit 1 naming it, before QEMU is started.
 set +e

@@ -104,7 +104,7 @@ def answer(code):   # the band keeps recording meanwhile: skip its minute messag
             return payload
         assert channel == DEBUG and payload[0] == 0x87, "unexpected frame %d %s" % (channel, payload.hex())
 uart.send(LINK, b"\x11")
-ticks, tick_cycles, records, record_cycles = struct.unpack("<QQIQ", answer(0x88)[1:])
+ticks, tick_cycles, records, record_cycles, flash_cycles = struct.unpack("<QQIQQ", answer(0x88)[1:])
 uart.send(LINK, b"\x04")
 status = struct.unpack("<QIIIIIIII", answer(0x81)[1:])
 names = ["ATT Read Request answered by the GATT server", "10-byte UART frame decoded", "10-byte UART frame encoded",
@@ -120,6 +120,8 @@ print("| one band second (BandCore tick: sensors, minute accumulation; mean of %
 print("| the tick that closes a minute (record into the ring; mean of %d) | %.0f | ≈ %.0f |" % (records, closing, closing * 40 / 32))
 print("| one simulated minute (60 ticks, one of them closing) | %.0f | ≈ %.0f |" % (59 * (tick_cycles - record_cycles) / (ticks - records) + closing,
       (59 * (tick_cycles - record_cycles) / (ticks - records) + closing) * 40 / 32))
+print("| a minute record into flash (24-byte slot, CRC-32, the program call; the host's semihosting I/O not counted; mean of %d) | %.0f | ≈ %.0f |"
+      % (records, flash_cycles / records, flash_cycles / records * 40 / 32))
 print()
 print("stack high-water %d B; heap allocations %d (%d after start-up, which ends with the band's configuration); .data+.bss see the table above"
       % (status[8], status[6], status[7]))

@@ -1,6 +1,6 @@
 // libFuzzer harness for BandReplay: arbitrary bytes as the btsnoop trace `bandsim replay`
-// reads, through the same calls the command makes — TraceReplayReader (from a file, as the
-// command opens it) into TraceRecording (GATTDatabaseReconstructor, notification timelines),
+// reads, through the same calls the command makes — TraceReplayReader (fed the input from
+// memory: the same damage policy and decoder as a file, no file I/O per input) into TraceRecording (GATTDatabaseReconstructor, notification timelines),
 // then the one ATT server (BandGATTServer's GATTServer over a ReplayAttributeSource) answering a scripted client in memory, and
 // the NotificationScheduler on a virtual clock. No sockets, no sleeps.
 //
@@ -42,23 +42,6 @@ func fail(_ message: String) -> Never {
     abort()
 }
 
-// MARK: The file
-
-/// The command reads a path; the harness writes each input to one file in memory-backed /dev/shm.
-let tracePath = "/dev/shm/bandkit-fuzz-replay-\(getpid()).btsnoop"
-
-func writeTrace(_ input: UnsafeRawBufferPointer) {
-    let fd = open(tracePath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    check(fd >= 0, "cannot create \(tracePath)")
-    var written = 0
-    while written < input.count {
-        let n = write(fd, input.baseAddress! + written, input.count - written)
-        check(n > 0, "cannot write \(tracePath)")
-        written += n
-    }
-    close(fd)
-}
-
 // MARK: Loading, as `bandsim replay` does
 
 struct Loaded {
@@ -69,10 +52,10 @@ struct Loaded {
     var pdus: [(sender: ATTSender, connection: TraceConnection, bytes: [UInt8])] = []
 }
 
-func load(keepGoing: Bool) -> Result<Loaded, TraceDamage> {
+func load(_ input: UnsafeRawBufferPointer, keepGoing: Bool) -> Result<Loaded, TraceDamage> {
     let reader: TraceReplayReader
     do throws(TraceDamage) {
-        reader = try TraceReplayReader(path: tracePath)
+        reader = try TraceReplayReader(bytes: input)
     } catch {
         return .failure(error)
     }
@@ -128,7 +111,7 @@ func checkDamage(_ damage: TraceDamage, records: RecordMap, inputSize: Int) {
         check(damage.recordIndex == expected!.recordIndex && damage.offset == expected!.offset,
                      "\(damage) but the in-memory reader stops with \(expected!)")
     case .io:
-        fail("I/O failure on an in-memory file: \(damage)")
+        fail("I/O failure on an in-memory trace: \(damage)")
     }
 }
 
@@ -424,7 +407,7 @@ struct Run: Equatable {
 func replay(_ input: UnsafeRawBufferPointer, keepGoing: Bool, clientMTU: UInt16?, speed: ReplaySpeed, records: RecordMap) -> Run {
     var run = Run()
     let loaded: Loaded
-    switch load(keepGoing: keepGoing) {
+    switch load(input, keepGoing: keepGoing) {
     case .failure(let damage):
         checkDamage(damage, records: records, inputSize: input.count)
         check(damage.recordIndex == nil, "a header error names a record")
@@ -474,7 +457,6 @@ public func fuzzReplay(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     case .pcapng?, .pcap?: return 0
     default: break
     }
-    writeTrace(input)
     let records = RecordMap(input)
     // The last byte picks the options: --keep-going, whether and what the client offers as
     // its MTU, and the replay speed.

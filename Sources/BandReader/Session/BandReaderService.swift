@@ -123,6 +123,8 @@ public final class BandReaderService {
         let store = try openStore(person: pairing?.person)
         var total = BandSession.Outcome()
         var attempt = 0
+        /// The run's store writer, kept across its reconnects (``BandSession/reusableWriter``).
+        var writer: SampleWriter?
         while true {
             attempt += 1
             // The backoff starts over only after a connection got somewhere; a band that accepts
@@ -147,6 +149,8 @@ public final class BandReaderService {
                 defer { connection.close() }
                 let session = BandSession(connection: connection, address: address.keystoreKey, pairing: pairing,
                                           store: store, report: track)
+                session.reusableWriter = writer
+                defer { writer = session.reusableWriter }
                 session.timeZone = timeZone
                 session.setsClock = setsClock
                 session.clockTolerance = clockTolerance

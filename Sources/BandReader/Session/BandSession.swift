@@ -66,6 +66,11 @@ public final class BandSession {
     public var spool: LiveSpool?
     /// How a sync retries an unreachable store before giving up.
     public var storeRetrySchedule = StoreRetrySchedule.standard
+    /// The store writer to reuse: set by the run from its previous session (``ReaderStore`` returns
+    /// it again for the same device, with no store round trip — a reconnect while the store is
+    /// unreachable still gets its writer); after ``run(_:)``, also when it threw, the one this
+    /// session opened.
+    public var reusableWriter: SampleWriter?
     private let store: ReaderStore
     private let report: (ReaderEvent) -> Void
     private let clock = ContinuousClock()
@@ -168,7 +173,8 @@ public final class BandSession {
                 battery = percent
                 next = machine.deviceRead(device, batteryPercent: percent)
             case .openWriter(let device):
-                writer = try store.writer(for: device)
+                writer = try store.writer(for: device, reusing: reusableWriter)
+                reusableWriter = writer
                 var waiting = 0
                 if let spool {
                     // Entries an earlier outage left: replayed before anything else is written.

@@ -4,15 +4,12 @@ import HealthStore
 /// The store a reader session writes to, opened (and its path validated) before any band is
 /// touched (issue 11 item 4), and handed to ``BandSession`` at construction: the session opens
 /// its ``SampleWriter`` from it once Device Information says which device it is, so nothing calls
-/// back into the service that created the session. One per run: its writer is kept across the
-/// run's reconnects, so a reconnect while the store is unreachable needs no store round trip to
-/// set it up again (same device only).
-public final class ReaderStore {
+/// back into the service that created the session. A value: the writer a run keeps across its
+/// reconnects is the run's (``BandSession/reusableWriter``), not the store's.
+public struct ReaderStore {
     public let store: HealthStore
     /// The band's keystore address: the device identifier of a band without a serial number.
     public let bandAddress: String
-    /// The writer of the last session (``writer(for:)``).
-    private var cachedWriter: SampleWriter?
 
     public init(store: HealthStore, bandAddress: String) {
         self.store = store
@@ -20,16 +17,17 @@ public final class ReaderStore {
     }
 
     /// The writer for the device Device Information described (its row in the store's devices).
-    public func writer(for device: BandDeviceInfo) throws(SessionError) -> SampleWriter {
+    /// `previous`, the writer of the run's last session, is returned when it writes for the same
+    /// device, so a reconnect while the store is unreachable needs no store round trip to set the
+    /// writer up again.
+    public func writer(for device: BandDeviceInfo, reusing previous: SampleWriter? = nil) throws(SessionError) -> SampleWriter {
         let info = DeviceInfo(name: device.name, manufacturer: device.manufacturer, model: device.model,
                               hardwareIdentifier: device.serialNumber ?? bandAddress,
                               firmwareVersion: device.firmwareRevision)
         let identifier = device.deviceIdentifier(address: bandAddress)
-        if let cachedWriter, cachedWriter.deviceIdentifier == identifier, cachedWriter.device == info { return cachedWriter }
+        if let previous, previous.deviceIdentifier == identifier, previous.device == info { return previous }
         do {
-            let writer = try SampleWriter(store: store, deviceIdentifier: identifier, device: info)
-            cachedWriter = writer
-            return writer
+            return try SampleWriter(store: store, deviceIdentifier: identifier, device: info)
         } catch {
             throw .store(StoreFailure(.prepareWriter, error))
         }

@@ -14,14 +14,20 @@ public enum TraceReplayEvent {
     case att(DecodedATTEvent, sender: ATTSender, connection: TraceConnection)
 }
 
-/// Streams a btsnoop trace through BandTrace's decoder (HCI, L2CAP reassembly, ATT, handle →
-/// UUID), applying the replay's damage policy:
+/// Streams a trace (btsnoop, pcapng or pcap) through BandTrace's decoder (HCI, L2CAP
+/// reassembly, ATT, handle → UUID), applying the replay's damage policy:
 ///
 /// - without `keepGoing`, the first damage ends the read; everything before it has been
 ///   delivered, and ``Outcome/stoppedAt`` says where (the caller exits 65);
 /// - with `keepGoing`, a malformed packet or ATT PDU is skipped and counted, and a file cut
 ///   off inside its last record counts as one skipped record; broken btsnoop framing still
 ///   ends the read (there is no sync marker to find the next record by).
+///
+/// Two sources, one policy: a file (``init(path:format:overrides:)``, what `bandsim replay`
+/// opens, streamed through one fixed buffer) or bytes already in memory
+/// (``init(bytes:format:overrides:)``, what the fuzz harness and tests hand it: no file, no
+/// read buffer). The source is chosen once; ``run(keepGoing:visit:)`` is one generic loop
+/// specialised per concrete reader, so the per-record path has no existential and no switch.
 public final class TraceReplayReader {
     public struct Outcome: Sendable {
         public var records = 0
@@ -35,31 +41,93 @@ public final class TraceReplayReader {
         public var stoppedAt: TraceDamage?
     }
 
-    public let path: String
-    private let decoder: TraceDecoder<TraceFileReader>
+    /// The decoder over the concrete reader the source needs (a class each: no copy per record).
+    private enum Decoder {
+        case file(TraceDecoder<TraceFileReader>)
+        case btsnoop(TraceDecoder<BtsnoopMemoryReader>)
+        case pcapng(TraceDecoder<PcapngMemoryReader>)
+        case pcap(TraceDecoder<PcapMemoryReader>)
+    }
+
+    /// The file read, or nil when reading bytes in memory.
+    public let path: String?
+    private let decoder: Decoder
     /// Size of the file, for progress (nil when it cannot be known, e.g. a pipe).
     public let fileSize: Int?
+    /// The container format being read.
+    public let format: TraceFileFormat
 
     /// Opens `path` (btsnoop, pcapng or pcap: `format`, or detected from its magic) and reads
     /// its header (a bad header is framing damage at offset 0).
     public init(path: String, format: TraceFileFormat? = nil, overrides: [UInt16: BluetoothUUID] = [:]) throws(TraceDamage) {
         self.path = path
+        let decoder: TraceDecoder<TraceFileReader>
         do throws(TraceFileError) {
             decoder = try TraceDecoder(path: path, format: format, overrides: overrides)
         } catch {
             throw TraceDamage(error)
         }
+        self.decoder = .file(decoder)
+        self.format = decoder.source.format
         var status = stat()
         fileSize = stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG ? Int(status.st_size) : nil
     }
 
-    /// The container format being read.
-    public var format: TraceFileFormat { decoder.source.format }
-    /// Bytes of the file consumed so far.
-    public var bytesRead: Int { decoder.source.bytesRead }
+    /// Reads a whole trace already in memory (btsnoop, pcapng or pcap: `format`, or detected from
+    /// its magic, btsnoop when none matches, as for a file) and its header. Events, damage and
+    /// offsets are those the same bytes give from a file. `bytes` must stay valid and unchanged
+    /// until ``run(keepGoing:visit:)`` has returned: records are views into them.
+    public init(bytes: UnsafeRawBufferPointer, format: TraceFileFormat? = nil, overrides: [UInt16: BluetoothUUID] = [:]) throws(TraceDamage) {
+        path = nil
+        fileSize = bytes.count
+        let format = format ?? TraceFileFormat.detect(prefix: bytes) ?? .btsnoop
+        self.format = format
+        switch format {
+        case .btsnoop:
+            do throws(BtsnoopError) {
+                decoder = .btsnoop(TraceDecoder(source: try BtsnoopMemoryReader(bytes: bytes), overrides: overrides))
+            } catch {
+                throw TraceDamage(.btsnoop(error))
+            }
+        case .pcapng:
+            do throws(CaptureFileError) {
+                decoder = .pcapng(TraceDecoder(source: try PcapngMemoryReader(bytes: bytes), overrides: overrides))
+            } catch {
+                throw TraceDamage(.capture(error))
+            }
+        case .pcap:
+            do throws(CaptureFileError) {
+                decoder = .pcap(TraceDecoder(source: try PcapMemoryReader(bytes: bytes), overrides: overrides))
+            } catch {
+                throw TraceDamage(.capture(error))
+            }
+        }
+    }
+
+    /// Bytes of the trace read so far (in memory: all of them, from the start).
+    public var bytesRead: Int {
+        switch decoder {
+        case .file(let decoder): return decoder.source.bytesRead
+        case .btsnoop, .pcapng, .pcap: return fileSize ?? 0
+        }
+    }
 
     /// Reads the whole trace, calling `visit` for every event in order.
     public func run(keepGoing: Bool, visit: (TraceReplayEvent) -> Void) -> Outcome {
+        switch decoder {
+        case .file(let decoder): return Self.run(decoder, keepGoing: keepGoing, visit: visit) { $0 }
+        case .btsnoop(let decoder): return Self.run(decoder, keepGoing: keepGoing, visit: visit) { .btsnoop($0) }
+        case .pcapng(let decoder): return Self.run(decoder, keepGoing: keepGoing, visit: visit) { .capture($0) }
+        case .pcap(let decoder): return Self.run(decoder, keepGoing: keepGoing, visit: visit) { .capture($0) }
+        }
+    }
+
+    /// The replay loop over one concrete source; `fileError` names the source's error as a
+    /// trace file's (so damage reads the same from a file and from memory).
+    private static func run<Source: TraceRecordSource>(
+        _ decoder: TraceDecoder<Source>, keepGoing: Bool, visit: (TraceReplayEvent) -> Void,
+        fileError: (Source.Failure) -> TraceFileError
+    ) -> Outcome {
         var outcome = Outcome()
         func damaged(_ damage: TraceDamage) -> Bool {
             guard keepGoing, damage.kind != .framing, damage.kind != .io else {
@@ -73,10 +141,10 @@ public final class TraceReplayReader {
         }
         reading: while true {
             let next: TraceDecoderEvent?
-            do throws(TraceFileError) {
+            do throws(Source.Failure) {
                 next = try decoder.next()
             } catch {
-                _ = damaged(TraceDamage(error))
+                _ = damaged(TraceDamage(fileError(error)))
                 break reading
             }
             guard let event = next else { break }

@@ -46,12 +46,13 @@ public final class TraceDecoder<Source: TraceRecordSource> {
 
     /// The next event, or nil at the end of the trace.
     // Callers in other modules cannot specialise a generic class's methods; pre-specialise the
-    // two sources BandKit ships so the per-record loop makes no witness-table calls.
+    // sources BandKit ships so the per-record loop makes no witness-table calls.
     @_specialize(exported: true, where Source == BtsnoopFileReader)
     @_specialize(exported: true, where Source == BtsnoopMemoryReader)
     @_specialize(exported: true, where Source == TraceFileReader)
     @_specialize(exported: true, where Source == PcapngFileReader)
     @_specialize(exported: true, where Source == PcapngMemoryReader)
+    @_specialize(exported: true, where Source == PcapMemoryReader)
     public func next() throws(Source.Failure) -> TraceDecoderEvent? {
         if let event = pipeline.deferred {
             pipeline.deferred = nil

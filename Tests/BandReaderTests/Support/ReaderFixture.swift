@@ -30,8 +30,10 @@ final class ReaderFixture: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    /// A fresh service, as one run of the `band` command.
-    func service(stop: StopRequest = StopRequest(), timeZone: TimeZone = TimeZone(identifier: "UTC")!) -> BandReaderService {
+    /// A fresh service, as one run of the `band` command. `observe` sees each event as the
+    /// session reports it, on the session's thread (a test can act at that exact step).
+    func service(stop: StopRequest = StopRequest(), timeZone: TimeZone = TimeZone(identifier: "UTC")!,
+                 observe: ((ReaderEvent) -> Void)? = nil) -> BandReaderService {
         let harness = self.harness
         let service = BandReaderService(address: .simulator(path: "/harness"), keystore: keystore, storePath: storePath, stop: stop,
                                         openLink: { _ in try harness.openLink() },
@@ -39,6 +41,7 @@ final class ReaderFixture: @unchecked Sendable {
                                             lock.lock()
                                             eventList.append(event)
                                             lock.unlock()
+                                            observe?(event)
                                         })
         service.now = { harness.now }
         service.timeZone = timeZone

@@ -7,6 +7,10 @@
 #                               sets qemu_pid (timeout's PID: a TERM reaches QEMU)
 #   firmware_stop             → stops that QEMU and waits for it (the callers' EXIT traps call it)
 #   stop_process PID          → SIGTERM to PID if it still runs, then waits for it (bandsim, QEMU)
+#   serve_until_lines FILE N LOG ARGS…
+#                             → runs `$bandsim serve ARGS…` (stderr to LOG) until FILE has N lines (at
+#                               most 180 s), then SIGTERM and wait; sets serve_pid while it runs (the
+#                               caller's EXIT trap stops it); calls the caller's fail() if it ends early
 
 # The image is built once into .build/firmware-checks and reused while no source it is made of is
 # newer (the build takes minutes on a loaded machine; four scripts use it). A lock keeps two
@@ -39,6 +43,21 @@ firmware_boot() {
 
 stop_process() {
   if [[ -n "${1:-}" ]] && kill -0 "$1" 2>/dev/null; then kill "$1"; wait "$1" 2>/dev/null || true; fi
+}
+
+serve_until_lines() {
+  local file=$1 lines=$2 log=$3; shift 3
+  "$bandsim" serve "$@" 2>>"$log" &
+  serve_pid=$!
+  local deadline=$(( $(date +%s) + 180 ))
+  until [[ -f "$file" && $(wc -l <"$file") -ge $lines ]]; do
+    kill -0 "$serve_pid" 2>/dev/null || fail "$(basename "$log" .log): bandsim ended before $lines minutes of truth"
+    (( $(date +%s) < deadline )) || fail "$(basename "$log" .log): fewer than $lines minutes of truth after 180 s"
+    sleep 0.2
+  done
+  kill "$serve_pid"
+  wait "$serve_pid" || true
+  serve_pid=""
 }
 
 firmware_stop() {

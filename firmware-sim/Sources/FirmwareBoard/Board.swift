@@ -35,6 +35,10 @@ public protocol Board {
     /// Provokes a hard fault (the fault handler's test). Never returns on the MCU.
     mutating func provokeFault()
 
+    /// Resets the chip (SYSRESETREQ on a Cortex-M): RAM and peripherals start over, flash stays.
+    /// Never returns on the MCU.
+    mutating func systemReset()
+
     // Flash, with a real chip's semantics: pages of ``flashPageSize`` bytes, an erase sets a whole
     // page to 0xFF, programming can only clear bits (the result is old AND new). On the MCU the
     // pages live in a host file through semihosting, so they survive a reset and a QEMU restart.

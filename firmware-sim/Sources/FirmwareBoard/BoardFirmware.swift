@@ -25,6 +25,8 @@ public struct BoardFirmware<B: Board, A: FirmwareApplication> {
     /// This boot's record in flash and what recovering it found (reported by message 0x86).
     public private(set) var bootRecord = BootRecord(sequence: 0, bootCount: 0)
     public private(set) var bootDamagedPages: UInt32 = 0
+    /// What the application recovered from its flash pages at boot (message 0x86).
+    public private(set) var applicationFlash = FlashRecoveryReport()
     /// A status request seen while the decoder is out of `self` (during ``poll()``): answered once
     /// the byte is decoded, so the counters it reports include the request's own frame.
     private var statusRequested = false
@@ -43,14 +45,18 @@ public struct BoardFirmware<B: Board, A: FirmwareApplication> {
         let boot = BootRecord.boot(on: &board)
         bootRecord = boot.record
         bootDamagedPages = boot.recovery.damagedPages
+        applicationFlash = application.start(bootCount: bootRecord.bootCount, board: &board)
         allocationsAtStartUp = board.heapAllocationCount()
         send(.link, code: LinkMessage.booted)
         sendFlashReport()
     }
 
-    /// Message 0x86: boot count (4 bytes LE), damaged pages found at boot (4 bytes LE).
+    /// Message 0x86: boot count, damaged boot-record pages, minute records recovered, damaged
+    /// slots skipped, next sequence number (each 4 bytes LE).
     private mutating func sendFlashReport() {
-        var body: (UInt32, UInt32) = (bootRecord.bootCount.littleEndian, bootDamagedPages.littleEndian)
+        var body: (UInt32, UInt32, UInt32, UInt32, UInt32) = (
+            bootRecord.bootCount.littleEndian, bootDamagedPages.littleEndian, applicationFlash.records.littleEndian,
+            applicationFlash.damagedSlots.littleEndian, applicationFlash.nextSequence.littleEndian)
         withUnsafeBytes(of: &body) { send(.debug, code: LinkMessage.flashReport, $0) }
     }
 
@@ -150,6 +156,8 @@ public struct BoardFirmware<B: Board, A: FirmwareApplication> {
             span.withUnsafeMutableBytes { send(.debug, code: LinkMessage.bench, UnsafeRawBufferPointer($0)) }
         case LinkMessage.fault:
             board.provokeFault()
+        case LinkMessage.reset:
+            board.systemReset()
         default:
             switch application.received(link: code, body, board: &board) {
             case .unknown: log("link: unknown message")

@@ -6,6 +6,9 @@ import UARTFraming
 /// messages it does not handle itself (codes 0x10…0x3F are the application's) and calls
 /// ``poll(board:)`` on every pass of its loop.
 public protocol FirmwareApplication {
+    /// The firmware has booted (boot count `bootCount`, from the boot record): recover what the
+    /// application keeps in flash, without allocating, and say what was found (message 0x86).
+    mutating func start<B: Board>(bootCount: UInt32, board: inout B) -> FlashRecoveryReport
     /// A link message with a code the core does not handle. The application sends its answers
     /// itself (``FirmwareOutput``).
     mutating func received<B: Board>(link code: UInt8, _ body: UnsafeRawBufferPointer, board: inout B) -> ApplicationLinkResult
@@ -22,6 +25,11 @@ public enum ApplicationLinkResult: Equatable {
     /// band's minute ring, its scenario), so the core takes its allocation baseline again; from
     /// here on the counter must not move.
     case startUpComplete
+}
+
+extension FirmwareApplication {
+    /// An application that keeps nothing in flash.
+    public mutating func start<B: Board>(bootCount: UInt32, board: inout B) -> FlashRecoveryReport { FlashRecoveryReport() }
 }
 
 /// No application: the core alone (its host tests, the bring-up image).

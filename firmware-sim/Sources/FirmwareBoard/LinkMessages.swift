@@ -13,6 +13,7 @@
 /// | 0x07 bench? | link | host → fw | — : answered by 0x85 |
 /// | 0x08 flash report? | link | host → fw | — : answered by 0x86 |
 /// | 0x09 speed | link | host → fw | 2 bytes LE: band seconds per real second, 1…3600; other values logged and ignored |
+/// | 0x0A reset | link | host → fw | — : resets the chip (SYSRESETREQ), as a watchdog would; the firmware boots again from flash and announces itself (0x80) |
 /// | 0x10 band configure | link | host → fw | start (8, Int64 LE, Unix seconds) ‖ seed (8, UInt64 LE) ‖ time zone (1, Int8, quarter hours): the band's logic starts at that time (once per boot; ends start-up) |
 /// | 0x7F fault | link | host → fw | — : provokes a hard fault (the handler's test) |
 /// | 0x80 booted | link | fw → host | — : sent once after start-up |
@@ -20,11 +21,12 @@
 /// | 0x82 random | debug | fw → host | the bytes; or 1 byte 0xFF when unseeded / refused |
 /// | 0x83 self-test | debug | fw → host | 1 byte: bit 0 SHA-256, bit 1 HMAC, bit 2 DRBG passed |
 /// | 0x84 log | debug | fw → host | the text of a `StaticString` log line |
-/// | 0x86 flash report | debug | fw → host | boot count (4 LE), damaged flash pages found at boot (4 LE); also sent after 0x80 |
+/// | 0x86 flash report | debug | fw → host | boot count (4 LE), damaged boot-record pages found at boot (4 LE), minute records recovered from flash (4 LE), damaged ring/state slots skipped (4 LE), the next minute's sequence number (4 LE); also sent after 0x80 |
 /// | 0x85 bench | debug | fw → host | ``OnChipBench`` results: 5 × UInt32 LE, CPU cycles per operation |
 /// | 0x87 minute recorded | debug | fw → host | sequence (4, UInt32 LE) ‖ the 16-byte minute record (docs/protocol.md): the firmware's truth |
-/// | 0x88 band status | debug | fw → host | ticks (8, UInt64 LE) ‖ CPU cycles in ticks (8) ‖ records (4) ‖ CPU cycles in the record ticks (8); answers 0x11 |
+/// | 0x88 band status | debug | fw → host | ticks (8, UInt64 LE) ‖ CPU cycles in ticks (8) ‖ records (4) ‖ CPU cycles in the record ticks (8) ‖ CPU cycles writing the records to flash (8); answers 0x11 |
 /// | 0x11 band status? | link | host → fw | — : answered by 0x88 |
+/// | 0x12 scenario segment | link | host → fw | 22 bytes, BandFirmwareCore's `ScenarioSegmentMessage`: one segment of the day plan, in order, before 0x10 (at most 32) |
 public enum LinkMessage {
     public static let seed: UInt8 = 0x01
     public static let connect: UInt8 = 0x02
@@ -35,8 +37,10 @@ public enum LinkMessage {
     public static let benchRequest: UInt8 = 0x07
     public static let flashReportRequest: UInt8 = 0x08
     public static let speed: UInt8 = 0x09
+    public static let reset: UInt8 = 0x0A
     public static let bandConfigure: UInt8 = 0x10
     public static let bandStatusRequest: UInt8 = 0x11
+    public static let scenarioSegment: UInt8 = 0x12
     public static let fault: UInt8 = 0x7F
     public static let booted: UInt8 = 0x80
     public static let status: UInt8 = 0x81

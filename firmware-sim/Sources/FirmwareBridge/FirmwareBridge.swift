@@ -26,6 +26,10 @@ public struct FirmwareBridge {
         /// The firmware recorded a minute (debug message 0x87): its sequence number and the
         /// 16 bytes of the record as stored (docs/protocol.md), for `--truth`.
         case minuteRecorded(sequence: UInt32, record: [UInt8])
+        /// The firmware booted (0x80; the first boot or after a reset): it has no seed, clock speed
+        /// or band start until the host sends them (0x01, 0x09, 0x10: the host is its clock, as a
+        /// phone is a band's after a reboot). Comes before the reconnection of a connected reader.
+        case configureFirmware
     }
 
     /// The minute record's size in a 0x87 message (BandProtocol's `MinuteRecord.size`; this
@@ -106,7 +110,7 @@ public struct FirmwareBridge {
                 // A reset while a reader is connected: the firmware starts with no connection, so
                 // tell it again that one is there (its ATT state starts fresh, as after a real
                 // reconnection; the reader sees a band that forgot its MTU).
-                var actions: [Action] = [.log("firmware: booted (boot \(counters.boots) seen by this bridge)")]
+                var actions: [Action] = [.log("firmware: booted (boot \(counters.boots) seen by this bridge)"), .configureFirmware]
                 if readerConnected { actions.append(.toFirmware(Self.frame(.link, [0x02]))) }
                 return actions
             }
@@ -114,6 +118,13 @@ public struct FirmwareBridge {
         case .debug:
             if payload.first == 0x84 {
                 return [.log("firmware: " + Self.printable(payload.dropFirst()))]
+            }
+            if payload.first == 0x86, payload.count == 21 {
+                let field = { (index: Int) in
+                    (0..<4).reduce(UInt32(0)) { $0 | UInt32(payload[1 + index * 4 + $1]) << UInt32(8 * $1) }
+                }
+                return [.log("firmware: flash: boot \(field(0)), \(field(1)) damaged boot-record page(s), \(field(2)) minute(s) "
+                             + "recovered, \(field(3)) damaged slot(s) skipped, next minute \(field(4))")]
             }
             if payload.first == 0x87 {
                 guard payload.count == 5 + Self.minuteRecordByteCount else {

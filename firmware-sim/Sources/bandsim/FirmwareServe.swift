@@ -25,8 +25,17 @@ struct FirmwareServe {
     /// The flash file (semihosting `bandkit-m4.flash`): kept across runs when given.
     var statePath: String?
     var exitAfterConnections: Int?
-    /// The band's start, seed and time zone (link message 0x10, sent once after the first boot).
+    /// The band's start, seed and time zone (link message 0x10, sent after every boot with the
+    /// band's time then: the chip has no clock that survives a reset, the host is its clock).
     var configuration: BandConfiguration
+    /// `--fault reboot-at=DURATION` (or `--reboot-at`): band run times after which the firmware is
+    /// reset (link message 0x0A), each once, in order.
+    var rebootsAfter: [Duration] = []
+    /// `--scenario` other than the built-in `day`: sent segment by segment (link 0x12) before
+    /// every 0x10; its `fault reboot-at=` lines are in `rebootsAfter`.
+    var scenario: Scenario? = nil
+    /// When the band's clock started (the first 0x10), for the band time of later boots.
+    var bandClockOrigin: ContinuousClock.Instant? = nil
     /// `--truth FILE`: the firmware's minute records (debug message 0x87) as ``TruthLine``s.
     var truthPath: String?
     var truth: TruthFile? = nil
@@ -52,12 +61,7 @@ struct FirmwareServe {
             booted = bridge.counters.boots > 0
             try perform(actions, emulator: emulator, reader: nil)
         }
-        // The firmware's DRBG seed (32 bytes entropy ‖ 16 bytes nonce) from the one random source.
-        let seed: [UInt8]
-        do { seed = try KernelRandom.bytes(count: 48) } catch { throw RuntimeFailure("bandsim serve: firmware seed: \(error)") }
-        try emulator.writeUART(FirmwareBridge.frame(.link, [0x01] + seed))
-        if speed != 1 { try emulator.writeUART(FirmwareBridge.frame(.link, [0x09, UInt8(speed & 0xFF), UInt8(speed >> 8)])) }
-        try emulator.writeUART(FirmwareBridge.frame(.link, [0x10] + Self.bandConfigureBody(configuration)))
+        rebootsAfter.sort()
 
         let listener: any BandListener
         do throws(LinkError) {
@@ -134,7 +138,7 @@ struct FirmwareServe {
         }
     }
 
-    private func perform(_ actions: [FirmwareBridge.Action], emulator: FirmwareEmulator, reader: (any ATTBearer)?) throws {
+    private mutating func perform(_ actions: [FirmwareBridge.Action], emulator: FirmwareEmulator, reader: (any ATTBearer)?) throws {
         for action in actions {
             switch action {
             case .toFirmware(let bytes):
@@ -148,23 +152,63 @@ struct FirmwareServe {
             case .log(let line):
                 CommandRunner.printError("bandsim: \(line)")
             case .minuteRecorded(let sequence, let bytes):
-                writeTruth(sequence: sequence, bytes)
+                if let record = writeTruth(sequence: sequence, bytes) { try rebootIfDue(after: record, emulator: emulator) }
+            case .configureFirmware:
+                try configureFirmware(emulator)
             }
         }
     }
 
+    /// After every boot: the DRBG seed (32 bytes entropy ‖ 16 bytes nonce, from the one random
+    /// source), the clock speed, and the band's start at the band's time now (its configured
+    /// start plus the time it has run), so the band resumes where it was; its ring and sequence
+    /// numbers come from its flash.
+    private mutating func configureFirmware(_ emulator: FirmwareEmulator) throws {
+        let seed: [UInt8]
+        do { seed = try KernelRandom.bytes(count: 48) } catch { throw RuntimeFailure("bandsim serve: firmware seed: \(error)") }
+        try emulator.writeUART(FirmwareBridge.frame(.link, [0x01] + seed))
+        if speed != 1 { try emulator.writeUART(FirmwareBridge.frame(.link, [0x09, UInt8(speed & 0xFF), UInt8(speed >> 8)])) }
+        var start = configuration
+        let now = ContinuousClock.now
+        if let origin = bandClockOrigin {
+            let elapsed = (now - origin) * Int(speed)
+            start.start = configuration.start + .seconds(elapsed.components.seconds)
+        } else {
+            bandClockOrigin = now
+        }
+        if let scenario {
+            for (index, segment) in scenario.segments.enumerated() {
+                try emulator.writeUART(FirmwareBridge.frame(.link, [0x12] + ScenarioSegmentMessage.encode(segment, index: index, count: scenario.segments.count)))
+            }
+        }
+        try emulator.writeUART(FirmwareBridge.frame(.link, [0x10] + Self.bandConfigureBody(start)))
+    }
+
+    /// `reboot-at`: once the band has run the first pending duration (a minute ending at or after
+    /// it was recorded), the firmware is reset (link 0x0A).
+    private mutating func rebootIfDue(after record: MinuteRecord, emulator: FirmwareEmulator) throws {
+        guard let due = rebootsAfter.first else { return }
+        let ranSeconds = Int64(record.minuteStart) + 60 - configuration.start.seconds
+        guard ranSeconds >= due.components.seconds else { return }
+        rebootsAfter.removeFirst()
+        CommandRunner.printError("bandsim: reboot-at: the band has run \(ranSeconds / 60) min; resetting the firmware (link 0x0A)")
+        try emulator.writeUART(FirmwareBridge.frame(.link, [0x0A]))
+    }
+
     /// One truth line per minute the firmware recorded, flushed at once (a test reads the file
     /// while the band runs). A record that does not parse is reported, never written.
-    private func writeTruth(sequence: UInt32, _ bytes: [UInt8]) {
-        guard let truth else { return }
+    @discardableResult
+    private func writeTruth(sequence: UInt32, _ bytes: [UInt8]) -> MinuteRecord? {
         let parsed: Result<MinuteRecord, ParseError> = bytes.withUnsafeBytes { raw in
             do throws(ParseError) { return .success(try MinuteRecord(parsingAll: raw)) } catch { return .failure(error) }
         }
         switch parsed {
         case .success(let record):
-            truth.write(TruthLine.json(sequence: sequence, record: record))
+            truth?.write(TruthLine.json(sequence: sequence, record: record))
+            return record
         case .failure(let error):
             CommandRunner.printError("bandsim serve: the firmware's minute \(sequence) does not parse (\(error)); not written to --truth")
+            return nil
         }
     }
 

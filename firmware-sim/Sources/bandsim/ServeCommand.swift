@@ -55,7 +55,10 @@ struct ServeCommand: Command {
             one ATT PDU per UART frame, connect/disconnect as link messages (docs/firmware.md).
             With it only --socket/--hci, --speed (whole band seconds per second, 1-3600), --seed,
             --start, --truth (the firmware's own minute records, sent over its debug channel), --state
-            (the image's flash file) and --exit-after N apply. QEMU is stopped when bandsim ends.
+            (the image's flash file: boot record, keys, minute ring), --fault reboot-at=DURATION (or
+            --reboot-at: the image is reset and resumes from its flash), --scenario (sent to the chip,
+            at most 32 segments; of its faults only reboot-at) and --exit-after N apply.
+            QEMU is stopped when bandsim ends.
             """,
         options: [
             .option("socket", value: "PATH", help: "Unix socket to listen on (default $XDG_RUNTIME_DIR/bandkit/band.sock)."),
@@ -175,7 +178,7 @@ struct ServeCommand: Command {
         statePath = arguments.value("state")
         self.configuration = configuration
         if let image = arguments.value("firmware") {
-            let allowed: Set<String> = ["firmware", "socket", "hci", "speed", "state", "exit-after", "seed", "start", "truth"]
+            let allowed: Set<String> = ["firmware", "socket", "hci", "speed", "state", "exit-after", "seed", "start", "truth", "fault", "reboot-at", "scenario"]
             for option in ServeCommand.configuration.options.map(\.name) where !allowed.contains(option) {
                 if arguments.value(option) != nil || arguments.flag(option) {
                     throw arguments.usageError("--\(option) does not apply to --firmware (the image is the band)")
@@ -185,9 +188,16 @@ struct ServeCommand: Command {
                 throw arguments.usageError("--speed with --firmware must be a whole number 1–3600 (the firmware's SysTick scale)")
             }
             guard exitAfterDuration == nil else { throw arguments.usageError("--exit-after with --firmware is a connection count") }
+            var rebootsAfter: [Duration] = []
+            for fault in faults {
+                guard case .rebootAt(let after) = fault, after > .zero else {
+                    throw arguments.usageError("--fault \(fault) does not apply to --firmware: only reboot-at=DURATION (the chip is reset)")
+                }
+                rebootsAfter.append(after)
+            }
             firmwareServe = FirmwareServe(image: image, socketPath: socketPath, hciAdapter: hciAdapter, speed: UInt16(speed),
                                           statePath: statePath, exitAfterConnections: exitAfterConnections,
-                                          configuration: configuration, truthPath: truthPath)
+                                          configuration: configuration, rebootsAfter: rebootsAfter, truthPath: truthPath)
         }
         if let name = arguments.value("profile"), name != "band" {
             guard let profile = ProfileServe.Profile(rawValue: name) else {
@@ -231,7 +241,10 @@ struct ServeCommand: Command {
     }
 
     func run() throws -> ExitCode {
-        if var firmwareServe { return try firmwareServe.run() }
+        if var firmwareServe {
+            if scenarioSource != "day" { try firmwareScenario(into: &firmwareServe) }
+            return try firmwareServe.run()
+        }
         if let profileServe { return try profileServe.run() }
         var configuration = self.configuration
         configuration.scenario = try loadScenario()
@@ -310,6 +323,24 @@ struct ServeCommand: Command {
         }
         CommandRunner.printError("bandsim: \(ending); \(band.flash.ring.count) records in flash, boot \(band.bootEpoch)")
         return .success
+    }
+
+    /// `--scenario` with `--firmware`: the chip holds at most 32 segments, and of a file's faults
+    /// only `reboot-at` (the bridge resets the image) applies; anything else is refused (exit 65)
+    /// before QEMU starts.
+    private func firmwareScenario(into serve: inout FirmwareServe) throws {
+        let scenario = try loadScenario()
+        guard scenario.segments.count <= ScenarioSegmentMessage.maximumSegments else {
+            throw DataError("bandsim serve: --scenario \(TerminalText.escaped(scenarioSource)) has \(scenario.segments.count) segments; "
+                            + "the firmware holds at most \(ScenarioSegmentMessage.maximumSegments)")
+        }
+        for fault in scenario.faults {
+            guard case .rebootAt(let after) = fault, after > .zero else {
+                throw DataError("bandsim serve: --scenario \(TerminalText.escaped(scenarioSource)): 'fault \(fault)' does not apply to --firmware (only reboot-at)")
+            }
+            serve.rebootsAfter.append(after)
+        }
+        serve.scenario = scenario
     }
 
     private func loadScenario() throws -> Scenario {

@@ -17,12 +17,13 @@ import UARTFraming
             + (0..<8).map { UInt8(truncatingIfNeeded: seed >> UInt64(8 * $0)) } + [UInt8(bitPattern: zone)]
     }
 
-    /// Boots the firmware with ChipBand, configures it, runs `minutes` band minutes in 7-second
-    /// steps of the board clock and returns every frame it sent.
-    static func runChip(seed: UInt64, zone: Int8, minutes: Int, configure body: [UInt8]? = nil) -> (frames: [Frame], firmware: BoardFirmware<ScriptedBoard, ChipBand>) {
+    /// Boots the firmware with ChipBand, sends it the `prelude` link messages (a scenario's
+    /// segments), configures it, runs `minutes` band minutes in 7-second steps of the board clock
+    /// and returns every frame it sent.
+    static func runChip(seed: UInt64, zone: Int8, minutes: Int, prelude: [[UInt8]] = [], configure body: [UInt8]? = nil) -> (frames: [Frame], firmware: BoardFirmware<ScriptedBoard, ChipBand>) {
         var firmware = BoardFirmware(board: ScriptedBoard(), application: ChipBand())
         firmware.start()
-        firmware.board.inbound = encodeFrame(.link, body ?? configure(start: start, seed: seed, zone: zone))
+        firmware.board.inbound = prelude.flatMap { encodeFrame(.link, $0) } + encodeFrame(.link, body ?? configure(start: start, seed: seed, zone: zone))
         firmware.poll()
         for _ in 0..<(minutes * 60 / 7) {
             firmware.board.now += 7_000
@@ -116,7 +117,7 @@ import UARTFraming
             decoder.decode(raw) { channel, payload in frames.append(Frame(channel: channel.rawValue, payload: Array(payload))) }
         }
         let status = try #require(frames.last { $0.payload.first == 0x88 })
-        #expect(status.payload.count == 29)
+        #expect(status.payload.count == 37)
         func word(_ offset: Int, _ size: Int) -> UInt64 {
             (0..<size).reduce(UInt64(0)) { $0 | UInt64(status.payload[1 + offset + $1]) << UInt64(8 * $1) }
         }
@@ -124,5 +125,6 @@ import UARTFraming
         #expect(word(8, 8) == 120 * 6400, "the scripted board's cycle counter moves 6400 per read")
         #expect(word(16, 4) == 2, "records")
         #expect(word(20, 8) == 2 * 6400)
+        #expect(word(28, 8) == 2 * 6400, "flash writes, timed apart from the ticks")
     }
 }

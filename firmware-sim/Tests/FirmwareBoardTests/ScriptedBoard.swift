@@ -24,19 +24,30 @@ struct ScriptedBoard: Board {
     mutating func heapAllocationCount() -> UInt32 { allocations }
     mutating func stackHighWaterBytes() -> UInt32 { 1234 }
     mutating func provokeFault() { faults += 1 }
+    var resets = 0
+    mutating func systemReset() { resets += 1 }
 
-    /// Two 4 KB pages with a chip's semantics (erase → 0xFF, program → old AND new).
-    var flash = [UInt8](repeating: 0xFF, count: 2 * 4096)
+    /// FlashLayout.pageCount 4 KB pages with a chip's semantics (erase → 0xFF, program → old AND new).
+    var flash = [UInt8](repeating: 0xFF, count: FlashLayout.pageCount * 4096)
     var flashPageSize: Int { 4096 }
-    var flashPageCount: Int { 2 }
+    var flashPageCount: Int { flash.count / 4096 }
     mutating func flashRead(page: Int, offset: Int, into output: UnsafeMutableRawBufferPointer) {
         for index in 0..<output.count { output[index] = flash[page * 4096 + offset + index] }
     }
     mutating func flashErase(page: Int) {
-        for index in 0..<4096 { flash[page * 4096 + index] = 0xFF }
+        for index in 0..<4096 where powered() { flash[page * 4096 + index] = 0xFF }
     }
     mutating func flashProgram(page: Int, offset: Int, _ bytes: UnsafeRawBufferPointer) {
-        for index in 0..<bytes.count { flash[page * 4096 + offset + index] &= bytes[index] }
+        for index in 0..<bytes.count where powered() { flash[page * 4096 + offset + index] &= bytes[index] }
+    }
+
+    /// Bytes the flash may still erase or program before the power fails (a reset in the middle
+    /// of a write); nil: no limit. After it runs out nothing more reaches the flash.
+    var flashByteBudget: Int?
+    private mutating func powered() -> Bool {
+        guard let budget = flashByteBudget else { return true }
+        flashByteBudget = max(0, budget - 1)
+        return budget > 0
     }
 }
 

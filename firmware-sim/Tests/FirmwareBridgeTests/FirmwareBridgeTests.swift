@@ -80,9 +80,19 @@ import UARTFraming
         var bridge = FirmwareBridge()
         _ = bridge.readerDidConnect()
         let actions = fromFirmware(&bridge, FirmwareBridge.frame(.link, [0x80]))
-        #expect(actions == [.log("firmware: booted (boot 1 seen by this bridge)"), .toFirmware(FirmwareBridge.frame(.link, [0x02]))])
+        #expect(actions == [.log("firmware: booted (boot 1 seen by this bridge)"), .configureFirmware,
+                            .toFirmware(FirmwareBridge.frame(.link, [0x02]))], "configured before the reader is connected again")
         _ = bridge.readerDidDisconnect()
-        #expect(fromFirmware(&bridge, FirmwareBridge.frame(.link, [0x80])) == [.log("firmware: booted (boot 2 seen by this bridge)")])
+        #expect(fromFirmware(&bridge, FirmwareBridge.frame(.link, [0x80])) == [.log("firmware: booted (boot 2 seen by this bridge)"), .configureFirmware],
+                "every boot is configured again: the band's logic resumes after a reset")
+    }
+
+    @Test func theFlashReportIsALogLineAndOtherLengthsStayHex() {
+        var bridge = FirmwareBridge()
+        let report: [UInt8] = [0x86, 3, 0, 0, 0, 1, 0, 0, 0, 0x2C, 0x01, 0, 0, 2, 0, 0, 0, 0x2D, 0x01, 0, 0]
+        #expect(fromFirmware(&bridge, FirmwareBridge.frame(.debug, report))
+                == [.log("firmware: flash: boot 3, 1 damaged boot-record page(s), 300 minute(s) recovered, 2 damaged slot(s) skipped, next minute 301")])
+        #expect(fromFirmware(&bridge, FirmwareBridge.frame(.debug, [0x86, 1, 0, 0, 0])) == [.log("firmware: debug message 86 01 00 00 00")])
     }
 
     @Test func logLinesAreEscaped() {

@@ -11,6 +11,7 @@ import FirmwareBoard
 @_silgen_name("board_wait_for_event") func board_wait_for_event()
 @_silgen_name("board_stack_high_water") func board_stack_high_water() -> UInt32
 @_silgen_name("board_provoke_fault") func board_provoke_fault()
+@_silgen_name("board_system_reset") func board_system_reset()
 @_silgen_name("board_flash_page_size") func board_flash_page_size() -> UInt32
 @_silgen_name("board_flash_page_count") func board_flash_page_count() -> UInt32
 @_silgen_name("board_flash_read") func board_flash_read(_ page: UInt32, _ offset: UInt32, _ output: UnsafeMutableRawPointer?, _ count: UInt32)
@@ -31,6 +32,7 @@ struct MPS2Board: Board {
     mutating func heapAllocationCount() -> UInt32 { board_heap_allocation_count() }
     mutating func stackHighWaterBytes() -> UInt32 { board_stack_high_water() }
     mutating func provokeFault() { board_provoke_fault() }
+    mutating func systemReset() { board_system_reset() }
     var flashPageSize: Int { Int(board_flash_page_size()) }
     var flashPageCount: Int { Int(board_flash_page_count()) }
     mutating func flashRead(page: Int, offset: Int, into output: UnsafeMutableRawBufferPointer) {

@@ -58,7 +58,7 @@ void semihost_exit(int32_t code) { uint32_t block[2] = {0x20026, (uint32_t)code}
 // ---- Flash: FLASH_PAGES pages of 4 KB (an nRF52's page) in the host file "bandkit-m4.flash" in
 //      QEMU's working directory, through semihosting; erase = 0xFF, program = old AND new ----
 #define FLASH_PAGE_SIZE 4096u
-#define FLASH_PAGES 2u
+#define FLASH_PAGES 14u   // FlashLayout.pageCount: boot record 0–1, state log 2–3, minute ring 4–13
 static const char flash_name[] = "bandkit-m4.flash";
 static int flash_handle = -2;   // -2: not opened yet; -1: no file (reads see erased pages, writes are lost)
 static uint8_t flash_chunk[256];
@@ -118,6 +118,14 @@ __attribute__((naked)) void hard_fault_handler(void) {
   __asm__ volatile("tst lr, #4\n ite eq\n mrseq r0, msp\n mrsne r0, psp\n b hard_fault_report\n");
 }
 void board_provoke_fault(void) { __asm__ volatile("udf #0"); }   // UsageFault, escalated to HardFault
+// SYSRESETREQ through the SCB's AIRCR (key 0x05FA): QEMU resets the machine (RAM, SysTick, UART; the
+// image is loaded again) and the firmware boots from flash, as after a watchdog reset on a real chip.
+void board_system_reset(void) {
+  __asm__ volatile("dsb" ::: "memory");
+  *(volatile uint32_t *)0xE000ED0Cu = 0x05FA0004u;
+  __asm__ volatile("dsb" ::: "memory");
+  for (;;) {}
+}
 void default_handler(void) { put_text("\r\nUNEXPECTED EXCEPTION\r\n"); semihost_exit(4); }
 
 // ---- Allocation hook: the Embedded Swift runtime allocates through posix_memalign; count every call ----

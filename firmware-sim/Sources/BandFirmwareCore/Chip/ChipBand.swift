@@ -15,8 +15,15 @@ import UARTFraming
 /// the same minute records, byte for byte (firmware-sim's FirmwareBoardTests and
 /// Tests/checks/firmware-band.sh compare them).
 ///
-/// Not on the chip yet: the band's GATT services (activity, history control point, pairing);
-/// the ring is in RAM, not in flash pages.
+/// **Flash.** Every minute the core records is programmed into the ring's flash pages
+/// (``FlashMinuteLog``) before it is reported, and the keys and acknowledged position go to the
+/// state log (``FlashStateLog``) whenever they change. At boot (``start(bootCount:board:)``) both
+/// are recovered without allocating and what was found goes into the flash report (0x86); 0x10
+/// then rebuilds the RAM ring the band reads from out of the flash pages, and the band's boot
+/// epoch is the boot record's boot count. So the ring survives a firmware reset and a host
+/// restart, and the sequence numbers continue.
+///
+/// Not on the chip yet: the band's GATT services (activity, history control point, pairing).
 public struct ChipBand: FirmwareApplication {
     /// Minute records the chip's ring holds: one day (16 bytes each, 23 KB of its 64 KB RAM).
     public static let historyCapacity = 1_440
@@ -29,6 +36,18 @@ public struct ChipBand: FirmwareApplication {
     private var startTime = BandInstant(milliseconds: 0)
     private var nextTick = BandInstant(milliseconds: 0)
     public private(set) var counters = Counters()
+    /// This boot's count (the boot record's): the band's boot epoch.
+    private var bootCount: UInt32 = 1
+    /// The flash pages: nil when the board has too few (the band then keeps RAM only).
+    private var ringLog: FlashMinuteLog?
+    private var stateLog: FlashStateLog?
+    /// The state as last written to (or recovered from) the state log.
+    private var persistedState = FlashStateLog.State()
+    /// The day plan the host sent (link 0x12) for the band to run instead of `day`: the segments
+    /// so far, how many the host announced, and whether one was refused (then 0x10 starts nothing).
+    private var scenarioSegments: [ScenarioSegment] = []
+    private var scenarioCount = 0
+    private var scenarioRefused = false
 
     /// What the band status message (0x88) reports.
     public struct Counters: Equatable {
@@ -36,9 +55,28 @@ public struct ChipBand: FirmwareApplication {
         public var tickCycles: UInt64 = 0
         public var records: UInt32 = 0
         public var recordTickCycles: UInt64 = 0
+        /// CPU cycles spent programming the minute records into flash (one slot each).
+        public var flashWriteCycles: UInt64 = 0
     }
 
     public init() {}
+
+    public mutating func start<B: Board>(bootCount: UInt32, board: inout B) -> FlashRecoveryReport {
+        self.bootCount = bootCount
+        guard board.flashPageCount >= FlashLayout.pageCount else {
+            FirmwareOutput.log("flash: too few pages, the ring is kept in RAM only", on: &board)
+            return FlashRecoveryReport()
+        }
+        var ring = FlashMinuteLog(pageSize: board.flashPageSize)
+        ring.recover(on: &board)
+        var state = FlashStateLog(pageSize: board.flashPageSize)
+        persistedState = state.recover(on: &board)
+        ringLog = ring
+        stateLog = state
+        let oldest = ring.oldest(capacity: Self.historyCapacity, acknowledged: persistedState.acknowledgedThrough)
+        return FlashRecoveryReport(records: ring.next &- oldest, damagedSlots: ring.damagedSlots &+ state.damagedSlots,
+                                   nextSequence: ring.next)
+    }
 
     public mutating func received<B: Board>(link code: UInt8, _ body: UnsafeRawBufferPointer, board: inout B) -> ApplicationLinkResult {
         switch code {
@@ -58,15 +96,23 @@ public struct ChipBand: FirmwareApplication {
                 FirmwareOutput.log("band configure: start or time zone out of range", on: &board)
                 return .handled
             }
-            configure(start: BandInstant(seconds: start), seed: seed, timeZoneQuarterHours: zone, uptime: board.uptimeMilliseconds())
+            guard !scenarioRefused, scenarioSegments.count == scenarioCount else {
+                FirmwareOutput.log("band configure: the scenario is incomplete or was refused; not started", on: &board)
+                return .handled
+            }
+            configure(start: BandInstant(seconds: start), seed: seed, timeZoneQuarterHours: zone, board: &board)
             FirmwareOutput.log("band started", on: &board)
             return .startUpComplete
+        case LinkMessage.scenarioSegment:
+            receivedScenarioSegment(body, board: &board)
+            return .handled
         case LinkMessage.bandStatusRequest:
-            var body = InlineArray<28, UInt8>(repeating: 0)
+            var body = InlineArray<36, UInt8>(repeating: 0)
             Self.put(counters.ticks, into: &body, at: 0, size: 8)
             Self.put(counters.tickCycles, into: &body, at: 8, size: 8)
             Self.put(UInt64(counters.records), into: &body, at: 16, size: 4)
             Self.put(counters.recordTickCycles, into: &body, at: 20, size: 8)
+            Self.put(counters.flashWriteCycles, into: &body, at: 28, size: 8)
             var span = body.mutableSpan
             span.withUnsafeMutableBytes { FirmwareOutput.send(.debug, code: LinkMessage.bandStatus, UnsafeRawBufferPointer($0), on: &board) }
             return .handled
@@ -75,17 +121,52 @@ public struct ChipBand: FirmwareApplication {
         }
     }
 
+    /// One segment of the host's scenario (link 0x12), index 0 first.
+    private mutating func receivedScenarioSegment<B: Board>(_ body: UnsafeRawBufferPointer, board: inout B) {
+        guard core == nil else {
+            return FirmwareOutput.log("scenario segment: the band is running (send the scenario before 0x10)", on: &board)
+        }
+        if body.count == ScenarioSegmentMessage.byteCount, Int(body[1]) > ScenarioSegmentMessage.maximumSegments {
+            scenarioRefused = true
+            return FirmwareOutput.log("scenario segment: more segments than the chip holds (32); refused", on: &board)
+        }
+        guard let message = ScenarioSegmentMessage.decode(body) else {
+            scenarioRefused = true
+            return FirmwareOutput.log("scenario segment: not 22 bytes or out of range; refused", on: &board)
+        }
+        if message.index == 0 {
+            scenarioSegments = []
+            scenarioSegments.reserveCapacity(message.count)   // one allocation, before start-up ends
+            scenarioCount = message.count
+            scenarioRefused = false
+        }
+        guard message.index == scenarioSegments.count, message.count == scenarioCount else {
+            scenarioRefused = true
+            return FirmwareOutput.log("scenario segment: out of order; the scenario is refused", on: &board)
+        }
+        scenarioSegments.append(message.segment)
+    }
+
     /// Builds the core as the Linux band does for a freshly formatted flash (`SimulatedBand`
     /// with `--seed`, `--start` and no faults): the core's random stream is the seed's fork 2.
-    mutating func configure(start: BandInstant, seed: UInt64, timeZoneQuarterHours: Int8, uptime: UInt64) {
+    mutating func configure<B: Board>(start: BandInstant, seed: UInt64, timeZoneQuarterHours: Int8, board: inout B) {
+        let uptime = board.uptimeMilliseconds()
         var configuration = BandConfiguration(start: start)
         configuration.seed = seed
         configuration.timeZoneQuarterHours = timeZoneQuarterHours
         configuration.historyCapacity = Self.historyCapacity
+        if scenarioCount > 0 { configuration.scenario = Scenario(name: "host", segments: scenarioSegments) }
         let root = Xoshiro256StarStar(seed: seed)
         let faults = FaultPlan([], random: root.fork(3))
-        var core = BandCore(configuration: configuration, flash: FlashImage(historyID: 0, capacity: Self.historyCapacity),
-                            random: root.fork(2), faults: faults)
+        var flash = FlashImage(historyID: 0, capacity: Self.historyCapacity)
+        flash.bootEpoch = UInt16(truncatingIfNeeded: bootCount &- 1)   // boot() moves it on to this boot's count
+        if let ringLog {
+            let oldest = ringLog.oldest(capacity: Self.historyCapacity, acknowledged: persistedState.acknowledgedThrough)
+            flash.ring.restore(oldest: oldest, next: ringLog.next, acknowledgedThrough: persistedState.acknowledgedThrough)
+            ringLog.forEachRecord(on: &board) { sequence, bytes in flash.ring.restoreRecord(sequence, bytes) }
+            flash.keys = KeyStore(entries: persistedState.keys)
+        }
+        var core = BandCore(configuration: configuration, flash: flash, random: root.fork(2), faults: faults)
         core.boot(at: start)
         self.core = core
         startUptime = uptime
@@ -106,11 +187,36 @@ public struct ChipBand: FirmwareApplication {
             if let recorded {
                 counters.records &+= 1
                 counters.recordTickCycles &+= cycles
+                let beforeFlash = board.cycleCount()
+                persist(recorded.sequence, on: &board)
+                counters.flashWriteCycles &+= board.cycleCount() &- beforeFlash
                 send(recorded.sequence, on: &board)
             }
             nextTick = nextTick + .seconds(1)
             ticks += 1
         }
+        persistStateIfChanged(on: &board)
+    }
+
+    /// Programs record `sequence` into the ring's flash pages (durable before it is reported).
+    private mutating func persist<B: Board>(_ sequence: UInt32, on board: inout B) {
+        guard ringLog != nil else { return }
+        var record = InlineArray<16, UInt8>(repeating: 0)   // MinuteRecord.size
+        core!.flash.ring.withRecordBytes(sequence) { stored in
+            for index in 0..<MinuteRecord.size { record[index] = stored[index] }
+        }
+        var span = record.mutableSpan
+        span.withUnsafeMutableBytes { ringLog!.append(sequence, UnsafeRawBufferPointer($0), on: &board) }
+    }
+
+    /// Writes the keys and the acknowledged position to the state log when they changed (a
+    /// pairing, an acknowledged transfer).
+    private mutating func persistStateIfChanged<B: Board>(on board: inout B) {
+        guard stateLog != nil, core != nil else { return }
+        let state = FlashStateLog.State(acknowledgedThrough: core!.flash.ring.acknowledgedThrough, keys: core!.flash.keys.entries)
+        guard state != persistedState else { return }
+        stateLog!.write(state, on: &board)
+        persistedState = state
     }
 
     /// Debug message 0x87: the sequence number and the record's 16 stored bytes, as in flash.

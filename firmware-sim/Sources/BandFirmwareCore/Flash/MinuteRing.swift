@@ -68,6 +68,21 @@ public struct MinuteRing {
         index.erase(before: sequence)
     }
 
+    /// Empties the ring and makes it hold `oldest..<next` (at most `capacity`), for the chip's
+    /// rebuild from flash pages (``FlashMinuteLog``); the slots are filled by ``restoreRecord(_:_:)``.
+    package mutating func restore(oldest: UInt32, next: UInt32, acknowledgedThrough: UInt32) {
+        index = MinuteRingIndex(capacity: capacity, oldest: oldest, next: next, acknowledgedThrough: acknowledgedThrough)
+    }
+
+    /// Puts record `sequence`'s stored bytes in its slot; ignored when it is not in the ring.
+    package mutating func restoreRecord(_ sequence: UInt32, _ bytes: UnsafeRawBufferPointer) {
+        guard contains(sequence), bytes.count == MinuteRecord.size else { return }
+        let base = slot(of: sequence)
+        slots.withUnsafeMutableBytes { raw in
+            for index in 0..<MinuteRecord.size { raw[base + index] = bytes[index] }
+        }
+    }
+
     /// Restores a ring from flash contents (``FlashImage``).
     init(capacity: Int, oldest: UInt32, next: UInt32, acknowledgedThrough: UInt32, records: UnsafeRawBufferPointer) {
         self.init(capacity: capacity)

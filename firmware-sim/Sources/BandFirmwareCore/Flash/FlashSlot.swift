@@ -1,0 +1,35 @@
+import BandWire
+
+/// One fixed-size slot in a flash page, written once after the page's erase: its content, then a
+/// CRC-32 (BandWire's, IEEE) of the content in its last 4 bytes (little-endian). A slot is
+/// **erased** (all 0xFF: free), **valid** (the CRC matches) or **damaged** (anything else: a
+/// program a reset cut short, or bits that flipped). The minute ring (``FlashMinuteLog``) and the
+/// state log (``FlashStateLog``) are both made of them.
+enum FlashSlot {
+    enum State: Equatable { case erased, valid, damaged }
+
+    static func state(of slot: UnsafeRawBufferPointer) -> State {
+        if slot.allSatisfy({ $0 == 0xFF }) { return .erased }
+        let content = slot.count - 4
+        guard content >= 0 else { return .damaged }
+        var crc = CRC32()
+        crc.update(UnsafeRawBufferPointer(rebasing: slot[0..<content]))
+        return word(slot, content) == crc.value ? .valid : .damaged
+    }
+
+    /// Writes the CRC of everything before the last 4 bytes into them.
+    static func seal(_ slot: UnsafeMutableRawBufferPointer) {
+        let content = slot.count - 4
+        var crc = CRC32()
+        crc.update(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(slot)[0..<content]))
+        put(crc.value, into: slot, at: content)
+    }
+
+    static func word(_ bytes: UnsafeRawBufferPointer, _ offset: Int) -> UInt32 {
+        UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24
+    }
+
+    static func put(_ value: UInt32, into bytes: UnsafeMutableRawBufferPointer, at offset: Int) {
+        for byte in 0..<4 { bytes[offset + byte] = UInt8(truncatingIfNeeded: value >> UInt32(8 * byte)) }
+    }
+}
