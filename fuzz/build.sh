@@ -65,6 +65,6 @@ for name in "${names[@]}"; do
     harness="fuzz/$name/harness.swift"
     [[ -f "$harness" ]] || { echo "no harness $harness" >&2; exit 64; }
     echo "linking $OUT/$name" >&2
-    swiftc "${SWIFT_FLAGS[@]}" "${SANITIZE[@]}" -module-name "Fuzz_$name" -I "$MOD" "${C_MODULES[@]}" \
+    swiftc "${SWIFT_FLAGS[@]}" "${SANITIZE[@]}" -module-name "Fuzz_$name" -package-name BandKit -I "$MOD" "${C_MODULES[@]}" \
         -use-ld=lld "$harness" "${objects[@]}" "${C_LIBRARIES[@]}" -o "$OUT/$name"
 done

@@ -15,12 +15,12 @@ import HealthModel
 /// Not shared between threads: one per waiting stream.
 public final class ChangeWatch {
     private let store: HealthStore
-    private let watch: any ChangeWaiting
+    let watch: any ChangeWaiting
 
     init(store: HealthStore) throws {
         self.store = store
         switch store.location {
-        case .postgresql(let url): watch = try PostgresListener(url: url)
+        case .postgresql(let url): watch = try PostgresListener(url: url, person: store.personID)
         case .file:
             let directory = StoreFile.directory(of: store.path)
             watch = DirectoryWatch(directory: directory.isEmpty ? "." : directory)

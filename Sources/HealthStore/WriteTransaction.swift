@@ -10,7 +10,8 @@ public final class WriteTransaction {
     /// The app the transaction acts for: the source of every sample it saves.
     public let app: AppIdentity
     var isOpen = true
-    private var anchor: Int64
+    /// The last anchor handed out (a batch rewinds it when it writes its rows again one by one).
+    var anchor: Int64
     private let startAnchor: Int64
     var createdApps: [String] = []
     var createdDevices: [DeviceInfo] = []
@@ -71,11 +72,15 @@ public final class WriteTransaction {
             let update = try connection.cached("UPDATE change_counter SET anchor = ? WHERE id = 1").get()
             update.bind(1, anchor)
             try update.run().get()
-            if let postgres = connection.engine as? PostgresEngine { try postgres.announceCommit().get() }
+            if connection.engine is PostgresEngine {
+                let announce = try connection.cached(PostgresEngine.announceCommitSQL).get()
+                announce.bind(1, String(store.personID))
+                try announce.run().get()
+            }
         }
     }
 
-    private func ensureOpen() throws(HealthStoreError) {
+    func ensureOpen() throws(HealthStoreError) {
         if !isOpen { throw .misuse("the write transaction has ended; use the one passed to write(as:)") }
     }
 
@@ -128,24 +133,13 @@ public final class WriteTransaction {
     /// Saves a quantity sample as ``app``; honours the sync-identifier rule (see ``SaveOutcome``).
     @discardableResult
     public func save(_ sample: QuantitySample) throws -> SaveOutcome {
-        let value: Double
-        do { value = try sample.canonicalValue() } catch { throw HealthStoreError.unit(error) }
-        return try save(RowValues(id: sample.id, type: .quantity(sample.type), value: value, start: sample.start,
-                                  end: sample.end, timeZone: sample.timeZone, device: sample.device,
-                                  syncIdentifier: sample.syncIdentifier, syncVersion: sample.syncVersion,
-                                  userEntered: sample.userEntered, metadata: sample.metadata), source: app)
+        try save(Self.rowValues(sample), source: app)
     }
 
     /// Saves a category sample as ``app``; the value must be one of the category's values.
     @discardableResult
     public func save(_ sample: CategorySample) throws -> SaveOutcome {
-        guard sample.type.valueNames.indices.contains(sample.value) else {
-            throw HealthStoreError.invalidSample("\(sample.type) value \(sample.value) is not one of 0..<\(sample.type.valueNames.count)")
-        }
-        return try save(RowValues(id: sample.id, type: .category(sample.type), value: Double(sample.value),
-                                  start: sample.start, end: sample.end, timeZone: sample.timeZone, device: sample.device,
-                                  syncIdentifier: sample.syncIdentifier, syncVersion: sample.syncVersion,
-                                  userEntered: sample.userEntered, metadata: sample.metadata), source: app)
+        try save(Self.rowValues(sample), source: app)
     }
 
     /// Saves a sample attributed to another source: how `health import` keeps each line's source.
@@ -153,25 +147,35 @@ public final class WriteTransaction {
     @discardableResult
     public func save(_ sample: QuantitySample, attributedTo source: AppIdentity) throws -> SaveOutcome {
         guard app.isOwner else { throw HealthStoreError.ownerOnly(operation: "saving for another source", app: app.id) }
-        let value: Double
-        do { value = try sample.canonicalValue() } catch { throw HealthStoreError.unit(error) }
-        return try save(RowValues(id: sample.id, type: .quantity(sample.type), value: value, start: sample.start,
-                                  end: sample.end, timeZone: sample.timeZone, device: sample.device,
-                                  syncIdentifier: sample.syncIdentifier, syncVersion: sample.syncVersion,
-                                  userEntered: sample.userEntered, metadata: sample.metadata), source: source)
+        return try save(Self.rowValues(sample), source: source)
     }
 
     /// Saves a category sample attributed to another source (owner only, as for quantities).
     @discardableResult
     public func save(_ sample: CategorySample, attributedTo source: AppIdentity) throws -> SaveOutcome {
         guard app.isOwner else { throw HealthStoreError.ownerOnly(operation: "saving for another source", app: app.id) }
+        return try save(Self.rowValues(sample), source: source)
+    }
+
+    /// A quantity sample as a row: its value in the type's canonical unit.
+    static func rowValues(_ sample: QuantitySample) throws(HealthStoreError) -> RowValues {
+        let value: Double
+        do { value = try sample.canonicalValue() } catch { throw HealthStoreError.unit(error) }
+        return RowValues(id: sample.id, type: .quantity(sample.type), value: value, start: sample.start,
+                         end: sample.end, timeZone: sample.timeZone, device: sample.device,
+                         syncIdentifier: sample.syncIdentifier, syncVersion: sample.syncVersion,
+                         userEntered: sample.userEntered, metadata: sample.metadata)
+    }
+
+    /// A category sample as a row; the value must be one of the category's values.
+    static func rowValues(_ sample: CategorySample) throws(HealthStoreError) -> RowValues {
         guard sample.type.valueNames.indices.contains(sample.value) else {
             throw HealthStoreError.invalidSample("\(sample.type) value \(sample.value) is not one of 0..<\(sample.type.valueNames.count)")
         }
-        return try save(RowValues(id: sample.id, type: .category(sample.type), value: Double(sample.value),
-                                  start: sample.start, end: sample.end, timeZone: sample.timeZone, device: sample.device,
-                                  syncIdentifier: sample.syncIdentifier, syncVersion: sample.syncVersion,
-                                  userEntered: sample.userEntered, metadata: sample.metadata), source: source)
+        return RowValues(id: sample.id, type: .category(sample.type), value: Double(sample.value),
+                         start: sample.start, end: sample.end, timeZone: sample.timeZone, device: sample.device,
+                         syncIdentifier: sample.syncIdentifier, syncVersion: sample.syncVersion,
+                         userEntered: sample.userEntered, metadata: sample.metadata)
     }
 
     /// Saves a workout as ``app``. A workout whose id is already stored is left alone
@@ -252,7 +256,24 @@ public final class WriteTransaction {
         var metadata: [String: String]
     }
 
+    /// A row checked and resolved (type, source and device ids), ready to be written.
+    struct CheckedRow {
+        var values: RowValues
+        var typeID: Int64
+        var appID: Int64
+        var version: String
+        var deviceID: Int64?
+        var start: Int64
+        var end: Int64
+    }
+
     private func save(_ row: RowValues, source: AppIdentity) throws(HealthStoreError) -> SaveOutcome {
+        try write(check(row, source: source))
+    }
+
+    /// Checks `row` and resolves its ids (creating its app and device when new): everything a
+    /// save does before writing the sample.
+    func check(_ row: RowValues, source: AppIdentity) throws(HealthStoreError) -> CheckedRow {
         try ensureOpen()
         try checkWritable(row.type)
         guard row.value.isFinite else { throw .invalidSample("value \(row.value) is not a finite number") }
@@ -267,10 +288,17 @@ public final class WriteTransaction {
         let appID = try appID(source.id)
         let deviceID = try row.device.map { device throws(HealthStoreError) in try self.deviceID(device) }
         if deviceID != nil, !appsRecordingDevices.contains(appID) { appsRecordingDevices.insert(appID) }
+        return CheckedRow(values: row, typeID: typeID, appID: appID, version: source.version, deviceID: deviceID,
+                          start: start, end: end)
+    }
 
+    /// Writes a checked row under the sync-identifier rule: inserted, replaced or left unchanged.
+    func write(_ checked: CheckedRow) throws(HealthStoreError) -> SaveOutcome {
+        let (row, typeID, appID, deviceID) = (checked.values, checked.typeID, checked.appID, checked.deviceID)
+        let (start, end) = (checked.start, checked.end)
         // New samples are the common case: insert first, and look for the sample to replace only
         // when the (source, type, sync identifier) key is already taken.
-        if try insertRow(row, typeID: typeID, appID: appID, version: source.version, deviceID: deviceID,
+        if try insertRow(row, typeID: typeID, appID: appID, version: checked.version, deviceID: deviceID,
                          start: start, end: end) {
             recordDuration(typeID: typeID, end - start)
             markHours(typeID: typeID, start: start, end: end)
@@ -297,7 +325,7 @@ public final class WriteTransaction {
         delete.bind(1, oldAnchor)
         try delete.run().get()
         if oldID != row.id { try insertTombstone(id: oldID, typeID: typeID, appID: appID) }
-        guard try insertRow(row, typeID: typeID, appID: appID, version: source.version, deviceID: deviceID,
+        guard try insertRow(row, typeID: typeID, appID: appID, version: checked.version, deviceID: deviceID,
                             start: start, end: end) else {
             throw .invalidSample("sync identifier \(row.syncIdentifier ?? "") still taken after replacing")
         }
@@ -308,7 +336,7 @@ public final class WriteTransaction {
     }
 
     /// Notes the UTC hours `[start, end]` covers, for cumulative types.
-    private func markHours(typeID: Int64, start: Int64, end: Int64) {
+    func markHours(typeID: Int64, start: Int64, end: Int64) {
         guard store.keepsMergedHours(typeID) else { return }
         let first = HealthStore.hourFloor(start)
         let last = end > start ? HealthStore.hourFloor(end - 1) : first
@@ -321,34 +349,16 @@ public final class WriteTransaction {
         lastDirty = (typeID, last)
     }
 
-    private func recordDuration(typeID: Int64, _ duration: Int64) {
+    func recordDuration(typeID: Int64, _ duration: Int64) {
         if duration > (maxDurations[typeID] ?? 0) { maxDurations[typeID] = duration }
     }
 
     /// Inserts one row under the next anchor; false when its sync key is already taken.
     private func insertRow(_ row: RowValues, typeID: Int64, appID: Int64, version: String, deviceID: Int64?,
                            start: Int64, end: Int64) throws(HealthStoreError) -> Bool {
-        let insert = try reuse(&insertSampleStatement, """
-            INSERT INTO sample (anchor, uuid, type_id, start_us, end_us, value, app_id, app_version, device_id,
-                                zone, sync_id, sync_version, user_entered, metadata, person_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (person_id, app_id, type_id, sync_id) WHERE sync_id IS NOT NULL DO NOTHING
-            """)
-        insert.bind(1, nextAnchor())
-        insert.bind(2, row.id)
-        insert.bind(3, typeID)
-        insert.bind(4, start)
-        insert.bind(5, end)
-        insert.bind(6, row.value)
-        insert.bind(7, appID)
-        insert.bind(8, version)
-        insert.bind(9, deviceID)
-        insert.bind(10, row.timeZone?.identifier)
-        insert.bind(11, row.syncIdentifier)
-        insert.bind(12, row.syncVersion)
-        insert.bind(13, row.userEntered)
-        insert.bind(14, MetadataCoding.encode(row.metadata))
-        insert.bind(15, store.personID)
+        let insert = try reuse(&insertSampleStatement, Self.insertSampleSQL(rows: 1))
+        bindSample(insert, at: 0, row, typeID: typeID, appID: appID, version: version, deviceID: deviceID,
+                   start: start, end: end)
         do {
             try insert.run().get()
         } catch {
@@ -360,6 +370,41 @@ public final class WriteTransaction {
             throw error
         }
         return connection.changes > 0
+    }
+
+    /// Columns of a sample row, in the order ``bindSample(_:at:_:typeID:appID:version:deviceID:start:end:)`` binds them.
+    static let sampleColumns = 15
+
+    /// `INSERT` of `rows` samples under the sync-identifier key: a row whose key is taken is skipped.
+    static func insertSampleSQL(rows: Int) -> String {
+        let row = "(" + Array(repeating: "?", count: sampleColumns).joined(separator: ", ") + ")"
+        return """
+            INSERT INTO sample (anchor, uuid, type_id, start_us, end_us, value, app_id, app_version, device_id,
+                                zone, sync_id, sync_version, user_entered, metadata, person_id)
+            VALUES \(Array(repeating: row, count: rows).joined(separator: ", "))
+            ON CONFLICT (person_id, app_id, type_id, sync_id) WHERE sync_id IS NOT NULL DO NOTHING
+            """
+    }
+
+    /// Binds one sample row, under the next anchor, as row `position` (0-based) of an insert.
+    func bindSample(_ insert: Statement, at position: Int, _ row: RowValues, typeID: Int64, appID: Int64,
+                    version: String, deviceID: Int64?, start: Int64, end: Int64) {
+        let base = Int32(position * Self.sampleColumns)
+        insert.bind(base + 1, nextAnchor())
+        insert.bind(base + 2, row.id)
+        insert.bind(base + 3, typeID)
+        insert.bind(base + 4, start)
+        insert.bind(base + 5, end)
+        insert.bind(base + 6, row.value)
+        insert.bind(base + 7, appID)
+        insert.bind(base + 8, version)
+        insert.bind(base + 9, deviceID)
+        insert.bind(base + 10, row.timeZone?.identifier)
+        insert.bind(base + 11, row.syncIdentifier)
+        insert.bind(base + 12, row.syncVersion)
+        insert.bind(base + 13, row.userEntered)
+        insert.bind(base + 14, MetadataCoding.encode(row.metadata))
+        insert.bind(base + 15, store.personID)
     }
 
     /// The statement in `slot`, prepared through the connection's cache on first use.

@@ -30,6 +30,8 @@ struct ReaderOptions {
     var json: Bool
     var setsClock: Bool
     var recordPath: String?
+    /// How a sync retries an unreachable store: standard, or `BANDKIT_STORE_RETRY` (for tests).
+    var storeRetry = StoreRetrySchedule.standard
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         do {
@@ -46,6 +48,13 @@ struct ReaderOptions {
         json = arguments.flag("json")
         setsClock = !arguments.flag("keep-band-clock")
         recordPath = arguments.value("record")
+        if let text = getenv(StoreRetrySchedule.environmentVariable).map({ String(cString: $0) }) {
+            switch StoreRetrySchedule.parse(text) {
+            case .success(let schedule): storeRetry = schedule
+            case .failure(let problem):
+                throw arguments.usageError("\(StoreRetrySchedule.environmentVariable) '\(text.terminalEscaped)': \(problem)")
+            }
+        }
     }
 
     /// Opens the `--record` trace, if asked for.

@@ -45,6 +45,7 @@ struct StreamCommand: Command {
                                         stop: stop, openLink: options.linkOpener(pairing: false, recording: recording).open, report: printer.handle)
         let deadline = duration.map { ContinuousClock.now.advanced(by: $0) }
         service.setsClock = options.setsClock
+        service.storeRetrySchedule = options.storeRetry
         service.historySyncInterval = syncEvery
         let outcome: BandSession.Outcome
         do { outcome = try service.stream(until: deadline) } catch { throw failure(error) }

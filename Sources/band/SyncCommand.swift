@@ -30,6 +30,7 @@ struct SyncCommand: Command {
         let service = BandReaderService(address: options.address, keystore: options.keystore, storePath: options.storePath,
                                         stop: StopRequest(signals: signals), openLink: options.linkOpener(pairing: false, recording: recording).open, report: printer.handle)
         service.setsClock = options.setsClock
+        service.storeRetrySchedule = options.storeRetry
         let outcome: BandSession.Outcome
         do { outcome = try service.sync(attempts: attempts) } catch { throw failure(error) }
         if outcome.stopped {

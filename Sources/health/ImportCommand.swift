@@ -62,31 +62,47 @@ struct ImportCommand: Command {
         var counts = (inserted: 0, replaced: 0, unchanged: 0)
         do {
             try store.write(as: .owner) { transaction in
-                try reader.forEachLine { line, number in
-                    if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
-                    let record: ImportRecord
-                    do { record = try ImportRecord(line: line, number: number, context: context) } catch let error as ImportError {
-                        throw DataError(error.description)
+                // Samples go to the store in batches (one round trip for many on PostgreSQL); a
+                // batch's error names its line. Everything pending is written before a bad line or a
+                // workout is dealt with, so errors come in line order, as one by one.
+                var pending: [SampleToSave] = []
+                var pendingLines: [Int] = []
+                func savePending() throws {
+                    defer { pending.removeAll(keepingCapacity: true); pendingLines.removeAll(keepingCapacity: true) }
+                    do throws(BatchSaveError) {
+                        for outcome in try transaction.save(pending) { count(outcome) }
+                    } catch {
+                        throw Self.failure(error.error, line: pendingLines[error.index])
                     }
-                    let outcome: SaveOutcome
-                    do {
-                        switch record.payload {
-                        case .quantity(let sample): outcome = try transaction.save(sample, attributedTo: record.source)
-                        case .category(let sample): outcome = try transaction.save(sample, attributedTo: record.source)
-                        case .workout(let workout): outcome = try transaction.save(workout, attributedTo: record.source)
-                        }
-                    } catch let error as HealthStoreError {
-                        switch error {
-                        case .database, .file: throw error
-                        default: throw DataError("line \(number): \(error)")
-                        }
-                    }
+                }
+                func count(_ outcome: SaveOutcome) {
                     switch outcome {
                     case .inserted: counts.inserted += 1
                     case .replaced: counts.replaced += 1
                     case .unchanged: counts.unchanged += 1
                     }
                 }
+                try reader.forEachLine { line, number in
+                    if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
+                    let record: ImportRecord
+                    do { record = try ImportRecord(line: line, number: number, context: context) } catch let error as ImportError {
+                        try savePending()
+                        throw DataError(error.description)
+                    }
+                    switch record.payload {
+                    case .quantity(let sample): pending.append(SampleToSave(sample, attributedTo: record.source))
+                    case .category(let sample): pending.append(SampleToSave(sample, attributedTo: record.source))
+                    case .workout(let workout):
+                        try savePending()
+                        do { count(try transaction.save(workout, attributedTo: record.source)) } catch let error as HealthStoreError {
+                            throw Self.failure(error, line: number)
+                        }
+                        return
+                    }
+                    pendingLines.append(number)
+                    if pending.count == WriteTransaction.batchSize { try savePending() }
+                }
+                try savePending()
             }
         } catch let error as DataError {
             throw DataError("health import: \(name): \(error.message); nothing was imported")
@@ -98,5 +114,14 @@ struct ImportCommand: Command {
         StandardOutput.shared.line("imported \(counts.inserted + counts.replaced) samples from \(name) "
               + "(\(counts.inserted) new, \(counts.replaced) replaced, \(counts.unchanged) unchanged by sync version)")
         return .success
+    }
+
+    /// A store error while saving line `line`: bad data names the line (exit 65); the store's own
+    /// failures (database, file) stay as they are (exit 1).
+    private static func failure(_ error: HealthStoreError, line: Int) -> any Error {
+        switch error {
+        case .database, .file: return error
+        default: return DataError("line \(line): \(error)")
+        }
     }
 }

@@ -10,8 +10,9 @@ import Testing
     static func at(_ seconds: Int) -> ContinuousClock.Instant { SessionMachineTests.at(seconds) }
 
     /// PostgreSQL went away mid-transaction (class 08): transient.
-    static let unreachable = SessionError.store(StoreFailure(.writeLive, HealthStoreError.database(
-        DatabaseError(engine: .postgresql, sqlState: "08006", message: "server closed the connection unexpectedly", sql: "COMMIT"))))
+    static let unreachable = SessionError.store(unreachableFailure)
+    static let unreachableFailure = StoreFailure(.writeLive, HealthStoreError.database(
+        DatabaseError(engine: .postgresql, sqlState: "08006", message: "server closed the connection unexpectedly", sql: "COMMIT")))
     static let shuttingDown = SessionError.store(StoreFailure(.commitHistory, HealthStoreError.database(
         DatabaseError(engine: .postgresql, sqlState: "57P01", message: "terminating connection due to administrator command", sql: "INSERT …"))))
     static let diskFull = SessionError.store(StoreFailure(.writeLive, HealthStoreError.database(
@@ -166,8 +167,26 @@ import Testing
             (.woke(at: 3), ["replay spool"]),
             (.replayFailed(Self.unreachable, at: 3), ["report store unavailable, 0 spooled, 0 dropped, retry in 4, history deferred", "wait until 7"]),
             (.woke(at: 7), ["replay spool"]),
-            (.replayFailed(Self.unreachable, at: 7), ["fail: \(Self.unreachable)"]),
+            (.replayFailed(Self.unreachable, at: 7), ["fail: \(SessionError.storeGaveUp(Self.unreachableFailure, retries: 3))"]),
         ])
+    }
+
+    @Test func aScheduleFromTheEnvironmentSetsTheDelaysAndTheRetriesBeforeGivingUp() throws {
+        var machine = connected(.sync)
+        machine.retryStore(on: try StoreRetrySchedule.parse("2000,3000,2").get())
+        converse(&machine, [
+            (.writerOpen(spooled: 0), ["sync history atConnect"]),
+            (.syncFailed(Self.unreachable, at: 0), ["report store unavailable, 0 spooled, 0 dropped, retry in 2, history deferred", "wait until 2"]),
+            (.woke(at: 2), ["replay spool"]),
+            (.replayFailed(Self.unreachable, at: 2), ["report store unavailable, 0 spooled, 0 dropped, retry in 3, history deferred", "wait until 5"]),
+            (.woke(at: 5), ["replay spool"]),
+            (.replayFailed(Self.unreachable, at: 5), ["fail: \(SessionError.storeGaveUp(Self.unreachableFailure, retries: 2))"]),
+        ])
+        #expect(StoreRetrySchedule.parse("1000,60000,9") == .success(.standard))
+        for bad in ["", "1,2", "1,2,3,4", "a,2,3", "0,10,1", "10,5,1", "1,600001,1", "1,2,-1", "1,2,1001", " 1,2,3"] {
+            #expect(throws: StoreRetrySchedule.ScheduleProblem.self, "\(bad.debugDescription)") { try StoreRetrySchedule.parse(bad).get() }
+        }
+        #expect(!SessionError.storeGaveUp(Self.unreachableFailure, retries: 2).isTransient)
     }
 
     @Test func aSyncWhoseStoreComesBackSyncsAndFinishes() {

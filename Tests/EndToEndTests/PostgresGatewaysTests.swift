@@ -54,6 +54,47 @@ struct PostgresGatewaysTests {
         #expect(status == 0, "the cluster restarted (status \(status))")
     }
 
+    /// Runs `command` (postgres-cluster.sh's functions) in a shell of its own.
+    func cluster(_ command: String) -> Int32 {
+        let root = Commands.packageRoot.path
+        return system("bash -c \"source '\(root)/Tests/support/postgres-cluster.sh' && \(command)\"")
+    }
+
+    /// `band sync` gives up after its store retries (here shortened through BANDKIT_STORE_RETRY,
+    /// as docs/deployment.md documents for tests): exit 1 with the give-up message, and nothing it
+    /// could not commit was acknowledged: the band still holds that history, which the next sync,
+    /// with the server back, stores in full (the store equals the band's truth, every minute once).
+    @Test func aSyncGivesUpAfterItsStoreRetriesAndTheBandKeepsItsHistory() throws {
+        let base = try #require(Self.clusterURL)
+        // A schema of its own: the other test counts the bands in the default one.
+        let schema = "give_up_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        #expect(cluster("$POSTGRES_CLUSTER_BIN/psql -X -q '\(base)' -c 'CREATE SCHEMA \(schema)'") == 0)
+        let url = base + "&options=-csearch_path%3D" + schema
+        let gateway = try Gateway(seed: 17, historyDays: 6, store: url)
+        let environment = gateway.environment.merging(["BANDKIT_STORE_RETRY": "200,400,3"]) { $1 }
+        let sync = try RunningCommand("band", ["sync", gateway.world.address, "--keep-band-clock", "--json"], environment: environment)
+        #expect(sync.waitForOutput("\"event\":\"history_committed\"", timeout: .seconds(90)), "the first slice: \(sync.stderr)")
+        #expect(cluster("postgres_cluster_down") == 0, "the server stopped")
+        let status = sync.wait(timeout: .seconds(120))
+        #expect(cluster("postgres_cluster_launch") == 0, "the server started again")
+        #expect(status == 1, "\(sync.stderr)")
+        #expect(sync.stdout.contains("\"event\":\"store_unavailable\""), "\(sync.stdout.suffix(2000))")
+        #expect(sync.stderr.contains("health store: unavailable after 3 retries, giving up"), "\(sync.stderr)")
+        #expect(sync.stderr.contains("the band keeps that history: run 'band sync' again when the store is back"))
+        let firstCursor = try #require(lastCursor(in: [sync.stdout]))
+        #expect(firstCursor < 6 * 1440, "the server stopped in the middle of the sync (cursor \(firstCursor))")
+
+        // The server is back: the next sync finds on the band everything the first did not commit.
+        let again = try RunningCommand.run("band", ["sync", gateway.world.address, "--keep-band-clock", "--json"],
+                                           environment: environment, timeout: .seconds(180))
+        #expect(again.status == 0, "\(again.stderr)")
+        let cursor = try #require(lastCursor(in: [sync.stdout, again.stdout]))
+        #expect(cursor >= 6 * 1440, "cursor \(cursor)")
+        gateway.world.stopBand()
+        let problems = compare(truth: try gateway.world.truth(), below: cursor, stored: try gateway.world.storedSamples(store: url))
+        #expect(problems.isEmpty, "\(problems)")
+    }
+
     @Test func twoGatewaysThroughAServerRestartStoreEveryMinuteOnce() throws {
         let url = try #require(Self.clusterURL)
         // A: a day of history, then streaming. B: six days of history, synced in 1440-minute slices.

@@ -255,6 +255,39 @@ import Testing
         #expect(badFormat.code == 64)
     }
 
+    /// NDJSON goes to the store in batches (multi-row statements on PostgreSQL): the counts, the
+    /// re-import's "unchanged", a workout between samples and a bad line's number are what
+    /// importing line by line gives.
+    @Test func aLargeNDJSONImportCountsAndNamesLinesAsOneByOne() throws {
+        var lines = minuteSteps(count: 1_200, source: "com.example.app").split(separator: "\n").map(String.init)
+        lines.insert(#"{"id":"0E3C5B1A-1D2F-4A55-9C61-2B7D8E9F0A11","type":"workout","activity":"running","start":"2026-11-30T05:00:00Z","end":"2026-11-30T05:30:00Z","source":"com.example.app"}"#,
+                     at: 700)
+        let file = try write(lines.joined(separator: "\n") + "\n", "minutes.ndjson")
+        let first = try health.run("import", file)
+        #expect(first.code == 0, "\(first.error)")
+        #expect(first.output.contains("imported 1201 samples from \(file) (1201 new, 0 replaced, 0 unchanged by sync version)"),
+                "\(first.output)")
+        let again = try health.run("import", file)
+        #expect(again.output.contains("(0 new, 0 replaced, 1201 unchanged by sync version)"), "\(again.output)")
+        let stored = try samplesJSON()
+        #expect(stored.filter { $0.contains("step-count") }.count == 1_200)
+
+        // Line 1,101 repeats line 3's id without a sync identifier: refused, named, nothing imported.
+        let id = UUID()
+        var duplicate = (0..<1_200).map { minute -> String in
+            let start = at("2026-12-01T00:00:00Z").addingTimeInterval(Double(minute) * 60)
+            let formatter = ISO8601DateFormatter()
+            let sampleID = minute == 2 || minute == 1_100 ? id : UUID()
+            return #"{"id":"\#(sampleID)","type":"step-count","value":3,"start":"\#(formatter.string(from: start))","end":"\#(formatter.string(from: start.addingTimeInterval(60)))","source":"com.example.other"}"#
+        }
+        duplicate.append("not json")
+        let refused = try health.run("import", try write(duplicate.joined(separator: "\n") + "\n", "duplicate.ndjson"))
+        #expect(refused.code == 65)
+        #expect(refused.error.contains("line 1101: invalid sample: a sample with id \(id) already exists; nothing was imported"),
+                "\(refused.error)")
+        #expect(try samplesJSON() == stored)
+    }
+
     /// A child `health import` killed with SIGKILL in the middle of a large export leaves the
     /// store exactly as it was; the same import then completes.
     @Test func killedMidImportLeavesTheStoreAsBefore() throws {

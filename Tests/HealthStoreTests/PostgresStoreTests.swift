@@ -52,6 +52,35 @@ import Testing
         #expect(translated.used == [1, 3, 4])
     }
 
+    /// Found by fuzz/sqlrewriter: the hint removal and the json_each rewrite worked on the raw text.
+    @Test func quotedTextAndCommentsHoldingHintsAndJSONEachAreLeftAlone() {
+        let sql = "SELECT 'it''s INDEXED BY x', \"json_each(?)\" FROM t -- INDEXED BY y ?\n WHERE a = ?2"
+        let translated = PostgresDialect.translate(sql)
+        #expect(translated.sql == "SELECT 'it''s INDEXED BY x', \"json_each(?)\" FROM t -- INDEXED BY y ?\n WHERE a = $2")
+        #expect(translated.used == [2] && translated.problem == nil)
+        #expect(PostgresDialect.removingIndexHints(sql) == sql)
+        #expect(PostgresDialect.removingIndexHints("SELECT a FROM sample INDEXED BY by_type WHERE b = 'INDEXED BY'")
+                == "SELECT a FROM sample WHERE b = 'INDEXED BY'")
+    }
+
+    @Test func aJSONEachArgumentEndsAtItsMatchingParenthesis() {
+        #expect(PostgresDialect.translate("SELECT value FROM json_each(f(?, 'a)')) WHERE z = ?").sql
+                == "SELECT value FROM json_array_elements_text(CAST(f($1, 'a)') AS json)) AS json_each(value) WHERE z = $2")
+        #expect(PostgresDialect.translate("SELECT my_json_each(?)").sql == "SELECT my_json_each($1)")
+    }
+
+    @Test func parameterNumbersOutsideTheProtocolsRangeAndDollarSignsAreRefused() {
+        for sql in ["SELECT ?0", "SELECT ?65536", "SELECT ?99999999999999999999", "SELECT $1 FROM t WHERE a = ?",
+                    "SELECT " + Array(repeating: "?", count: 65_536).joined(separator: ",")] {
+            let translated = PostgresDialect.translate(sql)
+            #expect(translated.problem != nil, "\(sql.prefix(40))")
+            #expect(translated.parameterCount == 0 && translated.used.isEmpty)
+        }
+        #expect(PostgresDialect.translate("SELECT ?0").problem == "parameter ?0 at offset 7 is outside 1…65535")
+        let highest = PostgresDialect.translate("SELECT ?65535, '$1'")
+        #expect(highest.problem == nil && highest.parameterCount == 65_535 && highest.sql == "SELECT $65535, '$1'")
+    }
+
     @Test func indexHintsAndJSONArraysAreRewritten() {
         let translated = PostgresDialect.translate(
             "SELECT a FROM sample INDEXED BY sample_by_type_time WHERE a IN (SELECT value FROM json_each(?7))")

@@ -5,7 +5,9 @@
 # `band` processes (a stream and a six-day sync) into one store, the cluster restarted
 # (pg_ctl stop -m fast, start) in the middle of both; afterwards each band's minutes are in the
 # store exactly once with the band's values, and a stale gateway's spool replayed after
-# everything was synced changes nothing. Also StoreOutageMachineTests/SpoolFileTests/
+# everything was synced changes nothing; and a `band sync` whose server stops mid-sync gives up
+# after its store retries (BANDKIT_STORE_RETRY shortens them) with exit 1, the band keeping what was
+# not committed for the next sync. Also StoreOutageMachineTests/SpoolFileTests/
 # LiveSpoolTests/SpoolReplayTests (the decisions and the spool, no server needed).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"

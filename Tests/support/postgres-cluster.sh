@@ -1,5 +1,6 @@
 # postgres-cluster.sh: a throwaway PostgreSQL cluster for tests. Source it, then call
 #   postgres_cluster_start          # sets BANDKIT_TEST_POSTGRES_URL; stops the cluster on EXIT
+#   postgres_cluster_down / postgres_cluster_launch  # stop (data kept), start again: an outage of any length
 #   postgres_cluster_restart [SECS] # stop and start again (after SECS down), same data (a server restart mid-sync);
 #                                   # a test process runs it as: bash -c 'source …/postgres-cluster.sh; postgres_cluster_restart'
 #                                   # (start exports POSTGRES_CLUSTER_DIR, _BIN and _OWNER for it)
@@ -64,9 +65,14 @@ postgres_cluster_launch() {
 }
 
 postgres_cluster_restart() {
-  postgres_cluster_as_owner "$POSTGRES_CLUSTER_BIN/pg_ctl" --pgdata="$POSTGRES_CLUSTER_DIR/data" --mode=fast --wait stop >/dev/null
+  postgres_cluster_down
   [ -z "${1:-}" ] || sleep "$1"   # seconds the server stays down (an outage, not only a blip)
   postgres_cluster_launch
+}
+
+# Stops the server (pg_ctl stop -m fast), keeping the data: an outage until postgres_cluster_launch.
+postgres_cluster_down() {
+  postgres_cluster_as_owner "$POSTGRES_CLUSTER_BIN/pg_ctl" --pgdata="$POSTGRES_CLUSTER_DIR/data" --mode=fast --wait stop >/dev/null
 }
 
 postgres_cluster_stop() {

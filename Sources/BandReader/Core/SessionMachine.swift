@@ -39,7 +39,7 @@ import BandProtocol
 /// | a live write failed on the store | spool the minutes it held; report "store unreachable, N minutes spooled" |
 /// | live minutes due while the store is down | spool them (no store round trip) |
 /// | the retry instant came | replay the spool through the store's write path: it worked → the store is back, the owed history sync runs; it failed → the next, doubled delay (``storeRetry``, 1 s … 60 s) |
-/// | a sync's store retries exhausted (``maximumStoreRetries``) | fail with the store's error |
+/// | a sync's store retries exhausted (``maximumStoreRetries``) | fail: ``SessionError/storeGaveUp(_:retries:)`` with the store's error |
 ///
 /// Times are `ContinuousClock.Instant`s carried by the events, so tests script them.
 public struct SessionMachine {
@@ -112,10 +112,16 @@ public struct SessionMachine {
     public private(set) var outcome = BandSession.Outcome()
     /// Delays between tries of an unreachable store (no jitter: one gateway's retries do not
     /// synchronise with anything).
-    public var storeRetry = ReconnectBackoff(initial: .seconds(1), maximum: .seconds(60), jitter: 0)
+    public var storeRetry = StoreRetrySchedule.standard.backoff
     /// Store retries in a row before `band sync` gives up (1 + 2 + 4 + … + 60 s: about 4 minutes);
     /// a stream keeps trying.
-    public var maximumStoreRetries = 9
+    public var maximumStoreRetries = StoreRetrySchedule.standard.retries
+
+    /// Retries the store on `schedule` (``StoreRetrySchedule``).
+    public mutating func retryStore(on schedule: StoreRetrySchedule) {
+        storeRetry = schedule.backoff
+        maximumStoreRetries = schedule.retries
+    }
 
     /// Set while the store is unreachable: the failure that said so.
     private var storeDown: SessionError?
@@ -526,7 +532,8 @@ public struct SessionMachine {
     /// A sync (no stream to keep) stops trying after ``maximumStoreRetries``.
     private func giveUpIfExhausted() -> [Action]? {
         guard !isStreaming, storeRetries > maximumStoreRetries, let storeDown else { return nil }
-        return [.fail(storeDown)]
+        guard case .store(let failure) = storeDown else { return [.fail(storeDown)] }
+        return [.fail(.storeGaveUp(failure, retries: storeRetries - 1))]
     }
 
     /// The top of the streaming loop: the deadline ends it, else wait for the earliest due time.

@@ -25,6 +25,8 @@ public final class BandReaderService {
     public var clockTolerance: Duration = .seconds(2)
     /// See ``BandSession/historySyncInterval``.
     public var historySyncInterval: Duration? = .seconds(600)
+    /// See ``BandSession/storeRetrySchedule``.
+    public var storeRetrySchedule = StoreRetrySchedule.standard
     public var now: () -> Date = Date.init
     /// Where live minutes wait while the store is unreachable (``LiveSpool``): one file per band
     /// and store in this directory; nil turns spooling off (a store outage then ends the session).
@@ -153,6 +155,7 @@ public final class BandReaderService {
                 session.setsClock = setsClock
                 session.clockTolerance = clockTolerance
                 session.historySyncInterval = historySyncInterval
+                session.storeRetrySchedule = storeRetrySchedule
                 session.now = now
                 if let spoolDirectory {
                     session.spool = LiveSpool(path: spoolDirectory + "/" + LiveSpool.fileName(band: address.keystoreKey, store: StoreLocation.redacted(storePath)))

@@ -64,6 +64,8 @@ public final class BandSession {
     /// Where live minutes go while the store is unreachable (nil: a store failure ends the
     /// session, as it did before gateways spooled).
     public var spool: LiveSpool?
+    /// How a sync retries an unreachable store before giving up.
+    public var storeRetrySchedule = StoreRetrySchedule.standard
     /// The store writer to reuse: set by the run from its previous session (``ReaderStore`` returns
     /// it again for the same device, with no store round trip — a reconnect while the store is
     /// unreachable still gets its writer); after ``run(_:)``, also when it threw, the one this
@@ -96,6 +98,7 @@ public final class BandSession {
         machine = SessionMachine(plan: plan, goal: goal)
         machine.liveWriteInterval = liveWriteInterval
         machine.historySyncInterval = historySyncInterval
+        machine.retryStore(on: storeRetrySchedule)
         machine.historyDataHandle = connection.profile.activity?.historyData.valueHandle
         live = nil
         // The one route for everything the device pushes: installed once, never swapped.

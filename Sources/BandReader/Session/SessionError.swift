@@ -24,6 +24,9 @@ public enum SessionError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The health store failed a step; nothing was acknowledged to the band. Transient when the
     /// store was only busy.
     case store(StoreFailure)
+    /// A sync tried the unreachable store `retries` times (``SessionMachine/storeRetry``) and
+    /// stopped: what it could not commit was not acknowledged, so the band keeps that history.
+    case storeGaveUp(StoreFailure, retries: Int)
     /// The keystore (the reader's keys for its bands) could not be read or written.
     case keystore(String)
     /// The link could not be opened.
@@ -35,7 +38,7 @@ public enum SessionError: Error, Equatable, Sendable, CustomStringConvertible {
         case .gatt, .controlPointTimeout, .historyRejected, .connect, .controlPointProtocol: true
         case .store(let failure): failure.isTransient
         case .authenticationRefused(let status): status == .lockedOut
-        case .bandProofMismatch, .notPaired, .notABand, .keystore: false
+        case .bandProofMismatch, .notPaired, .notABand, .keystore, .storeGaveUp: false
         }
     }
 
@@ -57,6 +60,9 @@ public enum SessionError: Error, Equatable, Sendable, CustomStringConvertible {
         case .controlPointTimeout(let what): return "the band did not answer \(what) in time"
         case .historyRejected(let error): return "history transfer rejected: \(error)"
         case .store(let failure): return "health store: \(failure)"
+        case .storeGaveUp(let failure, let retries):
+            return "health store: unavailable after \(retries) retries, giving up (\(failure)); "
+                + "nothing uncommitted was acknowledged, so the band keeps that history: run 'band sync' again when the store is back"
         case .keystore(let why): return why   // KeystoreError already says "keystore PATH …"
         case .connect(let why): return "cannot connect: \(why)"
         }

@@ -93,8 +93,12 @@ public final class SampleWriter {
         let superseded = try supersededLiveSamples(records, after: previous?.lastMinute)
         let written = try store.write(as: Self.app, durability: .beforeAcknowledgement) { transaction in
             var outcome = StoreWrite()
-            for record in records {
-                for sample in samples(for: record) { outcome.count(try transaction.save(sample)) }
+            // One batch: on PostgreSQL a few round trips instead of one per sample.
+            let batch = records.flatMap { samples(for: $0) }.map { SampleToSave($0) }
+            do throws(BatchSaveError) {
+                for saved in try transaction.save(batch) { outcome.count(saved) }
+            } catch {
+                throw error.error  // the store's error, as a one-by-one save reports it
             }
             for id in superseded where try transaction.delete(sampleID: id) { outcome.deleted += 1 }
             try transaction.setAppState(HistoryCursor.key(device: deviceIdentifier), cursor.stored)

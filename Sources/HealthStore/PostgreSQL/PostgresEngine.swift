@@ -15,8 +15,8 @@ import CPostgres
 /// - Readers get one snapshot per read transaction (REPEATABLE READ, READ ONLY), as a WAL reader.
 /// - A commit is durable when COMMIT returns (`synchronous_commit = on`, forced for
 ///   ``Durability/beforeAcknowledgement`` whatever the server's default).
-/// - Commits are announced with `NOTIFY bandkit_changes` (payload: the schema), which
-///   ``PostgresListener`` waits for.
+/// - Commits are announced with `NOTIFY bandkit_changes` (payload: the schema and the person whose
+///   data changed, `schema/person-id`), which ``PostgresListener`` waits for.
 ///
 /// A connection the server dropped (restart, network) is re-established at the next transaction;
 /// its prepared statements are prepared again (``generation``).
@@ -32,6 +32,8 @@ final class PostgresEngine: DatabaseEngine {
     private(set) var generation = 0
     private var statementCounter = 0
     var lastChanges = 0
+    /// Statements sent to the server (prepare, execute, script): what batching saves, counted for tests.
+    var roundTrips = 0
 
     static let notificationChannel = "bandkit_changes"
 
@@ -117,6 +119,7 @@ final class PostgresEngine: DatabaseEngine {
     }
 
     func execute(_ sql: String) -> Result<Void, DatabaseError> {
+        roundTrips += 1
         let result = PQexec(handle, sql)
         defer { PQclear(result) }
         let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
@@ -157,11 +160,13 @@ final class PostgresEngine: DatabaseEngine {
         begin("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
     }
 
-    /// Tells listeners (other processes' ``PostgresListener``) a commit is coming; sent by the
-    /// server only if the transaction commits.
-    func announceCommit() -> Result<Void, DatabaseError> {
-        execute("SELECT pg_notify('\(Self.notificationChannel)', current_schema())")
-    }
+    /// Tells listeners (other processes' ``PostgresListener``) that `person`'s data changed; sent by
+    /// the server only if the transaction commits. The payload is ``notificationPayload(schema:person:)``.
+    static let announceCommitSQL = "SELECT pg_notify('\(notificationChannel)', current_schema() || '/' || ?)"
+
+    /// A notification's payload: the store's schema and the person whose data changed, so that a
+    /// listener wakes only for its own store and person.
+    static func notificationPayload(schema: String, person: Int64) -> String { "\(schema)/\(person)" }
 
     /// Outside a transaction; a dead connection is in none (the next transaction reconnects).
     var isAutocommit: Bool { PQtransactionStatus(handle) == PQTRANS_IDLE || isBroken }

@@ -6,33 +6,64 @@ import CPostgres
 /// Waits for commits announced on PostgreSQL (`LISTEN bandkit_changes`), on a connection of its
 /// own so that the store's connection stays free while a reader waits.
 ///
-/// Sleeps in `poll(2)` on libpq's socket; a notification (or the timeout) wakes it. As with
-/// ``DirectoryWatch``, the wake is a hint: the caller re-reads the change counter either way.
+/// Sleeps in `poll(2)` on libpq's socket; a notification for its own store and person (the
+/// payload, ``PostgresEngine/notificationPayload(schema:person:)``) or the timeout wakes it.
+/// Another person's commits, or another store's in the same database, are read and dropped
+/// without waking the caller: a dashboard of one person sleeps through a household's other
+/// bands. As with ``DirectoryWatch``, the wake is a hint: the caller re-reads the change counter either way.
 final class PostgresListener: ChangeWaiting {
     private let engine: PostgresEngine
+    /// The payload that wakes this listener.
+    let payload: String
+    /// Notifications that woke the caller, and those of other people or stores it slept through (tests read them).
+    private(set) var wakes = 0
+    private(set) var ignored = 0
 
-    init(url: String) throws(HealthStoreError) {
+    init(url: String, person: Int64) throws(HealthStoreError) {
         engine = try PostgresEngine.connect(url: url, readOnly: true).get()
+        let schema = try engine.prepare("SELECT current_schema()").flatMap { statement in
+            statement.step().map { _ in statement.text(0) ?? "" }
+        }.get()
+        payload = PostgresEngine.notificationPayload(schema: schema, person: person)
+        try listen()
+    }
+
+    private func listen() throws(HealthStoreError) {
         try engine.execute("LISTEN \(PostgresEngine.notificationChannel)").get()
     }
 
     func wait(milliseconds: Int32) throws {
-        let socket = PQsocket(engine.handle)
-        guard socket >= 0 else {  // connection lost: reconnect and listen again; the caller re-checks meanwhile
-            try engine.reconnectIfNeeded().flatMap { engine.execute("LISTEN \(PostgresEngine.notificationChannel)") }.get()
-            return
-        }
-        var entry = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        let deadline = ContinuousClock.now + .milliseconds(max(0, milliseconds))
         while true {
-            let count = poll(&entry, 1, max(0, milliseconds))
-            if count >= 0 { break }
-            if errno == EINTR { continue }
-            throw Errno(rawValue: errno)
+            let socket = PQsocket(engine.handle)
+            guard socket >= 0 else {  // connection lost: reconnect and listen again; the caller re-checks meanwhile
+                try engine.reconnectIfNeeded().get()
+                try listen()
+                return
+            }
+            let left = max(.zero, deadline - ContinuousClock.now)
+            var entry = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            let millisecondsLeft = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)
+            while true {
+                let count = poll(&entry, 1, millisecondsLeft)
+                if count >= 0 { break }
+                if errno == EINTR { continue }
+                throw Errno(rawValue: errno)
+            }
+            if PQconsumeInput(engine.handle) == 0 {
+                try engine.reconnectIfNeeded().get()
+                try listen()
+                return
+            }
+            var mine = false
+            while let notification = PQnotifies(engine.handle) {
+                let payload = notification.pointee.extra.map { String(cString: $0) } ?? ""
+                if payload == self.payload { mine = true } else { ignored += 1 }
+                PQfreemem(notification)
+            }
+            if mine { wakes += 1; return }
+            if ContinuousClock.now >= deadline { return }
         }
-        if PQconsumeInput(engine.handle) == 0 {
-            try engine.reconnectIfNeeded().flatMap { engine.execute("LISTEN \(PostgresEngine.notificationChannel)") }.get()
-        }
-        while let notification = PQnotifies(engine.handle) { PQfreemem(notification) }
     }
 }
 

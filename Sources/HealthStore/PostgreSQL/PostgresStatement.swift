@@ -38,9 +38,13 @@ final class PostgresStatement: EngineStatement {
     /// Prepares on the server (again after a reconnection); returns the statement's name.
     func prepareOnServer() -> Result<String, DatabaseError> {
         if let preparedName, preparedGeneration == engine.generation { return .success(preparedName) }
+        if let problem = translated.problem {  // SQL PostgreSQL would read differently: refused here (42601 syntax error)
+            return .failure(DatabaseError(engine: .postgresql, sqlState: "42601", message: problem, sql: sql))
+        }
         let name = engine.nextStatementName()
         // 0: the server infers the type; text for a number the SQL leaves out (always NULL).
         let types: [Oid] = (1...max(1, translated.parameterCount)).map { translated.used.contains($0) ? 0 : 25 }
+        engine.roundTrips += 1
         let prepared = PQprepare(engine.handle, name, translated.sql, Int32(translated.parameterCount), types)
         defer { PQclear(prepared) }
         guard let prepared, PQresultStatus(prepared) == PGRES_COMMAND_OK else {
@@ -68,6 +72,7 @@ final class PostgresStatement: EngineStatement {
             let copies = values.map { $0.map { strdup($0) } ?? nil }
             defer { copies.forEach { free($0) } }
             let pointers: [UnsafePointer<CChar>?] = copies.map { $0.map { UnsafePointer($0) } }
+            engine.roundTrips += 1
             let executed = pointers.withUnsafeBufferPointer { parameters in
                 PQexecPrepared(engine.handle, name, Int32(parameters.count), parameters.baseAddress, nil, nil, 0)
             }
