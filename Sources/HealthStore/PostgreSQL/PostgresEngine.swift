@@ -21,8 +21,10 @@ import CPostgres
 /// A connection the server dropped (restart, network) is re-established at the next transaction;
 /// its prepared statements are prepared again (``generation``).
 final class PostgresEngine: DatabaseEngine {
-    /// libpq's connection; never nil after a successful ``connect(url:readOnly:)``.
+    /// libpq's connection; never nil after a successful ``connect(url:readOnly:libpq:)``.
     let handle: OpaquePointer
+    /// The raw libpq calls (``LibPQ/live`` but in tests).
+    let pq: LibPQ
     /// The URL without its password, for messages.
     let name: String
     private let readOnly: Bool
@@ -37,38 +39,39 @@ final class PostgresEngine: DatabaseEngine {
 
     static let notificationChannel = "bandkit_changes"
 
-    private init(handle: OpaquePointer, url: String, readOnly: Bool) {
+    private init(handle: OpaquePointer, pq: LibPQ, url: String, readOnly: Bool) {
         self.handle = handle
+        self.pq = pq
         self.url = url
         let name = StoreLocation.redacted(url)
         self.name = name
         self.readOnly = readOnly
     }
 
-    deinit { PQfinish(handle) }
+    deinit { pq.finish(handle) }
 
     var kind: DatabaseError.Engine { .postgresql }
 
     /// Connects to `url` (libpq's URL syntax, PGPASSFILE/PGPASSWORD/PGSSLMODE honoured as libpq
     /// does). A server that does not answer within 10 s (unless the URL sets `connect_timeout`) fails.
-    static func connect(url: String, readOnly: Bool = false) -> Result<PostgresEngine, DatabaseError> {
+    static func connect(url: String, readOnly: Bool = false, libpq pq: LibPQ = .live) -> Result<PostgresEngine, DatabaseError> {
         let name = StoreLocation.redacted(url)
         // Entries before the expanded URL ("dbname") are defaults the URL may override; entries after it win.
         let keywords = ["connect_timeout", "application_name", "dbname", "client_encoding"]
         let values = ["10", "bandkit", url, "UTF8"]
         let handle = withCStrings(keywords) { keys in
-            withCStrings(values) { vals in PQconnectdbParams(keys, vals, 1) }
+            withCStrings(values) { vals in pq.connect(keys, vals) }
         }
         guard let handle else {
             return .failure(DatabaseError(engine: .postgresql, message: "out of memory", sql: "connect to \(name)"))
         }
-        guard PQstatus(handle) == CONNECTION_OK else {
-            let message = StoreLocation.scrubbed(String(cString: PQerrorMessage(handle)).trimmingTrailingNewlines, of: url)
-            PQfinish(handle)
+        guard pq.status(handle) == CONNECTION_OK else {
+            let message = StoreLocation.scrubbed(pq.errorMessage(handle).trimmingTrailingNewlines, of: url)
+            pq.finish(handle)
             return .failure(DatabaseError(engine: .postgresql, sqlState: "08001", message: message, sql: "connect to \(name)"))
         }
-        PQsetNoticeProcessor(handle, { _, _ in }, nil)  // "relation already exists, skipping" is no news
-        let engine = PostgresEngine(handle: handle, url: url, readOnly: readOnly)
+        pq.silenceNotices(handle)  // "relation already exists, skipping" is no news
+        let engine = PostgresEngine(handle: handle, pq: pq, url: url, readOnly: readOnly)
         if case .failure(let error) = engine.configure() { return .failure(error) }
         return .success(engine)
     }
@@ -86,14 +89,17 @@ final class PostgresEngine: DatabaseEngine {
 
     /// Drops the connection and connects again with the same parameters.
     private func reconnect() -> Result<Void, DatabaseError> {
-        PQreset(handle)
-        guard PQstatus(handle) == CONNECTION_OK else {
-            let message = StoreLocation.scrubbed(String(cString: PQerrorMessage(handle)).trimmingTrailingNewlines, of: url)
+        pq.reset(handle)
+        guard pq.status(handle) == CONNECTION_OK else {
+            let message = StoreLocation.scrubbed(pq.errorMessage(handle).trimmingTrailingNewlines, of: url)
             return .failure(DatabaseError(engine: .postgresql, sqlState: "08001", message: message, sql: "reconnect to \(name)"))
         }
         generation += 1
         return configure()
     }
+
+    /// A result that carries no error: a command done or rows returned.
+    func isSuccess(_ status: ExecStatusType) -> Bool { status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK }
 
     func nextStatementName() -> String {
         statementCounter += 1
@@ -105,11 +111,11 @@ final class PostgresEngine: DatabaseEngine {
         var message = ""
         var state = ""
         if let result {
-            message = String(cString: PQresultErrorMessage(result))
-            if let field = PQresultErrorField(result, Int32(UInt8(ascii: "C"))) { state = String(cString: field) }
+            message = pq.resultErrorMessage(result)
+            state = pq.resultSQLState(result) ?? ""
         }
-        if message.isEmpty { message = StoreLocation.scrubbed(String(cString: PQerrorMessage(handle)), of: url) }
-        if state.isEmpty, PQstatus(handle) != CONNECTION_OK { state = "08006" }
+        if message.isEmpty { message = StoreLocation.scrubbed(pq.errorMessage(handle), of: url) }
+        if state.isEmpty, pq.status(handle) != CONNECTION_OK { state = "08006" }
         return DatabaseError(engine: .postgresql, sqlState: state, message: message.trimmingTrailingNewlines, sql: sql)
     }
 
@@ -120,11 +126,10 @@ final class PostgresEngine: DatabaseEngine {
 
     func execute(_ sql: String) -> Result<Void, DatabaseError> {
         roundTrips += 1
-        let result = PQexec(handle, sql)
-        defer { PQclear(result) }
-        let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
-        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else { return .failure(error(result, sql: sql)) }
-        lastChanges = Int(String(cString: PQcmdTuples(result))) ?? 0
+        let result = pq.exec(handle, sql)
+        defer { pq.clear(result) }
+        guard let result, isSuccess(pq.resultStatus(result)) else { return .failure(error(result, sql: sql)) }
+        lastChanges = Int(pq.commandTuples(result)) ?? 0
         return .success(())
     }
 
@@ -145,7 +150,7 @@ final class PostgresEngine: DatabaseEngine {
         }.flatMap {
             execute("SELECT pg_advisory_xact_lock(hashtext('bandkit:' || current_schema()))")
         }.mapError { error in
-            if PQtransactionStatus(handle) != PQTRANS_IDLE { _ = execute("ROLLBACK") }
+            if pq.transactionStatus(handle) != PQTRANS_IDLE { _ = execute("ROLLBACK") }
             return error
         }
     }
@@ -169,13 +174,13 @@ final class PostgresEngine: DatabaseEngine {
     static func notificationPayload(schema: String, person: Int64) -> String { "\(schema)/\(person)" }
 
     /// Outside a transaction; a dead connection is in none (the next transaction reconnects).
-    var isAutocommit: Bool { PQtransactionStatus(handle) == PQTRANS_IDLE || isBroken }
+    var isAutocommit: Bool { pq.transactionStatus(handle) == PQTRANS_IDLE || isBroken }
 
     /// The connection is gone: the server dropped it, or libpq closed its socket after a failure
     /// while still reporting CONNECTION_OK and the transaction it was in (seen when a server
     /// restart cut a write short: without this the store took itself to be inside that
     /// transaction for ever, every later statement failing "no connection to the server").
-    private var isBroken: Bool { PQstatus(handle) != CONNECTION_OK || PQsocket(handle) < 0 }
+    var isBroken: Bool { pq.status(handle) != CONNECTION_OK || pq.socket(handle) < 0 }
     var changes: Int { lastChanges }
 }
 

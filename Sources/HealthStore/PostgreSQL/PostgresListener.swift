@@ -19,8 +19,8 @@ final class PostgresListener: ChangeWaiting {
     private(set) var wakes = 0
     private(set) var ignored = 0
 
-    init(url: String, person: Int64) throws(HealthStoreError) {
-        engine = try PostgresEngine.connect(url: url, readOnly: true).get()
+    init(url: String, person: Int64, libpq: LibPQ = .live) throws(HealthStoreError) {
+        engine = try PostgresEngine.connect(url: url, readOnly: true, libpq: libpq).get()
         let schema = try engine.prepare("SELECT current_schema()").flatMap { statement in
             statement.step().map { _ in statement.text(0) ?? "" }
         }.get()
@@ -35,7 +35,7 @@ final class PostgresListener: ChangeWaiting {
     func wait(milliseconds: Int32) throws {
         let deadline = ContinuousClock.now + .milliseconds(max(0, milliseconds))
         while true {
-            let socket = PQsocket(engine.handle)
+            let socket = engine.pq.socket(engine.handle)
             guard socket >= 0 else {  // connection lost: reconnect and listen again; the caller re-checks meanwhile
                 try engine.reconnectIfNeeded().get()
                 try listen()
@@ -50,16 +50,14 @@ final class PostgresListener: ChangeWaiting {
                 if errno == EINTR { continue }
                 throw Errno(rawValue: errno)
             }
-            if PQconsumeInput(engine.handle) == 0 {
+            if !engine.pq.consumeInput(engine.handle) {
                 try engine.reconnectIfNeeded().get()
                 try listen()
                 return
             }
             var mine = false
-            while let notification = PQnotifies(engine.handle) {
-                let payload = notification.pointee.extra.map { String(cString: $0) } ?? ""
+            while let payload = engine.pq.nextNotification(engine.handle) {
                 if payload == self.payload { mine = true } else { ignored += 1 }
-                PQfreemem(notification)
             }
             if mine { wakes += 1; return }
             if ContinuousClock.now >= deadline { return }

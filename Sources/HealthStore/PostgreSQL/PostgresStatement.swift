@@ -28,9 +28,9 @@ final class PostgresStatement: EngineStatement {
     }
 
     deinit {
-        PQclear(result)
-        if let preparedName, preparedGeneration == engine.generation, PQstatus(engine.handle) == CONNECTION_OK,
-           PQtransactionStatus(engine.handle) == PQTRANS_IDLE {
+        engine.pq.clear(result)
+        if let preparedName, preparedGeneration == engine.generation, engine.pq.status(engine.handle) == CONNECTION_OK,
+           engine.pq.transactionStatus(engine.handle) == PQTRANS_IDLE {
             _ = engine.execute("DEALLOCATE \(preparedName)")
         }
     }
@@ -45,9 +45,9 @@ final class PostgresStatement: EngineStatement {
         // 0: the server infers the type; text for a number the SQL leaves out (always NULL).
         let types: [Oid] = (1...max(1, translated.parameterCount)).map { translated.used.contains($0) ? 0 : 25 }
         engine.roundTrips += 1
-        let prepared = PQprepare(engine.handle, name, translated.sql, Int32(translated.parameterCount), types)
-        defer { PQclear(prepared) }
-        guard let prepared, PQresultStatus(prepared) == PGRES_COMMAND_OK else {
+        let prepared = engine.pq.prepare(engine.handle, name, translated.sql, Int32(translated.parameterCount), types)
+        defer { engine.pq.clear(prepared) }
+        guard let prepared, engine.pq.resultStatus(prepared) == PGRES_COMMAND_OK else {
             return .failure(engine.error(prepared, sql: sql))
         }
         preparedName = name
@@ -74,25 +74,24 @@ final class PostgresStatement: EngineStatement {
             let pointers: [UnsafePointer<CChar>?] = copies.map { $0.map { UnsafePointer($0) } }
             engine.roundTrips += 1
             let executed = pointers.withUnsafeBufferPointer { parameters in
-                PQexecPrepared(engine.handle, name, Int32(parameters.count), parameters.baseAddress, nil, nil, 0)
+                engine.pq.execPrepared(engine.handle, name, Int32(parameters.count), parameters.baseAddress)
             }
-            let status = executed.map(PQresultStatus) ?? PGRES_FATAL_ERROR
-            guard status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK else {
+            guard let executed, engine.isSuccess(engine.pq.resultStatus(executed)) else {
                 let error = engine.error(executed, sql: sql)
-                PQclear(executed)
+                engine.pq.clear(executed)
                 return .failure(error)
             }
             result = executed
-            rowCount = PQntuples(executed)
+            rowCount = engine.pq.rowCount(executed)
             row = -1
-            engine.lastChanges = Int(String(cString: PQcmdTuples(executed))) ?? 0
+            engine.lastChanges = Int(engine.pq.commandTuples(executed)) ?? 0
         }
         if row < rowCount { row += 1 }
         return .success(row < rowCount)
     }
 
     func reset() {
-        PQclear(result)
+        engine.pq.clear(result)
         result = nil
         row = -1
         rowCount = 0
@@ -127,10 +126,11 @@ final class PostgresStatement: EngineStatement {
     }
 
     private func raw(_ column: Int32) -> UnsafeBufferPointer<UInt8>? {
-        guard let result, row >= 0, row < rowCount, column < PQnfields(result), PQgetisnull(result, row, column) == 0,
-              let pointer = PQgetvalue(result, row, column) else { return nil }
+        let pq = engine.pq
+        guard let result, row >= 0, row < rowCount, column < pq.fieldCount(result), !pq.isNull(result, row, column),
+              let pointer = pq.value(result, row, column) else { return nil }
         return UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self),
-                                   count: Int(PQgetlength(result, row, column)))
+                                   count: Int(pq.length(result, row, column)))
     }
 
     func isNull(_ column: Int32) -> Bool { raw(column) == nil }
