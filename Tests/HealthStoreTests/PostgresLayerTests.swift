@@ -43,6 +43,17 @@ import Testing
         #expect(refused.sent.isEmpty)
     }
 
+    @Test func aURLLibpqRefusesIsMalformedWithItsReasonScrubbed() throws {
+        let script = ScriptedLibPQ()
+        #expect(try StoreLocation.parse(Self.url, libpq: script.libpq) == .postgresql(url: Self.url))
+        script.connectionInfoProblem = "invalid URI query parameter: \"s3cret\"\n"
+        #expect(throws: StoreLocation.MalformedURL(url: "postgresql://ann:***@db.example/health",
+                                                   reason: "invalid URI query parameter: \"***\"")) {
+            try StoreLocation.parse(Self.url, libpq: script.libpq)
+        }
+        #expect(try StoreLocation.parse("/var/lib/health.sqlite", libpq: script.libpq) == .file("/var/lib/health.sqlite"))
+    }
+
     @Test func aConnectionLostInAWriteFailsWithTheSQLAndTheNextTransactionReconnectsAndPreparesAgain() throws {
         let script = ScriptedLibPQ()
         let engine = try connect(script)

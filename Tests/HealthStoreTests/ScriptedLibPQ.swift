@@ -35,6 +35,8 @@ final class ScriptedLibPQ: @unchecked Sendable {
     var socket: Int32 = 3
     var consumeInputFails = false
     var pendingNotifications: [String] = []
+    /// What PQconninfoParse says of every URL (nil: it parses).
+    var connectionInfoProblem: String?
     private var connectionMessage = ""
 
     /// "exec: SQL", "prepare: SQL", "execute: SQL" for every statement sent.
@@ -150,6 +152,7 @@ final class ScriptedLibPQ: @unchecked Sendable {
                 if self.consumeInputFails { self.loseConnection(); return false }
                 return true
             },
-            nextNotification: { _ in self.pendingNotifications.isEmpty ? nil : self.pendingNotifications.removeFirst() })
+            nextNotification: { _ in self.pendingNotifications.isEmpty ? nil : self.pendingNotifications.removeFirst() },
+            connectionInfoProblem: { _ in self.connectionInfoProblem })
     }
 }

@@ -46,6 +46,8 @@ struct LibPQ: Sendable {
     var consumeInput: @Sendable (OpaquePointer) -> Bool
     /// The next pending notification's payload (freed), nil when none is pending.
     var nextNotification: @Sendable (OpaquePointer) -> String?
+    /// Why `PQconninfoParse` refuses a connection string or URL (its message), nil when it parses.
+    var connectionInfoProblem: @Sendable (String) -> String?
 
     /// The real libpq.
     static let live = LibPQ(
@@ -75,5 +77,14 @@ struct LibPQ: Sendable {
             guard let notification = PQnotifies(connection) else { return nil }
             defer { PQfreemem(notification) }
             return notification.pointee.extra.map { String(cString: $0) } ?? ""
+        },
+        connectionInfoProblem: { text in
+            var message: UnsafeMutablePointer<CChar>?
+            guard let options = PQconninfoParse(text, &message) else {
+                defer { if let message { PQfreemem(message) } }
+                return message.map { String(cString: $0) } ?? "libpq could not parse it"
+            }
+            PQconninfoFree(options)
+            return nil
         })
 }

@@ -1,4 +1,3 @@
-import CPostgres
 import FoundationEssentials
 
 /// Where a store lives: a SQLite file (a path) or a PostgreSQL database (a `postgresql://` or
@@ -28,14 +27,14 @@ public enum StoreLocation: Hashable, Sendable {
 
     /// The location `text` names; a PostgreSQL URL libpq cannot parse throws ``MalformedURL``.
     public static func parse(_ text: String) throws(MalformedURL) -> StoreLocation {
+        try parse(text, libpq: .live)
+    }
+
+    static func parse(_ text: String, libpq: LibPQ) throws(MalformedURL) -> StoreLocation {
         guard isPostgreSQL(text) else { return .file(text) }
-        var message: UnsafeMutablePointer<CChar>?
-        guard let options = PQconninfoParse(text, &message) else {
-            let reason = message.map { String(cString: $0) } ?? "libpq could not parse it"
-            if let message { PQfreemem(message) }
+        if let reason = libpq.connectionInfoProblem(text) {
             throw MalformedURL(url: redacted(text), reason: scrubbed(reason.trimmingTrailingNewlines, of: text))
         }
-        PQconninfoFree(options)
         return .postgresql(url: text)
     }
 
