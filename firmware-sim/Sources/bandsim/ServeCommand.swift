@@ -206,7 +206,7 @@ struct ServeCommand: Command {
             var rebootsAfter: [Duration] = []
             for fault in faults {
                 guard case .rebootAt(let after) = fault, after > .zero else {
-                    throw arguments.usageError("--fault \(fault) does not apply to --firmware: only reboot-at=DURATION (the chip is reset)")
+                    throw arguments.usageError("--fault \(fault) does not apply to --firmware: only reboot-at=DURATION (the chip is reset) and reboot-mid-history[=N]")
                 }
                 rebootsAfter.append(after)
             }
