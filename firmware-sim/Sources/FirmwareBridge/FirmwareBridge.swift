@@ -82,6 +82,10 @@ public struct FirmwareBridge {
     private var historyPacketsThisConnection = 0
     /// Reset requested by ``resetMidHistory``; the firmware has not booted since.
     private var resetting = false
+    /// True from a ``resetMidHistory`` reset until the firmware's next boot: the caller accepts no
+    /// reader meanwhile (its first PDUs would reach a chip that is not running; the reader's
+    /// connection waits in the listener's backlog instead).
+    public var resetInProgress: Bool { resetting }
 
     public init(resetMidHistory: ResetMidHistory? = nil) {
         precondition(resetMidHistory.map { $0.afterPackets > 0 } ?? true, "reboot-mid-history needs a packet count of at least 1")

@@ -89,7 +89,7 @@ struct FirmwareServe {
             let readerDescriptor = reader.flatMap { $0.pollDescriptor } ?? -1
             var entries = [pollfd(fd: stop?.pollDescriptor ?? -1, events: Int16(POLLIN), revents: 0),
                            pollfd(fd: emulator.uart, events: Int16(POLLIN), revents: 0),
-                           pollfd(fd: reader == nil ? listener.pollDescriptor : -1, events: Int16(POLLIN), revents: 0),
+                           pollfd(fd: reader == nil && !bridge.resetInProgress ? listener.pollDescriptor : -1, events: Int16(POLLIN), revents: 0),
                            pollfd(fd: readerDescriptor, events: Int16(POLLIN), revents: 0)]
             let ready = poll(&entries, nfds_t(entries.count), -1)
             if ready < 0 {
