@@ -1,7 +1,9 @@
 import BandFirmware
 import BandLink
+import BandProtocol
 import BandWire
 import Testing
+import UARTFraming
 
 /// A band a scripted ATT conversation runs against: the test plays the reader, sends one PDU at a
 /// time and sees every PDU the band sent in answer, in order. Two conformances host the one
@@ -14,6 +16,8 @@ protocol BandUnderTest {
     mutating func send(_ pdu: [UInt8]) throws -> [[UInt8]]
     /// Lets `seconds` of band time pass, one second at a time; returns what the band sent meanwhile.
     mutating func advance(seconds: Int) throws -> [[UInt8]]
+    /// Drops the reader's connection and connects a new one; the band keeps its state and keys.
+    mutating func reconnect() throws
 }
 
 /// Which band a parameterised conversation runs against.
@@ -35,9 +39,16 @@ enum BandKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
 /// The Linux band: `SimulatedBand` pumped after each PDU, its socket drained without waiting.
 struct LinuxBandUnderTest: BandUnderTest {
     let band: SimulatedBand
-    let reader: SeqPacketLink
+    var reader: SeqPacketLink
 
     init() throws { (band, reader) = try ChipBandServiceTests.linuxBand() }
+
+    mutating func reconnect() throws {
+        band.disconnect(reason: "test reconnects")
+        let (bandSide, readerSide) = try SeqPacketLink.pair()
+        reader = readerSide
+        band.connect(bandSide)
+    }
 
     func send(_ pdu: [UInt8]) throws -> [[UInt8]] {
         try reader.send(pdu)
@@ -55,7 +66,14 @@ struct LinuxBandUnderTest: BandUnderTest {
     }
 }
 
-extension ChipBandServiceTests.Chip: BandUnderTest {}
+extension ChipBandServiceTests.Chip: BandUnderTest {
+    /// Link messages 0x03 (disconnected) and 0x02 (connected), as the host sends them.
+    mutating func reconnect() {
+        firmware.board.inbound = encodeFrame(.link, [0x03]) + encodeFrame(.link, [0x02])
+        firmware.poll()
+        _ = take()
+    }
+}
 
 /// A scripted conversation with a ``BandUnderTest``, in the style of BlueZ's unit/test-gatt.c:
 /// the reader's PDUs and the band's exact answers, in hex.
@@ -98,6 +116,49 @@ struct TwinConversation {
         let pdus = waiting + (try band.advance(seconds: seconds))
         waiting.removeAll()
         return pdus
+    }
+
+    mutating func reconnect() throws {
+        expectSilence()
+        try band.reconnect()
+    }
+
+    /// Receives an indication on `handle`, confirms it, and returns its value.
+    mutating func indication(on handle: UInt16, sourceLocation: SourceLocation = #_sourceLocation) throws -> [UInt8] {
+        guard let pdu = next() else {
+            Issue.record("expected an indication on 0x\(String(handle, radix: 16)), got nothing", sourceLocation: sourceLocation)
+            return []
+        }
+        #expect(pdu.first == 0x1D && pdu.count >= 3 && UInt16(pdu[1]) | UInt16(pdu[2]) << 8 == handle,
+                "expected an indication on 0x\(String(handle, radix: 16)), got \(Self.text(pdu))", sourceLocation: sourceLocation)
+        try send("1e")
+        return Array(pdu.dropFirst(3))
+    }
+
+    /// Writes `value` (hex) to the Authentication Control Point, expects the Write Response, and
+    /// returns the indicated answer (confirmed).
+    mutating func authControl(_ value: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [UInt8] {
+        try send("12 3600 " + value)
+        expect("13", sourceLocation: sourceLocation)
+        return try indication(on: 0x0036, sourceLocation: sourceLocation)
+    }
+
+    /// Pairs as `readerID` (both bands confirm on their own) and returns the key.
+    mutating func pair(readerID: UInt64 = 0x1122_3344_5566_7788) throws -> BandKey? {
+        try exchange("12 3700 0200", "13")
+        return try PairingResponse(parsingAll: authControl(Self.text(PairingRequest(readerID: readerID).encodedBytes()))).key
+    }
+
+    /// Runs the challenge–response with `key`; returns the band's answer and the nonce it used.
+    mutating func authenticate(readerID: UInt64 = 0x1122_3344_5566_7788, key: BandKey, readerNonce: UInt64 = 42) throws -> (ProofResponse, BandNonce?) {
+        try exchange("12 3700 0200", "13")
+        let challenge = try ChallengeResponse(parsingAll: authControl(Self.text(ChallengeRequest(readerID: readerID, readerNonce: readerNonce).encodedBytes())))
+        guard let nonce = challenge.bandNonce else {
+            Issue.record("challenge refused: \(challenge.status)")
+            return (ProofResponse(status: challenge.status), nil)
+        }
+        let proof = BandAuthenticator.readerProof(key: key, readerID: readerID, readerNonce: readerNonce, bandNonce: nonce)
+        return (try ProofResponse(parsingAll: authControl(Self.text(ProofRequest(proof: proof).encodedBytes()))), nonce)
     }
 
     static func text(_ bytes: [UInt8]) -> String { Hex.encode(bytes) }
