@@ -132,4 +132,3 @@ enum Handles {
     static let authControlPointCCCD: UInt16 = 0x0037
 }
 
-func le16(_ value: UInt16) -> String { Hex.encode([UInt8(value & 0xFF), UInt8(value >> 8)]) }

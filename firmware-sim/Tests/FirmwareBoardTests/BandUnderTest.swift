@@ -16,6 +16,8 @@ protocol BandUnderTest {
     mutating func send(_ pdu: [UInt8]) throws -> [[UInt8]]
     /// Lets `seconds` of band time pass, one second at a time; returns what the band sent meanwhile.
     mutating func advance(seconds: Int) throws -> [[UInt8]]
+    /// Lets the band run without new input or time (it sends the next burst of a transfer).
+    mutating func poll() throws -> [[UInt8]]
     /// Drops the reader's connection and connects a new one; the band keeps its state and keys.
     mutating func reconnect() throws
 }
@@ -43,6 +45,11 @@ struct LinuxBandUnderTest: BandUnderTest {
 
     init() throws { (band, reader) = try ChipBandServiceTests.linuxBand() }
 
+    func poll() throws -> [[UInt8]] {
+        band.pump()
+        return try ChipBandServiceTests.drain(reader)
+    }
+
     mutating func reconnect() throws {
         band.disconnect(reason: "test reconnects")
         let (bandSide, readerSide) = try SeqPacketLink.pair()
@@ -67,6 +74,11 @@ struct LinuxBandUnderTest: BandUnderTest {
 }
 
 extension ChipBandServiceTests.Chip: BandUnderTest {
+    mutating func poll() -> [[UInt8]] {
+        firmware.poll()
+        return take()
+    }
+
     /// Link messages 0x03 (disconnected) and 0x02 (connected), as the host sends them.
     mutating func reconnect() {
         firmware.board.inbound = encodeFrame(.link, [0x03]) + encodeFrame(.link, [0x02])
@@ -117,6 +129,9 @@ struct TwinConversation {
         waiting.removeAll()
         return pdus
     }
+
+    /// Lets the band run once; what it sent waits for ``next()``.
+    mutating func poll() throws { waiting += try band.poll() }
 
     mutating func reconnect() throws {
         expectSilence()
