@@ -93,12 +93,21 @@ struct TwinConversation {
     var band: any BandUnderTest
     /// PDUs the band sent that no expectation has taken yet.
     private var waiting: [[UInt8]] = []
+    /// Every PDU both ways in order ("> " the reader's, "< " the band's) and each second that
+    /// passed ("+1s"): two bands held the same conversation when their transcripts are equal.
+    private(set) var transcript: [String] = []
 
     init(_ kind: BandKind) throws { band = try kind.make() }
 
     /// Sends `request` (hex); its answers wait for ``expect(_:sourceLocation:)``.
     mutating func send(_ request: String) throws {
-        waiting += try band.send(hex(request))
+        transcript.append("> " + Self.text(hex(request)))
+        received(try band.send(hex(request)))
+    }
+
+    private mutating func received(_ pdus: [[UInt8]]) {
+        transcript += pdus.map { "< " + Self.text($0) }
+        waiting += pdus
     }
 
     /// The next PDU the band sent, or nil.
@@ -125,13 +134,17 @@ struct TwinConversation {
 
     /// Lets `seconds` pass and returns every PDU the band sent meanwhile.
     mutating func advance(seconds: Int) throws -> [[UInt8]] {
-        let pdus = waiting + (try band.advance(seconds: seconds))
-        waiting.removeAll()
-        return pdus
+        transcript.append("+\(seconds)s")
+        received(try band.advance(seconds: seconds))
+        defer { waiting.removeAll() }
+        return waiting
     }
 
+    /// Forgets the transcript so far (a comparison starts here).
+    mutating func restartTranscript() { transcript.removeAll() }
+
     /// Lets the band run once; what it sent waits for ``next()``.
-    mutating func poll() throws { waiting += try band.poll() }
+    mutating func poll() throws { received(try band.poll()) }
 
     mutating func reconnect() throws {
         expectSilence()
