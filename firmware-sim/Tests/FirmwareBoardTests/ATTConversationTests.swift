@@ -178,3 +178,47 @@ struct ATTConversationTests {
         try c.exchange("12 3600 01 887766554433221100", "01 12 3600 0d")
     }
 }
+
+/// Malformed ATT on both bands: every request of a reader's session cut at every length, and with a
+/// byte too many, must get the same answer from the chip as from the Linux band (Invalid PDU
+/// with handle 0x0000, or the answer the shorter request deserves), and neither band may stop
+/// answering afterwards.
+@Suite("Malformed ATT: the chip answers every truncated request as the Linux band does")
+struct MalformedATTTests {
+    static let requests = [
+        "04 0100 ffff", "06 0100 ffff 0028 0d18", "08 0100 ffff 0328", "0a 0300", "0c 0300 0400",
+        "10 0100 ffff 0028", "12 1a00 0100", "12 3600 02 0100000000000000 0200000000000000", "16 0300 0000 41", "18 01",
+        "52 1e00 01", "d2 0300 41 000000000000000000000000",
+    ]
+
+    @Test("Each request cut at every length and with a byte appended gets the same answer from both bands")
+    func truncatedAndOverlongRequests() throws {
+        var transcripts: [[String]] = []
+        for kind in BandKind.allCases {
+            var c = try TwinConversation(kind)
+            try c.exchange("12 3700 0200", "13")
+            // The MTU exchange cut short (whole, the answers differ by design: 517 and 247).
+            try c.exchange("02", "01 02 0000 04")
+            try c.exchange("02 17", "01 02 0000 04")
+            for request in Self.requests {
+                let full = hex(request)
+                for length in 0...full.count {
+                    try c.send(Hex.encode(Array(full.prefix(length))))
+                    // Answer the indication a whole challenge request brings (unknown reader), so the next one is not busy.
+                    if c.transcript.last?.hasPrefix("< 1d") == true { try c.send("1e") }
+                }
+                try c.send(Hex.encode(full + [0x00]))
+                if c.transcript.last?.hasPrefix("< 1d") == true { try c.send("1e") }
+            }
+            while c.next() != nil {}
+            try c.exchange("0a 0500", "0b c100") // still answering
+            transcripts.append(c.transcript)
+        }
+        #expect(transcripts[0].count == transcripts[1].count, "\(transcripts[0].count) lines on Linux, \(transcripts[1].count) on the chip")
+        for (line, (linux, chip)) in zip(transcripts[0], transcripts[1]).enumerated() where linux != chip {
+            Issue.record("line \(line): Linux \(linux), chip \(chip)")
+            break
+        }
+        #expect(transcripts[0].contains("< 010a000004"), "a Read Request cut short is Invalid PDU")
+    }
+}
