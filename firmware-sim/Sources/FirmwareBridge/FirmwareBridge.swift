@@ -30,6 +30,24 @@ public struct FirmwareBridge {
         /// or band start until the host sends them (0x01, 0x09, 0x10: the host is its clock, as a
         /// phone is a band's after a reboot). Comes before the reconnection of a connected reader.
         case configureFirmware
+        /// Close the reader's link now (``resetMidHistory``: a band's reset takes its radio link
+        /// with it); the bridge already counts the reader as gone.
+        case dropReader
+    }
+
+    /// `bandsim serve --firmware … --fault reboot-mid-history`: once, right after the
+    /// `afterPackets`-th History Data notification (opcode 0x1B on `historyDataHandle`) went to the
+    /// reader, reset the firmware (link 0x0A) and drop the reader's link, as a real band's reset
+    /// drops its connection. Until the firmware announces its next boot (0x80), its ATT frames are
+    /// dropped and counted (``Counters/droppedDuringReset``): on a band they would die in the
+    /// radio's buffers with the reset. The reader reconnects and resumes from its cursor.
+    public struct ResetMidHistory: Equatable {
+        public var historyDataHandle: UInt16
+        public var afterPackets: Int
+        public init(historyDataHandle: UInt16, afterPackets: Int) {
+            self.historyDataHandle = historyDataHandle
+            self.afterPackets = afterPackets
+        }
     }
 
     /// The minute record's size in a 0x87 message (BandProtocol's `MinuteRecord.size`; this
@@ -47,6 +65,8 @@ public struct FirmwareBridge {
         /// 0x87 minute messages from the firmware, and debug messages of a known code but the wrong length.
         public var minutesRecorded = 0
         public var malformedDebugMessages = 0
+        /// ATT frames from the firmware between a ``ResetMidHistory`` reset and the next boot.
+        public var droppedDuringReset = 0
         public init() {}
     }
 
@@ -56,12 +76,26 @@ public struct FirmwareBridge {
     private var decoder = UARTFrameDecoder()
     /// The reader's asked ATT_MTU while an Exchange MTU Request is outstanding.
     private var requestedMTU: Int?
+    /// The pending ``ResetMidHistory`` fault (nil once it has fired).
+    public private(set) var resetMidHistory: ResetMidHistory?
+    /// History Data notifications forwarded in the current connection.
+    private var historyPacketsThisConnection = 0
+    /// Reset requested by ``resetMidHistory``; the firmware has not booted since.
+    private var resetting = false
+    /// True from a ``resetMidHistory`` reset until the firmware's next boot: the caller accepts no
+    /// reader meanwhile (its first PDUs would reach a chip that is not running; the reader's
+    /// connection waits in the listener's backlog instead).
+    public var resetInProgress: Bool { resetting }
 
-    public init() {}
+    public init(resetMidHistory: ResetMidHistory? = nil) {
+        precondition(resetMidHistory.map { $0.afterPackets > 0 } ?? true, "reboot-mid-history needs a packet count of at least 1")
+        self.resetMidHistory = resetMidHistory
+    }
 
     public mutating func readerDidConnect() -> [Action] {
         readerConnected = true
         requestedMTU = nil
+        historyPacketsThisConnection = 0
         return [.toFirmware(Self.frame(.link, [0x02]))]
     }
 
@@ -91,6 +125,10 @@ public struct FirmwareBridge {
     private mutating func handleFrame(_ channel: UARTChannel, _ payload: [UInt8]) -> [Action] {
         switch channel {
         case .att:
+            if resetting {
+                counters.droppedDuringReset += 1
+                return []
+            }
             guard readerConnected else {
                 counters.droppedForNoReader += 1
                 return []
@@ -103,14 +141,32 @@ public struct FirmwareBridge {
             }
             counters.pdusToReader += 1
             actions.append(.toReader(payload))
+            if let fault = resetMidHistory, payload.count >= 3, payload[0] == 0x1B,
+               UInt16(payload[1]) | UInt16(payload[2]) << 8 == fault.historyDataHandle {
+                historyPacketsThisConnection += 1
+                if historyPacketsThisConnection == fault.afterPackets {
+                    resetMidHistory = nil
+                    resetting = true
+                    readerConnected = false
+                    requestedMTU = nil
+                    actions += [.log("bridge: reboot-mid-history: resetting the firmware (link 0x0A) after history data packet "
+                                     + "\(fault.afterPackets) of this connection; dropping the reader's link"),
+                                .toFirmware(Self.frame(.link, [0x0A])), .dropReader]
+                }
+            }
             return actions
         case .link:
             if payload.first == 0x80 {
                 counters.boots += 1
+                let afterOurReset = resetting
+                resetting = false
                 // A reset while a reader is connected: the firmware starts with no connection, so
                 // tell it again that one is there (its ATT state starts fresh, as after a real
                 // reconnection; the reader sees a band that forgot its MTU).
                 var actions: [Action] = [.log("firmware: booted (boot \(counters.boots) seen by this bridge)"), .configureFirmware]
+                if afterOurReset {
+                    actions.insert(.log("bridge: reboot-mid-history: \(counters.droppedDuringReset) ATT frame(s) of the reset firmware dropped"), at: 1)
+                }
                 if readerConnected { actions.append(.toFirmware(Self.frame(.link, [0x02]))) }
                 return actions
             }

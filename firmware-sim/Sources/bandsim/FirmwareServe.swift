@@ -39,6 +39,9 @@ struct FirmwareServe {
     /// `--truth FILE`: the firmware's minute records (debug message 0x87) as ``TruthLine``s.
     var truthPath: String?
     var truth: TruthFile? = nil
+    /// `--fault reboot-mid-history`: reset the firmware and drop the reader after this many
+    /// History Data packets of one connection (``FirmwareBridge/ResetMidHistory``), once.
+    var rebootMidHistoryAfterPackets: Int? = nil
 
     mutating func run() throws -> ExitCode {
         guard access(image, R_OK) == 0 else {
@@ -49,7 +52,9 @@ struct FirmwareServe {
         defer { emulator.stop() }
         let stop = try? StopSignals()
         defer { stop?.restore() }
-        var bridge = FirmwareBridge()
+        var bridge = FirmwareBridge(resetMidHistory: rebootMidHistoryAfterPackets.map {
+            .init(historyDataHandle: BandAttributeTable.valueHandle(.historyData), afterPackets: $0)
+        })
         var booted = false
         // Until the firmware says it booted: no reader is accepted (its connect would be lost).
         while !booted {
@@ -84,7 +89,7 @@ struct FirmwareServe {
             let readerDescriptor = reader.flatMap { $0.pollDescriptor } ?? -1
             var entries = [pollfd(fd: stop?.pollDescriptor ?? -1, events: Int16(POLLIN), revents: 0),
                            pollfd(fd: emulator.uart, events: Int16(POLLIN), revents: 0),
-                           pollfd(fd: reader == nil ? listener.pollDescriptor : -1, events: Int16(POLLIN), revents: 0),
+                           pollfd(fd: reader == nil && !bridge.resetInProgress ? listener.pollDescriptor : -1, events: Int16(POLLIN), revents: 0),
                            pollfd(fd: readerDescriptor, events: Int16(POLLIN), revents: 0)]
             let ready = poll(&entries, nfds_t(entries.count), -1)
             if ready < 0 {
@@ -99,6 +104,16 @@ struct FirmwareServe {
             if entries[1].revents != 0 {
                 let actions = try emulator.readUART { bridge.received(fromFirmware: $0) }
                 try perform(actions, emulator: emulator, reader: reader)
+                if actions.contains(.dropReader), let link = reader {
+                    link.close()
+                    reader = nil
+                    listener.connectionEnded()
+                    CommandRunner.printError("bandsim: reader dropped by the firmware's reset (connection \(connections))")
+                    if let limit = exitAfterConnections, connections >= limit {
+                        CommandRunner.printError("bandsim: \(connections) connection(s) ended; stopping QEMU")
+                        return .success
+                    }
+                }
             }
             if entries[2].revents != 0 {
                 var accepted: (any ATTBearer)?
@@ -155,6 +170,8 @@ struct FirmwareServe {
                 if let record = writeTruth(sequence: sequence, bytes) { try rebootIfDue(after: record, emulator: emulator) }
             case .configureFirmware:
                 try configureFirmware(emulator)
+            case .dropReader:
+                break  // the run loop closes the link after these actions
             }
         }
     }

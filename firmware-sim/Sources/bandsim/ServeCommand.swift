@@ -25,6 +25,8 @@ struct ServeCommand: Command {
 
             Faults (--fault, repeatable, also 'fault SPEC' lines in scenario files):
               disconnect-mid-history | disconnect-at=DURATION | disconnect-random=P | reboot-at=DURATION
+              reboot-mid-history[=N] (--firmware only: reset the chip and drop the reader after the Nth
+              History Data packet of a connection, default 2, once)
               drop=P | corrupt=P | clock-drift=PPM | battery=PERCENT
             DURATION is 90s, 15m, 2h, 1d. Shorthands: --reboot-at, --drop-rate, --corrupt-rate,
             --clock-drift, --battery.
@@ -144,7 +146,20 @@ struct ServeCommand: Command {
                 throw arguments.usageError("--\(option): \(error.reason)")
             }
         }
-        for spec in arguments.values("fault") { try fault(spec, from: "fault") }
+        // `reboot-mid-history[=N]` is the bridge's (it resets the chip), not the band's: --firmware only.
+        var rebootMidHistoryAfterPackets: Int?
+        for spec in arguments.values("fault") {
+            guard spec == "reboot-mid-history" || spec.hasPrefix("reboot-mid-history=") else { try fault(spec, from: "fault"); continue }
+            guard arguments.value("firmware") != nil else {
+                throw arguments.usageError("--fault reboot-mid-history applies only to --firmware (the bridge resets the chip)")
+            }
+            let value = spec.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).dropFirst().first
+            guard let packets = value == nil ? 2 : Int(value!), (1...10_000).contains(packets) else {
+                throw arguments.usageError("--fault \(TerminalText.escaped(spec)): the packet count must be 1–10000")
+            }
+            guard rebootMidHistoryAfterPackets == nil else { throw arguments.usageError("--fault reboot-mid-history is given once") }
+            rebootMidHistoryAfterPackets = packets
+        }
         for at in arguments.values("reboot-at") { try fault("reboot-at=\(at)", from: "reboot-at") }
         if let p = arguments.value("drop-rate") { try fault("drop=\(p)", from: "drop-rate") }
         if let p = arguments.value("corrupt-rate") { try fault("corrupt=\(p)", from: "corrupt-rate") }
@@ -191,13 +206,14 @@ struct ServeCommand: Command {
             var rebootsAfter: [Duration] = []
             for fault in faults {
                 guard case .rebootAt(let after) = fault, after > .zero else {
-                    throw arguments.usageError("--fault \(fault) does not apply to --firmware: only reboot-at=DURATION (the chip is reset)")
+                    throw arguments.usageError("--fault \(fault) does not apply to --firmware: only reboot-at=DURATION (the chip is reset) and reboot-mid-history[=N]")
                 }
                 rebootsAfter.append(after)
             }
             firmwareServe = FirmwareServe(image: image, socketPath: socketPath, hciAdapter: hciAdapter, speed: UInt16(speed),
                                           statePath: statePath, exitAfterConnections: exitAfterConnections,
-                                          configuration: configuration, rebootsAfter: rebootsAfter, truthPath: truthPath)
+                                          configuration: configuration, rebootsAfter: rebootsAfter, truthPath: truthPath,
+                                          rebootMidHistoryAfterPackets: rebootMidHistoryAfterPackets)
         }
         if let name = arguments.value("profile"), name != "band" {
             guard let profile = ProfileServe.Profile(rawValue: name) else {

@@ -113,3 +113,62 @@ import UARTFraming
         #expect(bridge.counters.oversizeFromReader == 1 && bridge.counters.pdusToFirmware == 0)
     }
 }
+
+/// `--fault reboot-mid-history`: the bridge resets the firmware in the middle of a history
+/// transfer and drops the reader, as a band's reset drops its radio link.
+@Suite struct FirmwareBridgeRebootMidHistoryTests {
+    private func fromFirmware(_ bridge: inout FirmwareBridge, _ bytes: [UInt8]) -> [FirmwareBridge.Action] {
+        bytes.withUnsafeBytes { bridge.received(fromFirmware: $0) }
+    }
+    private let historyData: UInt16 = 0x0033
+    private func packet(_ handle: UInt16, _ n: UInt8) -> [UInt8] { [0x1B, UInt8(handle & 0xFF), UInt8(handle >> 8), n, 0xAA] }
+
+    @Test func theSecondHistoryPacketResetsTheFirmwareAndDropsTheReader() {
+        var bridge = FirmwareBridge(resetMidHistory: .init(historyDataHandle: historyData, afterPackets: 2))
+        _ = bridge.readerDidConnect()
+        // A live notification on another handle and an indication do not count.
+        #expect(fromFirmware(&bridge, FirmwareBridge.frame(.att, packet(0x002D, 0))) == [.toReader(packet(0x002D, 0))])
+        #expect(fromFirmware(&bridge, FirmwareBridge.frame(.att, [0x1D, 0x30, 0x00, 0x01])) == [.toReader([0x1D, 0x30, 0x00, 0x01])])
+        #expect(fromFirmware(&bridge, FirmwareBridge.frame(.att, packet(historyData, 1))) == [.toReader(packet(historyData, 1))])
+        // Packet 2 reaches the reader, then the reset; packet 3, already on the UART, dies with the reset.
+        let actions = fromFirmware(&bridge, FirmwareBridge.frame(.att, packet(historyData, 2)) + FirmwareBridge.frame(.att, packet(historyData, 3)))
+        #expect(actions == [.toReader(packet(historyData, 2)),
+                            .log("bridge: reboot-mid-history: resetting the firmware (link 0x0A) after history data packet 2 of this connection; dropping the reader's link"),
+                            .toFirmware(FirmwareBridge.frame(.link, [0x0A])), .dropReader])
+        #expect(!bridge.readerConnected && bridge.counters.droppedDuringReset == 1 && bridge.resetMidHistory == nil)
+        #expect(bridge.resetInProgress, "no reader is accepted until the chip has booted")
+        #expect(bridge.readerDidDisconnect() == [], "the reader is already gone: no 0x03 to a resetting chip")
+        // The reader reconnects before the chip has booted: its frames wait for the boot.
+        _ = bridge.readerDidConnect()
+        #expect(fromFirmware(&bridge, FirmwareBridge.frame(.att, packet(historyData, 4))) == [])
+        #expect(fromFirmware(&bridge, FirmwareBridge.frame(.link, [0x80]))
+                == [.log("firmware: booted (boot 1 seen by this bridge)"),
+                    .log("bridge: reboot-mid-history: 2 ATT frame(s) of the reset firmware dropped"),
+                    .configureFirmware, .toFirmware(FirmwareBridge.frame(.link, [0x02]))])
+        #expect(!bridge.resetInProgress)
+        // Once: the next transfer runs to its end.
+        for n in UInt8(1)...5 {
+            #expect(fromFirmware(&bridge, FirmwareBridge.frame(.att, packet(historyData, n))) == [.toReader(packet(historyData, n))])
+        }
+    }
+
+    @Test func withoutTheFaultHistoryPacketsOnlyPassThrough() {
+        var bridge = FirmwareBridge()
+        _ = bridge.readerDidConnect()
+        for n in UInt8(1)...4 {
+            #expect(fromFirmware(&bridge, FirmwareBridge.frame(.att, packet(historyData, n))) == [.toReader(packet(historyData, n))])
+        }
+        #expect(bridge.counters.droppedDuringReset == 0 && !bridge.resetInProgress)
+    }
+
+    @Test func theCountRestartsWithEveryConnection() {
+        var bridge = FirmwareBridge(resetMidHistory: .init(historyDataHandle: historyData, afterPackets: 2))
+        _ = bridge.readerDidConnect()
+        _ = fromFirmware(&bridge, FirmwareBridge.frame(.att, packet(historyData, 1)))
+        _ = bridge.readerDidDisconnect()
+        _ = bridge.readerDidConnect()
+        #expect(fromFirmware(&bridge, FirmwareBridge.frame(.att, packet(historyData, 1))) == [.toReader(packet(historyData, 1))],
+                "one packet in each of two connections is not two packets of one transfer")
+        #expect(fromFirmware(&bridge, FirmwareBridge.frame(.att, packet(historyData, 2))).contains(.dropReader))
+    }
+}
