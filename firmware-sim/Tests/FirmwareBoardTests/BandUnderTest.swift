@@ -189,5 +189,17 @@ struct TwinConversation {
         return (try ProofResponse(parsingAll: authControl(Self.text(ProofRequest(proof: proof).encodedBytes()))), nonce)
     }
 
+    /// Records an issue at the first line where the Linux band's transcript (first) and the
+    /// chip's (second) differ, or when one is longer.
+    static func expectSameTranscripts(_ transcripts: [[String]], _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        guard transcripts.count == 2 else { Issue.record("\(what): \(transcripts.count) transcripts", sourceLocation: sourceLocation); return }
+        let (linux, chip) = (transcripts[0], transcripts[1])
+        if let line = (0..<min(linux.count, chip.count)).first(where: { linux[$0] != chip[$0] }) {
+            Issue.record("\(what), line \(line): Linux \(linux[line]), chip \(chip[line])", sourceLocation: sourceLocation)
+        } else if linux.count != chip.count {
+            Issue.record("\(what): \(linux.count) lines on Linux, \(chip.count) on the chip", sourceLocation: sourceLocation)
+        }
+    }
+
     static func text(_ bytes: [UInt8]) -> String { Hex.encode(bytes) }
 }

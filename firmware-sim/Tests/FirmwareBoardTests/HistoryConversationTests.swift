@@ -207,11 +207,7 @@ struct HistoryConversationTests {
                 try conversation.body(&c)
                 transcripts.append(c.transcript)
             }
-            #expect(transcripts[0].count == transcripts[1].count, "conversation \(index): \(transcripts[0].count) lines on Linux, \(transcripts[1].count) on the chip")
-            for (line, (linux, chip)) in zip(transcripts[0], transcripts[1]).enumerated() where linux != chip {
-                Issue.record("conversation \(index), line \(line): Linux \(linux), chip \(chip)")
-                break
-            }
+            TwinConversation.expectSameTranscripts(transcripts, "conversation \(index)")
         }
     }
 }
