@@ -5,33 +5,13 @@ import BandTestSupport
 import BandWire
 import Testing
 
-@Suite("Activity service authentication: pairing, challenge, proof")
+/// The Linux-only authentication conversations. Pairing with automatic confirmation, the
+/// challenge–response, wrong proofs, the lockout and spent challenges run on the Linux band and on
+/// the chip's band alike in FirmwareBoardTests/AuthenticationConversationTests; these stay here
+/// because the chip lacks the feature: `--confirm deny`/`ask` (the chip always confirms), the log
+/// lines, the in-memory key store and the state file.
+@Suite("Activity service authentication: confirmation modes, log lines, state file (Linux band)")
 struct AuthenticationTests {
-    @Test("Before authentication the activity service answers only error 0x80, discovery stays open")
-    func unauthenticatedAccessIsRefused() throws {
-        let c = try Conversation()
-        try c.exchange("0a 2d00", "01 0a 2d00 80")                       // read Live Activity
-        try c.exchange("0a 2e00", "01 0a 2e00 80")                       // read its CCCD
-        try c.exchange("12 2e00 0100", "01 12 2e00 80")                  // subscribe
-        try c.exchange("12 3100 0200", "01 12 3100 80")                  // History CP CCCD
-        try c.exchange("12 3000 01 00000000 0000", "01 12 3000 80")      // fetch
-        try c.exchange("12 3400 0100", "01 12 3400 80")                  // History Data CCCD
-        try c.exchange("08 0100 ffff 367a8b0e1f2d6c9a1a4b2f4e0200c0b5", "01 08 2d00 80") // Read By Type on Live
-        try c.exchange("08 2b00 2f00 0328", "09 15 2c00 122d00 367a8b0e1f2d6c9a1a4b2f4e0200c0b5")
-        try c.exchange("12 3700 0200", "13")                             // Auth CP is open
-    }
-
-    @Test("First pairing with --confirm auto returns a 16-byte key and authenticates the connection")
-    func pairingAuthenticates() throws {
-        let c = try Conversation()
-        let key = try c.pair()
-        #expect(key?.count == 16)
-        #expect(c.band.flash.keys.entries.count == 1)
-        #expect(c.band.flash.keys.key(for: 0x1122_3344_5566_7788) == key)
-        try c.send("0a 2d00")
-        #expect(try c.next()?.first == 0x0B, "Live Activity is readable once paired")
-    }
-
     @Test("Pairing refused with --confirm deny: status denied, no key stored, still unauthenticated")
     func pairingDenied() throws {
         var configuration = testConfiguration()
@@ -73,72 +53,6 @@ struct AuthenticationTests {
         #expect(response.status == .success && response.key != nil)
     }
 
-    @Test("A later connection must prove the key; the right proof authenticates and the band proves it back")
-    func challengeResponse() throws {
-        let c = try Conversation()
-        let key = try #require(try c.pair())
-        try c.reconnect()
-        try c.exchange("0a 2d00", "01 0a 2d00 80", sourceLocation: #_sourceLocation)
-        let result = try c.authenticate(key: key, readerNonce: 0xABCD)
-        #expect(result.status == .success)
-        let expectedBandProof = BandAuthenticator.bandProof(
-            key: key, readerID: 0x1122_3344_5566_7788, readerNonce: 0xABCD,
-            bandNonce: try #require(lastNonce(in: c)))
-        #expect(result.bandProof == expectedBandProof)
-        try c.send("0a 2d00")
-        #expect(try c.next()?.first == 0x0B)
-    }
-
-    @Test("A wrong proof is refused and logged; the connection stays unauthenticated")
-    func wrongProofRefused() throws {
-        let c = try Conversation()
-        var key = try #require(try c.pair())
-        try c.reconnect()
-        key[0] ^= 0xFF
-        let result = try c.authenticate(key: key)
-        #expect(result == ProofResponse(status: .wrongProof))
-        #expect(c.log.contains { $0.contains("WRONG PROOF") && $0.contains("1122334455667788") })
-        try c.exchange("0a 2d00", "01 0a 2d00 80")
-    }
-
-    @Test("Three wrong proofs lock the connection out until the reader reconnects")
-    func lockout() throws {
-        let c = try Conversation()
-        let good = try #require(try c.pair())
-        try c.reconnect()
-        var bad = good
-        bad[3] ^= 1
-        for _ in 0..<3 { #expect(try c.authenticate(key: bad).status == .wrongProof) }
-        try c.exchange("12 3600 02 8877665544332211 0100000000000000", "13")
-        #expect(try c.indication(on: Handles.authControlPoint) == bytes("82 06"))
-        try c.exchange("12 3600 01 8877665544332211", "13")
-        #expect(try c.indication(on: Handles.authControlPoint) == bytes("81 06"), "no way around the lockout by pairing again")
-        try c.reconnect()
-        #expect(try c.authenticate(key: good).status == .success)
-    }
-
-    @Test("A proof without a challenge is 'no challenge'; a challenge is spent by one proof")
-    func proofWithoutChallenge() throws {
-        let c = try Conversation()
-        let key = try #require(try c.pair())
-        try c.reconnect()
-        try c.exchange("12 3700 0200", "13")
-        try c.exchange("12 3600 03 00000000000000000000000000000000", "13")
-        #expect(try c.indication(on: Handles.authControlPoint) == bytes("83 04"))
-        #expect(try c.authenticate(key: key).status == .success)
-        try c.exchange("12 3600 03 00000000000000000000000000000000", "13")
-        #expect(try c.indication(on: Handles.authControlPoint) == bytes("83 04"), "the challenge was used up")
-    }
-
-    @Test("A challenge for a reader the band never paired with is 'unknown reader'")
-    func unknownReader() throws {
-        let c = try Conversation()
-        try c.exchange("12 3700 0200", "13")
-        try c.exchange("12 3600 02 0100000000000000 0200000000000000", "13")
-        #expect(try c.indication(on: Handles.authControlPoint) == bytes("82 02"))
-        #expect(c.log.contains { $0.contains("unknown reader") })
-    }
-
     @Test("Keys live in flash: a band restored from its state file still knows the reader")
     func keysSurviveRestart() throws {
         let c = try Conversation()
@@ -149,7 +63,18 @@ struct AuthenticationTests {
         #expect(try d.authenticate(key: key).status == .success)
     }
 
-    /// The band nonce the last challenge carried (re-derived from the band's deterministic secrets
-    /// would couple the test to the PRNG; instead the test keeps what it saw).
-    private func lastNonce(in c: Conversation) -> BandNonce? { c.lastBandNonce }
+    @Test("A wrong proof and a challenge from an unknown reader are logged with the reader's ID; pairing stores the key in flash")
+    func refusalsAreLogged() throws {
+        let c = try Conversation()
+        var key = try #require(try c.pair())
+        #expect(c.band.flash.keys.entries.count == 1)
+        #expect(c.band.flash.keys.key(for: 0x1122_3344_5566_7788) == key)
+        try c.reconnect()
+        key[0] ^= 0xFF
+        #expect(try c.authenticate(key: key) == ProofResponse(status: .wrongProof))
+        #expect(c.log.contains { $0.contains("WRONG PROOF") && $0.contains("1122334455667788") })
+        try c.exchange("12 3600 02 0100000000000000 0200000000000000", "13")
+        #expect(try c.indication(on: Handles.authControlPoint) == bytes("82 02"))
+        #expect(c.log.contains { $0.contains("unknown reader") })
+    }
 }

@@ -44,17 +44,7 @@ struct ClockAndTimeTests {
         #expect(c.band.liveActivity.localDay == UInt16(CivilTime.days(year: 2026, month: 12, day: 1)))
     }
 
-    @Test("Out-of-range times and zones are refused with 0xFF; wrong sizes with 0x0D")
-    func invalidTimeWrites() throws {
-        let c = try Conversation()
-        try c.exchange("12 2700 ea07 0d 01 0a 0f 1e 00 00 01", "01 12 2700 ff")   // month 13
-        try c.exchange("12 2700 0000 0c 01 0a 0f 1e 00 00 01", "01 12 2700 ff")   // year unknown
-        try c.exchange("12 2700 ea07 0c 01 0a 0f 1e 05 00 01", "01 12 2700 ff")   // 1 Dec 2026 is not a Friday
-        try c.exchange("12 2700 ea07 0c 01 0a 0f", "01 12 2700 0d")
-        try c.exchange("12 2a00 39 00", "01 12 2a00 ff")                          // +14:15
-        try c.exchange("12 2a00 00 03", "01 12 2a00 ff")                          // DST 45 min
-        try c.exchange("12 2a00 00", "01 12 2a00 0d")
-    }
+    // Refused time and zone writes run on both bands: FirmwareBoardTests/ClockConversationTests.
 
     @Test("Setting the clock closes the minute in progress as partial and the next one too")
     func clockChangeMarksPartialMinutes() throws {

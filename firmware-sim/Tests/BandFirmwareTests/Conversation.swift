@@ -23,8 +23,6 @@ final class Conversation {
     let band: SimulatedBand
     private(set) var reader: SeqPacketLink
     var log: [String] = []
-    /// The band nonce of the last successful challenge.
-    var lastBandNonce: BandNonce?
 
     init(_ configuration: BandConfiguration = testConfiguration(), flash: FlashImage? = nil) throws {
         band = try SimulatedBand(configuration: configuration, flash: flash)
@@ -104,7 +102,6 @@ final class Conversation {
         _ = try next()
         try exchange("12 3600 " + Hex.encode(ChallengeRequest(readerID: readerID, readerNonce: readerNonce).encodedBytes()), "13")
         let challenge = try ChallengeResponse(parsingAll: try indication(on: Handles.authControlPoint))
-        lastBandNonce = challenge.bandNonce
         guard let nonce = challenge.bandNonce else {
             Issue.record("challenge refused: \(challenge.status)")
             return ProofResponse(status: challenge.status)
@@ -135,4 +132,3 @@ enum Handles {
     static let authControlPointCCCD: UInt16 = 0x0037
 }
 
-func le16(_ value: UInt16) -> String { Hex.encode([UInt8(value & 0xFF), UInt8(value >> 8)]) }

@@ -6,11 +6,10 @@ import BandWire
 import Testing
 
 /// A paired conversation with history subscriptions on, after `minutes` of simulated wear.
-private func historyConversation(minutes: Int, mtu: UInt16? = nil, configure: (inout BandConfiguration) -> Void = { _ in }) throws -> Conversation {
+private func historyConversation(minutes: Int, configure: (inout BandConfiguration) -> Void = { _ in }) throws -> Conversation {
     var configuration = testConfiguration()
     configure(&configuration)
     let c = try Conversation(configuration)
-    if let mtu { try c.exchange("02 " + le16(mtu), "03 0502") }
     try c.pair()
     try c.exchange("12 3100 0200", "13")
     try c.exchange("12 3400 0100", "13")
@@ -58,109 +57,12 @@ private func acknowledge(_ c: Conversation, end: UInt32, crc: UInt32) throws -> 
     return try HistoryAcknowledgeResponse(parsingAll: try c.indication(on: Handles.historyControlPoint))
 }
 
-@Suite("History transfer: fetch, data packets, CRC, acknowledgement")
+/// The Linux-only history conversations. Fetch, packets, CRC, acknowledgement, cursor gap and
+/// cursor ahead, busy and abort run on the Linux band and on the chip's band alike in
+/// FirmwareBoardTests/HistoryConversationTests; these stay here because the chip has no fault
+/// injection (`--fault disconnect-mid-history`, `corrupt`, `drop` are bandsim options).
+@Suite("History transfer: injected faults (Linux band)")
 struct HistoryTransferTests {
-    @Test("Fetch from 0 at the default MTU: one record per packet, numbered 0…n−1, CRC over the records")
-    func fetchAtDefaultMTU() throws {
-        let c = try historyConversation(minutes: 10)
-        let got = try fetch(c, cursor: 0)
-        #expect(got.response.status == .success && got.response.firstSequence == 0 && got.response.gap == 0)
-        #expect(got.response.count == 10)
-        #expect(got.packets.map(\.packetNumber) == Array(0..<10))
-        #expect(got.packets.allSatisfy { $0.recordCount == 1 })
-        #expect(got.complete == HistoryTransferComplete(status: .success, packetCount: 10, recordCount: 10, crc: got.crc))
-        let starts = got.records.map(\.minuteStart)
-        #expect(starts == (0..<10).map { UInt32(testStart.seconds) + 60 * $0 }, "consecutive minutes from boot")
-    }
-
-    @Test("At ATT_MTU 247 each packet carries 15 records")
-    func largerMTUFillsPackets() throws {
-        let c = try historyConversation(minutes: 40, mtu: 247)
-        let got = try fetch(c, cursor: 0)
-        #expect(got.packets.map(\.recordCount) == [15, 15, 10])
-        #expect(got.records.count == 40)
-        #expect(got.complete?.crc == got.crc)
-    }
-
-    @Test("max records slices the history; each slice is acknowledged and erased, never before")
-    func slicedFetchAndAcknowledge() throws {
-        let c = try historyConversation(minutes: 12)
-        let first = try fetch(c, cursor: 0, maxCount: 5)
-        #expect(first.records.count == 5)
-        #expect(c.band.flash.ring.oldest == 0, "nothing erased before the acknowledgement")
-        let ack = try acknowledge(c, end: 5, crc: first.crc)
-        #expect(ack == HistoryAcknowledgeResponse(status: .success, oldestSequence: 5, nextSequence: 12))
-        let second = try fetch(c, cursor: 5, maxCount: 5)
-        #expect(second.response.firstSequence == 5 && second.records.count == 5)
-        #expect(second.records.first?.minuteStart == first.records.last!.minuteStart + 60)
-    }
-
-    @Test("An acknowledgement of data the band never sent is refused and erases nothing")
-    func acknowledgementOfUnsentDataRefused() throws {
-        let c = try historyConversation(minutes: 5)
-        #expect(try acknowledge(c, end: 5, crc: 0).status == .acknowledgementRejected)
-        let got = try fetch(c, cursor: 0, maxCount: 3)
-        #expect(try acknowledge(c, end: 5, crc: got.crc).status == .acknowledgementRejected, "beyond what was sent")
-        #expect(try acknowledge(c, end: 3, crc: got.crc ^ 1).status == .acknowledgementRejected, "wrong CRC")
-        #expect(c.band.flash.ring.oldest == 0)
-        #expect(try acknowledge(c, end: 3, crc: got.crc).status == .success)
-    }
-
-    @Test("A transfer completed on an earlier connection cannot be acknowledged on a new one")
-    func acknowledgementIsPerConnection() throws {
-        let c = try historyConversation(minutes: 4)
-        let key = try #require(c.band.flash.keys.entries.first?.key)
-        let got = try fetch(c, cursor: 0)
-        try c.reconnect()
-        #expect(try c.authenticate(key: key).status == .success)
-        try c.exchange("12 3100 0200", "13")
-        #expect(try acknowledge(c, end: 4, crc: got.crc).status == .acknowledgementRejected)
-        #expect(c.band.flash.ring.oldest == 0)
-    }
-
-    @Test("A cursor older than the oldest record reports the gap; one beyond the newest is 'cursor ahead'")
-    func gapAndCursorAhead() throws {
-        let c = try historyConversation(minutes: 6)
-        let first = try fetch(c, cursor: 0, maxCount: 4)
-        _ = try acknowledge(c, end: 4, crc: first.crc)
-        let again = try fetch(c, cursor: 1)
-        #expect(again.response.gap == 3 && again.response.firstSequence == 4 && again.response.count == 2)
-        try c.exchange("12 3000 01 e8030000 0000", "13")
-        let ahead = try HistoryFetchResponse(parsingAll: try c.indication(on: Handles.historyControlPoint))
-        #expect(ahead.status == .cursorAhead && ahead.firstSequence == 4 && ahead.count == 2)
-        #expect(ahead.historyID == c.band.flash.historyID)
-    }
-
-    @Test("A fetch while a transfer runs is Procedure Already In Progress; abort ends it unacknowledgeable")
-    func busyAndAbort() throws {
-        let c = try historyConversation(minutes: 30)
-        try c.exchange("12 3000 01 00000000 0000", "13")
-        _ = try c.indication(on: Handles.historyControlPoint)
-        _ = try c.drain()
-        try c.exchange("12 3000 01 00000000 0000", "01 12 3000 fe")
-        _ = try c.drain()
-        try c.exchange("12 3000 03", "13")
-        let complete = try HistoryTransferComplete(parsingAll: try c.indication(on: Handles.historyControlPoint))
-        #expect(complete.status == .aborted && complete.recordCount < 30)
-        #expect(try acknowledge(c, end: 30, crc: complete.crc).status == .acknowledgementRejected)
-    }
-
-    @Test("Fetching without History Data notifications enabled is CCCD Improperly Configured")
-    func fetchNeedsDataNotifications() throws {
-        let c = try Conversation()
-        try c.pair()
-        try c.exchange("12 3100 0200", "13")
-        try c.exchange("12 3000 01 00000000 0000", "01 12 3000 fd")
-    }
-
-    @Test("An empty transfer still completes, with CRC 0")
-    func emptyTransfer() throws {
-        let c = try historyConversation(minutes: 2)
-        let got = try fetch(c, cursor: 2)
-        #expect(got.response.count == 0)
-        #expect(got.complete == HistoryTransferComplete(status: .success, packetCount: 0, recordCount: 0, crc: 0))
-    }
-
     @Test("disconnect-mid-history drops the link halfway; nothing is erased and a refetch gets everything")
     func disconnectMidHistory() throws {
         let c = try historyConversation(minutes: 20) { $0.faults = [.disconnectMidHistory] }
