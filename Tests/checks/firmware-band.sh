@@ -19,17 +19,8 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 source "$root/scripts/packages.sh"
 bash "$root/scripts/ensure-packages.sh" "${FIRMWARE_PACKAGES[@]}"
-bandsim="${BANDSIM:-$root/.build/debug/bandsim}"
-[ -x "$bandsim" ] || { echo "firmware-band: $bandsim not built" >&2; exit 1; }
-work="$(mktemp -d)"
 source "$root/Tests/checks/support/firmware-common.sh"
-serve_pid=""
-cleanup() {
-  stop_process "$serve_pid"
-  rm -rf "$work"
-}
-trap cleanup EXIT
-fail() { echo "firmware-band: $*" >&2; tail -20 "$work"/*.log >&2 2>/dev/null || true; exit 1; }
+firmware_check_begin firmware-band bandsim
 
 # 1. The chip's libm against glibc (host build of the same C file, its names prefixed).
 cc -O2 -fno-builtin -Dlog=bk_log -Dexp=bk_exp -Dsin=bk_sin -Dcos=bk_cos -Dsqrt=bk_sqrt -Dceil=bk_ceil -Dround=bk_round \

@@ -22,17 +22,8 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 source "$root/scripts/packages.sh"
 bash "$root/scripts/ensure-packages.sh" "${FIRMWARE_PACKAGES[@]}"
-bandsim="${BANDSIM:-$root/.build/debug/bandsim}"
-band="${BAND:-$root/.build/debug/band}"
-[ -x "$bandsim" ] && [ -x "$band" ] || { echo "firmware-bridge: $bandsim or $band not built" >&2; exit 1; }
-work="$(mktemp -d)"
 source "$root/Tests/checks/support/firmware-common.sh"
-serve_pid=""
-cleanup() {
-  stop_process "$serve_pid"
-  rm -rf "$work"
-}
-trap cleanup EXIT
+firmware_check_begin firmware-bridge bandsim band
 fail() { echo "firmware-bridge: $*" >&2; cat "$work/serve.log" >&2 2>/dev/null || true; exit 1; }
 
 elf="$(firmware_image)"

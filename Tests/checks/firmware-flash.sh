@@ -17,17 +17,8 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 source "$root/scripts/packages.sh"
 bash "$root/scripts/ensure-packages.sh" "${FIRMWARE_PACKAGES[@]}"
-bandsim="${BANDSIM:-$root/.build/debug/bandsim}"
-[ -x "$bandsim" ] || { echo "firmware-flash: $bandsim not built" >&2; exit 1; }
-work="$(mktemp -d)"
 source "$root/Tests/checks/support/firmware-common.sh"
-serve_pid=""
-cleanup() {
-  stop_process "$serve_pid"
-  rm -rf "$work"
-}
-trap cleanup EXIT
-fail() { echo "firmware-flash: $*" >&2; tail -20 "$work"/*.log >&2 2>/dev/null || true; exit 1; }
+firmware_check_begin firmware-flash bandsim
 
 elf="$(firmware_image)"
 options=(--firmware "$elf" --state "$work/band.flash" --speed 3600 --seed 11 --start 2026-11-30T06:20:30+01:00)

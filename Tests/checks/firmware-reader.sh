@@ -16,17 +16,8 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 source "$root/scripts/packages.sh"
 bash "$root/scripts/ensure-packages.sh" "${FIRMWARE_PACKAGES[@]}"
-bin="${BANDKIT_BIN:-$root/.build/debug}"
-for tool in bandsim band health; do [ -x "$bin/$tool" ] || { echo "firmware-reader: $bin/$tool not built" >&2; exit 1; }; done
-work="${FIRMWARE_READER_WORK:-$(mktemp -d)}"
 source "$root/Tests/checks/support/firmware-common.sh"
-serve_pid=""
-cleanup() {
-  stop_process "$serve_pid"
-  [ -n "${FIRMWARE_READER_WORK:-}" ] || rm -rf "$work"
-}
-trap cleanup EXIT
-fail() { echo "firmware-reader: $*" >&2; tail -20 "$work"/*.log >&2 2>/dev/null || true; exit 1; }
+firmware_check_begin firmware-reader bandsim band health
 
 elf="$(firmware_image)"
 started=$(date +%s)

@@ -1,6 +1,13 @@
 # The firmware checks' and bench's shared QEMU set-up (sourced by Tests/checks/firmware-qemu.sh,
-# firmware-bridge.sh, firmware-band.sh and bench/firmware/mcu.sh; needs $root and $work).
+# firmware-bridge.sh, firmware-band.sh, firmware-flash.sh, firmware-reader.sh, firmware-reset.sh and
+# bench/firmware/mcu.sh; needs $root, and $work — which firmware_check_begin makes).
 #
+#   firmware_check_begin NAME TOOL…
+#                             → the opening of the checks that drive bandsim: TOOL… (bandsim, band,
+#                               health) must be built in $BANDKIT_BIN (default .build/debug); sets $bin,
+#                               $bandsim and $band, makes $work (kept when $FIRMWARE_CHECK_WORK names a
+#                               directory), arms an EXIT trap that stops $serve_pid (and QEMU) and
+#                               removes $work, and defines fail MESSAGE (message, the logs' tails, exit 1)
 #   firmware_image            → prints the path of an up-to-date bandkit-m4.elf
 #   firmware_boot ELF [ARGS]  → boots it in qemu-system-arm (mps2-an386), UART0 on $work/uart.sock
 #                               (QEMU waits for the client), flash file in $work, at most 120 s;
@@ -63,4 +70,28 @@ serve_until_lines() {
 firmware_stop() {
   stop_process "${qemu_pid:-}"
   qemu_pid=""
+}
+
+firmware_check_begin() {
+  check_name=$1
+  shift
+  bin="${BANDKIT_BIN:-$root/.build/debug}"
+  local tool
+  for tool in "$@"; do
+    [ -x "$bin/$tool" ] || { echo "$check_name: $bin/$tool not built" >&2; exit 1; }
+  done
+  bandsim="$bin/bandsim"
+  band="$bin/band"
+  work="${FIRMWARE_CHECK_WORK:-$(mktemp -d)}"
+  mkdir -p "$work"
+  serve_pid=""
+  qemu_pid=""
+  trap firmware_check_end EXIT
+  fail() { echo "$check_name: $*" >&2; tail -20 "$work"/*.log >&2 2>/dev/null || true; exit 1; }
+}
+
+firmware_check_end() {
+  stop_process "$serve_pid"
+  firmware_stop
+  [ -n "${FIRMWARE_CHECK_WORK:-}" ] || rm -rf "$work"
 }
