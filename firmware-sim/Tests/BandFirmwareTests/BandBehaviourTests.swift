@@ -14,53 +14,12 @@ private func recordsOf(_ configuration: BandConfiguration, minutes: Int) throws 
     return records
 }
 
-@Suite("Band behaviour: determinism, flash, reboots, overflow, counters, models")
+/// The Linux band's behaviour the chip has no feature for: `--fault` injection (`reboot-at`,
+/// `clock-drift`, `battery`), `--history-days`, the state file, a configurable ring size. The
+/// rest (determinism, a reset keeping the history, live counters, midnight, the sensor models)
+/// runs on both bands in FirmwareBoardTests/BandBehaviourConversationTests.
+@Suite("Band behaviour: faults, backfill, state file, ring size (Linux band)")
 struct BandBehaviourTests {
-    @Test("Same seed, same conversation: identical notifications and identical minute records")
-    func sameSeedSameBytes() throws {
-        func run(seed: UInt64) throws -> ([[UInt8]], [MinuteRecord]) {
-            let c = try Conversation(testConfiguration(seed: seed, scenario: "day"))
-            var records: [MinuteRecord] = []
-            c.band.onMinuteRecorded = { _, record in records.append(record) }
-            try c.pair()
-            try c.exchange("12 1a00 0100", "13")
-            try c.exchange("12 2200 0100", "13")
-            try c.exchange("12 2e00 0100", "13")
-            var received: [[UInt8]] = []
-            for _ in 0..<30 {
-                c.band.advance(by: .seconds(10))
-                received += try c.drain()
-            }
-            return (received, records)
-        }
-        let (first, firstRecords) = try run(seed: 99)
-        let (second, secondRecords) = try run(seed: 99)
-        let (other, _) = try run(seed: 100)
-        #expect(first.count > 600)
-        #expect(first == second)
-        #expect(firstRecords == secondRecords && firstRecords.count == 5)
-        #expect(first != other, "a different seed gives different data")
-    }
-
-    @Test("A reboot resets the counters and moves the boot epoch but keeps the history in flash")
-    func rebootKeepsHistory() throws {
-        let c = try Conversation()
-        c.band.advance(by: .seconds(10 * 60 + 30))
-        let before = c.band.flash.ring
-        let epoch = c.band.bootEpoch
-        #expect(c.band.liveActivity.steps > 0)
-        c.band.reboot()
-        #expect(!c.band.isConnected, "the radio drops the link")
-        #expect(c.band.bootEpoch == epoch &+ 1)
-        #expect(c.band.liveActivity.steps == 0)
-        #expect(c.band.flash.ring.oldest == before.oldest && c.band.flash.ring.next == before.next)
-        c.band.advance(by: .seconds(120))
-        let ring = c.band.flash.ring
-        #expect(ring.next == before.next + 2)
-        #expect(ring.record(before.next).flags.contains(.partial), "the minute of the reboot is partial")
-        #expect(!ring.record(before.next + 1).flags.contains(.partial))
-    }
-
     @Test("reboot-at fault fires at its run time")
     func scheduledReboot() throws {
         var configuration = testConfiguration()
@@ -117,85 +76,6 @@ struct BandBehaviourTests {
         #expect(throws: ParseError.self) { try damaged.withUnsafeBytes { try FlashImage(parsing: $0, capacity: 10_080) } }
         #expect(throws: ParseError(.invalidValue, at: 0, field: "magic (not a BandKit flash image, version 1 or 2)")) {
             try Array("not a state file at all".utf8).withUnsafeBytes { try FlashImage(parsing: $0, capacity: 10_080) }
-        }
-    }
-
-    @Test("A restored band is the same band: history ID, records, keys, and the epoch moves on at boot")
-    func restoredBandContinues() throws {
-        let first = try SimulatedBand(configuration: testConfiguration())
-        first.advance(by: .seconds(5 * 60 + 1))
-        let image = first.flash
-        var later = testConfiguration()
-        later.start = testStart + .seconds(3600)
-        let second = try SimulatedBand(configuration: later, flash: image)
-        #expect(second.flash.historyID == first.flash.historyID)
-        #expect(second.bootEpoch == first.bootEpoch &+ 1)
-        second.advance(by: .seconds(61))
-        #expect(second.flash.ring.next == first.flash.ring.next + 1)
-    }
-
-    @Test("Live counters equal the sum of today's minute records plus the minute in progress")
-    func liveMatchesHistory() throws {
-        let band = try SimulatedBand(configuration: testConfiguration(scenario: "walk"))
-        var records: [MinuteRecord] = []
-        band.onMinuteRecorded = { _, record in records.append(record) }
-        band.advance(by: .seconds(20 * 60))
-        let live = band.liveActivity
-        let stepsInRecords = records.reduce(0) { $0 + Int($1.steps) }
-        #expect(Int(live.steps) >= stepsInRecords)
-        #expect(Int(live.steps) - stepsInRecords <= 2, "only the one second of the minute in progress is missing from the records")
-    }
-
-    @Test("At the band's local midnight the counters reset and the local day moves on")
-    func midnightReset() throws {
-        var configuration = testConfiguration(scenario: "walk")
-        configuration.start = BandInstant(seconds: CivilTime(year: 2026, month: 11, day: 30, hour: 22, minute: 50).unixSeconds)
-        configuration.timeZoneQuarterHours = 4 // +01:00, so local midnight is 23:00 UTC
-        let band = try SimulatedBand(configuration: configuration)
-        band.advance(by: .seconds(9 * 60))
-        let before = band.liveActivity
-        #expect(before.steps > 500)
-        band.advance(by: .seconds(2 * 60))
-        let after = band.liveActivity
-        #expect(after.localDay == before.localDay + 1)
-        #expect(after.bootEpoch == before.bootEpoch)
-        #expect(after.steps < 300)
-        #expect(after.utcOffset == LocalTimeOffset(quarterHours: 4))
-    }
-
-    @Test("Walking: ~110 steps/min, distance = steps × stride, heart rate raised, active energy from ACSM")
-    func walkingIsBelievable() throws {
-        let records = try recordsOf(testConfiguration(scenario: "walk"), minutes: 10).dropFirst(3)
-        for record in records {
-            #expect((90...130).contains(record.steps))
-            let stride = Double(record.distanceDecimetres) / 10 / Double(record.steps)
-            #expect((0.6...0.85).contains(stride), "stride \(stride) m")
-            let hr = try #require(record.heartRate)
-            #expect((80...130).contains(hr.average) && hr.minimum <= hr.average && hr.average <= hr.maximum)
-            // 70 kg at ~0.74 m × 110/min ≈ 81 m/min → 0.1 × 81 × 70 × 5 / 1000 ≈ 2.8 kcal/min.
-            #expect((20...40).contains(record.energyDecikilocalories))
-            #expect(record.worn)
-        }
-    }
-
-    @Test("Running is faster, longer-strided and harder on the heart than walking")
-    func runningIsBelievable() throws {
-        let records = try recordsOf(testConfiguration(scenario: "run"), minutes: 8).dropFirst(4)
-        for record in records {
-            #expect((150...185).contains(record.steps))
-            #expect(try #require(record.heartRate).average > 125)
-            #expect(record.energyDecikilocalories > 80)
-        }
-    }
-
-    @Test("Asleep: no steps, low heart rate; not worn: no steps, no heart rate, not worn")
-    func restAndOffWrist() throws {
-        for record in try recordsOf(testConfiguration(scenario: "sleep"), minutes: 6).dropFirst(3) {
-            #expect(record.steps == 0 && record.energyDecikilocalories == 0)
-            #expect(try #require(record.heartRate).average < 60)
-        }
-        for record in try recordsOf(testConfiguration(scenario: "not-worn"), minutes: 3) {
-            #expect(record.steps == 0 && record.heartRate == nil && !record.worn)
         }
     }
 

@@ -4,7 +4,9 @@ import BandTestSupport
 import BandWire
 import Testing
 
-@Suite("Current Time Service and civil time")
+/// Civil-time arithmetic (no band). The Current Time Service conversations run on the Linux band
+/// and the chip's band in FirmwareBoardTests/ClockConversationTests.
+@Suite("Civil time")
 struct ClockAndTimeTests {
     @Test("Civil dates convert both ways, weekdays are 1 = Monday … 7 = Sunday")
     func civilTime() {
@@ -19,46 +21,6 @@ struct ClockAndTimeTests {
         #expect(CivilTime.parseISO8601("2026-11-30T08:00:00Z")?.unixSeconds == 1_796_025_600)
         #expect(CivilTime.parseISO8601("2026-13-30T08:00:00Z") == nil)
         #expect(CivilTime.parseISO8601("2026-11-30T08:00:00") == nil, "an offset or Z is required")
-    }
-
-    @Test("Current Time reads the band's local time; Local Time Information its zone")
-    func readCurrentTime() throws {
-        var configuration = testConfiguration()
-        configuration.timeZoneQuarterHours = 22 // +05:30
-        let c = try Conversation(configuration)
-        // 08:00 UTC = 13:30 local, Monday, fractions 0, adjust reason 0.
-        try c.exchange("0a 2700", "0b ea07 0b 1e 0d 1e 00 01 00 00")
-        try c.exchange("0a 2a00", "0b 16 00")
-    }
-
-    @Test("Writing zone then local time sets the clock; quarter-hour zones and DST survive")
-    func setClockAndZone() throws {
-        let c = try Conversation()
-        try c.exchange("12 2a00 17 04", "13")           // +05:45, DST +1 h
-        try c.exchange("0a 2a00", "0b 17 04")
-        // Local 2026-12-01 10:15:30 (Tuesday) at +06:45 = 03:30:30 UTC.
-        try c.exchange("12 2700 ea07 0c 01 0a 0f 1e 02 00 01", "13")
-        let utc = c.band.clock.now(at: c.band.trueTime)
-        #expect(utc.seconds == CivilTime(year: 2026, month: 12, day: 1, hour: 3, minute: 30, second: 30).unixSeconds)
-        #expect(c.band.liveActivity.utcOffset == LocalTimeOffset(quarterHours: 27))
-        #expect(c.band.liveActivity.localDay == UInt16(CivilTime.days(year: 2026, month: 12, day: 1)))
-    }
-
-    // Refused time and zone writes run on both bands: FirmwareBoardTests/ClockConversationTests.
-
-    @Test("Setting the clock closes the minute in progress as partial and the next one too")
-    func clockChangeMarksPartialMinutes() throws {
-        let c = try Conversation()
-        var records: [MinuteRecord] = []
-        c.band.onMinuteRecorded = { _, record in records.append(record) }
-        c.band.advance(by: .seconds(90))
-        try c.exchange("12 2700 ea07 0b 1e 0c 00 00 01 00 01", "13") // 12:00:00 local (UTC)
-        c.band.advance(by: .seconds(121))
-        #expect(records.count == 4)
-        #expect(!records[0].flags.contains(.partial))
-        #expect(records[1].flags.contains(.partial), "cut short by the clock change")
-        #expect(records[2].flags.contains(.partial) && records[2].minuteStart == UInt32(CivilTime(year: 2026, month: 11, day: 30, hour: 12).unixSeconds))
-        #expect(!records[3].flags.contains(.partial))
     }
 }
 

@@ -96,10 +96,10 @@ struct HistoryTransferTests {
     }
 }
 
-/// Two readers paired with one band (a phone and a laptop): each has its own acknowledged
-/// position on the band, and one reader's acknowledgement never erases what the other has not
-/// fetched (issue 17 item 12, docs/protocol.md "Several readers").
-@Suite("History with two paired readers: per-reader positions")
+/// Two readers' positions in the state file (Linux only: the chip keeps them in its flash pages).
+/// The two-reader conversations themselves (acknowledgements, erasure, overflow, a late reader, a
+/// reset) run on the Linux band and the chip's band in FirmwareBoardTests/TwoReaderConversationTests.
+@Suite("History with two paired readers: per-reader positions in the state file (Linux band)")
 struct TwoReaderHistoryTests {
     static let phone: UInt64 = 0x1122_3344_5566_7788
     static let laptop: UInt64 = 0x0A0B_0C0D_0E0F_1011
@@ -122,68 +122,6 @@ struct TwoReaderHistoryTests {
         c.band.advance(by: .seconds(Int64(minutes) * 60))
         _ = try c.drain()
         return (c, phoneKey, laptopKey)
-    }
-
-    @Test("The phone's acknowledgement keeps the records the laptop has not fetched; the laptop's erases them")
-    func oneReadersAcknowledgementKeepsTheOthersRecords() throws {
-        let (c, phoneKey, laptopKey) = try twoReaders(minutes: 10)
-        try connect(c, as: Self.phone, key: phoneKey)
-        let phone = try fetch(c, cursor: 0)
-        #expect(phone.records.count == 10)
-        let phoneAck = try acknowledge(c, end: 10, crc: phone.crc)
-        #expect(phoneAck == HistoryAcknowledgeResponse(status: .success, oldestSequence: 0, nextSequence: 10),
-                "oldest stays 0: the laptop has not acknowledged anything")
-        #expect(c.band.flash.ring.oldest == 0)
-
-        try connect(c, as: Self.laptop, key: laptopKey)
-        let laptop = try fetch(c, cursor: 0)
-        #expect(laptop.response.gap == 0 && laptop.records == phone.records, "the laptop gets every minute the phone got")
-        let laptopAck = try acknowledge(c, end: 10, crc: laptop.crc)
-        #expect(laptopAck == HistoryAcknowledgeResponse(status: .success, oldestSequence: 10, nextSequence: 10),
-                "both acknowledged: erased")
-        #expect(c.log.contains { $0.contains("erased 10 records") })
-    }
-
-    @Test("Erasure follows the reader furthest behind, whichever acknowledges first")
-    func erasureFollowsTheSlowestReader() throws {
-        let (c, phoneKey, laptopKey) = try twoReaders(minutes: 12)
-        try connect(c, as: Self.laptop, key: laptopKey)
-        let laptop = try fetch(c, cursor: 0, maxCount: 4)
-        #expect(try acknowledge(c, end: 4, crc: laptop.crc).oldestSequence == 0)
-        try connect(c, as: Self.phone, key: phoneKey)
-        let phone = try fetch(c, cursor: 0)
-        #expect(try acknowledge(c, end: 12, crc: phone.crc).oldestSequence == 4, "the laptop is at 4")
-        #expect(c.band.flash.keys.entries.map(\.acknowledged).sorted() == [4, 12])
-    }
-
-    @Test("When the ring must overwrite, the reader that missed records is told how many; the other loses nothing")
-    func overflowIsReportedToTheReaderThatMissedRecords() throws {
-        let (c, phoneKey, laptopKey) = try twoReaders(minutes: 20) { $0.historyCapacity = 30 }
-        try connect(c, as: Self.phone, key: phoneKey)
-        let first = try fetch(c, cursor: 0)
-        #expect(try acknowledge(c, end: 20, crc: first.crc).oldestSequence == 0, "the laptop holds the records")
-        // 25 more minutes: 45 records in a ring of 30; 15 the laptop never saw are overwritten.
-        c.band.advance(by: .seconds(25 * 60))
-        _ = try c.drain()
-        let phone = try fetch(c, cursor: 20)
-        #expect(phone.response.gap == 0 && phone.records.count == 25, "the phone's records were all still there")
-        #expect(try acknowledge(c, end: 45, crc: phone.crc).oldestSequence == 15)
-
-        try connect(c, as: Self.laptop, key: laptopKey)
-        let laptop = try fetch(c, cursor: 0)
-        #expect(laptop.response.gap == 15 && laptop.response.firstSequence == 15, "the loss, with its count")
-        #expect(laptop.records.count == 30)
-        #expect(try acknowledge(c, end: 45, crc: laptop.crc).oldestSequence == 45)
-    }
-
-    @Test("A reader paired later holds back only what the band still has")
-    func aNewReaderStartsAtTheOldestStoredRecord() throws {
-        let c = try historyConversation(minutes: 8)
-        let got = try fetch(c, cursor: 0)
-        #expect(try acknowledge(c, end: 8, crc: got.crc).oldestSequence == 8, "one reader: erased at once, as before")
-        try c.reconnect()
-        _ = try c.pair(readerID: Self.laptop)
-        #expect(c.band.flash.keys.entries.first { $0.readerID == Self.laptop }?.acknowledged == 8)
     }
 
     @Test("Per-reader positions survive the state file; a version-1 file is still read, positions at its oldest record")

@@ -20,6 +20,63 @@ protocol BandUnderTest {
     mutating func poll() throws -> [[UInt8]]
     /// Drops the reader's connection and connects a new one; the band keeps its state and keys.
     mutating func reconnect() throws
+    /// Every minute the band recorded since it was made, resets included, in order: its own
+    /// truth (Linux: the minute callback; the chip: debug message 0x87).
+    var recorded: [(sequence: UInt32, record: MinuteRecord)] { get }
+    /// What the band keeps for the next boot (Linux: its flash image; the chip: read back from
+    /// its flash pages as its next boot would recover them).
+    mutating func stored() -> StoredHistory
+    /// Resets the band after it was off for `offFor`: RAM is lost, flash kept, the reader's link
+    /// dropped; then a reader connects again. Linux: `reboot()` (`offFor` zero) or a band restored
+    /// from its flash image, started `offFor` later; the chip: a new firmware on the same flash,
+    /// configured (and given its scenario) again by the host with the band's true time, as
+    /// `bandsim serve --firmware` does after every boot.
+    mutating func reset(offFor: Duration) throws
+    /// Whether the band still holds the reader's link (a band closes it on indication overflow).
+    var isConnected: Bool { get }
+    /// The band's log lines (the chip has none: nil).
+    var logLines: [String]? { get }
+}
+
+/// What a band keeps across a reset: its ring's bounds and records, and the paired readers with
+/// their acknowledged positions.
+struct StoredHistory: Equatable {
+    var oldest: UInt32
+    var next: UInt32
+    /// The records from `oldest` to `next`, in order.
+    var records: [MinuteRecord]
+    /// The key store's entries, in slot order.
+    var readers: [KeyStore.Entry]
+
+    func record(_ sequence: UInt32) -> MinuteRecord? {
+        sequence >= oldest && sequence < next ? records[Int(sequence - oldest)] : nil
+    }
+}
+
+/// How a band under test starts: what the host tells the chip at boot (link 0x10: start time,
+/// seed, zone; link 0x12: the scenario) and the Linux band's configuration alike.
+struct BandSetup {
+    var start = ChipBandServiceTests.start
+    var seed = ChipBandServiceTests.seed
+    var timeZoneQuarterHours: Int8 = 0
+    /// nil: the built-in `day`, which the chip runs when the host sends no scenario.
+    var scenario: Scenario?
+
+    /// 2026-11-30T08:00:00Z, a Monday: minute 480 of the day, at a minute's start.
+    static let monday0800 = BandInstant(seconds: 1_796_025_600)
+
+    init(start: BandInstant = ChipBandServiceTests.start, seed: UInt64 = ChipBandServiceTests.seed,
+         timeZoneQuarterHours: Int8 = 0, scenario: Scenario? = nil) {
+        self.start = start
+        self.seed = seed
+        self.timeZoneQuarterHours = timeZoneQuarterHours
+        self.scenario = scenario
+    }
+
+    /// At 08:00 UTC on Monday 30 November 2026, running the built-in scenario `name`.
+    static func monday(_ name: String, seed: UInt64 = ChipBandServiceTests.seed) -> BandSetup {
+        BandSetup(start: monday0800, seed: seed, scenario: Scenario.builtIn(name)!)
+    }
 }
 
 /// Which band a parameterised conversation runs against.
@@ -30,20 +87,47 @@ enum BandKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     var testDescription: String { self == .linux ? "Linux band" : "chip's band" }
 
     /// A freshly configured band of this kind with a reader connected.
-    func make() throws -> any BandUnderTest {
+    func make(_ setup: BandSetup = BandSetup()) throws -> any BandUnderTest {
         switch self {
-        case .linux: try LinuxBandUnderTest()
-        case .chip: ChipBandServiceTests.Chip()
+        case .linux: try LinuxBandUnderTest(setup)
+        case .chip: ChipBandServiceTests.Chip(setup)
         }
     }
 }
 
 /// The Linux band: `SimulatedBand` pumped after each PDU, its socket drained without waiting.
 struct LinuxBandUnderTest: BandUnderTest {
-    let band: SimulatedBand
+    private(set) var band: SimulatedBand
     var reader: SeqPacketLink
+    private let setup: BandSetup
+    private let observed = Observed()
 
-    init() throws { (band, reader) = try ChipBandServiceTests.linuxBand() }
+    /// What the band's callbacks reported (they outlive a restored band).
+    private final class Observed {
+        var minutes: [(sequence: UInt32, record: MinuteRecord)] = []
+        var lines: [String] = []
+    }
+
+    init(_ setup: BandSetup = BandSetup()) throws {
+        self.setup = setup
+        (band, reader) = try ChipBandServiceTests.linuxBand(setup)
+        observe()
+    }
+
+    private func observe() {
+        band.onMinuteRecorded = { [observed] in observed.minutes.append(($0, $1)) }
+        band.log = { [observed] in observed.lines.append($0) }
+    }
+
+    var recorded: [(sequence: UInt32, record: MinuteRecord)] { observed.minutes }
+    var logLines: [String]? { observed.lines }
+    var isConnected: Bool { band.isConnected }
+
+    func stored() -> StoredHistory {
+        let ring = band.flash.ring
+        return StoredHistory(oldest: ring.oldest, next: ring.next, records: (ring.oldest..<ring.next).map { ring.record($0) },
+                             readers: band.flash.keys.entries)
+    }
 
     func poll() throws -> [[UInt8]] {
         band.pump()
@@ -52,6 +136,23 @@ struct LinuxBandUnderTest: BandUnderTest {
 
     mutating func reconnect() throws {
         band.disconnect(reason: "test reconnects")
+        let (bandSide, readerSide) = try SeqPacketLink.pair()
+        reader = readerSide
+        band.connect(bandSide)
+    }
+
+    mutating func reset(offFor: Duration) throws {
+        if offFor == .zero {
+            band.reboot()
+            #expect(!band.isConnected, "the radio drops the link at a reboot")
+        } else {
+            var configuration = ChipBandServiceTests.linuxConfiguration(setup)
+            configuration.start = band.trueTime + offFor
+            band.disconnect(reason: "the band is switched off")
+            band = try SimulatedBand(configuration: configuration, flash: band.flash)
+            observe()
+            band.advance(by: .zero)   // as the chip ticks its first second when it is configured
+        }
         let (bandSide, readerSide) = try SeqPacketLink.pair()
         reader = readerSide
         band.connect(bandSide)
@@ -85,6 +186,35 @@ extension ChipBandServiceTests.Chip: BandUnderTest {
         firmware.poll()
         _ = take()
     }
+
+    var recorded: [(sequence: UInt32, record: MinuteRecord)] { truth.map { (sequence: $0.0, record: $0.1) } }
+    var logLines: [String]? { nil }
+    /// The chip cannot hang up the bridge's link; a band that closed it answers nothing until the
+    /// next connect message, which this reports.
+    var isConnected: Bool { firmware.application.services.map { $0.isConnected && !$0.host.linkClosedByBand } ?? false }
+
+    /// The flash pages read as the next boot reads them (``FlashMinuteLog``, ``FlashStateLog``),
+    /// on a copy of the board: nothing of the running firmware is consulted.
+    func stored() -> StoredHistory {
+        var board = firmware.board
+        var ring = FlashMinuteLog(pageSize: board.flashPageSize)
+        ring.recover(on: &board)
+        var stateLog = FlashStateLog(pageSize: board.flashPageSize)
+        let state = stateLog.recover(on: &board)
+        let oldest = ring.oldest(capacity: ChipBand.historyCapacity, acknowledged: state.acknowledgedThrough)
+        var records: [MinuteRecord] = []
+        ring.forEachRecord(on: &board) { sequence, bytes in
+            if sequence >= oldest, let record = try? MinuteRecord(parsingAll: bytes) { records.append(record) }
+        }
+        return StoredHistory(oldest: oldest, next: ring.next, records: records, readers: state.keys)
+    }
+
+    mutating func reset(offFor: Duration) {
+        let now = setup.start + .milliseconds(Int64(firmware.board.now)) + offFor
+        var rebooted = Self(setup, flash: firmware.board.flash, start: now)
+        rebooted.truth = truth + rebooted.truth
+        self = rebooted
+    }
 }
 
 /// A scripted conversation with a ``BandUnderTest``, in the style of BlueZ's unit/test-gatt.c:
@@ -97,7 +227,7 @@ struct TwinConversation {
     /// passed ("+1s"): two bands held the same conversation when their transcripts are equal.
     private(set) var transcript: [String] = []
 
-    init(_ kind: BandKind) throws { band = try kind.make() }
+    init(_ kind: BandKind, _ setup: BandSetup = BandSetup()) throws { band = try kind.make(setup) }
 
     /// Sends `request` (hex); its answers wait for ``expect(_:sourceLocation:)``.
     mutating func send(_ request: String) throws {
@@ -149,6 +279,23 @@ struct TwinConversation {
     mutating func reconnect() throws {
         expectSilence()
         try band.reconnect()
+    }
+
+    /// Resets the band (``BandUnderTest/reset(offFor:)``); what it sent before is dropped with the link.
+    mutating func reset(offFor: Duration = .zero) throws {
+        waiting.removeAll()
+        transcript.append("reset")
+        try band.reset(offFor: offFor)
+    }
+
+    /// Reads Live Activity (the reader must be authenticated); notifications waiting are dropped.
+    mutating func liveActivity(sourceLocation: SourceLocation = #_sourceLocation) throws -> LiveActivity {
+        waiting.removeAll()
+        try send("0a 2d00")
+        let pdu = try #require(waiting.first { $0.first != 0x1B }, "no answer to the Live Activity read", sourceLocation: sourceLocation)
+        waiting.removeAll()
+        try #require(pdu.first == 0x0B, "Live Activity read answered \(Self.text(pdu))", sourceLocation: sourceLocation)
+        return try LiveActivity(parsingAll: Array(pdu.dropFirst()))
     }
 
     /// Receives an indication on `handle`, confirms it, and returns its value.

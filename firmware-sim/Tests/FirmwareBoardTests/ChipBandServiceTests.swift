@@ -15,15 +15,21 @@ import UARTFraming
     static let start = ChipBandTests.start
     static let seed: UInt64 = 7
 
-    /// The Linux band the chip must match: freshly formatted, the chip's ring size, the history
-    /// ID from the seed (deterministic secrets), no history days.
-    static func linuxBand() throws -> (SimulatedBand, SeqPacketLink) {
-        var configuration = BandConfiguration(start: start)
-        configuration.seed = seed
+    /// The Linux band the chip must match: freshly formatted, the chip's ring size and device
+    /// name, the history ID from the seed (deterministic secrets), no history days.
+    static func linuxConfiguration(_ setup: BandSetup = BandSetup()) -> BandConfiguration {
+        var configuration = BandConfiguration(start: setup.start)
+        configuration.seed = setup.seed
+        configuration.timeZoneQuarterHours = setup.timeZoneQuarterHours
+        if let scenario = setup.scenario { configuration.scenario = scenario }
         configuration.historyCapacity = ChipBand.historyCapacity
         configuration.deterministicSecrets = true
         configuration.deviceName = ChipBand.deviceName
-        let band = try SimulatedBand(configuration: configuration)
+        return configuration
+    }
+
+    static func linuxBand(_ setup: BandSetup = BandSetup()) throws -> (SimulatedBand, SeqPacketLink) {
+        let band = try SimulatedBand(configuration: linuxConfiguration(setup))
         let (bandSide, readerSide) = try SeqPacketLink.pair()
         band.connect(bandSide)
         // The chip ticks its first second as the configuration arrives: so does this band.
@@ -37,13 +43,26 @@ import UARTFraming
         var decoder = UARTFrameDecoder()
         /// Debug message 0x87 frames seen so far: the firmware's truth.
         var truth: [(UInt32, MinuteRecord)] = []
+        /// What the host configured at this boot (the start: the band's true time at this boot).
+        let setup: BandSetup
 
         /// `flash`: the flash of a chip before its reset (nil: erased); `start`: the time the host
         /// configures the band with.
         init(flash: [UInt8]? = nil, start: BandInstant = ChipBandServiceTests.start) {
+            self.init(BandSetup(start: start), flash: flash)
+        }
+
+        /// Boots on `flash` (nil: erased); the host sends `setup`'s scenario (link 0x12), then
+        /// its start, seed and zone (0x10), then a reader connects (0x02).
+        init(_ setup: BandSetup, flash: [UInt8]? = nil, start: BandInstant? = nil) {
+            var setup = setup
+            if let start { setup.start = start }
+            self.setup = setup
             if let flash { firmware.board.flash = flash }
             firmware.start()
-            firmware.board.inbound = encodeFrame(.link, ChipBandTests.configure(start: start, seed: ChipBandServiceTests.seed, zone: 0))
+            let scenario = setup.scenario.map(ChipScenarioTests.segmentMessages) ?? []
+            firmware.board.inbound = scenario.flatMap { encodeFrame(.link, $0) }
+                + encodeFrame(.link, ChipBandTests.configure(start: setup.start, seed: setup.seed, zone: setup.timeZoneQuarterHours))
                 + encodeFrame(.link, [0x02])
             firmware.poll()
             _ = take()

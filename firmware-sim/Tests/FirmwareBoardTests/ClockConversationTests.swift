@@ -1,15 +1,27 @@
+import BandFirmware
+import BandProtocol
 import BandWire
 import Testing
 
 /// The Linux firmware's Current Time and Local Time Information conversations, run against the
-/// Linux band and the chip's band. Linux-only ones stay in BandFirmwareTests/ClockAndTimeTests:
-/// a configured zone (the chip's comes with link 0x10), the band's internal clock and live
-/// counters, and the minute-record callbacks.
+/// Linux band and the chip's band: the zone configured at start (link 0x10 on the chip), the
+/// clock and zone set by writes as the band's clock and live counters show them, refused writes,
+/// and the partial minutes around a clock change. Civil-time arithmetic (no band) stays in
+/// BandFirmwareTests/ClockAndTimeTests.
 @Suite("Clock conversations on the Linux band and the chip's band")
 struct ClockConversationTests {
+    @Test("Current Time reads the band's local time; Local Time Information its zone", arguments: BandKind.allCases)
+    func readCurrentTime(_ kind: BandKind) throws {
+        var c = try TwinConversation(kind, BandSetup(start: BandSetup.monday0800, timeZoneQuarterHours: 22))   // +05:30
+        // 08:00 UTC = 13:30 local, Monday, fractions 0, adjust reason 0.
+        try c.exchange("0a 2700", "0b ea07 0b 1e 0d 1e 00 01 00 00")
+        try c.exchange("0a 2a00", "0b 16 00")
+    }
+
     @Test("Writing zone then local time sets the clock; quarter-hour zones and DST read back", arguments: BandKind.allCases)
     func setClockAndZone(_ kind: BandKind) throws {
         var c = try TwinConversation(kind)
+        _ = try c.pair()
         try c.exchange("0a 2a00", "0b 00 00")
         try c.exchange("12 2a00 17 04", "13")           // +05:45, DST +1 h
         try c.exchange("0a 2a00", "0b 17 04")
@@ -18,6 +30,25 @@ struct ClockConversationTests {
         try c.send("0a 2700")
         let read = c.next()
         #expect(read.map { Hex.encode(Array($0.prefix(9))) } == "0bea070c010a0f1e02", "the local time written reads back")
+        // = 03:30:30 UTC: the band's clock, its offset in force and its local day.
+        let live = try c.liveActivity()
+        #expect(live.timestamp == UInt32(CivilTime(year: 2026, month: 12, day: 1, hour: 3, minute: 30, second: 30).unixSeconds))
+        #expect(live.utcOffset == LocalTimeOffset(quarterHours: 27))
+        #expect(live.localDay == UInt16(CivilTime.days(year: 2026, month: 12, day: 1)))
+    }
+
+    @Test("Setting the clock closes the minute in progress as partial and the next one too", arguments: BandKind.allCases)
+    func clockChangeMarksPartialMinutes(_ kind: BandKind) throws {
+        var c = try TwinConversation(kind, .monday("walk"))
+        _ = try c.advance(seconds: 90)
+        try c.exchange("12 2700 ea07 0b 1e 0c 00 00 01 00 01", "13") // 12:00:00 local (UTC)
+        _ = try c.advance(seconds: 121)
+        let records = c.band.recorded.map(\.record)
+        try #require(records.count == 4)
+        #expect(!records[0].flags.contains(.partial))
+        #expect(records[1].flags.contains(.partial), "cut short by the clock change")
+        #expect(records[2].flags.contains(.partial) && records[2].minuteStart == UInt32(CivilTime(year: 2026, month: 11, day: 30, hour: 12).unixSeconds))
+        #expect(!records[3].flags.contains(.partial))
     }
 
     @Test("Out-of-range times and zones are refused with 0xFF; wrong sizes with 0x0D", arguments: BandKind.allCases)

@@ -17,8 +17,8 @@ struct Received {
 
 extension TwinConversation {
     /// Paired, history subscriptions on, after `minutes` of wear (and `mtu` exchanged first).
-    static func history(_ kind: BandKind, minutes: Int, mtu: String? = nil) throws -> TwinConversation {
-        var c = try TwinConversation(kind)
+    static func history(_ kind: BandKind, minutes: Int, mtu: String? = nil, setup: BandSetup = BandSetup()) throws -> TwinConversation {
+        var c = try TwinConversation(kind, setup)
         if let mtu {
             // The answers differ by design (517 on Linux, 247 on the chip); ATT_MTU is the smaller.
             try c.send("02 " + mtu)
@@ -41,7 +41,7 @@ extension TwinConversation {
     /// transfer that stalls ends after a bounded number of polls with `complete` nil.
     mutating func fetch(cursor: UInt32, maxCount: UInt16 = 0) throws -> Received {
         var received = Received(response: try HistoryFetchResponse(parsingAll: historyControl(HistoryFetchRequest(cursor: cursor, maxCount: maxCount).encodedBytes())))
-        for _ in 0..<1_000 {
+        for _ in 0..<20_000 {   // a day of records at one a packet, and the polls between bursts
             guard let pdu = next() else { try poll(); continue }
             if pdu.first == 0x1B, pdu.count >= 3, pdu[1] == 0x33 {
                 received.packets.append(try HistoryDataPacket(parsingAll: Array(pdu.dropFirst(3))))
