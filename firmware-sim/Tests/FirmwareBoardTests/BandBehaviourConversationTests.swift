@@ -25,27 +25,55 @@ struct BandBehaviourConversationTests {
         return c.band.recorded.map(\.record)
     }
 
+    /// Paired, Heart Rate, RSC and Live Activity subscribed, five minutes in 10-second steps:
+    /// every notification and every recorded minute.
+    static func notifiedMinutes(_ kind: BandKind, seed: UInt64) throws -> ([[UInt8]], [MinuteRecord]) {
+        var c = try TwinConversation(kind, .monday("day", seed: seed))
+        _ = try c.pair()
+        try c.exchange("12 1a00 0100", "13")
+        try c.exchange("12 2200 0100", "13")
+        try c.send("12 2e00 0100")
+        c.expect("13")
+        var received: [[UInt8]] = []
+        while let pdu = c.next() { received.append(pdu) }   // Live Activity's value at once
+        for _ in 0..<30 { received += try c.advance(seconds: 10) }
+        return (received, c.band.recorded.map(\.record))
+    }
+
     @Test("Same seed, same conversation: identical notifications and identical minute records", arguments: BandKind.allCases)
     func sameSeedSameBytes(_ kind: BandKind) throws {
-        func run(seed: UInt64) throws -> ([[UInt8]], [MinuteRecord]) {
-            var c = try TwinConversation(kind, .monday("day", seed: seed))
-            _ = try c.pair()
-            try c.exchange("12 1a00 0100", "13")
-            try c.exchange("12 2200 0100", "13")
-            try c.send("12 2e00 0100")
-            c.expect("13")
-            var received: [[UInt8]] = []
-            while let pdu = c.next() { received.append(pdu) }   // Live Activity's value at once
-            for _ in 0..<30 { received += try c.advance(seconds: 10) }
-            return (received, c.band.recorded.map(\.record))
-        }
-        let (first, firstRecords) = try run(seed: 99)
-        let (second, secondRecords) = try run(seed: 99)
-        let (other, _) = try run(seed: 100)
+        let (first, firstRecords) = try Self.notifiedMinutes(kind, seed: 99)
+        let (second, secondRecords) = try Self.notifiedMinutes(kind, seed: 99)
+        let (other, _) = try Self.notifiedMinutes(kind, seed: 100)
         #expect(first.count > 600)
         #expect(first == second)
         #expect(firstRecords == secondRecords && firstRecords.count == 5)
         #expect(first != other, "a different seed gives different data")
+    }
+
+    @Test("The Linux band and the chip's band with the same seed send the same notifications and record the same minutes")
+    func bothBandsSendTheSameBytes() throws {
+        let (linux, linuxRecords) = try Self.notifiedMinutes(.linux, seed: 99)
+        let (chip, chipRecords) = try Self.notifiedMinutes(.chip, seed: 99)
+        #expect(linux.count == chip.count && linux.count > 600)
+        if let index = (0..<min(linux.count, chip.count)).first(where: { linux[$0] != chip[$0] }) {
+            Issue.record("notification \(index): Linux \(Hex.encode(linux[index])), chip \(Hex.encode(chip[index]))")
+        }
+        #expect(linuxRecords == chipRecords && linuxRecords.count == 5)
+    }
+
+    @Test("Overflow overwrites only the oldest records; the rest are intact and in order; a reader is told the loss", arguments: BandKind.allCases)
+    func overflowDropsOnlyOldest(_ kind: BandKind) throws {
+        let capacity = ChipBand.historyCapacity   // the Linux band's is set to the chip's
+        var c = try TwinConversation.history(kind, minutes: capacity + 50, setup: .monday("day"))
+        let all = c.band.recorded
+        let ring = c.band.stored()
+        #expect(all.count == capacity + 50 && all.map(\.sequence) == Array(0..<UInt32(capacity + 50)))
+        #expect(ring.oldest == 50 && ring.next == UInt32(capacity + 50) && ring.records.count == capacity)
+        #expect(ring.records == all[50...].map(\.record), "the rest intact and in order")
+        let got = try c.fetch(cursor: 0)
+        #expect(got.response.gap == 50 && got.response.firstSequence == 50 && got.records == ring.records)
+        #expect(got.complete?.crc == got.crc)
     }
 
     @Test("A reset clears the counters and moves the boot epoch but keeps the history in flash", arguments: BandKind.allCases)
