@@ -9,12 +9,29 @@ enum FlashSlot {
     enum State: Equatable { case erased, valid, damaged }
 
     static func state(of slot: UnsafeRawBufferPointer) -> State {
-        if slot.allSatisfy({ $0 == 0xFF }) { return .erased }
+        if isErased(slot) { return .erased }
         let content = slot.count - 4
         guard content >= 0 else { return .damaged }
         var crc = CRC32()
         crc.update(UnsafeRawBufferPointer(rebasing: slot[0..<content]))
         return word(slot, content) == crc.value ? .valid : .damaged
+    }
+
+    /// Whether every bit of `slot` is 1. Recovery asks this of every slot of every page (1,700
+    /// in the ring), most of them erased, so the words are AND-ed together and compared once —
+    /// 6 loads for a 24-byte slot instead of a branch per byte.
+    static func isErased(_ slot: UnsafeRawBufferPointer) -> Bool {
+        var ones: UInt32 = 0xFFFF_FFFF
+        var offset = 0
+        while offset + 4 <= slot.count {
+            ones &= slot.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
+            offset += 4
+        }
+        while offset < slot.count {
+            ones &= UInt32(slot[offset]) | 0xFFFF_FF00
+            offset += 1
+        }
+        return ones == 0xFFFF_FFFF
     }
 
     /// Writes the CRC of everything before the last 4 bytes into them.
