@@ -17,6 +17,17 @@
 import BandFirmwareCore
 import BandProtocol
 import FirmwareBoard
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `precondition` without its message under -O; this says what broke in the fuzzer's log.
+func check(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String) {
+    guard !condition() else { return }
+    let line = Array("flashpages harness: \(message())\n".utf8)
+    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    abort()
+}
 
 struct MemoryBoard: Board {
     var flash: [UInt8]
@@ -69,19 +80,19 @@ struct RecoveredRing {
         log = FlashMinuteLog(pageSize: pageSize)
         log.recover(on: &board)
         oldest = log.oldest(capacity: capacity, acknowledged: 0)
-        precondition(oldest <= log.next && Int(log.next - oldest) <= capacity, "ring \(oldest)..<\(log.next)")
+        check(oldest <= log.next && Int(log.next - oldest) <= capacity, "ring \(oldest)..<\(log.next)")
         let count = Int(log.next - oldest)
         for index in 0..<count { seen[index] = false }
         var distinct = 0
         let (first, end, recovered) = (oldest, log.next, log)
         recovered.forEachRecord(on: &board) { sequence, bytes in
             guard sequence >= first, sequence < end else { return }
-            precondition(bytes.count == recordBytes, "record \(sequence) is \(bytes.count) bytes")
+            check(bytes.count == recordBytes, "record \(sequence) is \(bytes.count) bytes")
             let place = Int(sequence - first)
             if !seen[place] { seen[place] = true; distinct += 1 }
             table.withUnsafeMutableBytes { $0.baseAddress!.advanced(by: place * recordBytes).copyMemory(from: bytes.baseAddress!, byteCount: recordBytes) }
         }
-        precondition(distinct == count, "the run \(oldest)..<\(log.next) has holes (\(distinct) records)")
+        check(distinct == count, "the run \(oldest)..<\(log.next) has holes (\(distinct) records)")
     }
 
     /// The record with sequence number `sequence`, if the run holds it.
@@ -117,23 +128,23 @@ public func fuzzFlashPages(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         appended[n].withUnsafeBytes { first.log.append(next &+ UInt32(n), $0, on: &board) }
     }
     second.recover(&board)
-    precondition(second.log.next == next &+ 3, "next \(second.log.next) after appending 3 at \(next)")
+    check(second.log.next == next &+ 3, "next \(second.log.next) after appending 3 at \(next)")
     for n in 0..<3 {
-        precondition(second.record(next &+ UInt32(n)).map(Array.init) == appended[n], "appended record \(next &+ UInt32(n)) did not come back")
+        check(second.record(next &+ UInt32(n)).map(Array.init) == appended[n], "appended record \(next &+ UInt32(n)) did not come back")
     }
 
     var state = FlashStateLog(pageSize: pageSize)
     let recovered = state.recover(on: &board)
-    precondition(recovered.keys.count <= KeyStore.slotCount)
+    check(recovered.keys.count <= KeyStore.slotCount, "\(recovered.keys.count) keys recovered")
     let written = FlashStateLog.State(acknowledgedThrough: next, keys: recovered.keys.reversed())
     state.write(written, on: &board)
     var again = FlashStateLog(pageSize: pageSize)
-    precondition(again.recover(on: &board) == written, "the state written is not the state recovered")
+    let back = again.recover(on: &board); check(back == written, "the state written is not the state recovered: \(written) vs \(back), recovered before \(recovered)")
 
     if input.count >= ScenarioSegmentMessage.byteCount, let message = ScenarioSegmentMessage.decode(UnsafeRawBufferPointer(rebasing: input[0..<ScenarioSegmentMessage.byteCount])) {
         let body = ScenarioSegmentMessage.encode(message.segment, index: message.index, count: message.count)
         let decoded = body.withUnsafeBytes { ScenarioSegmentMessage.decode($0) }
-        precondition(decoded?.segment == message.segment && decoded?.index == message.index && decoded?.count == message.count,
+        check(decoded?.segment == message.segment && decoded?.index == message.index && decoded?.count == message.count,
                      "segment round trip")
     }
     return 0
