@@ -1,4 +1,5 @@
 import BandFirmwareCore
+import BandWire
 import FirmwareBoard
 import Testing
 
@@ -155,5 +156,25 @@ import Testing
         let again = Self.recover(&board)
         #expect(again.log.next == 1_100 && again.oldest == 0 && again.log.damagedSlots == 0)
         #expect(again.records.allSatisfy { $0.value == Self.record($0.key) })
+    }
+
+    @Test("A whole record numbered 0xFFFFFFFF is damage: the numbering goes on from the real newest (found by fuzz/flashpages)")
+    func recordNumberedLastIsDamage() {
+        var board = Self.written(10)
+        // Slot 10, after the last record: the right CRC over sequence number 0xFFFFFFFF. Trusted,
+        // the next minute would be numbered 0 and lose to it at every recovery after.
+        var forged = [UInt8](repeating: 0xFF, count: 24)
+        for index in 4..<20 { forged[index] = UInt8(index) }
+        var crc = CRC32()
+        crc.update(forged[0..<20])
+        for byte in 0..<4 { forged[20 + byte] = UInt8(truncatingIfNeeded: crc.value >> UInt32(8 * byte)) }
+        for (index, byte) in forged.enumerated() { board.flash[Self.slotOffset(10) + index] = byte }
+
+        var found = Self.recover(&board)
+        #expect(found.log.next == 10 && found.oldest == 0 && found.records.count == 10 && found.log.damagedSlots == 1)
+        Self.append(10..<13, to: &found.log, on: &board)
+        let again = Self.recover(&board)
+        #expect(again.log.next == 13 && again.records.count == 13)
+        for sequence in UInt32(0)..<13 { #expect(again.records[sequence] == Self.record(sequence)) }
     }
 }

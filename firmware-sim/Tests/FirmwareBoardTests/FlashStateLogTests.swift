@@ -1,5 +1,6 @@
 import BandFirmwareCore
 import BandProtocol
+import BandWire
 import FirmwareBoard
 import Testing
 
@@ -75,5 +76,28 @@ import Testing
             let found = Self.recover(&board)
             #expect(found.state == Self.state(4) && found.log.damagedSlots == 1, "byte \(byte)")
         }
+    }
+
+    @Test("A whole record numbered 0xFFFFFFFF is damage, not the newest state: later writes still win (found by fuzz/flashpages)")
+    func recordNumberedLastIsDamage() {
+        var board = ScriptedBoard()
+        var log = Self.recover(&board).log
+        log.write(Self.state(1), on: &board)
+        // In the other page's first slot: a record whose CRC is right but whose sequence number is
+        // 0xFFFFFFFF, acknowledging through 9 with no keys. Trusted, it would be the newest state,
+        // and the next write's number would wrap to 0 and lose to it at every recovery.
+        var forged = [UInt8](repeating: 0xFF, count: 144)
+        forged[4..<9] = [9, 0, 0, 0, 0]
+        var crc = CRC32()
+        crc.update(forged[0..<140])
+        for byte in 0..<4 { forged[140 + byte] = UInt8(truncatingIfNeeded: crc.value >> UInt32(8 * byte)) }
+        let page = (FlashLayout.statePages.lowerBound + 1) * 4096
+        for (index, byte) in forged.enumerated() { board.flash[page + index] = byte }
+
+        let found = Self.recover(&board)
+        #expect(found.state == Self.state(1) && found.log.damagedSlots == 1)
+        var resumed = found.log
+        resumed.write(Self.state(2), on: &board)
+        #expect(Self.recover(&board).state == Self.state(2))
     }
 }
