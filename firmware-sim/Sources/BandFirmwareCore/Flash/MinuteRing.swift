@@ -51,12 +51,14 @@ public struct MinuteRing {
         return slots.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[base..<base + MinuteRecord.size])) }
     }
 
-    /// Record `sequence` decoded (cold paths, tests).
-    public func record(_ sequence: UInt32) -> MinuteRecord {
+    /// Record `sequence` decoded (cold paths, tests); nil when its stored bytes do not parse.
+    ///
+    /// Every way into the ring checks its records (``append(_:)`` encodes one, ``FlashImage``'s
+    /// parser and ``FlashMinuteLog``'s recovery decode each), so nil means a bug, not bad flash —
+    /// but a band that meets one reports it and goes on; it never traps on its own storage.
+    public func record(_ sequence: UInt32) -> MinuteRecord? {
         withRecordBytes(sequence) { raw in
-            do throws(ParseError) { return try MinuteRecord(parsingAll: raw) } catch {
-                preconditionFailure("flash slot \(sequence) holds an invalid record: \(error)")
-            }
+            do throws(ParseError) { return try MinuteRecord(parsingAll: raw) } catch { return nil }
         }
     }
 

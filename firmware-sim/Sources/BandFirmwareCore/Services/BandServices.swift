@@ -102,11 +102,12 @@ public final class BandServices<Host: BandServiceHost> {
         connection?.pairing != nil && connection?.pairing?.answer == nil && configuration.confirmation == .ask
     }
 
-    /// Calls `body` with every stored record, oldest first.
+    /// Calls `body` with every stored record, oldest first (one whose bytes do not decode —
+    /// which the ring's checks on every way in rule out — is skipped, not trapped on).
     public func forEachStoredRecord(_ body: (UInt32, MinuteRecord) -> Void) {
         var sequence = core.flash.ring.oldest
         while sequence != core.flash.ring.next {
-            body(sequence, core.flash.ring.record(sequence))
+            if let record = core.flash.ring.record(sequence) { body(sequence, record) }
             sequence &+= 1
         }
     }
