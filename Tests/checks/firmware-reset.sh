@@ -17,7 +17,7 @@
 #     cursor the first acknowledged: the acknowledged position is consistent), the two syncs
 #     together bring no more minutes than the band recorded, and the store still equals the truth;
 #   - a reset with `--fault reboot-at` while a reader is connected (`band stream` at ×60, its link
-#     up when the band has run 45 minutes): bandsim's log shows the reset dropping the reader's
+#     up when the band has run 30 minutes): bandsim's log shows the reset dropping the reader's
 #     link and boot 2; the reader saw the link go, connected again and fetched history from the
 #     cursor it had acknowledged (every fetch after the first starts at the cursor committed
 #     before it); the store equals the firmware's truth across both boots, each minute once;
@@ -121,7 +121,7 @@ echo "firmware-reset: reboot-mid-history: reset after history packet 2 of a $cut
 sock2="$work/band2.sock"
 reader2=(--keystore "$work/keys2.json")
 store2=(--store "$work/health2.sqlite")
-reboot_minute=45
+reboot_minute=30
 "$bin/bandsim" serve --firmware "$elf" --socket "$sock2" --truth "$work/truth2.ndjson" --speed 60 --seed 12 \
   --start 2026-11-30T06:20:30+01:00 --fault reboot-at=${reboot_minute}m 2>>"$work/serve2.log" &
 serve_pid=$!
@@ -130,8 +130,8 @@ for _ in $(seq 600); do [ -S "$sock2" ] && break; kill -0 "$serve_pid" 2>/dev/nu
 timeout 60 "$bin/band" pair "sim:$sock2" "${reader2[@]}" >"$work/pair2.out" 2>"$work/pair2.log" || fail "band pair (reboot-at) exited $?"
 ran=$(wc -l <"$work/truth2.ndjson")
 (( ran < reboot_minute - 10 )) || fail "the band had run $ran minutes after pairing: too late to be connected across the reset at $reboot_minute (machine too slow?)"
-# Streams from now until about 25 band minutes (real seconds) after the reset.
-timeout 150 "$bin/band" stream "sim:$sock2" "${reader2[@]}" "${store2[@]}" --keep-band-clock --json --for "$(( reboot_minute - ran + 25 ))s" \
+# Streams from now until about 15 band minutes (real seconds at ×60) after the reset.
+timeout 150 "$bin/band" stream "sim:$sock2" "${reader2[@]}" "${store2[@]}" --keep-band-clock --json --for "$(( reboot_minute - ran + 15 ))s" \
   >"$work/stream2.out" 2>"$work/stream2.log" || fail "band stream across the reboot-at reset exited $?: $(tail -5 "$work/stream2.log")"
 grep -q "reboot-at: the band has run [0-9]* min: resetting the firmware (link 0x0A); dropping the reader's link" "$work/serve2.log" \
   || fail "the reboot-at reset did not find a reader connected (or did not happen): $(grep -i 'reboot-at\|reader' "$work/serve2.log")"
