@@ -4,18 +4,21 @@
 // libFuzzer's length reach every page): item byte 0 picks the page (2 + b % 12: the state pages
 // 2–3 and the ring pages 4–13) and the 24-byte slot in it (b / 12), the other 24 bytes are
 // programmed there; everything else stays erased (0xFF). The input's first 22 bytes are also
-// decoded as a 0x12 body.
+// decoded as a 0x12 body, its first 24 as a 0x13 body (BandFaultMessage).
 //
 // Properties checked on every input:
 //  1. recovering the ring and the state never traps, whatever the pages hold;
 //  2. the ring recovered is a run without holes: every sequence number in oldest..<next has a
-//     valid record, and it holds at most the ring's capacity (1,440);
+//     valid record, every one of them a minute record that parses (a CRC-valid slot whose record
+//     does not is damaged), and it holds at most the ring's capacity (1,440);
 //  3. three records appended after the recovery come back, byte for byte, after a second
 //     recovery, which numbers on from them; the run still has no holes;
 //  4. a state written after the recovery is the state recovered next (keys ≤ 4);
-//  5. a segment body that decodes re-encodes to a body that decodes to the same segment.
+//  5. a segment body that decodes re-encodes to a body that decodes to the same segment; a fault
+//     body that decodes holds probabilities and re-encodes to the same bytes.
 import BandFirmwareCore
 import BandProtocol
+import BandWire
 import FirmwareBoard
 
 struct MemoryBoard: Board {
@@ -57,6 +60,12 @@ func ring(_ board: inout MemoryBoard) -> (log: FlashMinuteLog, oldest: UInt32, r
         if sequence >= oldest, sequence < log.next { records[sequence] = Array(bytes) }
     }
     precondition(records.count == Int(log.next - oldest), "the run \(oldest)..<\(log.next) has holes (\(records.count) records)")
+    for (sequence, bytes) in records {
+        let parses = bytes.withUnsafeBytes { raw -> Bool in
+            do throws(ParseError) { _ = try MinuteRecord(parsingAll: raw); return true } catch { return false }
+        }
+        precondition(parses, "record \(sequence) in the ring does not parse")
+    }
     return (log, oldest, records)
 }
 
@@ -73,7 +82,12 @@ public func fuzzFlashPages(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     }
 
     var first = ring(&board)
-    let appended: [[UInt8]] = (0..<3).map { n in (0..<16).map { UInt8(truncatingIfNeeded: Int(first.log.next) &+ n &* 37 &+ $0) } }
+    // Minute records that parse (the ring keeps no other), different for each input.
+    let appended: [[UInt8]] = (0..<3).map { n in
+        MinuteRecord(minuteStart: (first.log.next &+ UInt32(n)) % 50_000_000 &* 60, utcOffset: LocalTimeOffset(quarterHours: 0), flags: .worn,
+                     steps: UInt16(truncatingIfNeeded: Int(first.log.next) &+ n &* 37), distanceDecimetres: 0, energyDecikilocalories: 0,
+                     heartRate: nil).encodedBytes()
+    }
     let next = first.log.next
     for (n, record) in appended.enumerated() {
         record.withUnsafeBytes { first.log.append(next &+ UInt32(n), $0, on: &board) }
@@ -97,6 +111,11 @@ public func fuzzFlashPages(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         let decoded = body.withUnsafeBytes { ScenarioSegmentMessage.decode($0) }
         precondition(decoded?.segment == message.segment && decoded?.index == message.index && decoded?.count == message.count,
                      "segment round trip")
+    }
+    if input.count >= BandFaultMessage.byteCount,
+       let rates = BandFaultMessage.decode(UnsafeRawBufferPointer(rebasing: input[0..<BandFaultMessage.byteCount])) {
+        precondition([rates.drop, rates.corrupt, rates.disconnect].allSatisfy { $0 >= 0 && $0 <= 1 }, "rates \(rates)")
+        precondition(BandFaultMessage.encode(rates) == Array(input[0..<BandFaultMessage.byteCount]), "fault body round trip")
     }
     return 0
 }
