@@ -51,14 +51,17 @@ public struct MinuteRing {
         return slots.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[base..<base + MinuteRecord.size])) }
     }
 
-    /// Record `sequence` decoded (cold paths, tests); nil when its stored bytes do not parse.
+    /// Record `sequence` decoded (cold paths, tests).
     ///
-    /// Every way into the ring checks its records (``append(_:)`` encodes one, ``FlashImage``'s
-    /// parser and ``FlashMinuteLog``'s recovery decode each), so nil means a bug, not bad flash —
-    /// but a band that meets one reports it and goes on; it never traps on its own storage.
-    public func record(_ sequence: UInt32) -> MinuteRecord? {
+    /// Every way into the ring checks its records — ``append(_:)`` encodes a `MinuteRecord`,
+    /// ``FlashImage``'s parser and ``FlashMinuteLog``'s recovery decode each one (a CRC-valid flash
+    /// slot whose record does not parse is a damaged slot, counted and never restored) — so the
+    /// stored bytes always parse and the precondition guards this type's invariant, not its input.
+    public func record(_ sequence: UInt32) -> MinuteRecord {
         withRecordBytes(sequence) { raw in
-            do throws(ParseError) { return try MinuteRecord(parsingAll: raw) } catch { return nil }
+            do throws(ParseError) { return try MinuteRecord(parsingAll: raw) } catch {
+                preconditionFailure("ring slot \(sequence) holds a record that does not parse (every way in checks them): \(error)")
+            }
         }
     }
 

@@ -102,12 +102,11 @@ public final class BandServices<Host: BandServiceHost> {
         connection?.pairing != nil && connection?.pairing?.answer == nil && configuration.confirmation == .ask
     }
 
-    /// Calls `body` with every stored record, oldest first (one whose bytes do not decode —
-    /// which the ring's checks on every way in rule out — is skipped, not trapped on).
+    /// Calls `body` with every stored record, oldest first.
     public func forEachStoredRecord(_ body: (UInt32, MinuteRecord) -> Void) {
         var sequence = core.flash.ring.oldest
         while sequence != core.flash.ring.next {
-            if let record = core.flash.ring.record(sequence) { body(sequence, record) }
+            body(sequence, core.flash.ring.record(sequence))
             sequence &+= 1
         }
     }
