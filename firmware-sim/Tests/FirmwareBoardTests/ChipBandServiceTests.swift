@@ -17,9 +17,8 @@ import UARTFraming
 
     /// The Linux band the chip must match: freshly formatted, the chip's ring size, the history
     /// ID from the seed (deterministic secrets), no history days.
-    static func linuxBand(faults: [FaultSpec] = []) throws -> (SimulatedBand, SeqPacketLink) {
+    static func linuxBand() throws -> (SimulatedBand, SeqPacketLink) {
         var configuration = BandConfiguration(start: start)
-        configuration.faults = faults
         configuration.seed = seed
         configuration.historyCapacity = ChipBand.historyCapacity
         configuration.deterministicSecrets = true
@@ -41,15 +40,11 @@ import UARTFraming
 
         /// `flash`: the flash of a chip before its reset (nil: erased); `start`: the time the host
         /// configures the band with.
-        /// `connectFirst`: the reader's 0x02 comes before the band's configuration (0x10).
-        /// `bandFaults`: a link 0x13 body sent before the configuration.
-        init(flash: [UInt8]? = nil, start: BandInstant = ChipBandServiceTests.start, connectFirst: Bool = false,
-             bandFaults: [UInt8]? = nil) {
+        init(flash: [UInt8]? = nil, start: BandInstant = ChipBandServiceTests.start) {
             if let flash { firmware.board.flash = flash }
             firmware.start()
-            let faults = bandFaults.map { encodeFrame(.link, [0x13] + $0) } ?? []
-            let configure = faults + encodeFrame(.link, ChipBandTests.configure(start: start, seed: ChipBandServiceTests.seed, zone: 0))
-            firmware.board.inbound = connectFirst ? encodeFrame(.link, [0x02]) + configure : configure + encodeFrame(.link, [0x02])
+            firmware.board.inbound = encodeFrame(.link, ChipBandTests.configure(start: start, seed: ChipBandServiceTests.seed, zone: 0))
+                + encodeFrame(.link, [0x02])
             firmware.poll()
             _ = take()
         }
