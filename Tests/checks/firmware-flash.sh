@@ -11,7 +11,10 @@
 #      recovered, the first new minute numbered after the last one of run 1;
 #   3. one byte of an older record damaged in the flash file: the image still boots and records
 #      (no crash loop), the damaged slot is counted, the ring restarts after it;
-#   4. a fault other than reboot-at with --firmware: exit 64.
+#   4. an older record whose CRC matches but whose minute does not parse (its start moved off the
+#      minute, the CRC recomputed): the image boots and records, the slot is counted as damaged, the
+#      ring restarts after it — never served, never a trap;
+#   5. a fault the chip has no means for with --firmware (clock-drift): exit 64.
 # QEMU and bandsim are stopped on every way out (trap on EXIT). Exit 0 ok, 1 failure.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -116,12 +119,32 @@ read -r -a fourth < <(reports damaged | sed -n 1p)
 check_truth damaged "${fourth[4]}" >/dev/null || exit 1
 echo "firmware-flash: damaged record 10: counted, ${fourth[2]} minutes recovered after it, the band records on"
 
-# 4. Faults the chip cannot suffer are refused.
+# 4. Record 20 rewritten with a minute start off the minute under a CRC that matches it.
+python3 - "$work/band.flash" <<'PY'
+import struct, sys, zlib
+f = open(sys.argv[1], "r+b")
+at = 4 * 4096 + 20 * 24
+f.seek(at)
+slot = bytearray(f.read(24))
+if struct.unpack("<I", slot[:4])[0] != 20: sys.exit("firmware-flash: slot 20 of ring page 0 does not hold record 20")
+slot[4:8] = struct.pack("<I", struct.unpack("<I", slot[4:8])[0] + 1)
+slot[20:24] = struct.pack("<I", zlib.crc32(bytes(slot[:20])))
+f.seek(at)
+f.write(slot)
+PY
+run_until unparseable 10
+read -r -a fifth < <(reports unparseable | sed -n 1p)
+(( fifth[0] == 5 && fifth[3] == 2 )) || fail "with record 20 unparseable under a valid CRC the flash report is '${fifth[*]}' (want boot 5, 2 damaged slots: 10 and 20)"
+(( fifth[2] == (fifth[4] - 21 < 1440 ? fifth[4] - 21 : 1440) )) || fail "with record 20 unparseable ${fifth[2]} minutes recovered (want the run after it)"
+check_truth unparseable "${fifth[4]}" >/dev/null || exit 1
+echo "firmware-flash: record 20 unparseable under a valid CRC: counted, ${fifth[2]} minutes recovered after it, the band records on"
+
+# 5. Faults the chip cannot suffer are refused.
 set +e
-"$bandsim" serve --firmware "$elf" --socket "$work/bad.sock" --fault drop=0.1 2>"$work/bad.log"
+"$bandsim" serve --firmware "$elf" --socket "$work/bad.sock" --fault clock-drift=50 2>"$work/bad.log"
 status=$?
 set -e
-[[ $status -eq 64 ]] || fail "--fault drop=0.1 with --firmware exited $status, not 64"
+[[ $status -eq 64 ]] || fail "--fault clock-drift=50 with --firmware exited $status, not 64"
 grep -q "only reboot-at" "$work/bad.log" || fail "the refusal does not say which faults apply: $(cat "$work/bad.log")"
 
 echo "firmware-flash: ok ($(( $(date +%s) - started )) s)"

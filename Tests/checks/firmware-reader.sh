@@ -10,6 +10,10 @@
 #   - the store (`health export`) equals the firmware's own minute records (--truth, debug message
 #     0x87) minute by minute: Tests/checks/support/store_vs_truth.py, TruthCheck's rules;
 #   - a second `band sync` adds nothing (nothing lost, nothing duplicated);
+#   - a link the chip's band drops itself: with `--fault disconnect-random=1` (link 0x13) the band
+#     ends every connection right after the first PDU it sends; the chip reports each drop (link
+#     0x89) and bandsim closes the reader's link at once, so `band sync --attempts 3` sees each link
+#     go, reconnects, and gives up with exit 1 after three — never hanging on a link nobody serves;
 #   - bandsim and QEMU are gone afterwards (trap on EXIT also when a step fails).
 # The image is built once (support/firmware-common.sh). Exit 0 ok, 1 failure.
 set -euo pipefail
@@ -55,4 +59,30 @@ serve_pid=""
 qemu="$(grep -o 'running in QEMU (pid [0-9]*)' "$work/serve.log" | tail -1 | grep -o '[0-9]*')"
 [ -n "$qemu" ] || fail "no QEMU pid in bandsim's banner"
 ! kill -0 "$qemu" 2>/dev/null || fail "QEMU $qemu still running after bandsim ended"
-echo "firmware-reader: ok ($(( $(date +%s) - started )) s): $(cat "$work/compare.out"); after a second sync: $(cat "$work/compare2.out")"
+echo "firmware-reader: $(cat "$work/compare.out"); after a second sync: $(cat "$work/compare2.out")"
+
+# A band that drops every link itself.
+sock2="$work/drop.sock"
+"$bin/bandsim" serve --firmware "$elf" --socket "$sock2" --speed 60 --seed 11 --start 2026-11-30T06:20:30+01:00 \
+  --fault disconnect-random=1 2>>"$work/drop.log" &
+serve_pid=$!
+for _ in $(seq 600); do [ -S "$sock2" ] && break; kill -0 "$serve_pid" 2>/dev/null || fail "bandsim (disconnect-random) ended before listening"; sleep 0.1; done
+[ -S "$sock2" ] || fail "bandsim (disconnect-random) never listened on $sock2"
+set +e
+timeout 60 "$bin/band" sync "sim:$sock2" "${reader[@]}" --store "$work/drop.sqlite" --attempts 3 --keep-band-clock >"$work/drop-sync.out" 2>"$work/drop-sync.log"
+status=$?
+set -e
+(( status != 124 )) || fail "band sync hung on a link the band had dropped: $(tail -3 "$work/drop-sync.log")"
+(( status == 1 )) || fail "band sync against a band that drops every link exited $status, not 1: $(tail -3 "$work/drop-sync.log")"
+for link in 1 2 3; do
+  grep -q "firmware: the band dropped the reader's link $link (a fault injection); closing it" "$work/drop.log" \
+    || fail "bandsim did not report the band's drop of link $link: $(grep -i 'link\|reader' "$work/drop.log")"
+done
+dropped=$(grep -c "reader's link dropped by the firmware" "$work/drop.log" || true)
+(( dropped == 3 )) || fail "bandsim closed the reader's link $dropped time(s), not 3"
+stop_process "$serve_pid"
+serve_pid=""
+qemu="$(grep -o 'running in QEMU (pid [0-9]*)' "$work/drop.log" | tail -1 | grep -o '[0-9]*')"
+! kill -0 "$qemu" 2>/dev/null || fail "QEMU $qemu still running after bandsim ended"
+echo "firmware-reader: a band that drops every link: 3 drops reported by the chip, 3 links closed, band sync gave up after 3 attempts"
+echo "firmware-reader: ok ($(( $(date +%s) - started )) s)"

@@ -16,6 +16,11 @@
 #   - a second `band sync` fetches only what the band recorded since (its fetch starts at the
 #     cursor the first acknowledged: the acknowledged position is consistent), the two syncs
 #     together bring no more minutes than the band recorded, and the store still equals the truth;
+#   - a reset with `--fault reboot-at` while a reader is connected (`band stream` at ×60, its link
+#     up when the band has run 30 minutes): bandsim's log shows the reset dropping the reader's
+#     link and boot 2; the reader saw the link go, connected again and fetched history from the
+#     cursor it had acknowledged (every fetch after the first starts at the cursor committed
+#     before it); the store equals the firmware's truth across both boots, each minute once;
 #   - bandsim and QEMU are gone afterwards (trap on EXIT also when a step fails);
 #   - bad `reboot-mid-history` usage (without --firmware, a count that is not 1–10000, twice) exits 64.
 # The image is built once (support/firmware-common.sh). Exit 0 ok, 1 failure.
@@ -63,9 +68,9 @@ timeout 120 "$bin/band" sync "sim:$sock" "${reader[@]}" "${store[@]}" --keep-ban
   || fail "band sync across the reset exited $?"
 
 # The reset happened, in the middle of the transfer, and the chip came back with its ring.
-grep -q "reboot-mid-history: resetting the firmware (link 0x0A) after history data packet 2" "$work/serve.log" \
+grep -q "reboot-mid-history: after history data packet 2 of this connection: resetting the firmware (link 0x0A); dropping the reader's link" "$work/serve.log" \
   || fail "bandsim never reset the firmware during the sync"
-grep -q "reader dropped by the firmware's reset" "$work/serve.log" || fail "the reader's link was not dropped with the reset"
+grep -q "reader's link dropped by the firmware" "$work/serve.log" || fail "the reader's link was not dropped with the reset"
 grep -q "firmware: booted (boot 2 seen by this bridge)" "$work/serve.log" || fail "the firmware did not boot again after the reset"
 recovered="$(grep -o 'flash: boot 2, [0-9]* damaged boot-record page(s), [0-9]* minute(s) recovered' "$work/serve.log" | grep -o '[0-9]* minute(s)' | grep -o '^[0-9]*' || true)"
 [ -n "$recovered" ] || fail "no flash report of boot 2"
@@ -109,5 +114,52 @@ serve_pid=""
 qemu="$(grep -o 'running in QEMU (pid [0-9]*)' "$work/serve.log" | tail -1 | grep -o '[0-9]*')"
 [ -n "$qemu" ] || fail "no QEMU pid in bandsim's banner"
 ! kill -0 "$qemu" 2>/dev/null || fail "QEMU $qemu still running after bandsim ended"
-echo "firmware-reset: ok ($(( $(date +%s) - started )) s): reset after history packet 2 of a $cut_minutes-minute transfer," \
+echo "firmware-reset: reboot-mid-history: reset after history packet 2 of a $cut_minutes-minute transfer," \
      "$recovered minutes recovered; $(cat "$work/compare.out"); after a second sync ($second_synced new): $(cat "$work/compare2.out")"
+
+# reboot-at with a reader connected: the reset takes the reader's link with it; the reader comes back.
+sock2="$work/band2.sock"
+reader2=(--keystore "$work/keys2.json")
+store2=(--store "$work/health2.sqlite")
+reboot_minute=30
+"$bin/bandsim" serve --firmware "$elf" --socket "$sock2" --truth "$work/truth2.ndjson" --speed 60 --seed 12 \
+  --start 2026-11-30T06:20:30+01:00 --fault reboot-at=${reboot_minute}m 2>>"$work/serve2.log" &
+serve_pid=$!
+for _ in $(seq 600); do [ -S "$sock2" ] && break; kill -0 "$serve_pid" 2>/dev/null || fail "bandsim (reboot-at) ended before listening"; sleep 0.1; done
+[ -S "$sock2" ] || fail "bandsim (reboot-at) never listened on $sock2"
+timeout 60 "$bin/band" pair "sim:$sock2" "${reader2[@]}" >"$work/pair2.out" 2>"$work/pair2.log" || fail "band pair (reboot-at) exited $?"
+ran=$(wc -l <"$work/truth2.ndjson")
+(( ran < reboot_minute - 10 )) || fail "the band had run $ran minutes after pairing: too late to be connected across the reset at $reboot_minute (machine too slow?)"
+# Streams from now until about 15 band minutes (real seconds at ×60) after the reset.
+timeout 150 "$bin/band" stream "sim:$sock2" "${reader2[@]}" "${store2[@]}" --keep-band-clock --json --for "$(( reboot_minute - ran + 15 ))s" \
+  >"$work/stream2.out" 2>"$work/stream2.log" || fail "band stream across the reboot-at reset exited $?: $(tail -5 "$work/stream2.log")"
+grep -q "reboot-at: the band has run [0-9]* min: resetting the firmware (link 0x0A); dropping the reader's link" "$work/serve2.log" \
+  || fail "the reboot-at reset did not find a reader connected (or did not happen): $(grep -i 'reboot-at\|reader' "$work/serve2.log")"
+grep -q "reader's link dropped by the firmware" "$work/serve2.log" || fail "bandsim did not close the reader's link with the reset"
+grep -q "firmware: booted (boot 2 seen by this bridge)" "$work/serve2.log" || fail "the firmware did not boot again after the reboot-at reset"
+python3 - "$work/stream2.out" <<'PY' || fail "the reader did not come back across the reset as it should"
+import json, sys
+events = [json.loads(line) for line in open(sys.argv[1]) if line.startswith("{")]
+names = [e["event"] for e in events]
+connected, disconnected = names.count("connected"), names.count("disconnected")
+if connected < 2 or disconnected < 1:
+    sys.exit("firmware-reset: the stream connected %d time(s) and lost its link %d time(s); expected the reset's drop and a reconnection" % (connected, disconnected))
+cursor = None
+for event in events:
+    if event["event"] == "history_transfer" and cursor is not None and event["first"] != cursor:
+        sys.exit("firmware-reset: a fetch started at record %d, the reader had committed up to %d" % (event["first"], cursor))
+    if event["event"] == "history_committed" and event.get("acknowledged"):
+        cursor = event["cursor"]
+if cursor is None:
+    sys.exit("firmware-reset: the stream never committed and acknowledged history")
+print("reconnected %d time(s), history resumed from the cursor each time" % (connected - 1))
+PY
+"$bin/health" export "${store2[@]}" >"$work/export3.ndjson" || fail "health export exited $?"
+python3 "$root/Tests/checks/support/store_vs_truth.py" "$work/export3.ndjson" "$work/truth2.ndjson" "$reboot_minute" >"$work/compare3.out" \
+  || fail "after the reboot-at reset with a reader connected the store differs from the firmware's truth"
+stop_process "$serve_pid"
+serve_pid=""
+qemu="$(grep -o 'running in QEMU (pid [0-9]*)' "$work/serve2.log" | tail -1 | grep -o '[0-9]*')"
+! kill -0 "$qemu" 2>/dev/null || fail "QEMU $qemu still running after bandsim ended"
+echo "firmware-reset: reboot-at with a reader connected: link dropped with the reset, the reader back; $(cat "$work/compare3.out")"
+echo "firmware-reset: ok ($(( $(date +%s) - started )) s)"

@@ -4,18 +4,21 @@
 // libFuzzer's length reach every page): item byte 0 picks the page (2 + b % 12: the state pages
 // 2–3 and the ring pages 4–13) and the 24-byte slot in it (b / 12), the other 24 bytes are
 // programmed there; everything else stays erased (0xFF). The input's first 22 bytes are also
-// decoded as a 0x12 body.
+// decoded as a 0x12 body, its first 24 as a 0x13 body (BandFaultMessage).
 //
 // Properties checked on every input:
 //  1. recovering the ring and the state never traps, whatever the pages hold;
 //  2. the ring recovered is a run without holes: every sequence number in oldest..<next has a
-//     valid record, and it holds at most the ring's capacity (198 for the 22-slot pages used here);
+//     valid record, every one of them a minute record that parses (a CRC-valid slot whose record
+//     does not is damaged), and it holds at most the ring's capacity (198 for the 22-slot pages used here);
 //  3. three records appended after the recovery come back, byte for byte, after a second
 //     recovery, which numbers on from them; the run still has no holes;
 //  4. a state written after the recovery is the state recovered next (keys ≤ 4);
-//  5. a segment body that decodes re-encodes to a body that decodes to the same segment.
+//  5. a segment body that decodes re-encodes to a body that decodes to the same segment; a fault
+//     body that decodes holds probabilities and re-encodes to the same bytes.
 import BandFirmwareCore
 import BandProtocol
+import BandWire
 import FirmwareBoard
 #if canImport(Glibc)
 import Glibc
@@ -90,6 +93,9 @@ struct RecoveredRing {
             check(bytes.count == recordBytes, "record \(sequence) is \(bytes.count) bytes")
             let place = Int(sequence - first)
             if !seen[place] { seen[place] = true; distinct += 1 }
+            let parses: Bool
+            do throws(ParseError) { _ = try MinuteRecord(parsingAll: bytes); parses = true } catch { parses = false }
+            check(parses, "record \(sequence) in the ring does not parse")
             table.withUnsafeMutableBytes { $0.baseAddress!.advanced(by: place * recordBytes).copyMemory(from: bytes.baseAddress!, byteCount: recordBytes) }
         }
         check(distinct == count, "the run \(oldest)..<\(log.next) has holes (\(distinct) records)")
@@ -122,9 +128,13 @@ public func fuzzFlashPages(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 
     first.recover(&board)
     let next = first.log.next
-    var appended = [[UInt8]](repeating: [UInt8](repeating: 0, count: recordBytes), count: 3)
+    // Minute records that parse (the ring keeps no other), different for each input.
+    let appended: [[UInt8]] = (0..<3).map { n in
+        MinuteRecord(minuteStart: (next &+ UInt32(n)) % 50_000_000 &* 60, utcOffset: LocalTimeOffset(quarterHours: 0), flags: .worn,
+                     steps: UInt16(truncatingIfNeeded: Int(next) &+ n &* 37), distanceDecimetres: 0, energyDecikilocalories: 0,
+                     heartRate: nil).encodedBytes()
+    }
     for n in 0..<3 {
-        for b in 0..<recordBytes { appended[n][b] = UInt8(truncatingIfNeeded: Int(next) &+ n &* 37 &+ b) }
         appended[n].withUnsafeBytes { first.log.append(next &+ UInt32(n), $0, on: &board) }
     }
     second.recover(&board)
@@ -146,6 +156,11 @@ public func fuzzFlashPages(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         let decoded = body.withUnsafeBytes { ScenarioSegmentMessage.decode($0) }
         check(decoded?.segment == message.segment && decoded?.index == message.index && decoded?.count == message.count,
                      "segment round trip")
+    }
+    if input.count >= BandFaultMessage.byteCount,
+       let rates = BandFaultMessage.decode(UnsafeRawBufferPointer(rebasing: input[0..<BandFaultMessage.byteCount])) {
+        check([rates.drop, rates.corrupt, rates.disconnect].allSatisfy { $0 >= 0 && $0 <= 1 }, "rates \(rates)")
+        check(BandFaultMessage.encode(rates) == Array(input[0..<BandFaultMessage.byteCount]), "fault body round trip")
     }
     return 0
 }

@@ -17,6 +17,7 @@
 /// | 0x10 band configure | link | host → fw | start (8, Int64 LE, Unix seconds) ‖ seed (8, UInt64 LE) ‖ time zone (1, Int8, quarter hours): the band's logic starts at that time (once per boot; ends start-up) |
 /// | 0x7F fault | link | host → fw | — : provokes a hard fault (the handler's test) |
 /// | 0x80 booted | link | fw → host | — : sent once after start-up |
+/// | 0x89 link dropped | link | fw → host | link (4, UInt32 LE: the count of 0x02 since boot, the connection it ends) ‖ reason (1: 1 indication overflow, 2 no entropy, 3 send failed, 4 fault injection, 5 the band rebooted, 0 other): the band dropped the reader's connection itself; the host closes the reader's link |
 /// | 0x81 status | debug | fw → host | ``FirmwareStatus`` (40 bytes, little-endian) |
 /// | 0x82 random | debug | fw → host | the bytes; or 1 byte 0xFF when unseeded / refused |
 /// | 0x83 self-test | debug | fw → host | 1 byte: bit 0 SHA-256, bit 1 HMAC, bit 2 DRBG passed |
@@ -26,6 +27,7 @@
 /// | 0x87 minute recorded | debug | fw → host | sequence (4, UInt32 LE) ‖ the 16-byte minute record (docs/protocol.md): the firmware's truth |
 /// | 0x88 band status | debug | fw → host | ticks (8, UInt64 LE) ‖ CPU cycles in ticks (8) ‖ records (4) ‖ CPU cycles in the record ticks (8) ‖ CPU cycles writing the records to flash (8); answers 0x11 |
 /// | 0x11 band status? | link | host → fw | — : answered by 0x88 |
+/// | 0x13 band faults | link | host → fw | 24 bytes, BandFirmwareCore's `BandFaultMessage`: drop, corrupt and disconnect-random probabilities (binary64 LE each), before 0x10 |
 /// | 0x12 scenario segment | link | host → fw | 22 bytes, BandFirmwareCore's `ScenarioSegmentMessage`: one segment of the day plan, in order, before 0x10 (at most 32) |
 public enum LinkMessage {
     public static let seed: UInt8 = 0x01
@@ -41,6 +43,7 @@ public enum LinkMessage {
     public static let bandConfigure: UInt8 = 0x10
     public static let bandStatusRequest: UInt8 = 0x11
     public static let scenarioSegment: UInt8 = 0x12
+    public static let bandFaults: UInt8 = 0x13
     public static let fault: UInt8 = 0x7F
     public static let booted: UInt8 = 0x80
     public static let status: UInt8 = 0x81
@@ -51,6 +54,8 @@ public enum LinkMessage {
     public static let flashReport: UInt8 = 0x86
     public static let minuteRecorded: UInt8 = 0x87
     public static let bandStatus: UInt8 = 0x88
+    public static let linkDropped: UInt8 = 0x89
+    public static let linkDroppedByteCount = 5
     public static let bandConfigureByteCount = 17
 
     public static let seedByteCount = 48

@@ -8,11 +8,19 @@ import UARTFraming
 /// One codec on both sides: frames are built and parsed by UARTFraming, the code the image runs.
 /// Link messages follow docs/protocol.md "UART framing": 0x02 connect and 0x03 disconnect go to
 /// the firmware; 0x80 booted and debug 0x84 log lines come back as log actions, debug 0x87 (a
-/// minute the firmware recorded) as ``Action/minuteRecorded(sequence:record:)``. An ATT PDU from
+/// minute the firmware recorded) as ``Action/minuteRecorded(sequence:record:)``, 0x89 (the band
+/// dropped the reader's link itself) as ``Action/dropReader``. An ATT PDU from
 /// the firmware while no reader is connected is dropped and counted (a reader that left just
 /// before a notification). ATT_MTU: the bridge sees the reader's Exchange MTU Request and the
 /// firmware's response, and reports the MTU both now use, so the reader's bearer accepts PDUs
 /// up to it.
+///
+/// **Every firmware reset takes the reader's link with it**, as a real band's reset takes its
+/// radio link: a reset the bridge asks for (``RebootAt``, ``ResetMidHistory``) drops the reader at
+/// once and accepts none until the next "booted" (``resetInProgress``); a boot nobody asked for
+/// (the chip reset itself) drops a reader still connected when it is announced. The reader then
+/// reconnects as to any band that went away, and resumes its history from its cursor. A reader
+/// whose link survived would wait for answers the rebooted chip never sends.
 public struct FirmwareBridge {
     public enum Action: Equatable {
         /// Bytes to write to the UART (one whole frame).
@@ -30,8 +38,9 @@ public struct FirmwareBridge {
         /// or band start until the host sends them (0x01, 0x09, 0x10: the host is its clock, as a
         /// phone is a band's after a reboot). Comes before the reconnection of a connected reader.
         case configureFirmware
-        /// Close the reader's link now (``resetMidHistory``: a band's reset takes its radio link
-        /// with it); the bridge already counts the reader as gone.
+        /// Close the reader's link now: the firmware was reset (a band's reset takes its radio link
+        /// with it) or its band dropped the link itself (0x89). The bridge already counts the
+        /// reader as gone (``readerConnected`` is false).
         case dropReader
     }
 
@@ -50,6 +59,34 @@ public struct FirmwareBridge {
         }
     }
 
+    /// `bandsim serve --firmware … --fault reboot-at=DURATION` (repeatable): once a minute ending
+    /// at or after each band run time has been recorded (debug 0x87; the run time is the minute's
+    /// end less the band's configured start), reset the firmware (link 0x0A), each time once, in
+    /// order — and drop the reader, as for every reset.
+    public struct RebootAt: Equatable {
+        /// The band's configured start, Unix seconds (link 0x10 of the first boot).
+        public var bandStart: Int64
+        /// Band run times, seconds, ascending.
+        public var after: [Int64]
+        public init(bandStart: Int64, after: [Int64]) {
+            self.bandStart = bandStart
+            self.after = after.sorted()
+        }
+    }
+
+    /// Why the band dropped the reader's link, as link message 0x89 says (docs/protocol.md; the
+    /// chip's `ChipLinkHost` sends it). Unknown codes are shown as numbers.
+    public static func linkDropReason(_ code: UInt8) -> String {
+        switch code {
+        case 1: return "its indication queue overflowed"
+        case 2: return "no entropy for a key or challenge"
+        case 3: return "a send failed"
+        case 4: return "a fault injection"
+        case 5: return "the band rebooted"
+        default: return "reason \(code)"
+        }
+    }
+
     /// The minute record's size in a 0x87 message (BandProtocol's `MinuteRecord.size`; this
     /// module depends on UARTFraming only).
     public static let minuteRecordByteCount = 16
@@ -65,8 +102,16 @@ public struct FirmwareBridge {
         /// 0x87 minute messages from the firmware, and debug messages of a known code but the wrong length.
         public var minutesRecorded = 0
         public var malformedDebugMessages = 0
-        /// ATT frames from the firmware between a ``ResetMidHistory`` reset and the next boot.
+        /// ATT frames from the firmware between a reset the bridge asked for and the next boot.
         public var droppedDuringReset = 0
+        /// Resets the bridge asked for (``RebootAt``, ``ResetMidHistory``).
+        public var resetsRequested = 0
+        /// Reader links dropped: by a reset (asked for or not) or by the band (0x89).
+        public var readersDropped = 0
+        /// 0x89 messages about a link that is already gone (an earlier connection's); ignored.
+        public var staleLinkDrops = 0
+        /// Link messages of a known code but the wrong length.
+        public var malformedLinkMessages = 0
         public init() {}
     }
 
@@ -80,23 +125,55 @@ public struct FirmwareBridge {
     public private(set) var resetMidHistory: ResetMidHistory?
     /// History Data notifications forwarded in the current connection.
     private var historyPacketsThisConnection = 0
-    /// Reset requested by ``resetMidHistory``; the firmware has not booted since.
+    /// The pending ``RebootAt`` run times (the first is the next due).
+    public private(set) var rebootAt: RebootAt?
+    /// A reset the bridge asked for; the firmware has not booted since.
     private var resetting = false
-    /// True from a ``resetMidHistory`` reset until the firmware's next boot: the caller accepts no
-    /// reader meanwhile (its first PDUs would reach a chip that is not running; the reader's
+    /// Connect messages (0x02) sent since the firmware's last boot: the number the firmware's 0x89
+    /// carries for the link it dropped, so a drop of an earlier link never closes a newer one.
+    private var connectsSinceBoot: UInt32 = 0
+    /// The current reader connected after the reset the bridge asked for, before the boot.
+    private var connectedDuringReset = false
+    /// True from a reset the bridge asked for until the firmware's next boot: the caller accepts
+    /// no reader meanwhile (its first PDUs would reach a chip that is not running; the reader's
     /// connection waits in the listener's backlog instead).
     public var resetInProgress: Bool { resetting }
 
-    public init(resetMidHistory: ResetMidHistory? = nil) {
+    public init(resetMidHistory: ResetMidHistory? = nil, rebootAt: RebootAt? = nil) {
         precondition(resetMidHistory.map { $0.afterPackets > 0 } ?? true, "reboot-mid-history needs a packet count of at least 1")
         self.resetMidHistory = resetMidHistory
+        self.rebootAt = rebootAt.flatMap { $0.after.isEmpty ? nil : $0 }
     }
 
     public mutating func readerDidConnect() -> [Action] {
         readerConnected = true
         requestedMTU = nil
         historyPacketsThisConnection = 0
+        // A reader that comes while the chip resets (a caller that does not wait for
+        // ``resetInProgress``) lost nothing: it is announced once the chip has booted.
+        connectedDuringReset = resetting
+        if resetting { return [] }
+        connectsSinceBoot &+= 1
         return [.toFirmware(Self.frame(.link, [0x02]))]
+    }
+
+    /// Resets the firmware (link 0x0A) and drops the reader if one is connected; no reader is
+    /// accepted until the next boot.
+    private mutating func resetFirmware(_ why: String) -> [Action] {
+        counters.resetsRequested += 1
+        resetting = true
+        let dropping = readerConnected ? "; dropping the reader's link" : ""
+        return [.log("bridge: \(why): resetting the firmware (link 0x0A)\(dropping)"), .toFirmware(Self.frame(.link, [0x0A]))]
+            + dropReader()
+    }
+
+    /// ``Action/dropReader`` when a reader is connected; it counts as gone from here on.
+    private mutating func dropReader() -> [Action] {
+        guard readerConnected else { return [] }
+        readerConnected = false
+        requestedMTU = nil
+        counters.readersDropped += 1
+        return [.dropReader]
     }
 
     public mutating func readerDidDisconnect() -> [Action] {
@@ -146,12 +223,7 @@ public struct FirmwareBridge {
                 historyPacketsThisConnection += 1
                 if historyPacketsThisConnection == fault.afterPackets {
                     resetMidHistory = nil
-                    resetting = true
-                    readerConnected = false
-                    requestedMTU = nil
-                    actions += [.log("bridge: reboot-mid-history: resetting the firmware (link 0x0A) after history data packet "
-                                     + "\(fault.afterPackets) of this connection; dropping the reader's link"),
-                                .toFirmware(Self.frame(.link, [0x0A])), .dropReader]
+                    actions += resetFirmware("reboot-mid-history: after history data packet \(fault.afterPackets) of this connection")
                 }
             }
             return actions
@@ -160,15 +232,36 @@ public struct FirmwareBridge {
                 counters.boots += 1
                 let afterOurReset = resetting
                 resetting = false
-                // A reset while a reader is connected: the firmware starts with no connection, so
-                // tell it again that one is there (its ATT state starts fresh, as after a real
-                // reconnection; the reader sees a band that forgot its MTU).
+                connectsSinceBoot = 0
                 var actions: [Action] = [.log("firmware: booted (boot \(counters.boots) seen by this bridge)"), .configureFirmware]
                 if afterOurReset {
-                    actions.insert(.log("bridge: reboot-mid-history: \(counters.droppedDuringReset) ATT frame(s) of the reset firmware dropped"), at: 1)
+                    actions.insert(.log("bridge: \(counters.droppedDuringReset) ATT frame(s) of the reset firmware dropped so far"), at: 1)
                 }
-                if readerConnected { actions.append(.toFirmware(Self.frame(.link, [0x02]))) }
+                if readerConnected, afterOurReset, connectedDuringReset {
+                    connectedDuringReset = false
+                    connectsSinceBoot = 1
+                    actions.append(.toFirmware(Self.frame(.link, [0x02])))
+                } else if readerConnected {
+                    // A reset nobody asked for (the chip reset itself) with a reader connected: the
+                    // firmware starts with no connection, and the reader's link goes as a band's would.
+                    actions.append(.log("bridge: the firmware reset itself while a reader was connected; dropping the reader's link"))
+                    actions += dropReader()
+                }
                 return actions
+            }
+            if payload.first == 0x89 {
+                guard payload.count == 6 else {
+                    counters.malformedLinkMessages += 1
+                    return [.log("firmware: link-dropped message of \(payload.count) bytes, not 6; ignored: \(Self.hex(payload))")]
+                }
+                let link = UInt32(payload[1]) | UInt32(payload[2]) << 8 | UInt32(payload[3]) << 16 | UInt32(payload[4]) << 24
+                let why = Self.linkDropReason(payload[5])
+                guard readerConnected, link == connectsSinceBoot else {
+                    counters.staleLinkDrops += 1
+                    return [.log("firmware: the band dropped link \(link) (\(why)); not the current one (\(connectsSinceBoot)"
+                                 + (readerConnected ? "" : ", none connected") + "), ignored")]
+                }
+                return [.log("firmware: the band dropped the reader's link \(link) (\(why)); closing it")] + dropReader()
             }
             return [.log("firmware: link message \(Self.hex(payload))")]
         case .debug:
@@ -189,12 +282,24 @@ public struct FirmwareBridge {
                 }
                 let sequence = UInt32(payload[1]) | UInt32(payload[2]) << 8 | UInt32(payload[3]) << 16 | UInt32(payload[4]) << 24
                 counters.minutesRecorded += 1
-                return [.minuteRecorded(sequence: sequence, record: Array(payload[5...]))]
+                return [.minuteRecorded(sequence: sequence, record: Array(payload[5...]))] + rebootIfDue(minuteStart: payload)
             }
             return [.log("firmware: debug message \(Self.hex(payload))")]
         default:
             return [.log("firmware: frame on unknown channel \(channel.rawValue) (\(payload.count) bytes) ignored")]
         }
+    }
+
+    /// ``RebootAt``: the 0x87 message `payload` closed a minute; reset when the band has run the
+    /// first pending run time. The minute start is the record's first 4 bytes (UInt32 LE).
+    private mutating func rebootIfDue(minuteStart payload: [UInt8]) -> [Action] {
+        guard var schedule = rebootAt, let due = schedule.after.first else { return [] }
+        let start = Int64(UInt32(payload[5]) | UInt32(payload[6]) << 8 | UInt32(payload[7]) << 16 | UInt32(payload[8]) << 24)
+        let ran = start + 60 - schedule.bandStart
+        guard ran >= due else { return [] }
+        schedule.after.removeFirst()
+        rebootAt = schedule.after.isEmpty ? nil : schedule
+        return resetFirmware("reboot-at: the band has run \(ran / 60) min")
     }
 
     /// One UART frame around `payload` (≤ 517 bytes).

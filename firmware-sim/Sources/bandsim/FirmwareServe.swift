@@ -29,7 +29,7 @@ struct FirmwareServe {
     /// band's time then: the chip has no clock that survives a reset, the host is its clock).
     var configuration: BandConfiguration
     /// `--fault reboot-at=DURATION` (or `--reboot-at`): band run times after which the firmware is
-    /// reset (link message 0x0A), each once, in order.
+    /// reset (link message 0x0A), each once, in order (``FirmwareBridge/RebootAt`` decides).
     var rebootsAfter: [Duration] = []
     /// `--scenario` other than the built-in `day`: sent segment by segment (link 0x12) before
     /// every 0x10; its `fault reboot-at=` lines are in `rebootsAfter`.
@@ -39,9 +39,26 @@ struct FirmwareServe {
     /// `--truth FILE`: the firmware's minute records (debug message 0x87) as ``TruthLine``s.
     var truthPath: String?
     var truth: TruthFile? = nil
+    /// `--fault drop=P`, `corrupt=P`, `disconnect-random=P` (also `--drop-rate`, `--corrupt-rate`,
+    /// scenario lines): sent to the image as link 0x13 before every 0x10; the chip's band acts on
+    /// what it sends (and reports a link it drops with 0x89).
+    var faultRates = BandFaultMessage.Rates()
     /// `--fault reboot-mid-history`: reset the firmware and drop the reader after this many
     /// History Data packets of one connection (``FirmwareBridge/ResetMidHistory``), once.
     var rebootMidHistoryAfterPackets: Int? = nil
+
+    /// Takes a band fault the firmware setup can carry out; false for one it has no means for
+    /// here (disconnect-at and disconnect-mid-history, clock drift, battery: docs/firmware.md).
+    mutating func take(_ fault: FaultSpec) -> Bool {
+        switch fault {
+        case .rebootAt(let after) where after > .zero: rebootsAfter.append(after)
+        case .drop(let p): faultRates.drop = p
+        case .corrupt(let p): faultRates.corrupt = p
+        case .disconnectRandom(let p): faultRates.disconnect = p
+        default: return false
+        }
+        return true
+    }
 
     mutating func run() throws -> ExitCode {
         guard access(image, R_OK) == 0 else {
@@ -54,7 +71,7 @@ struct FirmwareServe {
         defer { stop?.restore() }
         var bridge = FirmwareBridge(resetMidHistory: rebootMidHistoryAfterPackets.map {
             .init(historyDataHandle: BandAttributeTable.valueHandle(.historyData), afterPackets: $0)
-        })
+        }, rebootAt: .init(bandStart: configuration.start.seconds, after: rebootsAfter.map { $0.components.seconds }))
         var booted = false
         // Until the firmware says it booted: no reader is accepted (its connect would be lost).
         while !booted {
@@ -66,7 +83,6 @@ struct FirmwareServe {
             booted = bridge.counters.boots > 0
             try perform(actions, emulator: emulator, reader: nil)
         }
-        rebootsAfter.sort()
 
         let listener: any BandListener
         do throws(LinkError) {
@@ -104,11 +120,13 @@ struct FirmwareServe {
             if entries[1].revents != 0 {
                 let actions = try emulator.readUART { bridge.received(fromFirmware: $0) }
                 try perform(actions, emulator: emulator, reader: reader)
-                if actions.contains(.dropReader), let link = reader {
+                // A firmware reset or the band's own drop (0x89): the bridge no longer counts the
+                // reader as connected, so its link goes, as a band's radio link would.
+                if let link = reader, !bridge.readerConnected {
                     link.close()
                     reader = nil
                     listener.connectionEnded()
-                    CommandRunner.printError("bandsim: reader dropped by the firmware's reset (connection \(connections))")
+                    CommandRunner.printError("bandsim: reader's link dropped by the firmware (connection \(connections))")
                     if let limit = exitAfterConnections, connections >= limit {
                         CommandRunner.printError("bandsim: \(connections) connection(s) ended; stopping QEMU")
                         return .success
@@ -167,7 +185,7 @@ struct FirmwareServe {
             case .log(let line):
                 CommandRunner.printError("bandsim: \(line)")
             case .minuteRecorded(let sequence, let bytes):
-                if let record = writeTruth(sequence: sequence, bytes) { try rebootIfDue(after: record, emulator: emulator) }
+                writeTruth(sequence: sequence, bytes)
             case .configureFirmware:
                 try configureFirmware(emulator)
             case .dropReader:
@@ -198,18 +216,8 @@ struct FirmwareServe {
                 try emulator.writeUART(FirmwareBridge.frame(.link, [0x12] + ScenarioSegmentMessage.encode(segment, index: index, count: scenario.segments.count)))
             }
         }
+        if !faultRates.isNone { try emulator.writeUART(FirmwareBridge.frame(.link, [0x13] + BandFaultMessage.encode(faultRates))) }
         try emulator.writeUART(FirmwareBridge.frame(.link, [0x10] + Self.bandConfigureBody(start)))
-    }
-
-    /// `reboot-at`: once the band has run the first pending duration (a minute ending at or after
-    /// it was recorded), the firmware is reset (link 0x0A).
-    private mutating func rebootIfDue(after record: MinuteRecord, emulator: FirmwareEmulator) throws {
-        guard let due = rebootsAfter.first else { return }
-        let ranSeconds = Int64(record.minuteStart) + 60 - configuration.start.seconds
-        guard ranSeconds >= due.components.seconds else { return }
-        rebootsAfter.removeFirst()
-        CommandRunner.printError("bandsim: reboot-at: the band has run \(ranSeconds / 60) min; resetting the firmware (link 0x0A)")
-        try emulator.writeUART(FirmwareBridge.frame(.link, [0x0A]))
     }
 
     /// One truth line per minute the firmware recorded, flushed at once (a test reads the file

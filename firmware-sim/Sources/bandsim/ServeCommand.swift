@@ -58,8 +58,10 @@ struct ServeCommand: Command {
             With it only --socket/--hci, --speed (whole band seconds per second, 1-3600), --seed,
             --start, --truth (the firmware's own minute records, sent over its debug channel), --state
             (the image's flash file: boot record, keys, minute ring), --fault reboot-at=DURATION (or
-            --reboot-at: the image is reset and resumes from its flash), --scenario (sent to the chip,
-            at most 32 segments; of its faults only reboot-at) and --exit-after N apply.
+            --reboot-at: the image is reset, the reader's link dropped, and the band resumes from its
+            flash), --fault drop=P / corrupt=P / disconnect-random=P (or --drop-rate / --corrupt-rate:
+            the chip's band acts on them), --scenario (sent to the chip, at most 32 segments; of its
+            faults only reboot-at, drop, corrupt and disconnect-random) and --exit-after N apply.
             QEMU is stopped when bandsim ends.
             """,
         options: [
@@ -193,7 +195,8 @@ struct ServeCommand: Command {
         statePath = arguments.value("state")
         self.configuration = configuration
         if let image = arguments.value("firmware") {
-            let allowed: Set<String> = ["firmware", "socket", "hci", "speed", "state", "exit-after", "seed", "start", "truth", "fault", "reboot-at", "scenario"]
+            let allowed: Set<String> = ["firmware", "socket", "hci", "speed", "state", "exit-after", "seed", "start", "truth", "fault", "reboot-at",
+                                        "drop-rate", "corrupt-rate", "scenario"]
             for option in ServeCommand.configuration.options.map(\.name) where !allowed.contains(option) {
                 if arguments.value(option) != nil || arguments.flag(option) {
                     throw arguments.usageError("--\(option) does not apply to --firmware (the image is the band)")
@@ -203,17 +206,17 @@ struct ServeCommand: Command {
                 throw arguments.usageError("--speed with --firmware must be a whole number 1–3600 (the firmware's SysTick scale)")
             }
             guard exitAfterDuration == nil else { throw arguments.usageError("--exit-after with --firmware is a connection count") }
-            var rebootsAfter: [Duration] = []
+            var serve = FirmwareServe(image: image, socketPath: socketPath, hciAdapter: hciAdapter, speed: UInt16(speed),
+                                      statePath: statePath, exitAfterConnections: exitAfterConnections,
+                                      configuration: configuration, truthPath: truthPath,
+                                      rebootMidHistoryAfterPackets: rebootMidHistoryAfterPackets)
             for fault in faults {
-                guard case .rebootAt(let after) = fault, after > .zero else {
-                    throw arguments.usageError("--fault \(fault) does not apply to --firmware: only reboot-at=DURATION (the chip is reset) and reboot-mid-history[=N]")
+                guard serve.take(fault) else {
+                    throw arguments.usageError("--fault \(fault) does not apply to --firmware: only reboot-at=DURATION (the chip is reset), "
+                                               + "drop=P, corrupt=P and disconnect-random=P (the chip's band acts on them) and reboot-mid-history[=N]")
                 }
-                rebootsAfter.append(after)
             }
-            firmwareServe = FirmwareServe(image: image, socketPath: socketPath, hciAdapter: hciAdapter, speed: UInt16(speed),
-                                          statePath: statePath, exitAfterConnections: exitAfterConnections,
-                                          configuration: configuration, rebootsAfter: rebootsAfter, truthPath: truthPath,
-                                          rebootMidHistoryAfterPackets: rebootMidHistoryAfterPackets)
+            firmwareServe = serve
         }
         if let name = arguments.value("profile"), name != "band" {
             guard let profile = ProfileServe.Profile(rawValue: name) else {
@@ -342,7 +345,9 @@ struct ServeCommand: Command {
     }
 
     /// `--scenario` with `--firmware`: the chip holds at most 32 segments, and of a file's faults
-    /// only `reboot-at` (the bridge resets the image) applies; anything else is refused (exit 65)
+    /// only `reboot-at` (the bridge resets the image), `drop`, `corrupt` and `disconnect-random`
+    /// (link 0x13) apply;
+    /// anything else is refused (exit 65)
     /// before QEMU starts.
     private func firmwareScenario(into serve: inout FirmwareServe) throws {
         let scenario = try loadScenario()
@@ -351,10 +356,9 @@ struct ServeCommand: Command {
                             + "the firmware holds at most \(ScenarioSegmentMessage.maximumSegments)")
         }
         for fault in scenario.faults {
-            guard case .rebootAt(let after) = fault, after > .zero else {
-                throw DataError("bandsim serve: --scenario \(TerminalText.escaped(scenarioSource)): 'fault \(fault)' does not apply to --firmware (only reboot-at)")
+            guard serve.take(fault) else {
+                throw DataError("bandsim serve: --scenario \(TerminalText.escaped(scenarioSource)): 'fault \(fault)' does not apply to --firmware (only reboot-at, drop, corrupt and disconnect-random)")
             }
-            serve.rebootsAfter.append(after)
         }
         serve.scenario = scenario
     }

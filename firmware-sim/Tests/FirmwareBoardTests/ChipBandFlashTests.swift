@@ -91,4 +91,37 @@ import UARTFraming
         let core = try #require(second.application.core)
         for (sequence, record) in before { #expect(core.flash.ring.record(sequence) == record) }
     }
+
+    @Test("A minute in flash whose CRC matches but which does not parse: counted at boot, never held or served, no trap")
+    func anUnparseableMinuteIsRecoveredLikeADamagedOne() throws {
+        var first = BoardFirmware(board: ScriptedBoard(), application: ChipBand())
+        first.start()
+        _ = Self.frames(&first)
+        let before = try ChipBandTests.minutes(in: Self.run(&first, start: ChipBandTests.start, minutes: 40))
+        let count = UInt32(before.count)
+        #expect(count >= 39)
+        // Minute 20's slot: its minute start moved off the minute, under a CRC that matches.
+        var board = first.board
+        let at = FlashMinuteLogTests.slotOffset(20)
+        var content = Array(board.flash[(at + 4)..<(at + 20)])
+        content[0] &+= 1
+        FlashMinuteLogTests.programSealed(20, content, on: &board)
+
+        var second = Self.reset(board)
+        #expect(Self.report(Self.frames(&second)) == [2, 0, count - 21, 1, count],
+                "boot 2: the slot counted as damaged, the ring restarts after it, numbering goes on")
+        let after = try ChipBandTests.minutes(in: Self.run(&second, start: ChipBandTests.start + .seconds(3_600), minutes: 5))
+        #expect(after.first?.0 == count)
+        let services = try #require(second.application.services)
+        #expect(services.flash.ring.oldest == 21 && services.flash.ring.next == count + UInt32(after.count))
+        var held: [UInt32: MinuteRecord] = [:]
+        services.forEachStoredRecord { sequence, record in held[sequence] = record }
+        #expect(held.count == Int(services.flash.ring.next - 21), "every record the ring holds decodes")
+        for (sequence, record) in before + after where sequence >= 21 { #expect(held[sequence] == record, "minute \(sequence)") }
+
+        // A third boot: the damaged slot is still counted (its page is not erased yet), nothing else.
+        var third = Self.reset(second.board)
+        let total = count + UInt32(after.count)
+        #expect(Self.report(Self.frames(&third)) == [3, 0, total - 21, 1, total])
+    }
 }

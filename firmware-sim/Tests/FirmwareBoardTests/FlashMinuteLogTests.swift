@@ -9,11 +9,6 @@ import Testing
 @Suite struct FlashMinuteLogTests {
     static let capacity = 1_440
 
-    /// Record `sequence`'s 16 stored bytes (any bytes: the log does not interpret them).
-    static func record(_ sequence: UInt32) -> [UInt8] {
-        (0..<16).map { UInt8(truncatingIfNeeded: sequence &* 31 &+ UInt32($0) &* 7) }
-    }
-
     static func append(_ sequences: Range<UInt32>, to log: inout FlashMinuteLog, on board: inout ScriptedBoard) {
         for sequence in sequences {
             record(sequence).withUnsafeBytes { log.append(sequence, $0, on: &board) }

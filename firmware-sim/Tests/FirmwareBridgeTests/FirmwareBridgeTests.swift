@@ -76,12 +76,19 @@ import UARTFraming
         #expect(bridge.counters.droppedForNoReader == 1)
     }
 
-    @Test func aResetWhileConnectedReconnectsTheFirmware() {
+    @Test func aResetNobodyAskedForDropsTheConnectedReader() {
         var bridge = FirmwareBridge()
         _ = bridge.readerDidConnect()
+        // The chip reset itself (a watchdog, a brown-out): its radio link went with it.
         let actions = fromFirmware(&bridge, FirmwareBridge.frame(.link, [0x80]))
         #expect(actions == [.log("firmware: booted (boot 1 seen by this bridge)"), .configureFirmware,
-                            .toFirmware(FirmwareBridge.frame(.link, [0x02]))], "configured before the reader is connected again")
+                            .log("bridge: the firmware reset itself while a reader was connected; dropping the reader's link"),
+                            .dropReader], "configured again, and the reader's link closed, never carried over")
+        #expect(!bridge.readerConnected && bridge.counters.readersDropped == 1)
+        #expect(bridge.readerDidDisconnect() == [], "the dropped reader's hang-up says nothing more to the firmware")
+        #expect(fromFirmware(&bridge, FirmwareBridge.frame(.att, [0x1B, 0x09, 0x00, 0x48])) == [], "nothing reaches a dropped reader")
+        // The reader comes back: a fresh connection on the rebooted chip.
+        #expect(bridge.readerDidConnect() == [.toFirmware(FirmwareBridge.frame(.link, [0x02]))])
         _ = bridge.readerDidDisconnect()
         #expect(fromFirmware(&bridge, FirmwareBridge.frame(.link, [0x80])) == [.log("firmware: booted (boot 2 seen by this bridge)"), .configureFirmware],
                 "every boot is configured again: the band's logic resumes after a reset")
@@ -133,18 +140,20 @@ import UARTFraming
         // Packet 2 reaches the reader, then the reset; packet 3, already on the UART, dies with the reset.
         let actions = fromFirmware(&bridge, FirmwareBridge.frame(.att, packet(historyData, 2)) + FirmwareBridge.frame(.att, packet(historyData, 3)))
         #expect(actions == [.toReader(packet(historyData, 2)),
-                            .log("bridge: reboot-mid-history: resetting the firmware (link 0x0A) after history data packet 2 of this connection; dropping the reader's link"),
+                            .log("bridge: reboot-mid-history: after history data packet 2 of this connection: resetting the firmware (link 0x0A); dropping the reader's link"),
                             .toFirmware(FirmwareBridge.frame(.link, [0x0A])), .dropReader])
         #expect(!bridge.readerConnected && bridge.counters.droppedDuringReset == 1 && bridge.resetMidHistory == nil)
         #expect(bridge.resetInProgress, "no reader is accepted until the chip has booted")
         #expect(bridge.readerDidDisconnect() == [], "the reader is already gone: no 0x03 to a resetting chip")
-        // The reader reconnects before the chip has booted: its frames wait for the boot.
-        _ = bridge.readerDidConnect()
+        // A reader that reconnects before the chip has booted (a caller not waiting for
+        // resetInProgress) is announced to the chip once it has booted; its frames wait for the boot.
+        #expect(bridge.readerDidConnect() == [], "no connect message to a chip that is resetting")
         #expect(fromFirmware(&bridge, FirmwareBridge.frame(.att, packet(historyData, 4))) == [])
         #expect(fromFirmware(&bridge, FirmwareBridge.frame(.link, [0x80]))
                 == [.log("firmware: booted (boot 1 seen by this bridge)"),
-                    .log("bridge: reboot-mid-history: 2 ATT frame(s) of the reset firmware dropped"),
+                    .log("bridge: 2 ATT frame(s) of the reset firmware dropped so far"),
                     .configureFirmware, .toFirmware(FirmwareBridge.frame(.link, [0x02]))])
+        #expect(bridge.readerConnected, "it connected after the reset: nothing of it was lost")
         #expect(!bridge.resetInProgress)
         // Once: the next transfer runs to its end.
         for n in UInt8(1)...5 {
@@ -170,5 +179,119 @@ import UARTFraming
         #expect(fromFirmware(&bridge, FirmwareBridge.frame(.att, packet(historyData, 1))) == [.toReader(packet(historyData, 1))],
                 "one packet in each of two connections is not two packets of one transfer")
         #expect(fromFirmware(&bridge, FirmwareBridge.frame(.att, packet(historyData, 2))).contains(.dropReader))
+    }
+}
+
+/// `--fault reboot-at=DURATION` with a reader connected: the bridge resets the firmware once the
+/// band has run that long and drops the reader's link with the reset, as every reset does; no
+/// reader is accepted until the chip has booted; the reader then reconnects to a fresh link.
+@Suite struct FirmwareBridgeRebootAtTests {
+    private func fromFirmware(_ bridge: inout FirmwareBridge, _ bytes: [UInt8]) -> [FirmwareBridge.Action] {
+        bytes.withUnsafeBytes { bridge.received(fromFirmware: $0) }
+    }
+    /// The band started at this Unix time (a minute boundary plus 30 s, as `--start …:30`).
+    private let start: Int64 = 1_796_016_030
+    /// Debug 0x87 for minute `sequence` starting at `minuteStart` (Unix seconds; the rest of the record zero).
+    private func minute(_ sequence: UInt32, startingAt minuteStart: Int64) -> [UInt8] {
+        let at = UInt32(minuteStart)
+        let record: [UInt8] = [UInt8(at & 0xFF), UInt8(at >> 8 & 0xFF), UInt8(at >> 16 & 0xFF), UInt8(at >> 24)] + [UInt8](repeating: 0, count: 12)
+        return FirmwareBridge.frame(.debug, [0x87, UInt8(sequence), 0, 0, 0] + record)
+    }
+    /// The start of the `index`th whole minute after the start: it ends 60·index + 90 s into the run.
+    private func minuteStart(_ index: Int64) -> Int64 { (start / 60 + 1 + index) * 60 }
+
+    @Test func theResetThatIsDueDropsTheConnectedReaderAndNoneIsAcceptedUntilTheBoot() {
+        var bridge = FirmwareBridge(rebootAt: .init(bandStart: start, after: [7_200, 3_600]))
+        _ = fromFirmware(&bridge, FirmwareBridge.frame(.link, [0x80]))
+        #expect(bridge.readerDidConnect() == [.toFirmware(FirmwareBridge.frame(.link, [0x02]))])
+        // Minutes before the first due time (3,600 s: the list is taken in order) pass through.
+        let early = minuteStart(58)   // ends 3,570 s after the start
+        #expect(fromFirmware(&bridge, minute(58, startingAt: early)).count == 1)
+        #expect(bridge.readerConnected && !bridge.resetInProgress)
+        // The minute that ends at or after an hour: truth first, then the reset, then the drop.
+        let due = minuteStart(59)     // ends 3,630 s after the start
+        let actions = fromFirmware(&bridge, minute(59, startingAt: due) + FirmwareBridge.frame(.att, [0x1B, 0x09, 0x00, 0x48]))
+        guard actions.count == 4 else { Issue.record("actions: \(actions)"); return }
+        if case .minuteRecorded(let sequence, _) = actions[0] { #expect(sequence == 59) } else { Issue.record("no truth first: \(actions)") }
+        #expect(Array(actions[1...]) == [.log("bridge: reboot-at: the band has run 60 min: resetting the firmware (link 0x0A); dropping the reader's link"),
+                                        .toFirmware(FirmwareBridge.frame(.link, [0x0A])), .dropReader],
+                "the notification behind the reset never reaches the reader")
+        #expect(!bridge.readerConnected && bridge.resetInProgress && bridge.counters.droppedDuringReset == 1)
+        #expect(bridge.readerDidDisconnect() == [], "the reader is already gone")
+        // The chip boots: configured again; the reader reconnects to a fresh link.
+        #expect(fromFirmware(&bridge, FirmwareBridge.frame(.link, [0x80]))
+                == [.log("firmware: booted (boot 2 seen by this bridge)"), .log("bridge: 1 ATT frame(s) of the reset firmware dropped so far"),
+                    .configureFirmware])
+        #expect(!bridge.resetInProgress)
+        #expect(bridge.readerDidConnect() == [.toFirmware(FirmwareBridge.frame(.link, [0x02]))])
+        #expect(fromFirmware(&bridge, FirmwareBridge.frame(.att, [0x1B, 0x09, 0x00, 0x49])) == [.toReader([0x1B, 0x09, 0x00, 0x49])])
+        // Each time once: the next due time is two hours.
+        #expect(fromFirmware(&bridge, minute(118, startingAt: minuteStart(118))).count == 1, "7,170 s: not yet")
+        let second = fromFirmware(&bridge, minute(119, startingAt: minuteStart(119)))
+        #expect(second.contains(.dropReader) && second.contains(.toFirmware(FirmwareBridge.frame(.link, [0x0A]))))
+        #expect(bridge.rebootAt == nil && bridge.counters.resetsRequested == 2 && bridge.counters.readersDropped == 2)
+        #expect(fromFirmware(&bridge, minute(200, startingAt: minuteStart(200))).count == 1, "no more resets")
+    }
+
+    @Test func withoutAReaderTheResetDropsNothing() {
+        var bridge = FirmwareBridge(rebootAt: .init(bandStart: start, after: [120]))
+        let actions = fromFirmware(&bridge, minute(1, startingAt: minuteStart(1)))
+        #expect(Array(actions.dropFirst()) == [.log("bridge: reboot-at: the band has run 2 min: resetting the firmware (link 0x0A)"),
+                                              .toFirmware(FirmwareBridge.frame(.link, [0x0A]))])
+        #expect(bridge.resetInProgress && bridge.counters.readersDropped == 0)
+    }
+}
+
+/// Link message 0x89: the chip's band dropped the reader's link itself (an indication queue
+/// overflow, no entropy): the bridge closes the reader's link, so the reader reconnects instead
+/// of waiting for answers that never come — but never for a drop of an earlier link.
+@Suite struct FirmwareBridgeLinkDroppedTests {
+    private func fromFirmware(_ bridge: inout FirmwareBridge, _ bytes: [UInt8]) -> [FirmwareBridge.Action] {
+        bytes.withUnsafeBytes { bridge.received(fromFirmware: $0) }
+    }
+    private func dropped(link: UInt32, reason: UInt8) -> [UInt8] {
+        FirmwareBridge.frame(.link, [0x89, UInt8(link & 0xFF), UInt8(link >> 8 & 0xFF), UInt8(link >> 16 & 0xFF), UInt8(link >> 24), reason])
+    }
+
+    @Test func theBandsDropClosesTheReadersLink() {
+        var bridge = FirmwareBridge()
+        _ = fromFirmware(&bridge, FirmwareBridge.frame(.link, [0x80]))
+        _ = bridge.readerDidConnect()
+        #expect(fromFirmware(&bridge, dropped(link: 1, reason: 1))
+                == [.log("firmware: the band dropped the reader's link 1 (its indication queue overflowed); closing it"), .dropReader])
+        #expect(!bridge.readerConnected && bridge.counters.readersDropped == 1)
+        #expect(bridge.readerDidDisconnect() == [], "the band knows: no 0x03")
+        #expect(!bridge.resetInProgress, "the chip still runs: the reader may come back at once")
+        #expect(bridge.readerDidConnect() == [.toFirmware(FirmwareBridge.frame(.link, [0x02]))])
+        #expect(fromFirmware(&bridge, dropped(link: 2, reason: 2))
+                == [.log("firmware: the band dropped the reader's link 2 (no entropy for a key or challenge); closing it"), .dropReader])
+    }
+
+    @Test func aDropOfAnEarlierLinkNeverClosesTheNewOne() {
+        var bridge = FirmwareBridge()
+        _ = fromFirmware(&bridge, FirmwareBridge.frame(.link, [0x80]))
+        _ = bridge.readerDidConnect()
+        _ = bridge.readerDidDisconnect()   // reader 1 left while the band was dropping it
+        _ = bridge.readerDidConnect()      // reader 2 is link 2
+        #expect(fromFirmware(&bridge, dropped(link: 1, reason: 1))
+                == [.log("firmware: the band dropped link 1 (its indication queue overflowed); not the current one (2), ignored")])
+        #expect(bridge.readerConnected && bridge.counters.staleLinkDrops == 1)
+        // After a boot the count starts again: link 1 of the new boot is the current one.
+        _ = bridge.readerDidDisconnect()
+        _ = fromFirmware(&bridge, FirmwareBridge.frame(.link, [0x80]))
+        _ = bridge.readerDidConnect()
+        #expect(fromFirmware(&bridge, dropped(link: 1, reason: 9)).last == .dropReader)
+        #expect(fromFirmware(&bridge, dropped(link: 1, reason: 9))
+                == [.log("firmware: the band dropped link 1 (reason 9); not the current one (1, none connected), ignored")])
+    }
+
+    @Test func aMalformedDropIsCountedNotActedOn() {
+        var bridge = FirmwareBridge()
+        _ = bridge.readerDidConnect()
+        for broken in [[0x89], [0x89, 1, 0, 0, 0], [0x89, 1, 0, 0, 0, 1, 0]] as [[UInt8]] {
+            let actions = fromFirmware(&bridge, FirmwareBridge.frame(.link, broken))
+            #expect(actions.count == 1 && !actions.contains(.dropReader), "\(broken.count) bytes")
+        }
+        #expect(bridge.readerConnected && bridge.counters.malformedLinkMessages == 3)
     }
 }

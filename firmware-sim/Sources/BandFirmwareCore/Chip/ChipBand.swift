@@ -65,6 +65,10 @@ public struct ChipBand: FirmwareApplication {
     private var scenarioSegments: [ScenarioSegment] = []
     private var scenarioCount = 0
     private var scenarioRefused = false
+    /// The host's `drop=P`, `corrupt=P`, `disconnect-random=P` (link 0x13), for the services 0x10 builds.
+    private var faultRates = BandFaultMessage.Rates()
+    /// Link messages 0x02 since boot (``linkChanged(connected:board:)``).
+    private var connectsSinceBoot: UInt32 = 0
 
     /// What the band status message (0x88) reports.
     public struct Counters: Equatable {
@@ -123,6 +127,17 @@ public struct ChipBand: FirmwareApplication {
         case LinkMessage.scenarioSegment:
             receivedScenarioSegment(body, board: &board)
             return .handled
+        case LinkMessage.bandFaults:
+            guard core == nil else {
+                FirmwareOutput.log("band faults: the band is running (send them before 0x10); ignored", on: &board)
+                return .handled
+            }
+            guard let rates = BandFaultMessage.decode(body) else {
+                FirmwareOutput.log("band faults: not 24 bytes or not probabilities; ignored", on: &board)
+                return .handled
+            }
+            faultRates = rates
+            return .handled
         case LinkMessage.bandStatusRequest:
             var body = InlineArray<36, UInt8>(repeating: 0)
             Self.put(counters.ticks, into: &body, at: 0, size: 8)
@@ -178,6 +193,9 @@ public struct ChipBand: FirmwareApplication {
         configuration.historyCapacity = Self.historyCapacity
         configuration.deviceName = Self.deviceName
         if scenarioCount > 0 { configuration.scenario = Scenario(name: "host", segments: scenarioSegments) }
+        if faultRates.drop > 0 { configuration.faults.append(.drop(faultRates.drop)) }
+        if faultRates.corrupt > 0 { configuration.faults.append(.corrupt(faultRates.corrupt)) }
+        if faultRates.disconnect > 0 { configuration.faults.append(.disconnectRandom(faultRates.disconnect)) }
         var idRandom = Xoshiro256StarStar(seed: seed).fork(1)
         var flash = FlashImage(historyID: UInt32(truncatingIfNeeded: idRandom.next()), capacity: Self.historyCapacity)
         flash.bootEpoch = UInt16(truncatingIfNeeded: bootCount &- 1)   // boot() moves it on to this boot's count
@@ -200,6 +218,7 @@ public struct ChipBand: FirmwareApplication {
             return digest.withUnsafeBytes { ChipLinkHost(entropy: $0, nonce: UnsafeRawBufferPointer(raw)) }
         }
         services = BandServices(configuration: configuration, flash: flash, formatted: true, serverMTU: Self.serverMTU, host: host)
+        services!.host.linkNumber = connectsSinceBoot   // a reader that connected before the band started
         writtenAcknowledged = persistedState.acknowledgedThrough
         for index in 0..<writtenKeys.count {
             writtenKeys[index] = index < persistedState.keys.count ? persistedState.keys[index] : nil
@@ -222,11 +241,14 @@ public struct ChipBand: FirmwareApplication {
         return true
     }
 
-    /// Link messages 0x02/0x03: a reader connected (ATT starts fresh, MTU 23) or left.
+    /// Link messages 0x02/0x03: a reader connected (ATT starts fresh, MTU 23) or left. Every
+    /// 0x02 since boot is counted, before the band starts too: the count names the link in a 0x89.
     public mutating func linkChanged<B: Board>(connected: Bool, board: inout B) {
+        if connected { connectsSinceBoot &+= 1 }
         guard let services else { return }
         services.disconnect(.host)
         services.host.linkClosedByBand = false
+        services.host.linkNumber = connectsSinceBoot
         if connected { services.connect(mtu: ATT.defaultLEMTU) }
         services.host.flush(to: &board)
     }

@@ -29,6 +29,13 @@ public struct ChipLinkHost: BandServiceHost {
     public private(set) var droppedFrames: UInt32 = 0
     public private(set) var events: UInt32 = 0
     public internal(set) var linkClosedByBand = false
+    /// The connection the reader has now: the count of link messages 0x02 since boot (ChipBand
+    /// sets it), which a 0x89 names so the host never closes a newer link for an older drop.
+    public internal(set) var linkNumber: UInt32 = 0
+    /// A 0x89 the band owes the host (its reason code): sent by ``flush(to:)`` after the frames
+    /// before it, outside the outbox so a full outbox cannot lose it.
+    private var linkDropOwed: UInt8?
+    public private(set) var linkDropsSent: UInt32 = 0
     public private(set) var flashChanges: UInt32 = 0
 
     /// Start-up only: allocates the outbox and instantiates the DRBG from `entropy`/`nonce`.
@@ -39,9 +46,18 @@ public struct ChipLinkHost: BandServiceHost {
 
     /// Hands the frames out to `board` and empties the outbox.
     package mutating func flush<B: Board>(to board: inout B) {
-        guard outboxCount > 0 else { return }
-        board.transmit(UnsafeRawBufferPointer(rebasing: outbox[0..<outboxCount]))
-        outboxCount = 0
+        if outboxCount > 0 {
+            board.transmit(UnsafeRawBufferPointer(rebasing: outbox[0..<outboxCount]))
+            outboxCount = 0
+        }
+        if let reason = linkDropOwed {
+            linkDropOwed = nil
+            linkDropsSent &+= 1
+            var body = InlineArray<5, UInt8>(repeating: reason)   // LinkMessage.linkDroppedByteCount
+            for byte in 0..<4 { body[byte] = UInt8(truncatingIfNeeded: linkNumber >> UInt32(8 * byte)) }
+            var span = body.mutableSpan
+            span.withUnsafeMutableBytes { FirmwareOutput.send(.link, code: LinkMessage.linkDropped, UnsafeRawBufferPointer($0), on: &board) }
+        }
     }
 
     /// Frames `payload` on `channel` into the outbox; false when it does not fit.
@@ -62,8 +78,9 @@ public struct ChipLinkHost: BandServiceHost {
     /// The bridge follows the Exchange MTU itself (it sees both PDUs).
     public mutating func linkMTUChanged(_ mtu: Int) {}
 
-    /// The chip cannot close the reader's link (the bridge holds it); it stops answering until
-    /// the next connect message.
+    /// The chip cannot close the reader's link itself (the bridge holds it): it stops answering
+    /// until the next connect message, and — when the band dropped the link for a reason of its
+    /// own (``report(_:)``) — tells the host with link message 0x89, which closes it.
     public mutating func closeLink() { linkClosedByBand = true }
 
     public mutating func fillSecret(_ buffer: UnsafeMutableRawBufferPointer) -> Bool {
@@ -94,5 +111,21 @@ public struct ChipLinkHost: BandServiceHost {
     public mutating func flashChanged() { flashChanges &+= 1 }
     /// The chip's band confirms pairings itself (``PairingConfirmation/auto``): never asked.
     public mutating func pairingPrompt(readerID: UInt64) {}
-    public mutating func report(_ event: BandServiceEvent) { events &+= 1 }
+    public mutating func report(_ event: BandServiceEvent) {
+        events &+= 1
+        if case .disconnected(_, let reason) = event, let code = Self.linkDropReason(reason) { linkDropOwed = code }
+    }
+
+    /// Link message 0x89's reason code for a drop the band decided; nil for the host's own
+    /// (0x02/0x03: it knows) — the connection then ended on the host's word.
+    static func linkDropReason(_ reason: BandDisconnectReason) -> UInt8? {
+        switch reason {
+        case .host, .replaced: return nil
+        case .indicationOverflow: return 1
+        case .noEntropy: return 2
+        case .sendFailed: return 3
+        case .faultRandom, .faultAt, .faultMidHistory: return 4
+        case .rebooted: return 5
+        }
+    }
 }

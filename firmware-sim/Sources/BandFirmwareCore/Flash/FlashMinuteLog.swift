@@ -1,3 +1,5 @@
+import BandProtocol
+import BandWire
 import FirmwareBoard
 
 /// The chip's minute ring in flash pages (``FlashLayout/ringPages``): every record the band
@@ -19,6 +21,11 @@ import FirmwareBoard
 /// after it under the same sequence number. An erase cut short leaves a page that is neither
 /// erased nor valid; it is the oldest page, and it is erased again before anything is written to
 /// it. Nothing on this path traps, whatever the flash holds.
+///
+/// **A slot whose CRC matches but whose record does not parse** (a minute start off the minute,
+/// heart-rate bytes that contradict its flag…: bits the CRC-32 missed, or a writer's bug) is
+/// damaged like one whose CRC fails — counted, skipped, the ring ends before it — so the band
+/// never holds a record it could not decode or a reader could not store.
 ///
 /// **Recovery** (``recover(on:)``, no allocation): the page holding the highest valid sequence
 /// number is the newest; walking the pages from the one after it (the oldest) round to it visits
@@ -142,10 +149,21 @@ public struct FlashMinuteLog {
             for index in 0..<slotsPerPage {
                 board.flashRead(page: pages.lowerBound + page, offset: index * Self.slotByteCount, into: raw)
                 let bytes = UnsafeRawBufferPointer(raw)
-                let state = FlashSlot.state(of: bytes)
-                body(index, state, state == .valid ? FlashSlot.word(bytes, 0) : 0,
-                     UnsafeRawBufferPointer(rebasing: bytes[4..<4 + Self.recordByteCount]))
+                let record = UnsafeRawBufferPointer(rebasing: bytes[4..<4 + Self.recordByteCount])
+                var state = FlashSlot.state(of: bytes)
+                if state == .valid, !Self.parses(record) { state = .damaged }
+                body(index, state, state == .valid ? FlashSlot.word(bytes, 0) : 0, record)
             }
+        }
+    }
+
+    /// True when `record` is a minute record BandProtocol decodes (the reader's own check).
+    static func parses(_ record: UnsafeRawBufferPointer) -> Bool {
+        do throws(ParseError) {
+            _ = try MinuteRecord(parsingAll: record)
+            return true
+        } catch {
+            return false
         }
     }
 }

@@ -52,10 +52,15 @@ public struct MinuteRing {
     }
 
     /// Record `sequence` decoded (cold paths, tests).
+    ///
+    /// Every way into the ring checks its records — ``append(_:)`` encodes a `MinuteRecord`,
+    /// ``FlashImage``'s parser and ``FlashMinuteLog``'s recovery decode each one (a CRC-valid flash
+    /// slot whose record does not parse is a damaged slot, counted and never restored) — so the
+    /// stored bytes always parse and the precondition guards this type's invariant, not its input.
     public func record(_ sequence: UInt32) -> MinuteRecord {
         withRecordBytes(sequence) { raw in
             do throws(ParseError) { return try MinuteRecord(parsingAll: raw) } catch {
-                preconditionFailure("flash slot \(sequence) holds an invalid record: \(error)")
+                preconditionFailure("ring slot \(sequence) holds a record that does not parse (every way in checks them): \(error)")
             }
         }
     }
