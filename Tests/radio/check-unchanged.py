@@ -50,7 +50,9 @@ for key, sample in sorted(old.items(), key=lambda item: str(item[0])):
     if key not in new:
         problems.append(f"{key[0]} at {key[1]}: gone after the sync")
     elif new[key] != sample:
-        problems.append(f"{key[0]} at {key[1]}: changed from {json.dumps(sample, sort_keys=True)} to {json.dumps(new[key], sort_keys=True)}")
+        fields = sorted(name for name in set(sample) | set(new[key]) if sample.get(name) != new[key].get(name))
+        problems.append(f"{key[0]} at {key[1]}: changed " + ", ".join(
+            f"{name} {json.dumps(sample.get(name), sort_keys=True)} → {json.dumps(new[key].get(name), sort_keys=True)}" for name in fields))
 for key in sorted(set(new) - set(old), key=str):
     problems.append(f"{key[0]} at {key[1]}: new after the sync, for a minute already synced")
 if problems:
