@@ -26,13 +26,14 @@ wait_link_down() { wait_for "the LE link on $1 to go down" 150 no_le_link "$1"; 
 adapter_address() { "$RADIO_BIN/bandradio" info --hci "$1" | sed -n 's/.* address \([0-9A-F:]*\) .*/\1/p'; }
 
 # start_serve LOG ARGS...: `bandsim serve ARGS` in the background, stdout and stderr in LOG; sets
-# $server and an EXIT trap that stops it and shows LOG's tail; returns once it listens.
+# $server and an EXIT trap that stops it and shows LOG's tail; returns once it listens (within
+# $serve_wait_tenths tenths of a second, default 200).
 start_serve() {
   serve_log=$1; shift
   "$RADIO_BIN/bandsim" serve "$@" > "$serve_log" 2>&1 &
   server=$!
   trap 'kill $server 2>/dev/null; echo "--- bandsim serve log (tail)"; tail -40 "$serve_log"' EXIT
-  wait_for "bandsim serve to listen" 200 grep -q "listening" "$serve_log" || fail "bandsim serve $* did not start"
+  wait_for "bandsim serve to listen" "${serve_wait_tenths:-200}" grep -q "listening" "$serve_log" || fail "bandsim serve $* did not start"
   head -1 "$serve_log"
 }
 

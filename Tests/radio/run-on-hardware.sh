@@ -6,7 +6,8 @@
 #
 # RADIO_BAND_HCI plays the band (bandradio serve / bandsim serve --hci), RADIO_READER_HCI the
 # reader. With RADIO_BAND_ADDRESS=AA:BB:CC:DD:EE:FF a real band is used instead and only
-# reader-side stages run. bluetoothd is stopped for the run and restarted if it was active.
+# reader-side stages run. Stage 25 bridges the band's firmware image (built here, run by
+# qemu-system-arm on this machine) to RADIO_BAND_HCI. bluetoothd is stopped for the run and restarted if it was active.
 # Same stages, same btmon capture check as CI; results in .build/radio/hardware/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -17,6 +18,12 @@ export RADIO_BAND_HCI RADIO_READER_HCI RADIO_BAND_ADDRESS="${RADIO_BAND_ADDRESS:
 swift build -c release 2>&1 | grep -Ev "^\[[0-9]+/[0-9]+\]|^Building|^Compiling|^Write" || true
 export RADIO_BIN=$(swift build -c release --show-bin-path)
 export RADIO_OUT=$(pwd)/.build/radio/hardware
+if [ -z "$RADIO_BAND_ADDRESS" ] && { [ -z "$RADIO_STAGES" ] || [[ ",$RADIO_STAGES," == *",25-firmware,"* ]]; }; then
+  root=$(pwd)
+  source Tests/checks/support/firmware-common.sh
+  RADIO_FIRMWARE=$(firmware_image) || { echo "run-on-hardware: the firmware image did not build" >&2; exit 1; }
+  export RADIO_FIRMWARE
+fi
 rm -rf "$RADIO_OUT"; mkdir -p "$RADIO_OUT"
 
 restart_bluetoothd=

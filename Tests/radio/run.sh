@@ -8,6 +8,12 @@
 #                                       KVM on the CI machines does not boot a stock kernel)
 #   RADIO_TIMEOUT=900                   guest wall-time limit in seconds (default 900)
 #   RADIO_SKIP_BUILD=1                  reuse .build/release as is
+#   RADIO_FIRMWARE_SPEED=30             band seconds per second of the firmware in stage 25
+#
+# Stage 25 serves the reader from the band's firmware image (Embedded Swift for the Cortex-M4):
+# the image is built here on the host before the guest boots (firmware-sim/board/build.sh, cached
+# in .build/firmware-checks with the firmware checks' copy) and run by qemu-system-arm inside the
+# guest (docs/firmware.md, "On the radio").
 #
 # Exit 0 only when every stage passed in the guest. Skips (exit 0, "SKIPPED" on stderr)
 # only when QEMU cannot run here at all: no qemu-system-x86_64 and no way to install it,
@@ -34,6 +40,11 @@ if ! bash scripts/ensure-packages.sh "${RADIO_PACKAGES[@]}" tshark; then
   exit 1
 fi
 qemu-system-x86_64 -accel help 2>/dev/null | grep -qx tcg || skip "this qemu-system-x86_64 has no TCG accelerator"
+# Whether RADIO_STAGES (a comma list; empty: all) selects stage $1.
+stage_selected() { [ -z "${RADIO_STAGES:-}" ] || [[ ",$RADIO_STAGES," == *",$1,"* ]]; }
+if stage_selected 25-firmware; then
+  bash scripts/ensure-packages.sh "${FIRMWARE_PACKAGES[@]}" || { echo "radio: missing packages for the firmware stage (see above)" >&2; exit 1; }
+fi
 
 started=$(date +%s.%N)
 if [ -z "${RADIO_SKIP_BUILD:-}" ]; then
@@ -52,6 +63,16 @@ esac
 # QEMU's -virtfs takes comma-separated options: a comma in a path is written twice.
 virtfs_path() { printf '%s' "$1" | sed 's/,/,,/g'; }
 
+firmware_option=
+if stage_selected 25-firmware; then
+  echo "==> radio: firmware image (Embedded Swift, Cortex-M4)"
+  root=$repo
+  source Tests/checks/support/firmware-common.sh
+  firmware=$(firmware_image) || { echo "radio: the firmware image did not build" >&2; exit 1; }
+  firmware_option="radio.firmware=$guest/repo/${firmware#"$repo"/}"
+  [ -n "${RADIO_FIRMWARE_SPEED:-}" ] && firmware_option="$firmware_option radio.firmware_speed=$RADIO_FIRMWARE_SPEED"
+fi
+
 echo "==> radio: guest image"
 bash Tests/radio/build-guest.sh "$work"
 rm -rf "$out"
@@ -64,7 +85,7 @@ booted=$(date +%s.%N)
 set +e
 timeout "${RADIO_TIMEOUT:-900}" qemu-system-x86_64 "${machine[@]}" -smp 2 -m 1024 -nographic -no-reboot \
   -kernel "$work/vmlinuz" -initrd "$work/initramfs.cpio.gz" \
-  -append "console=ttyS0 quiet loglevel=4 panic=-1 radio.script=$guest/repo/Tests/radio/scenario.sh radio.out=$guest/out radio.bin=$guest_bin radio.stages=${RADIO_STAGES:-} radio.virtual=1" \
+  -append "console=ttyS0 quiet loglevel=4 panic=-1 radio.script=$guest/repo/Tests/radio/scenario.sh radio.out=$guest/out radio.bin=$guest_bin radio.stages=${RADIO_STAGES:-} radio.virtual=1 $firmware_option" \
   -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
   -virtfs "local,path=$(virtfs_path "$repo"),mount_tag=radiorepo,security_model=none,readonly=on,multidevs=remap" \
   -virtfs "local,path=$(virtfs_path "$out"),mount_tag=radioout,security_model=none" \
