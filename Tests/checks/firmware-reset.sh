@@ -21,6 +21,11 @@
 #     link and boot 2; the reader saw the link go, connected again and fetched history from the
 #     cursor it had acknowledged (every fetch after the first starts at the cursor committed
 #     before it); the store equals the firmware's truth across both boots, each minute once;
+#   - in both runs the firmware's truth is continuous across the reset (support/truth_continuous.py:
+#     each minute starts where the one before ended, sequence numbers count up by one): after a
+#     reset the bridge configures the chip at the end of its last recorded minute, its own clock,
+#     not the host's wall time × speed, which runs ahead of an emulated chip; the bridge's log
+#     says so and reports no gap nor time going back;
 #   - bandsim and QEMU are gone afterwards (trap on EXIT also when a step fails);
 #   - bad `reboot-mid-history` usage (without --firmware, a count that is not 1–10000, twice) exits 64.
 # The image is built once (support/firmware-common.sh). Exit 0 ok, 1 failure.
@@ -72,6 +77,8 @@ grep -q "reboot-mid-history: after history data packet 2 of this connection: res
   || fail "bandsim never reset the firmware during the sync"
 grep -q "reader's link dropped by the firmware" "$work/serve.log" || fail "the reader's link was not dropped with the reset"
 grep -q "firmware: booted (boot 2 seen by this bridge)" "$work/serve.log" || fail "the firmware did not boot again after the reset"
+grep -q "bridge: the band resumes at [0-9]* (Unix s, [0-9:]* after its start): the end of its last recorded minute" "$work/serve.log" \
+  || fail "after the reset the band did not resume at its own last minute: $(grep 'resumes' "$work/serve.log")"
 recovered="$(grep -o 'flash: boot 2, [0-9]* damaged boot-record page(s), [0-9]* minute(s) recovered' "$work/serve.log" | grep -o '[0-9]* minute(s)' | grep -o '^[0-9]*' || true)"
 [ -n "$recovered" ] || fail "no flash report of boot 2"
 (( recovered >= recorded_at_sync )) || fail "boot 2 recovered $recovered minutes, the band had recorded $recorded_at_sync before the sync"
@@ -108,6 +115,9 @@ now_recorded=$(wc -l <"$work/truth.ndjson")
 "$bin/health" export "${store[@]}" >"$work/export2.ndjson" || fail "health export exited $?"
 python3 "$root/Tests/checks/support/store_vs_truth.py" "$work/export2.ndjson" "$work/truth.ndjson" "$(( first_synced + second_synced ))" >"$work/compare2.out" \
   || fail "after the second sync the store differs from the firmware's truth"
+python3 "$root/Tests/checks/support/truth_continuous.py" "$work/truth.ndjson" >"$work/continuous.out" \
+  || fail "the band's minutes are not continuous across the reset"
+! grep -q "a gap in the band's minutes\|the band's time went back" "$work/serve.log" || fail "the bridge saw minutes that do not follow: $(grep 'gap\|went back' "$work/serve.log")"
 
 stop_process "$serve_pid"
 serve_pid=""
@@ -115,7 +125,8 @@ qemu="$(grep -o 'running in QEMU (pid [0-9]*)' "$work/serve.log" | tail -1 | gre
 [ -n "$qemu" ] || fail "no QEMU pid in bandsim's banner"
 ! kill -0 "$qemu" 2>/dev/null || fail "QEMU $qemu still running after bandsim ended"
 echo "firmware-reset: reboot-mid-history: reset after history packet 2 of a $cut_minutes-minute transfer," \
-     "$recovered minutes recovered; $(cat "$work/compare.out"); after a second sync ($second_synced new): $(cat "$work/compare2.out")"
+     "$recovered minutes recovered; $(cat "$work/compare.out"); after a second sync ($second_synced new): $(cat "$work/compare2.out");" \
+     "truth: $(cat "$work/continuous.out")"
 
 # reboot-at with a reader connected: the reset takes the reader's link with it; the reader comes back.
 sock2="$work/band2.sock"
@@ -137,6 +148,9 @@ grep -q "reboot-at: the band has run [0-9]* min: resetting the firmware (link 0x
   || fail "the reboot-at reset did not find a reader connected (or did not happen): $(grep -i 'reboot-at\|reader' "$work/serve2.log")"
 grep -q "reader's link dropped by the firmware" "$work/serve2.log" || fail "bandsim did not close the reader's link with the reset"
 grep -q "firmware: booted (boot 2 seen by this bridge)" "$work/serve2.log" || fail "the firmware did not boot again after the reboot-at reset"
+python3 "$root/Tests/checks/support/truth_continuous.py" "$work/truth2.ndjson" "$(( reboot_minute + 5 ))" >"$work/continuous2.out" \
+  || fail "the band's minutes are not continuous across the reboot-at reset"
+! grep -q "a gap in the band's minutes\|the band's time went back" "$work/serve2.log" || fail "the bridge saw minutes that do not follow: $(grep 'gap\|went back' "$work/serve2.log")"
 python3 - "$work/stream2.out" <<'PY' || fail "the reader did not come back across the reset as it should"
 import json, sys
 events = [json.loads(line) for line in open(sys.argv[1]) if line.startswith("{")]
@@ -161,5 +175,5 @@ stop_process "$serve_pid"
 serve_pid=""
 qemu="$(grep -o 'running in QEMU (pid [0-9]*)' "$work/serve2.log" | tail -1 | grep -o '[0-9]*')"
 ! kill -0 "$qemu" 2>/dev/null || fail "QEMU $qemu still running after bandsim ended"
-echo "firmware-reset: reboot-at with a reader connected: link dropped with the reset, the reader back; $(cat "$work/compare3.out")"
+echo "firmware-reset: reboot-at with a reader connected: link dropped with the reset, the reader back; $(cat "$work/compare3.out"); truth: $(cat "$work/continuous2.out")"
 echo "firmware-reset: ok ($(( $(date +%s) - started )) s)"

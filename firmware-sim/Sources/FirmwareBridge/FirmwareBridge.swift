@@ -21,6 +21,18 @@ import UARTFraming
 /// (the chip reset itself) drops a reader still connected when it is announced. The reader then
 /// reconnects as to any band that went away, and resumes its history from its cursor. A reader
 /// whose link survived would wait for answers the rebooted chip never sends.
+///
+/// **The band's time across a reset is the chip's own**, not the host's. The chip keeps no clock
+/// across a reset, so after every boot the host tells it the time (0x10), as a phone tells a
+/// rebooted band. Its clock runs behind `--speed` under emulation (QEMU delivers SysTick late on a
+/// loaded host and the chip does not make the periods up), so the host's wall time × speed is
+/// ahead of the band: a reset would leave a gap in its minutes. So the bridge reckons the band's
+/// time from what the chip reported: the end of the last minute it recorded (0x87). After a reset
+/// — asked for or not (a hard fault or watchdog resets the chip in microseconds; the band lost
+/// only the minute it had not closed, as a real band that reboots and asks its phone) — the band
+/// resumes there: its next minute follows the last one, never a gap, never a minute twice, never
+/// back in time (``Action/configureFirmware(bandStart:)``). The minutes the chip reports are
+/// checked for exactly that (``Counters/minuteGaps``, ``Counters/minutesBackInTime``).
 public struct FirmwareBridge {
     public enum Action: Equatable {
         /// Bytes to write to the UART (one whole frame).
@@ -34,10 +46,13 @@ public struct FirmwareBridge {
         /// The firmware recorded a minute (debug message 0x87): its sequence number and the
         /// 16 bytes of the record as stored (docs/protocol.md), for `--truth`.
         case minuteRecorded(sequence: UInt32, record: [UInt8])
-        /// The firmware booted (0x80; the first boot or after a reset): it has no seed, clock speed
+        /// The firmware booted (0x80; the first boot or after a reset) and sent its flash report
+        /// (0x86, right after 0x80; one of the wrong length is logged and still ends the wait): it has no seed, clock speed
         /// or band start until the host sends them (0x01, 0x09, 0x10: the host is its clock, as a
-        /// phone is a band's after a reboot). Comes before the reconnection of a connected reader.
-        case configureFirmware
+        /// phone is a band's after a reboot). `bandStart` is the time for 0x10, Unix seconds: the
+        /// configured start on the first boot, then the band's own time as the chip last reported
+        /// it (the end of its last recorded minute). Comes before the reconnection of a connected reader.
+        case configureFirmware(bandStart: Int64)
         /// Close the reader's link now: the firmware was reset (a band's reset takes its radio link
         /// with it) or its band dropped the link itself (0x89). The bridge already counts the
         /// reader as gone (``readerConnected`` is false).
@@ -112,10 +127,21 @@ public struct FirmwareBridge {
         public var staleLinkDrops = 0
         /// Link messages of a known code but the wrong length.
         public var malformedLinkMessages = 0
+        /// 0x87 minutes that start after the end of the previous one (minutes the band never recorded).
+        public var minuteGaps = 0
+        /// 0x87 minutes that start before the end of the previous one (a minute twice, or time going back).
+        public var minutesBackInTime = 0
         public init() {}
     }
 
     public private(set) var counters = Counters()
+    /// The band's configured start, Unix seconds (`--start`; 0x10 of the first boot).
+    public let bandStart: Int64
+    /// The band's time as the chip last reported it: the end of the latest minute it recorded
+    /// (0x87), Unix seconds; nil until its first.
+    public private(set) var bandTimeReported: Int64?
+    /// The start the last 0x10 carried (``Action/configureFirmware(bandStart:)``); nil before the first boot.
+    public private(set) var lastConfiguredStart: Int64?
     public private(set) var readerConnected = false
     public var decoderCounters: UARTFrameDecoder.Counters { decoder.counters }
     private var decoder = UARTFrameDecoder()
@@ -127,20 +153,27 @@ public struct FirmwareBridge {
     private var historyPacketsThisConnection = 0
     /// The pending ``RebootAt`` run times (the first is the next due).
     public private(set) var rebootAt: RebootAt?
-    /// A reset the bridge asked for; the firmware has not booted since.
+    /// A reset the bridge asked for, or a boot not yet configured (0x10 not yet sent).
     private var resetting = false
+    /// Booted (0x80); configured once its flash report (0x86) comes.
+    private var awaitingFlashReport = false
+    /// The sequence number of the last minute the chip reported (0x87).
+    private var lastReportedSequence: UInt32?
     /// Connect messages (0x02) sent since the firmware's last boot: the number the firmware's 0x89
     /// carries for the link it dropped, so a drop of an earlier link never closes a newer one.
     private var connectsSinceBoot: UInt32 = 0
     /// The current reader connected after the reset the bridge asked for, before the boot.
     private var connectedDuringReset = false
-    /// True from a reset the bridge asked for until the firmware's next boot: the caller accepts
-    /// no reader meanwhile (its first PDUs would reach a chip that is not running; the reader's
-    /// connection waits in the listener's backlog instead).
+    /// True from a reset the bridge asked for, and from every boot, until the chip is configured
+    /// (its flash report came, 0x10 went): the caller accepts no reader meanwhile (its first PDUs
+    /// would reach a chip that is not running; the reader's connection waits in the listener's
+    /// backlog instead).
     public var resetInProgress: Bool { resetting }
 
-    public init(resetMidHistory: ResetMidHistory? = nil, rebootAt: RebootAt? = nil) {
+    public init(bandStart: Int64, resetMidHistory: ResetMidHistory? = nil, rebootAt: RebootAt? = nil) {
         precondition(resetMidHistory.map { $0.afterPackets > 0 } ?? true, "reboot-mid-history needs a packet count of at least 1")
+        precondition(rebootAt.map { $0.bandStart == bandStart } ?? true, "reboot-at counts from the band's start")
+        self.bandStart = bandStart
         self.resetMidHistory = resetMidHistory
         self.rebootAt = rebootAt.flatMap { $0.after.isEmpty ? nil : $0 }
     }
@@ -230,17 +263,15 @@ public struct FirmwareBridge {
         case .link:
             if payload.first == 0x80 {
                 counters.boots += 1
-                let afterOurReset = resetting
-                resetting = false
+                let afterOurReset = resetting && !awaitingFlashReport
+                // Booting until configured: the chip's flash report (0x86, sent right after 0x80)
+                // says how far its ring got, then 0x10 starts it; no reader meanwhile.
+                resetting = true
+                awaitingFlashReport = true
                 connectsSinceBoot = 0
-                var actions: [Action] = [.log("firmware: booted (boot \(counters.boots) seen by this bridge)"), .configureFirmware]
+                var actions: [Action] = [.log("firmware: booted (boot \(counters.boots) seen by this bridge)")]
                 if afterOurReset {
-                    actions.insert(.log("bridge: \(counters.droppedDuringReset) ATT frame(s) of the reset firmware dropped so far"), at: 1)
-                }
-                if readerConnected, afterOurReset, connectedDuringReset {
-                    connectedDuringReset = false
-                    connectsSinceBoot = 1
-                    actions.append(.toFirmware(Self.frame(.link, [0x02])))
+                    actions.append(.log("bridge: \(counters.droppedDuringReset) ATT frame(s) of the reset firmware dropped so far"))
                 } else if readerConnected {
                     // A reset nobody asked for (the chip reset itself) with a reader connected: the
                     // firmware starts with no connection, and the reader's link goes as a band's would.
@@ -274,6 +305,12 @@ public struct FirmwareBridge {
                 }
                 return [.log("firmware: flash: boot \(field(0)), \(field(1)) damaged boot-record page(s), \(field(2)) minute(s) "
                              + "recovered, \(field(3)) damaged slot(s) skipped, next minute \(field(4))")]
+                    + (awaitingFlashReport ? configureAfterBoot(nextSequence: field(4)) : [])
+            }
+            if payload.first == 0x86, awaitingFlashReport {
+                counters.malformedDebugMessages += 1
+                return [.log("firmware: flash report of \(payload.count) bytes, not 21; configuring without it: \(Self.hex(payload))")]
+                    + configureAfterBoot(nextSequence: nil)
             }
             if payload.first == 0x87 {
                 guard payload.count == 5 + Self.minuteRecordByteCount else {
@@ -282,7 +319,10 @@ public struct FirmwareBridge {
                 }
                 let sequence = UInt32(payload[1]) | UInt32(payload[2]) << 8 | UInt32(payload[3]) << 16 | UInt32(payload[4]) << 24
                 counters.minutesRecorded += 1
-                return [.minuteRecorded(sequence: sequence, record: Array(payload[5...]))] + rebootIfDue(minuteStart: payload)
+                lastReportedSequence = sequence
+                let start = Int64(UInt32(payload[5]) | UInt32(payload[6]) << 8 | UInt32(payload[7]) << 16 | UInt32(payload[8]) << 24)
+                return [.minuteRecorded(sequence: sequence, record: Array(payload[5...]))]
+                    + followBandClock(minute: sequence, startingAt: start) + rebootIfDue(minuteStart: start)
             }
             return [.log("firmware: debug message \(Self.hex(payload))")]
         default:
@@ -290,11 +330,75 @@ public struct FirmwareBridge {
         }
     }
 
-    /// ``RebootAt``: the 0x87 message `payload` closed a minute; reset when the band has run the
-    /// first pending run time. The minute start is the record's first 4 bytes (UInt32 LE).
-    private mutating func rebootIfDue(minuteStart payload: [UInt8]) -> [Action] {
+    /// The boot is over once the chip's flash report (0x86) has come: configure it (0x10), then
+    /// announce a reader that connected meanwhile. The first boot starts the band at its
+    /// configured start; a later one resumes it where the chip's own clock was when it last
+    /// reported — the end of its last recorded minute, or, with none since, the previous 0x10's
+    /// time (it lost less than a minute) — and never earlier than the previous 0x10 (time does not
+    /// go back). Minutes the chip made durable but whose 0x87 the reset cut off (the report's next
+    /// sequence number is past the last one reported, by at most ``maximumUnreportedMinutes``)
+    /// followed the last reported one, a minute each: the band resumes after them.
+    private mutating func configureAfterBoot(nextSequence: UInt32?) -> [Action] {
+        awaitingFlashReport = false
+        resetting = false
+        var actions: [Action] = []
+        if let previous = lastConfiguredStart {
+            var reported = bandTimeReported
+            if let last = lastReportedSequence, let next = nextSequence, next > last &+ 1, let end = reported {
+                let unreported = next - last - 1
+                if unreported <= Self.maximumUnreportedMinutes {
+                    reported = end + 60 * Int64(unreported)
+                    actions.append(.log("bridge: \(unreported) minute(s) in the chip's flash after minute \(last) were never reported (the reset cut off their 0x87)"))
+                } else {
+                    actions.append(.log("bridge: the chip's next minute is \(next), \(unreported) after the last reported (\(last)): not this band's ring; ignored"))
+                }
+            }
+            let resume = max(previous, reported ?? previous)
+            lastConfiguredStart = resume
+            let from = resume == reported ? "the end of its last recorded minute" : "its previous start; no minute recorded since"
+            actions += [.log("bridge: the band resumes at \(resume) (Unix s, \(Self.runTime(resume - bandStart)) after its start): \(from)"),
+                        .configureFirmware(bandStart: resume)]
+        } else {
+            lastConfiguredStart = bandStart
+            actions.append(.configureFirmware(bandStart: bandStart))
+        }
+        if readerConnected, connectedDuringReset {
+            connectedDuringReset = false
+            connectsSinceBoot = 1
+            actions.append(.toFirmware(Self.frame(.link, [0x02])))
+        }
+        return actions
+    }
+
+    /// The most minutes a reset can cut off between flash and UART (the chip's 1 KB outbox holds
+    /// 40 0x87 frames); a larger jump in the sequence numbers is another ring, not lost reports.
+    public static let maximumUnreportedMinutes: UInt32 = 40
+
+    /// A minute the chip recorded moves the band's reported time on; one that does not follow the
+    /// previous one is counted and logged (its record still goes to the truth: it is what the band stored).
+    private mutating func followBandClock(minute sequence: UInt32, startingAt start: Int64) -> [Action] {
+        let end = start + 60
+        defer { bandTimeReported = max(bandTimeReported ?? end, end) }
+        guard let expected = bandTimeReported, start != expected else { return [] }
+        if start > expected {
+            counters.minuteGaps += 1
+            return [.log("bridge: minute \(sequence) starts at \(start), \(start - expected) s after the previous minute's end: a gap in the band's minutes")]
+        }
+        counters.minutesBackInTime += 1
+        return [.log("bridge: minute \(sequence) starts at \(start), \(expected - start) s before the previous minute's end: the band's time went back")]
+    }
+
+    /// `h:mm:ss` of a band run time in seconds.
+    static func runTime(_ seconds: Int64) -> String {
+        let s = max(0, seconds)
+        let minutes = s / 60 % 60, rest = s % 60
+        return "\(s / 3600):\(minutes < 10 ? "0" : "")\(minutes):\(rest < 10 ? "0" : "")\(rest)"
+    }
+
+    /// ``RebootAt``: a minute starting at `start` closed; reset when the band has run the first
+    /// pending run time.
+    private mutating func rebootIfDue(minuteStart start: Int64) -> [Action] {
         guard var schedule = rebootAt, let due = schedule.after.first else { return [] }
-        let start = Int64(UInt32(payload[5]) | UInt32(payload[6]) << 8 | UInt32(payload[7]) << 16 | UInt32(payload[8]) << 24)
         let ran = start + 60 - schedule.bandStart
         guard ran >= due else { return [] }
         schedule.after.removeFirst()

@@ -26,7 +26,8 @@ struct FirmwareServe {
     var statePath: String?
     var exitAfterConnections: Int?
     /// The band's start, seed and time zone (link message 0x10, sent after every boot with the
-    /// band's time then: the chip has no clock that survives a reset, the host is its clock).
+    /// band's time then: the chip has no clock that survives a reset, the host is its clock; after
+    /// a reset that time is the chip's own as it last reported it, ``FirmwareBridge`` decides).
     var configuration: BandConfiguration
     /// `--fault reboot-at=DURATION` (or `--reboot-at`): band run times after which the firmware is
     /// reset (link message 0x0A), each once, in order (``FirmwareBridge/RebootAt`` decides).
@@ -34,8 +35,6 @@ struct FirmwareServe {
     /// `--scenario` other than the built-in `day`: sent segment by segment (link 0x12) before
     /// every 0x10; its `fault reboot-at=` lines are in `rebootsAfter`.
     var scenario: Scenario? = nil
-    /// When the band's clock started (the first 0x10), for the band time of later boots.
-    var bandClockOrigin: ContinuousClock.Instant? = nil
     /// `--truth FILE`: the firmware's minute records (debug message 0x87) as ``TruthLine``s.
     var truthPath: String?
     var truth: TruthFile? = nil
@@ -69,18 +68,18 @@ struct FirmwareServe {
         defer { emulator.stop() }
         let stop = try? StopSignals()
         defer { stop?.restore() }
-        var bridge = FirmwareBridge(resetMidHistory: rebootMidHistoryAfterPackets.map {
+        var bridge = FirmwareBridge(bandStart: configuration.start.seconds, resetMidHistory: rebootMidHistoryAfterPackets.map {
             .init(historyDataHandle: BandAttributeTable.valueHandle(.historyData), afterPackets: $0)
         }, rebootAt: .init(bandStart: configuration.start.seconds, after: rebootsAfter.map { $0.components.seconds }))
         var booted = false
-        // Until the firmware says it booted: no reader is accepted (its connect would be lost).
+        // Until the firmware says it booted and is configured: no reader is accepted (its connect would be lost).
         while !booted {
             guard try waitReadable([emulator.uart, stop?.pollDescriptor ?? -1], timeoutMs: 20_000) else {
                 throw RuntimeFailure("bandsim serve: the firmware did not announce itself within 20 s (\(emulator.describeExit()))")
             }
             if let stop, !stop.received().isEmpty { return .success }
             let actions = try emulator.readUART { bridge.received(fromFirmware: $0) }
-            booted = bridge.counters.boots > 0
+            booted = bridge.counters.boots > 0 && !bridge.resetInProgress   // and configured (after its flash report)
             try perform(actions, emulator: emulator, reader: nil)
         }
 
@@ -186,8 +185,8 @@ struct FirmwareServe {
                 CommandRunner.printError("bandsim: \(line)")
             case .minuteRecorded(let sequence, let bytes):
                 writeTruth(sequence: sequence, bytes)
-            case .configureFirmware:
-                try configureFirmware(emulator)
+            case .configureFirmware(let bandStart):
+                try configureFirmware(emulator, bandStart: bandStart)
             case .dropReader:
                 break  // the run loop closes the link after these actions
             }
@@ -195,22 +194,16 @@ struct FirmwareServe {
     }
 
     /// After every boot: the DRBG seed (32 bytes entropy ‖ 16 bytes nonce, from the one random
-    /// source), the clock speed, and the band's start at the band's time now (its configured
-    /// start plus the time it has run), so the band resumes where it was; its ring and sequence
-    /// numbers come from its flash.
-    private mutating func configureFirmware(_ emulator: FirmwareEmulator) throws {
+    /// source), the clock speed, and the band's start at `bandStart` (the bridge's: the configured
+    /// start, then the band's own time as the chip last reported it), so the band resumes where it
+    /// was; its ring and sequence numbers come from its flash.
+    private mutating func configureFirmware(_ emulator: FirmwareEmulator, bandStart: Int64) throws {
         let seed: [UInt8]
         do { seed = try KernelRandom.bytes(count: 48) } catch { throw RuntimeFailure("bandsim serve: firmware seed: \(error)") }
         try emulator.writeUART(FirmwareBridge.frame(.link, [0x01] + seed))
         if speed != 1 { try emulator.writeUART(FirmwareBridge.frame(.link, [0x09, UInt8(speed & 0xFF), UInt8(speed >> 8)])) }
         var start = configuration
-        let now = ContinuousClock.now
-        if let origin = bandClockOrigin {
-            let elapsed = (now - origin) * Int(speed)
-            start.start = configuration.start + .seconds(elapsed.components.seconds)
-        } else {
-            bandClockOrigin = now
-        }
+        start.start = BandInstant(seconds: bandStart)
         if let scenario {
             for (index, segment) in scenario.segments.enumerated() {
                 try emulator.writeUART(FirmwareBridge.frame(.link, [0x12] + ScenarioSegmentMessage.encode(segment, index: index, count: scenario.segments.count)))

@@ -2,6 +2,20 @@ import FirmwareBridge
 import Testing
 import UARTFraming
 
+/// The band's configured start in these conversations (Unix seconds, 2026-11-30 00:00 UTC).
+private let bandStart: Int64 = 1_796_256_000
+
+/// A boot as the chip announces it: "booted" (0x80), then its flash report (0x86: boot count,
+/// no damage, no minutes recovered, next minute sequence `next`), which ends the bridge's wait.
+func booting(boot: UInt32 = 1, next: UInt32 = 0) -> [UInt8] {
+    let fields = [boot, 0, 0, 0, next].flatMap { value in (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+    return FirmwareBridge.frame(.link, [0x80]) + FirmwareBridge.frame(.debug, [0x86] + fields)
+}
+/// The bridge's log line for that flash report.
+func flashLog(boot: UInt32 = 1, next: UInt32 = 0) -> FirmwareBridge.Action {
+    .log("firmware: flash: boot \(boot), 0 damaged boot-record page(s), 0 minute(s) recovered, 0 damaged slot(s) skipped, next minute \(next)")
+}
+
 /// Conversations between a reader and the firmware's UART, through the bridge's decisions.
 @Suite struct FirmwareBridgeTests {
     private func fromFirmware(_ bridge: inout FirmwareBridge, _ bytes: [UInt8]) -> [FirmwareBridge.Action] {
@@ -9,7 +23,7 @@ import UARTFraming
     }
 
     @Test func connectRequestResponseDisconnect() {
-        var bridge = FirmwareBridge()
+        var bridge = FirmwareBridge(bandStart: bandStart)
         #expect(bridge.readerDidConnect() == [.toFirmware(FirmwareBridge.frame(.link, [0x02]))])
         #expect(bridge.received(fromReader: [0x0A, 0x03, 0x00]) == [.toFirmware(FirmwareBridge.frame(.att, [0x0A, 0x03, 0x00]))])
         let response: [UInt8] = [0x0B] + Array("BandKit M4".utf8)
@@ -20,7 +34,7 @@ import UARTFraming
     }
 
     @Test func minuteMessagesBecomeTruthAndWrongLengthsAreCountedNotTrusted() {
-        var bridge = FirmwareBridge()
+        var bridge = FirmwareBridge(bandStart: bandStart)
         let record: [UInt8] = Array(1...16)
         // Sequence 0x01020304 little-endian, then the record as stored.
         #expect(fromFirmware(&bridge, FirmwareBridge.frame(.debug, [0x87, 0x04, 0x03, 0x02, 0x01] + record))
@@ -39,7 +53,7 @@ import UARTFraming
     }
 
     @Test func mtuExchangeSetsTheSmallerOfBoth() {
-        var bridge = FirmwareBridge()
+        var bridge = FirmwareBridge(bandStart: bandStart)
         _ = bridge.readerDidConnect()
         _ = bridge.received(fromReader: [0x02, 0x00, 0x02])                 // reader asks 512
         #expect(fromFirmware(&bridge, FirmwareBridge.frame(.att, [0x03, 0xF7, 0x00]))
@@ -55,7 +69,7 @@ import UARTFraming
         let notification: [UInt8] = [0x1B, 0x09, 0x00, 0x06, 0x48]
         let stream = FirmwareBridge.frame(.att, notification) + FirmwareBridge.frame(.debug, [0x84] + Array("hello".utf8))
         for split in 0...stream.count {
-            var bridge = FirmwareBridge()
+            var bridge = FirmwareBridge(bandStart: bandStart)
             _ = bridge.readerDidConnect()
             let actions = fromFirmware(&bridge, Array(stream[..<split])) + fromFirmware(&bridge, Array(stream[split...]))
             #expect(actions == [.toReader(notification), .log("firmware: hello")], "split at \(split)")
@@ -63,7 +77,7 @@ import UARTFraming
     }
 
     @Test func garbageIsCountedAndSkipped() {
-        var bridge = FirmwareBridge()
+        var bridge = FirmwareBridge(bandStart: bandStart)
         _ = bridge.readerDidConnect()
         let actions = fromFirmware(&bridge, [0x00, 0xA5, 0xFF, 0x13] + FirmwareBridge.frame(.att, [0x13]))
         #expect(actions == [.toReader([0x13])])
@@ -71,31 +85,35 @@ import UARTFraming
     }
 
     @Test func pduWithoutReaderIsDroppedAndCounted() {
-        var bridge = FirmwareBridge()
+        var bridge = FirmwareBridge(bandStart: bandStart)
         #expect(fromFirmware(&bridge, FirmwareBridge.frame(.att, [0x1B, 0x09, 0x00, 0x48])) == [])
         #expect(bridge.counters.droppedForNoReader == 1)
     }
 
     @Test func aResetNobodyAskedForDropsTheConnectedReader() {
-        var bridge = FirmwareBridge()
+        var bridge = FirmwareBridge(bandStart: bandStart)
         _ = bridge.readerDidConnect()
         // The chip reset itself (a watchdog, a brown-out): its radio link went with it.
-        let actions = fromFirmware(&bridge, FirmwareBridge.frame(.link, [0x80]))
-        #expect(actions == [.log("firmware: booted (boot 1 seen by this bridge)"), .configureFirmware,
+        let actions = fromFirmware(&bridge, booting())
+        #expect(actions == [.log("firmware: booted (boot 1 seen by this bridge)"),
                             .log("bridge: the firmware reset itself while a reader was connected; dropping the reader's link"),
-                            .dropReader], "configured again, and the reader's link closed, never carried over")
+                            .dropReader, flashLog(), .configureFirmware(bandStart: bandStart)],
+                "the reader's link closed, never carried over, and the chip configured once its flash report came")
         #expect(!bridge.readerConnected && bridge.counters.readersDropped == 1)
         #expect(bridge.readerDidDisconnect() == [], "the dropped reader's hang-up says nothing more to the firmware")
         #expect(fromFirmware(&bridge, FirmwareBridge.frame(.att, [0x1B, 0x09, 0x00, 0x48])) == [], "nothing reaches a dropped reader")
         // The reader comes back: a fresh connection on the rebooted chip.
         #expect(bridge.readerDidConnect() == [.toFirmware(FirmwareBridge.frame(.link, [0x02]))])
         _ = bridge.readerDidDisconnect()
-        #expect(fromFirmware(&bridge, FirmwareBridge.frame(.link, [0x80])) == [.log("firmware: booted (boot 2 seen by this bridge)"), .configureFirmware],
-                "every boot is configured again: the band's logic resumes after a reset")
+        #expect(fromFirmware(&bridge, booting(boot: 2))
+                == [.log("firmware: booted (boot 2 seen by this bridge)"), flashLog(boot: 2),
+                    .log("bridge: the band resumes at \(bandStart) (Unix s, 0:00:00 after its start): its previous start; no minute recorded since"),
+                    .configureFirmware(bandStart: bandStart)],
+                "every boot is configured again: the band's logic resumes after a reset, where its clock was")
     }
 
     @Test func theFlashReportIsALogLineAndOtherLengthsStayHex() {
-        var bridge = FirmwareBridge()
+        var bridge = FirmwareBridge(bandStart: bandStart)
         let report: [UInt8] = [0x86, 3, 0, 0, 0, 1, 0, 0, 0, 0x2C, 0x01, 0, 0, 2, 0, 0, 0, 0x2D, 0x01, 0, 0]
         #expect(fromFirmware(&bridge, FirmwareBridge.frame(.debug, report))
                 == [.log("firmware: flash: boot 3, 1 damaged boot-record page(s), 300 minute(s) recovered, 2 damaged slot(s) skipped, next minute 301")])
@@ -103,7 +121,7 @@ import UARTFraming
     }
 
     @Test func logLinesAreEscaped() {
-        var bridge = FirmwareBridge()
+        var bridge = FirmwareBridge(bandStart: bandStart)
         let actions = fromFirmware(&bridge, FirmwareBridge.frame(.debug, [0x84, 0x1B, 0x5B, 0x32, 0x4A, 0x5C, 0xFF]))
         #expect(actions == [.log("firmware: \\x1b[2J\\x5c\\xff")])
         #expect(fromFirmware(&bridge, FirmwareBridge.frame(.debug, [0x81, 0x01])) == [.log("firmware: debug message 81 01")])
@@ -112,7 +130,7 @@ import UARTFraming
     }
 
     @Test func oversizeReaderPDUIsRefusedNotSent() {
-        var bridge = FirmwareBridge()
+        var bridge = FirmwareBridge(bandStart: bandStart)
         _ = bridge.readerDidConnect()
         let actions = bridge.received(fromReader: [UInt8](repeating: 0x52, count: 518))
         #expect(actions.count == 1)
@@ -131,7 +149,7 @@ import UARTFraming
     private func packet(_ handle: UInt16, _ n: UInt8) -> [UInt8] { [0x1B, UInt8(handle & 0xFF), UInt8(handle >> 8), n, 0xAA] }
 
     @Test func theSecondHistoryPacketResetsTheFirmwareAndDropsTheReader() {
-        var bridge = FirmwareBridge(resetMidHistory: .init(historyDataHandle: historyData, afterPackets: 2))
+        var bridge = FirmwareBridge(bandStart: bandStart, resetMidHistory: .init(historyDataHandle: historyData, afterPackets: 2))
         _ = bridge.readerDidConnect()
         // A live notification on another handle and an indication do not count.
         #expect(fromFirmware(&bridge, FirmwareBridge.frame(.att, packet(0x002D, 0))) == [.toReader(packet(0x002D, 0))])
@@ -149,10 +167,10 @@ import UARTFraming
         // resetInProgress) is announced to the chip once it has booted; its frames wait for the boot.
         #expect(bridge.readerDidConnect() == [], "no connect message to a chip that is resetting")
         #expect(fromFirmware(&bridge, FirmwareBridge.frame(.att, packet(historyData, 4))) == [])
-        #expect(fromFirmware(&bridge, FirmwareBridge.frame(.link, [0x80]))
+        #expect(fromFirmware(&bridge, booting())
                 == [.log("firmware: booted (boot 1 seen by this bridge)"),
-                    .log("bridge: 2 ATT frame(s) of the reset firmware dropped so far"),
-                    .configureFirmware, .toFirmware(FirmwareBridge.frame(.link, [0x02]))])
+                    .log("bridge: 2 ATT frame(s) of the reset firmware dropped so far"), flashLog(),
+                    .configureFirmware(bandStart: bandStart), .toFirmware(FirmwareBridge.frame(.link, [0x02]))])
         #expect(bridge.readerConnected, "it connected after the reset: nothing of it was lost")
         #expect(!bridge.resetInProgress)
         // Once: the next transfer runs to its end.
@@ -162,7 +180,7 @@ import UARTFraming
     }
 
     @Test func withoutTheFaultHistoryPacketsOnlyPassThrough() {
-        var bridge = FirmwareBridge()
+        var bridge = FirmwareBridge(bandStart: bandStart)
         _ = bridge.readerDidConnect()
         for n in UInt8(1)...4 {
             #expect(fromFirmware(&bridge, FirmwareBridge.frame(.att, packet(historyData, n))) == [.toReader(packet(historyData, n))])
@@ -171,7 +189,7 @@ import UARTFraming
     }
 
     @Test func theCountRestartsWithEveryConnection() {
-        var bridge = FirmwareBridge(resetMidHistory: .init(historyDataHandle: historyData, afterPackets: 2))
+        var bridge = FirmwareBridge(bandStart: bandStart, resetMidHistory: .init(historyDataHandle: historyData, afterPackets: 2))
         _ = bridge.readerDidConnect()
         _ = fromFirmware(&bridge, FirmwareBridge.frame(.att, packet(historyData, 1)))
         _ = bridge.readerDidDisconnect()
@@ -201,8 +219,8 @@ import UARTFraming
     private func minuteStart(_ index: Int64) -> Int64 { (start / 60 + 1 + index) * 60 }
 
     @Test func theResetThatIsDueDropsTheConnectedReaderAndNoneIsAcceptedUntilTheBoot() {
-        var bridge = FirmwareBridge(rebootAt: .init(bandStart: start, after: [7_200, 3_600]))
-        _ = fromFirmware(&bridge, FirmwareBridge.frame(.link, [0x80]))
+        var bridge = FirmwareBridge(bandStart: start, rebootAt: .init(bandStart: start, after: [7_200, 3_600]))
+        _ = fromFirmware(&bridge, booting())
         #expect(bridge.readerDidConnect() == [.toFirmware(FirmwareBridge.frame(.link, [0x02]))])
         // Minutes before the first due time (3,600 s: the list is taken in order) pass through.
         let early = minuteStart(58)   // ends 3,570 s after the start
@@ -219,22 +237,27 @@ import UARTFraming
         #expect(!bridge.readerConnected && bridge.resetInProgress && bridge.counters.droppedDuringReset == 1)
         #expect(bridge.readerDidDisconnect() == [], "the reader is already gone")
         // The chip boots: configured again; the reader reconnects to a fresh link.
-        #expect(fromFirmware(&bridge, FirmwareBridge.frame(.link, [0x80]))
+        #expect(fromFirmware(&bridge, booting(boot: 2, next: 60))
                 == [.log("firmware: booted (boot 2 seen by this bridge)"), .log("bridge: 1 ATT frame(s) of the reset firmware dropped so far"),
-                    .configureFirmware])
+                    flashLog(boot: 2, next: 60),
+                    .log("bridge: the band resumes at \(minuteStart(60)) (Unix s, 1:00:30 after its start): the end of its last recorded minute"),
+                    .configureFirmware(bandStart: minuteStart(60))])
         #expect(!bridge.resetInProgress)
         #expect(bridge.readerDidConnect() == [.toFirmware(FirmwareBridge.frame(.link, [0x02]))])
         #expect(fromFirmware(&bridge, FirmwareBridge.frame(.att, [0x1B, 0x09, 0x00, 0x49])) == [.toReader([0x1B, 0x09, 0x00, 0x49])])
         // Each time once: the next due time is two hours.
-        #expect(fromFirmware(&bridge, minute(118, startingAt: minuteStart(118))).count == 1, "7,170 s: not yet")
+        for index in Int64(60)...118 {
+            #expect(fromFirmware(&bridge, minute(UInt32(index), startingAt: minuteStart(index))).count == 1, "\(60 * index + 90) s: not yet")
+        }
         let second = fromFirmware(&bridge, minute(119, startingAt: minuteStart(119)))
         #expect(second.contains(.dropReader) && second.contains(.toFirmware(FirmwareBridge.frame(.link, [0x0A]))))
         #expect(bridge.rebootAt == nil && bridge.counters.resetsRequested == 2 && bridge.counters.readersDropped == 2)
-        #expect(fromFirmware(&bridge, minute(200, startingAt: minuteStart(200))).count == 1, "no more resets")
+        _ = fromFirmware(&bridge, booting())
+        #expect(fromFirmware(&bridge, minute(120, startingAt: minuteStart(120))).count == 1, "no more resets")
     }
 
     @Test func withoutAReaderTheResetDropsNothing() {
-        var bridge = FirmwareBridge(rebootAt: .init(bandStart: start, after: [120]))
+        var bridge = FirmwareBridge(bandStart: start, rebootAt: .init(bandStart: start, after: [120]))
         let actions = fromFirmware(&bridge, minute(1, startingAt: minuteStart(1)))
         #expect(Array(actions.dropFirst()) == [.log("bridge: reboot-at: the band has run 2 min: resetting the firmware (link 0x0A)"),
                                               .toFirmware(FirmwareBridge.frame(.link, [0x0A]))])
@@ -254,8 +277,8 @@ import UARTFraming
     }
 
     @Test func theBandsDropClosesTheReadersLink() {
-        var bridge = FirmwareBridge()
-        _ = fromFirmware(&bridge, FirmwareBridge.frame(.link, [0x80]))
+        var bridge = FirmwareBridge(bandStart: bandStart)
+        _ = fromFirmware(&bridge, booting())
         _ = bridge.readerDidConnect()
         #expect(fromFirmware(&bridge, dropped(link: 1, reason: 1))
                 == [.log("firmware: the band dropped the reader's link 1 (its indication queue overflowed); closing it"), .dropReader])
@@ -268,8 +291,8 @@ import UARTFraming
     }
 
     @Test func aDropOfAnEarlierLinkNeverClosesTheNewOne() {
-        var bridge = FirmwareBridge()
-        _ = fromFirmware(&bridge, FirmwareBridge.frame(.link, [0x80]))
+        var bridge = FirmwareBridge(bandStart: bandStart)
+        _ = fromFirmware(&bridge, booting())
         _ = bridge.readerDidConnect()
         _ = bridge.readerDidDisconnect()   // reader 1 left while the band was dropping it
         _ = bridge.readerDidConnect()      // reader 2 is link 2
@@ -278,7 +301,7 @@ import UARTFraming
         #expect(bridge.readerConnected && bridge.counters.staleLinkDrops == 1)
         // After a boot the count starts again: link 1 of the new boot is the current one.
         _ = bridge.readerDidDisconnect()
-        _ = fromFirmware(&bridge, FirmwareBridge.frame(.link, [0x80]))
+        _ = fromFirmware(&bridge, booting())
         _ = bridge.readerDidConnect()
         #expect(fromFirmware(&bridge, dropped(link: 1, reason: 9)).last == .dropReader)
         #expect(fromFirmware(&bridge, dropped(link: 1, reason: 9))
@@ -286,7 +309,7 @@ import UARTFraming
     }
 
     @Test func aMalformedDropIsCountedNotActedOn() {
-        var bridge = FirmwareBridge()
+        var bridge = FirmwareBridge(bandStart: bandStart)
         _ = bridge.readerDidConnect()
         for broken in [[0x89], [0x89, 1, 0, 0, 0], [0x89, 1, 0, 0, 0, 1, 0]] as [[UInt8]] {
             let actions = fromFirmware(&bridge, FirmwareBridge.frame(.link, broken))
