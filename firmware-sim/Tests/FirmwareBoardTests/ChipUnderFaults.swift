@@ -24,15 +24,7 @@ struct ChipUnderFaults {
     }
 
     /// Everything the firmware sent since the last call.
-    mutating func frames() -> [Frame] {
-        var frames: [Frame] = []
-        var decoder = UARTFrameDecoder()
-        firmware.board.outbound.withUnsafeBytes { raw in
-            decoder.decode(raw) { channel, payload in frames.append(Frame(channel: channel.rawValue, payload: Array(payload))) }
-        }
-        firmware.board.outbound.removeAll()
-        return frames
-    }
+    mutating func frames() -> [Frame] { ChipBandFlashTests.frames(&firmware) }
 
     mutating func deliver(_ channel: UARTChannel, _ payload: [UInt8]) -> [Frame] {
         firmware.board.inbound = encodeFrame(channel, payload)
