@@ -19,6 +19,7 @@ import Testing
         case woke(at: Int)
         case written(Int, at: Int)
         case stop
+        case finish(at: Int)
         case linkLost
         // The history sync, driven inside the session machine.
         case cursor(HistoryCursor?, at: Int)
@@ -84,6 +85,7 @@ import Testing
             case .woke(let t): actions = machine.woke(at: Self.at(t))
             case .written(let count, let t): actions = machine.liveWritten(count, at: Self.at(t))
             case .stop: actions = machine.stopRequested()
+            case .finish(let t): actions = machine.finishRequested(at: Self.at(t))
             case .linkLost: actions = machine.linkFailed(.controlPointTimeout("the test"))
             case .cursor(let cursor, let t): actions = machine.historyCursorRead(cursor, at: Self.at(t))
             case .fetch(let response, let t): actions = machine.historyFetchAnswered(response, at: Self.at(t))
@@ -180,6 +182,31 @@ import Testing
             (.written(1, at: 2), ["report 1 live minutes", "finished"]),
         ])
         #expect(machine.outcome.stopped)
+    }
+
+    @Test func aFinishRequestEndsTheStreamAsItsDeadlineWouldWithTheFinalSync() {
+        var machine = SessionMachine(plan: Self.band, goal: .stream(until: Self.at(700)))
+        converse(&machine, Self.connectAndSync + [
+            (.synced(0, .atConnect, at: 0), ["subscribe"]),
+            (.subscribed(at: 0), ["report streaming", "wait until 5"]),
+            (.woke(at: 5), ["write closed minutes"]),
+            (.written(2, at: 5), ["report 2 live minutes", "wait until 10"]),
+            (.finish(at: 6), ["finish live"]),                              // long before the deadline at 700
+            (.written(1, at: 6), ["report 1 live minutes", "sync history atDeadline"]),
+            (.synced(3, .atDeadline, at: 7), ["finished"]),
+        ])
+        #expect(!machine.outcome.stopped)
+        #expect(machine.outcome.liveMinutes == 3)
+        #expect(machine.outcome.historyMinutes == 3)
+
+        var strap = SessionMachine(plan: Self.strap, goal: .stream(until: nil))
+        #expect(strap.linkUp(mtu: 23).map(Self.line) == ["report connected hr-strap", "set clock"])
+        converse(&strap, Self.streamWithoutAuthentication + [
+            (.written(0, at: 5), ["wait until 10"]),
+            (.finish(at: 8), ["finish live"]),
+            (.written(1, at: 8), ["report 1 live minutes", "finished"]),   // no history to sync
+        ])
+        #expect(!strap.outcome.stopped)
     }
 
     @Test func aLostLinkCommitsEverythingThenFails() {

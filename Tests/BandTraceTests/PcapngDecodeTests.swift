@@ -36,6 +36,15 @@ import Testing
         }
     }
 
+    /// An opened file through the reader its format picked, its error as the file's.
+    static func decode(_ file: OpenedTraceFile) -> (seen: [Seen], failure: TraceFileError?) {
+        switch file {
+        case .btsnoop(let reader): let (seen, failure) = decode(reader); return (seen, failure.map(BtsnoopFileReader.traceFileError))
+        case .pcapng(let reader): let (seen, failure) = decode(reader); return (seen, failure.map(PcapngFileReader.traceFileError))
+        case .pcap(let reader): let (seen, failure) = decode(reader); return (seen, failure.map(PcapFileReader.traceFileError))
+        }
+    }
+
     static func decodeBtsnoop(_ file: [UInt8]) -> [Seen] {
         file.withUnsafeBytes { decode(try! BtsnoopMemoryReader(bytes: $0)).seen }
     }
@@ -126,9 +135,9 @@ import Testing
         for (format, bytes) in [(TraceFileFormat.btsnoop, btsnoop), (.pcapng, pcapng), (.pcap, pcap)] {
             let path = F.temporaryPath("trace.\(format)")
             F.write(bytes, to: path)
-            let reader = try TraceFileReader(path: path)
-            #expect(reader.format == format)
-            let (seen, failure) = Self.decode(reader)
+            let file = try OpenedTraceFile(path: path)
+            #expect(file.format == format)
+            let (seen, failure) = Self.decode(file)
             #expect(failure == nil)
             #expect(seen == expected, "\(format)")
         }
@@ -136,10 +145,10 @@ import Testing
         let path = F.temporaryPath("trace.pcapng")
         F.write(pcapng, to: path)
         #expect(throws: TraceFileError.btsnoop(BtsnoopError(.badMagic, recordIndex: nil, offset: 0))) {
-            _ = try TraceFileReader(path: path, format: .btsnoop)
+            _ = try OpenedTraceFile(path: path, format: .btsnoop)
         }
         #expect(throws: TraceFileError.capture(CaptureFileError(.pcap, .badMagic, blockIndex: nil, offset: 0))) {
-            _ = try TraceFileReader(path: path, format: .pcap)
+            _ = try OpenedTraceFile(path: path, format: .pcap)
         }
     }
 }

@@ -24,6 +24,7 @@ import BandProtocol
 /// | woke from waiting | a write due (every ``liveWriteInterval``): write closed minutes; then a sync due (every ``historySyncInterval``, band only): write closed minutes, then sync |
 /// | subscribed, or nothing (more) due | the deadline passed: finish; else wait until the earliest of deadline, write and sync |
 /// | stop, or the link failed while streaming | finish the live minutes (everything received is committed), then stopped / fail |
+/// | finish requested (while waiting) | the deadline is now: as "the deadline passed" |
 /// | finished at the deadline | band: one more history sync, so records replace the provisional minutes |
 /// | history sync begun (subscribed, stored cursor read) | ``HistorySyncMachine`` from that cursor: its fetches, transfers, commits and acknowledgements become this machine's actions, its reports are reported |
 /// | history commit finished | the sync's acknowledgement of that slice (only after the commit: durable before acknowledged) |
@@ -166,10 +167,15 @@ public struct SessionMachine {
     /// Whether the device keeps history the session syncs (a BandKit band).
     private var isBand: Bool { plan.syncsHistory }
 
+    /// When the stream ends: the goal's deadline, or the instant a finish was requested if earlier.
     private var deadline: ContinuousClock.Instant? {
-        if case .stream(let deadline) = goal { return deadline }
-        return nil
+        guard case .stream(let deadline) = goal else { return nil }
+        guard let finishRequestedAt else { return deadline }
+        return deadline.map { min($0, finishRequestedAt) } ?? finishRequestedAt
     }
+
+    /// Set by ``finishRequested(at:)``.
+    private var finishRequestedAt: ContinuousClock.Instant?
 
     private var isStreaming: Bool {
         if case .stream = goal { return true }
@@ -367,6 +373,14 @@ public struct SessionMachine {
     public mutating func stopRequested() -> [Action] {
         outcome.stopped = true
         return endStream()
+    }
+
+    /// Asked, while waiting for the link, to end the stream as its deadline would
+    /// (``StopRequest/requestFinish()``): the deadline becomes `now`, so the live minutes are
+    /// finished and a band's history synced once more, exactly as when the deadline comes.
+    public mutating func finishRequested(at now: ContinuousClock.Instant) -> [Action] {
+        if finishRequestedAt == nil { finishRequestedAt = now }
+        return waitOrEnd(at: now)
     }
 
     /// The link failed while streaming (or during a sync while streaming): everything received

@@ -218,6 +218,10 @@ public final class BandSession {
                 }
                 next = machine.subscribed(at: clock.now)
             case .waitForLink(let wake):
+                if connection.stop.isFinishRequested {
+                    next = machine.finishRequested(at: clock.now)
+                    break
+                }
                 do {
                     let handled = try connection.pump(until: wake, during: .streaming)
                     next = handled ? machine.woke(at: clock.now) : machine.stopRequested()

@@ -8,6 +8,8 @@ public final class StopRequest {
     public let pollDescriptor: Int32?
     private let drain: () -> Bool
     public private(set) var isRequested = false
+    /// Set by ``requestFinish()``.
+    public private(set) var isFinishRequested = false
 
     /// Stops on SIGINT or SIGTERM.
     public convenience init(signals: StopSignals) {
@@ -25,7 +27,16 @@ public final class StopRequest {
         self.drain = drain
     }
 
+    /// Ends at once: a stream writes what it received and ends without another history sync.
     public func request() { isRequested = true }
+
+    /// Ends a stream as its deadline would: what was received is written, then a BandKit band's
+    /// history is synced once more so its records replace the provisional minutes. For a caller
+    /// that ends the stream on a condition rather than at an instant (a test that wants "two live
+    /// minutes stored", whatever the machine's load). Like ``request()`` without a descriptor it
+    /// takes effect when the session next waits for the link, so it is best called from the
+    /// reader's `report` callback, which runs on the session's thread.
+    public func requestFinish() { isFinishRequested = true }
 
     /// Called when ``pollDescriptor`` polled readable.
     func descriptorBecameReadable() {

@@ -26,8 +26,9 @@ public enum TraceReplayEvent {
 /// Two sources, one policy: a file (``init(path:format:overrides:)``, what `bandsim replay`
 /// opens, streamed through one fixed buffer) or bytes already in memory
 /// (``init(bytes:format:overrides:)``, what the fuzz harness and tests hand it: no file, no
-/// read buffer). The source is chosen once; ``run(keepGoing:visit:)`` is one generic loop
-/// specialised per concrete reader, so the per-record path has no existential and no switch.
+/// read buffer), each in three formats. The concrete reader is chosen once;
+/// ``run(keepGoing:visit:)`` is one generic loop specialised per reader, so the per-record path
+/// has no existential and no switch.
 public final class TraceReplayReader {
     public struct Outcome: Sendable {
         public var records = 0
@@ -43,7 +44,9 @@ public final class TraceReplayReader {
 
     /// The decoder over the concrete reader the source needs (a class each: no copy per record).
     private enum Decoder {
-        case file(TraceDecoder<TraceFileReader>)
+        case btsnoopFile(TraceDecoder<BtsnoopFileReader>)
+        case pcapngFile(TraceDecoder<PcapngFileReader>)
+        case pcapFile(TraceDecoder<PcapFileReader>)
         case btsnoop(TraceDecoder<BtsnoopMemoryReader>)
         case pcapng(TraceDecoder<PcapngMemoryReader>)
         case pcap(TraceDecoder<PcapMemoryReader>)
@@ -61,14 +64,18 @@ public final class TraceReplayReader {
     /// its header (a bad header is framing damage at offset 0).
     public init(path: String, format: TraceFileFormat? = nil, overrides: [UInt16: BluetoothUUID] = [:]) throws(TraceDamage) {
         self.path = path
-        let decoder: TraceDecoder<TraceFileReader>
+        let file: OpenedTraceFile
         do throws(TraceFileError) {
-            decoder = try TraceDecoder(path: path, format: format, overrides: overrides)
+            file = try OpenedTraceFile(path: path, format: format)
         } catch {
             throw TraceDamage(error)
         }
-        self.decoder = .file(decoder)
-        self.format = decoder.source.format
+        switch file {
+        case .btsnoop(let reader): decoder = .btsnoopFile(TraceDecoder(source: reader, overrides: overrides))
+        case .pcapng(let reader): decoder = .pcapngFile(TraceDecoder(source: reader, overrides: overrides))
+        case .pcap(let reader): decoder = .pcapFile(TraceDecoder(source: reader, overrides: overrides))
+        }
+        self.format = file.format
         var status = stat()
         fileSize = stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG ? Int(status.st_size) : nil
     }
@@ -107,7 +114,9 @@ public final class TraceReplayReader {
     /// Bytes of the trace read so far (in memory: all of them, from the start).
     public var bytesRead: Int {
         switch decoder {
-        case .file(let decoder): return decoder.source.bytesRead
+        case .btsnoopFile(let decoder): return decoder.source.bytesRead
+        case .pcapngFile(let decoder): return decoder.source.bytesRead
+        case .pcapFile(let decoder): return decoder.source.bytesRead
         case .btsnoop, .pcapng, .pcap: return fileSize ?? 0
         }
     }
@@ -115,18 +124,19 @@ public final class TraceReplayReader {
     /// Reads the whole trace, calling `visit` for every event in order.
     public func run(keepGoing: Bool, visit: (TraceReplayEvent) -> Void) -> Outcome {
         switch decoder {
-        case .file(let decoder): return Self.run(decoder, keepGoing: keepGoing, visit: visit) { $0 }
-        case .btsnoop(let decoder): return Self.run(decoder, keepGoing: keepGoing, visit: visit) { .btsnoop($0) }
-        case .pcapng(let decoder): return Self.run(decoder, keepGoing: keepGoing, visit: visit) { .capture($0) }
-        case .pcap(let decoder): return Self.run(decoder, keepGoing: keepGoing, visit: visit) { .capture($0) }
+        case .btsnoopFile(let decoder): return Self.run(decoder, keepGoing: keepGoing, visit: visit)
+        case .pcapngFile(let decoder): return Self.run(decoder, keepGoing: keepGoing, visit: visit)
+        case .pcapFile(let decoder): return Self.run(decoder, keepGoing: keepGoing, visit: visit)
+        case .btsnoop(let decoder): return Self.run(decoder, keepGoing: keepGoing, visit: visit)
+        case .pcapng(let decoder): return Self.run(decoder, keepGoing: keepGoing, visit: visit)
+        case .pcap(let decoder): return Self.run(decoder, keepGoing: keepGoing, visit: visit)
         }
     }
 
-    /// The replay loop over one concrete source; `fileError` names the source's error as a
-    /// trace file's (so damage reads the same from a file and from memory).
-    private static func run<Source: TraceRecordSource>(
-        _ decoder: TraceDecoder<Source>, keepGoing: Bool, visit: (TraceReplayEvent) -> Void,
-        fileError: (Source.Failure) -> TraceFileError
+    /// The replay loop over one concrete source; its errors read as a trace file's, so damage
+    /// reads the same from a file and from memory.
+    private static func run<Source: TraceFileRecordSource>(
+        _ decoder: TraceDecoder<Source>, keepGoing: Bool, visit: (TraceReplayEvent) -> Void
     ) -> Outcome {
         var outcome = Outcome()
         func damaged(_ damage: TraceDamage) -> Bool {
@@ -144,7 +154,7 @@ public final class TraceReplayReader {
             do throws(Source.Failure) {
                 next = try decoder.next()
             } catch {
-                _ = damaged(TraceDamage(fileError(error)))
+                _ = damaged(TraceDamage(Source.traceFileError(error)))
                 break reading
             }
             guard let event = next else { break }

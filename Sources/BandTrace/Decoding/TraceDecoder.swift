@@ -23,7 +23,7 @@ import BandWire
 /// }
 /// ```
 ///
-/// A damaged file throws its source's error (``BtsnoopError``, ``TraceFileError``) after every event before the damage was returned.
+/// A damaged file throws its source's error (``BtsnoopError``, ``CaptureFileError``) after every event before the damage was returned.
 /// Events are views: valid until the next call to ``next()``.
 public final class TraceDecoder<Source: TraceRecordSource> {
     public let extractor: ATTExtractor
@@ -49,8 +49,8 @@ public final class TraceDecoder<Source: TraceRecordSource> {
     // sources BandKit ships so the per-record loop makes no witness-table calls.
     @_specialize(exported: true, where Source == BtsnoopFileReader)
     @_specialize(exported: true, where Source == BtsnoopMemoryReader)
-    @_specialize(exported: true, where Source == TraceFileReader)
     @_specialize(exported: true, where Source == PcapngFileReader)
+    @_specialize(exported: true, where Source == PcapFileReader)
     @_specialize(exported: true, where Source == PcapngMemoryReader)
     @_specialize(exported: true, where Source == PcapMemoryReader)
     public func next() throws(Source.Failure) -> TraceDecoderEvent? {
@@ -173,13 +173,6 @@ public protocol TraceEventHandler {
     mutating func handle(_ event: borrowing DecodedATTEvent) throws(Failure)
     mutating func handle(_ event: ConnectionTraceEvent) throws(Failure)
     mutating func handle(_ anomaly: TraceAnomaly) throws(Failure)
-}
-
-extension TraceDecoder where Source == TraceFileReader {
-    /// Streams the trace at `path` in `format`, or the format its magic names.
-    public convenience init(path: String, format: TraceFileFormat?, overrides: [UInt16: BluetoothUUID] = [:]) throws(TraceFileError) {
-        self.init(source: try TraceFileReader(path: path, format: format), overrides: overrides)
-    }
 }
 
 extension TraceDecoder where Source == BtsnoopFileReader {

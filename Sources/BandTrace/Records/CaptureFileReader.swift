@@ -84,6 +84,13 @@ public final class CaptureFileReader<Framer: CapturePacketFramer>: TraceRecordSo
 
     /// The next packet as a trace record (HCI link types unwrapped).
     public func nextTraceRecord() throws(CaptureFileError) -> TraceRecord? {
+        // Through the framer's own witness, so that even an unspecialised caller reaches code
+        // specialised for the framer (``CapturePacketFramer/nextTraceRecord(of:)``).
+        try Framer.nextTraceRecord(of: self)
+    }
+
+    /// What ``nextTraceRecord()`` does, for ``CapturePacketFramer/nextTraceRecord(of:)``.
+    func readNextTraceRecord() throws(CaptureFileError) -> TraceRecord? {
         try stream.nextTraceRecord(buffer: buffer, fd: fd, calls: calls)
     }
 

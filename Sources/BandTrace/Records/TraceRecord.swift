@@ -55,8 +55,8 @@ public struct TraceRecord {
     }
 }
 
-/// Anything that yields trace records in file order: btsnoop readers, pcap and pcapng readers,
-/// and ``TraceFileReader``, which picks one of them by the file's magic.
+/// Anything that yields trace records in file order: btsnoop, pcapng and pcap readers
+/// (``OpenedTraceFile`` picks one of them by the file's magic).
 ///
 /// Generic, not existential: ``TraceDecoder`` is specialised per source, so the per-record
 /// call is direct.

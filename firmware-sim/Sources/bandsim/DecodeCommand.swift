@@ -78,18 +78,29 @@ struct DecodeCommand: Command {
 
     func run() throws -> ExitCode {
         var rule = TraceDamageRule(command: "bandsim decode", path: path, keepGoing: keepGoing)
-        let decoder: TraceDecoder<TraceFileReader>
+        let file: OpenedTraceFile
         do throws(TraceFileError) {
-            decoder = try TraceDecoder(path: path, format: format, overrides: overrides)
+            file = try OpenedTraceFile(path: path, format: format)
         } catch {
             throw rule.failure(TraceDamage(error))
         }
+        // The format is dispatched here, once; everything after is specialised per reader.
+        switch file {
+        case .btsnoop(let reader): return try decode(reader, rule: &rule)
+        case .pcapng(let reader): return try decode(reader, rule: &rule)
+        case .pcap(let reader): return try decode(reader, rule: &rule)
+        }
+    }
+
+    /// The whole command over one concrete reader: output, notes, summary, exit status.
+    private func decode<Source: StreamingTraceFile>(_ reader: Source, rule: inout TraceDamageRule) throws -> ExitCode {
+        let decoder = TraceDecoder(source: reader, overrides: overrides)
         let output = StandardOutput.shared.buffer
         let stop = json
             ? try decodeAll(decoder, into: JSONDecodeFormat(output: output), rule: &rule)
             : try decodeAll(decoder, into: TextDecodeFormat(output: output), rule: &rule)
         try output.flush()
-        for note in [decoder.source.airCaptureNote, decoder.source.skippedPacketsNote].compactMap({ $0 }) {
+        for note in [reader.airCaptureNote, reader.skippedPacketsNote].compactMap({ $0 }) {
             CommandRunner.printError("bandsim decode: \(path): \(note)")
         }
         rule.printSummary()
@@ -99,14 +110,15 @@ struct DecodeCommand: Command {
 
     /// Everything decodable goes to `sink`; damage goes through `rule`. Returns the damage that
     /// ended decoding early, reported after what came before it has been written.
-    private func decodeAll<Sink: DecodedEventSink>(_ decoder: TraceDecoder<TraceFileReader>, into sink: Sink,
-                                                   rule: inout TraceDamageRule) throws(OutputError) -> TraceDamage? {
+    private func decodeAll<Source: StreamingTraceFile, Sink: DecodedEventSink>(
+        _ decoder: TraceDecoder<Source>, into sink: Sink, rule: inout TraceDamageRule
+    ) throws(OutputError) -> TraceDamage? {
         var handler = SinkHandler(sink: sink, rule: rule)
         defer { rule = handler.rule }
         let stop: TraceDamage?
         do throws(DecodeInterruption) {
             if let error = try decoder.decodeAll(into: &handler) {
-                let damage = TraceDamage(error)
+                let damage = TraceDamage(Source.traceFileError(error))
                 // A file cut off inside its last record: passed over with --keep-going, as replay does.
                 stop = handler.rule.passOver(damage) ? nil : damage
             } else {
