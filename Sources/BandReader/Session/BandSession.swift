@@ -209,8 +209,7 @@ public final class BandSession {
                 if plan.subscriptions.contains(.stepCount) {
                     do { storedSteps = try writer?.storedStepCount() } catch { throw .store(StoreFailure(.readStepCount, error)) }
                 }
-                let stream = try subscribeLive(plan.subscriptions, battery: battery, storedSteps: storedSteps)
-                if let clockObservation { stream.observeBandClock(clockObservation.bandTime, at: clockObservation.hostTime) }
+                let stream = try subscribeLive(plan.subscriptions, battery: battery, storedSteps: storedSteps, clock: clockObservation)
                 if plan.subscriptions.contains(.stepCount), let count = connection.profile.motionStepCount, count.properties.contains(.read) {
                     // Read once: what grew while the reader was away is known at once, not at the wearer's next step.
                     let bytes = try connection.read(count, during: .subscribe)
@@ -436,13 +435,17 @@ public final class BandSession {
     /// For a running step total, the total last committed is in place before the first
     /// subscription, so the first reading is compared with it, not taken for a first sight.
     private func subscribeLive(_ subscriptions: [SessionPlan.Subscription], battery: Int?,
-                               storedSteps: StepCountState?) throws(SessionError) -> LiveStream {
+                               storedSteps: StepCountState?, clock: (bandTime: UInt32, hostTime: Date)?) throws(SessionError) -> LiveStream {
         let profile = connection.profile
         let handles = LiveStream.Handles(profile: profile)
         let live = LiveStream(handles: handles, now: now, hostOffset: { [timeZone, now] in timeZone.secondsFromGMT(for: now()) },
                               report: report)
         live.batteryPercent = battery
         live.stepTracker = StepCountTracker(stored: storedSteps)
+        // The clock read at connect is the stream's first observation, before any reading that
+        // arrives during the subscriptions: the estimator's baseline starts there, as it does in
+        // a replay of this session (RecordedSessionFeed observes it when it makes the stream).
+        if let clock { live.observeBandClock(clock.bandTime, at: clock.hostTime) }
         // Routed from now on (``route(_:_:)``), so readings during the subscriptions are kept.
         self.live = live
         for subscription in subscriptions {
