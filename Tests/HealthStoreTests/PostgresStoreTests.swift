@@ -63,6 +63,20 @@ import Testing
                 == "SELECT a FROM sample WHERE b = 'INDEXED BY'")
     }
 
+    /// fuzz/findings/sqlrewriter-hint-rejoined: dropping a hint must not join its neighbours
+    /// into a new one, however many times in a row.
+    @Test(arguments: [
+        ("x INDEXED INDEXED BY DEXED BY j", "x"),
+        ("x = INDEXED INDEXED BY DEXED BY jBY DEXED BY j", "x = DEXED BY j"),
+        ("a INDEXED INDEXED INDEXED BY i BY j BY k WHERE b", "a WHERE b"),
+        ("a INDEX INDEXED BY i ED BY j", "a INDEX ED BY j"),
+        ("a INDEXED BY INDEXED BY i", "a BY i"),
+    ])
+    func droppingAHintNeverJoinsItsNeighboursIntoAnother(sql: String, expected: String) {
+        #expect(PostgresDialect.translate(sql).sql == expected)
+        #expect(PostgresDialect.removingIndexHints(sql) == expected)
+    }
+
     @Test func aJSONEachArgumentEndsAtItsMatchingParenthesis() {
         #expect(PostgresDialect.translate("SELECT value FROM json_each(f(?, 'a)')) WHERE z = ?").sql
                 == "SELECT value FROM json_array_elements_text(CAST(f($1, 'a)') AS json)) AS json_each(value) WHERE z = $2")

@@ -91,8 +91,7 @@ package enum PostgresDialect {
                 } else if c == "-", index + 1 < scalars.count, scalars[index + 1] == "-" {
                     while index < scalars.count, scalars[index] != "\n" { out.append(scalars[index]); index += 1 }
                 } else if c == " ", starts(with: Self.hint, at: index) {
-                    index += Self.hint.count
-                    while index < scalars.count, Self.isNamePart(scalars[index]) { index += 1 }
+                    dropHint(startingWith: 0)
                 } else if translating, c == "?" {
                     parameter()
                 } else if translating, c == "$" {
@@ -123,6 +122,36 @@ package enum PostgresDialect {
                     index += 1
                 }
             }
+        }
+
+        /// Drops the hint at `index` (its first `alreadyWritten` scalars are the tail of `out`,
+        /// already removed) and its index name; then, while what was written before it and what
+        /// follows join into another hint, drops that one too. Found by fuzz/sqlrewriter:
+        /// `x INDEXED INDEXED BY y BY j` lost its hint and left `x INDEXED BY j`. Each join is
+        /// looked for at most 11 scalars back, so the pass stays linear.
+        mutating func dropHint(startingWith alreadyWritten: Int) {
+            var written = alreadyWritten
+            while true {
+                index += Self.hint.count - written
+                while index < scalars.count, Self.isNamePart(scalars[index]) { index += 1 }
+                guard let joined = joinedHintPrefix() else { return }
+                out.removeLast(joined)
+                written = joined
+            }
+        }
+
+        /// The length of the longest tail of `out` that, with the text at `index`, spells a hint.
+        /// The hint holds no quote, `$`, `)` or line end, so such a tail is always plain text
+        /// copied as it was.
+        func joinedHintPrefix() -> Int? {
+            let tail = Array(out.suffix(Self.hint.count - 1))
+            for length in stride(from: tail.count, through: 1, by: -1)
+            where tail[(tail.count - length)...].elementsEqual(Self.hint[..<length]) {
+                let rest = Self.hint[length...]
+                guard index + rest.count <= scalars.count else { continue }
+                if scalars[index..<(index + rest.count)].elementsEqual(rest) { return length }
+            }
+            return nil
         }
 
         /// Copies a quoted piece to its closing quote (a doubled quote inside reads as two pieces
