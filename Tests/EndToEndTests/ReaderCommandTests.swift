@@ -143,4 +143,14 @@ struct ReaderCommandTests {
         let devices = try world.band(["devices"])
         #expect(devices.status == 0)
     }
+
+    /// A band started at a time its minute records cannot name (BandClock.settableSeconds) is
+    /// refused before it runs; it would have trapped building its first record.
+    @Test(arguments: ["2106-03-01T00:00:00Z", "9999-12-31T23:59:59Z", "1969-12-31T23:59:59Z"])
+    func aBandsimStartTheRecordsCannotNameExits64(start: String) throws {
+        let world = try DemoWorld()
+        let serve = try RunningCommand.run("bandsim", ["serve", "--socket", world.directory + "/band.sock", "--start", start])
+        #expect(serve.status == 64)
+        #expect(serve.stderr.contains("--start '\(start)' is outside 1970-01-01 … 2105-12-31 UTC"), "\(serve.stderr)")
+    }
 }

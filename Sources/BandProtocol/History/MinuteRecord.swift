@@ -29,6 +29,12 @@ import BandWire
 /// whose activity is none, are ``ParseError/Kind/invalidValue``.
 public struct MinuteRecord: Hashable, Sendable, WireCodable {
     public static let size = 16
+    /// The last minute a record can name: the largest multiple of 60 a uint32 holds
+    /// (2106-02-07 06:28 UTC). A band's clock beyond it records no history (``canHold(minuteStart:)``).
+    public static let latestMinuteStart: Int64 = 4_294_967_280
+
+    /// Whether a minute starting at `minuteStart` (s since 1970 UTC, a multiple of 60) fits a record.
+    public static func canHold(minuteStart: Int64) -> Bool { (0...latestMinuteStart).contains(minuteStart) }
 
     public var minuteStart: UInt32
     public var utcOffset: LocalTimeOffset

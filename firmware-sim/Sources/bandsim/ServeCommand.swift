@@ -19,7 +19,7 @@ struct ServeCommand: Command {
             and its own activity service (live counters, minute history, pairing; docs/protocol.md).
 
             Time: --start sets the band's clock at boot (ISO 8601 with Z or an offset; the offset
-            becomes the band's time zone); --speed runs it faster than real time, notifications
+            becomes the band's time zone; 1970-01-01 … 2105-12-31 UTC, what its records can name); --speed runs it faster than real time, notifications
             included. Everything random follows --seed except pairing keys and challenges, which come
             from OpenSSL's CSPRNG (unless --deterministic-secrets, for tests).
 
@@ -115,6 +115,9 @@ struct ServeCommand: Command {
             }
             guard parsed.offsetSeconds % 900 == 0 else {
                 throw arguments.usageError("--start offset must be a whole number of quarter hours")
+            }
+            guard BandClock.settableSeconds.contains(parsed.unixSeconds) else {
+                throw arguments.usageError("--start '\(text)' is outside 1970-01-01 … 2105-12-31 UTC, the times a minute record can name")
             }
             start = BandInstant(seconds: parsed.unixSeconds)
             zone = Int8(parsed.offsetSeconds / 900)

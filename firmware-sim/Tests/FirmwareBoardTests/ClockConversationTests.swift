@@ -62,4 +62,41 @@ struct ClockConversationTests {
         try c.exchange("12 2a00 00 03", "01 12 2a00 ff")                          // DST 45 min
         try c.exchange("12 2a00 00", "01 12 2a00 0d")
     }
+
+    /// fuzz/findings/bandserver-minute-record-trap: a Current Time in year 4629 was accepted, and
+    /// the band trapped at its next second building a minute record that could not name the
+    /// minute. The band keeps to times a record can name (BandClock.settableSeconds).
+    @Test("Times a minute record cannot name are refused with 0xFF; the band keeps its clock and records on", arguments: BandKind.allCases)
+    func timesBeyondTheRecordsAreRefused(_ kind: BandKind) throws {
+        var c = try TwinConversation(kind, .monday("walk"))
+        _ = try c.pair()
+        try c.exchange("12 2700 1512 01 01 00 00 00 00 00 00", "01 12 2700 ff")   // 4629-01-01, the fuzzer's write
+        try c.exchange("12 2700 0f27 0c 1f 17 3b 3b 00 00 00", "01 12 2700 ff")   // 9999-12-31 23:59:59
+        try c.exchange("12 2700 3a08 01 01 00 00 00 00 00 00", "01 12 2700 ff")   // 2106-01-01
+        try c.exchange("12 2700 b107 0c 1f 17 3b 3b 00 00 00", "01 12 2700 ff")   // 1969-12-31 23:59:59
+        // +01:00: local 1970-01-01 00:30 is 1969 in UTC.
+        try c.exchange("12 2a00 04 00", "13")
+        try c.exchange("12 2700 b207 01 01 00 1e 00 00 00 00", "01 12 2700 ff")
+        _ = try c.advance(seconds: 120)
+        let live = try c.liveActivity()
+        #expect(live.timestamp == UInt32(BandSetup.monday0800.seconds + 120), "the refused writes left the clock alone")
+        // (The zone write closed 08:00 early; its rest is a second record of the same minute.)
+        #expect(Set(c.band.recorded.map(\.record.minuteStart)) == [1_796_025_600, 1_796_025_660])
+        // The last settable second is accepted: 2105-12-31 23:59:59 local = 22:59:59 UTC, and the
+        // band records on past it.
+        try c.exchange("12 2700 3908 0c 1f 17 3b 3b 00 00 00", "13")
+        _ = try c.advance(seconds: 62)
+        #expect(c.band.recorded.last?.record.minuteStart == 4_291_743_600, "2105-12-31 23:00 UTC")
+    }
+
+    @Test("A clock that runs past what a record can name (2106-02-07 06:28) records no more minutes and keeps running", arguments: BandKind.allCases)
+    func aClockPastTheLastNameableMinuteRecordsNoHistory(_ kind: BandKind) throws {
+        let last = MinuteRecord.latestMinuteStart
+        var c = try TwinConversation(kind, BandSetup(start: BandInstant(seconds: last - 120), scenario: Scenario.builtIn("walk")!))
+        _ = try c.pair()
+        _ = try c.advance(seconds: 300)
+        #expect(c.band.recorded.map { Int64($0.record.minuteStart) } == [last - 120, last - 60, last])
+        let live = try c.liveActivity()
+        #expect(live.steps > 300, "the counters still count: \(live.steps) steps")
+    }
 }

@@ -44,7 +44,8 @@ package struct MinuteAccumulator {
         case .running: runningSeconds += 1
         default: otherSeconds += 1
         }
-        if let hr = second.heartRate {
+        // 0 bpm is no reading (a summary holds 0 < min ≤ avg ≤ max).
+        if let hr = second.heartRate, hr > 0 {
             heartRateSum += Int(hr)
             heartRateCount += 1
             heartRateMin = min(heartRateMin, hr)

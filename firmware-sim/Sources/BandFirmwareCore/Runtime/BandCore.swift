@@ -88,12 +88,14 @@ package struct BandCore {
             counters = DailyCounters(localDay: day)
             events.countersReset = true
         }
-        if minute == nil {
+        // A clock past what a record can name (a drifting clock set near the end of 2105) keeps
+        // the live values and counters but records no history.
+        if minute == nil, MinuteRecord.canHold(minuteStart: minuteStart) {
             minute = MinuteAccumulator(minuteStart: minuteStart, utcOffset: clock.utcOffset,
                                        partial: nextMinutePartial, clockSet: clock.isSet, previousActivity: lastRecordedActivity)
             nextMinutePartial = false
         }
-        minute!.add(sample)
+        minute?.add(sample)
         counters.add(sample)
         energySinceReset += sample.energyDecikilocalories
         lastSample = sample

@@ -8,7 +8,8 @@ import BandWire
 ///
 /// A reader writes 0x2A0F first (the instant stays put, local time moves), then 0x2A2B (local
 /// time; the band subtracts zone + DST to get UTC). A change that moves the band's local day
-/// resets the daily counters; the minute in progress is closed and flagged partial.
+/// resets the daily counters; the minute in progress is closed and flagged partial. A time the
+/// band's records cannot name (``BandClock/settableSeconds``) is refused with 0xFF Out of Range.
 extension BandServices {
     /// Current Time, 10 bytes (``CurrentTime``): the band's local date and time, day of week,
     /// fractions of a second in 1/256, and the last Adjust Reason.
@@ -32,6 +33,8 @@ extension BandServices {
         if written.dayOfWeek != .unknown, Int(written.dayOfWeek.rawValue) != CivilTime(unixSeconds: local).dayOfWeek {
             return .refused(.outOfRange)
         }
+        // A time before 1970 or past 2105 cannot be recorded (BandClock.settableSeconds).
+        guard BandClock.settableSeconds.contains(local - core.clock.offsetSeconds) else { return .refused(.outOfRange) }
         let milliseconds = (local - core.clock.offsetSeconds) * 1000 + Int64(written.fractions256) * 1000 / 256
         applyClockChange { $0.set(BandInstant(milliseconds: milliseconds), at: trueTime) }
         adjustReason = written.adjustReason

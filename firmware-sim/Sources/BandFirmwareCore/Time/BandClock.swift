@@ -25,6 +25,13 @@ public struct BandClock: Sendable {
         self.isSet = isSet
     }
 
+    /// The UTC times (s since 1970) a reader's Current Time write or `--start` may set:
+    /// 1970-01-01 through 2105-12-31, what a minute record can name
+    /// (``MinuteRecord/latestMinuteStart``, 2106-02-07) less five weeks for the band to run on.
+    /// Found by fuzz/bandserver: a Current Time in year 9999 was accepted and the band trapped
+    /// building its next minute record.
+    public static let settableSeconds: ClosedRange<Int64> = 0...4_291_747_199
+
     /// The band's time when the true time is `trueTime`.
     public func now(at trueTime: BandInstant) -> BandInstant {
         let elapsed = trueTime.milliseconds - baseTrue
