@@ -64,13 +64,16 @@ import Testing
     }
 
     /// fuzz/findings/sqlrewriter-hint-rejoined: dropping a hint must not join its neighbours
-    /// into a new one, however many times in a row.
+    /// into a new one, however many times in a row, nor into a comment or another token.
     @Test(arguments: [
         ("x INDEXED INDEXED BY DEXED BY j", "x"),
         ("x = INDEXED INDEXED BY DEXED BY jBY DEXED BY j", "x = DEXED BY j"),
         ("a INDEXED INDEXED INDEXED BY i BY j BY k WHERE b", "a WHERE b"),
         ("a INDEX INDEXED BY i ED BY j", "a INDEX ED BY j"),
         ("a INDEXED BY INDEXED BY i", "a BY i"),
+        ("sj - INDEXED BY s-x INDEXED BY t", "sj - -x"),
+        ("a / INDEXED BY i* b */ c < INDEXED BY j> d", "a / * b */ c < > d"),
+        ("FROM sample INDEXED BY by_type)", "FROM sample )"),
     ])
     func droppingAHintNeverJoinsItsNeighboursIntoAnother(sql: String, expected: String) {
         #expect(PostgresDialect.translate(sql).sql == expected)

@@ -124,20 +124,29 @@ package enum PostgresDialect {
             }
         }
 
-        /// Drops the hint at `index` (its first `alreadyWritten` scalars are the tail of `out`,
-        /// already removed) and its index name; then, while what was written before it and what
-        /// follows join into another hint, drops that one too. Found by fuzz/sqlrewriter:
-        /// `x INDEXED INDEXED BY y BY j` lost its hint and left `x INDEXED BY j`. Each join is
-        /// looked for at most 11 scalars back, so the pass stays linear.
+        /// Drops the hint at `index` and its index name without joining its neighbours into
+        /// something new. Found by fuzz/sqlrewriter: `x INDEXED INDEXED BY y BY j` left
+        /// `x INDEXED BY j` (a new hint), and `a - INDEXED BY y-b` left `a --b` (a comment that
+        /// hid the rest of the line). So: while what was written before it and what follows
+        /// spell another hint, that one goes too (each join is looked for at most 11 scalars
+        /// back: the pass stays linear); then a space keeps two characters that were apart
+        /// from touching, so no new token forms (`--`, `/*`, `<>`, `||`, …).
         mutating func dropHint(startingWith alreadyWritten: Int) {
             var written = alreadyWritten
             while true {
                 index += Self.hint.count - written
                 while index < scalars.count, Self.isNamePart(scalars[index]) { index += 1 }
-                guard let joined = joinedHintPrefix() else { return }
+                guard let joined = joinedHintPrefix() else { break }
                 out.removeLast(joined)
                 written = joined
             }
+            if let before = out.last, !Self.isSpace(before), index < scalars.count, !Self.isSpace(scalars[index]) {
+                out.append(" ")
+            }
+        }
+
+        static func isSpace(_ scalar: Unicode.Scalar) -> Bool {
+            scalar == " " || scalar == "\n" || scalar == "\t" || scalar == "\r"
         }
 
         /// The length of the longest tail of `out` that, with the text at `index`, spells a hint.
