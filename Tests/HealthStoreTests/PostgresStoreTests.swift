@@ -80,9 +80,16 @@ import Testing
         #expect(PostgresDialect.removingIndexHints(sql) == expected)
     }
 
+    /// A third sqlrewriter finding: what ends a `json_each` argument must not read on into the
+    /// rewrite's own ` AS json` (`x INDEXED BY` + ` AS` was a hint).
+    @Test func aJSONEachArgumentIsClosedInItsOwnParentheses() {
+        #expect(PostgresDialect.translate("SELECT value FROM json_each(x INDEXED BY)").sql
+                == "SELECT value FROM json_array_elements_text(CAST((x INDEXED BY) AS json)) AS json_each(value)")
+    }
+
     @Test func aJSONEachArgumentEndsAtItsMatchingParenthesis() {
         #expect(PostgresDialect.translate("SELECT value FROM json_each(f(?, 'a)')) WHERE z = ?").sql
-                == "SELECT value FROM json_array_elements_text(CAST(f($1, 'a)') AS json)) AS json_each(value) WHERE z = $2")
+                == "SELECT value FROM json_array_elements_text(CAST((f($1, 'a)')) AS json)) AS json_each(value) WHERE z = $2")
         #expect(PostgresDialect.translate("SELECT my_json_each(?)").sql == "SELECT my_json_each($1)")
     }
 
@@ -102,7 +109,7 @@ import Testing
         let translated = PostgresDialect.translate(
             "SELECT a FROM sample INDEXED BY sample_by_type_time WHERE a IN (SELECT value FROM json_each(?7))")
         #expect(translated.sql
-                == "SELECT a FROM sample WHERE a IN (SELECT value FROM json_array_elements_text(CAST($7 AS json)) AS json_each(value))")
+                == "SELECT a FROM sample WHERE a IN (SELECT value FROM json_array_elements_text(CAST(($7) AS json)) AS json_each(value))")
     }
 }
 

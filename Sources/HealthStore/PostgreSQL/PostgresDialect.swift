@@ -8,8 +8,10 @@ import FoundationEssentials
 /// - parameters: SQLite's `?` and `?N` become `$N` (a bare `?` takes the next number, as in SQLite);
 /// - ` INDEXED BY name`, SQLite's index hint, is dropped (PostgreSQL's planner chooses);
 /// - `json_each(P)`, which expands a JSON array parameter into rows of `value`, becomes
-///   `json_array_elements_text(CAST(P AS json)) AS json_each(value)`; `P` ends at its matching
-///   parenthesis, so a nested call or a quoted `)` stays inside.
+///   `json_array_elements_text(CAST((P) AS json)) AS json_each(value)`; `P` ends at its matching
+///   parenthesis, so a nested call or a quoted `)` stays inside, and is closed in parentheses of
+///   its own, so nothing it ends with reads on into ` AS json` (found by fuzz/sqlrewriter:
+///   `json_each(x INDEXED BY)` came out as a hint `INDEXED BY AS`).
 /// Quoted strings ('…'), quoted identifiers ("…") and line comments (-- …) are copied untouched.
 /// What PostgreSQL would read differently is refused (``Translation/problem``), not passed on: a
 /// parameter number outside 1…65,535 (the protocol counts parameters in 16 bits, and a statement's
@@ -64,8 +66,8 @@ package enum PostgresDialect {
 
         static let hint = Array(" INDEXED BY ".unicodeScalars)
         static let jsonEach = Array("json_each(".unicodeScalars)
-        static let jsonEachOpening = "json_array_elements_text(CAST("
-        static let jsonEachClosing = " AS json)) AS json_each(value)"
+        static let jsonEachOpening = "json_array_elements_text(CAST(("
+        static let jsonEachClosing = ") AS json)) AS json_each(value)"
 
         init(_ sql: String, translating: Bool) {
             scalars = Array(sql.unicodeScalars)
