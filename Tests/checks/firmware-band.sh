@@ -10,8 +10,9 @@
 #     band (`bandsim serve`) with the same options, until each has written 600 minutes of truth:
 #     the two files must be equal line for line (every line valid JSON);
 #   - the same with a scenario file (weekend-run: a run, the band off), sent to the chip as link
-#     0x12 segments: 240 minutes equal; a scenario of 48 segments (the chip holds 32) or with a
-#     fault other than reboot-at: exit 65 naming the file, before QEMU starts;
+#     0x12 segments, and clock-drift/battery faults (link 0x13): 240 minutes equal, heart rate
+#     measured early and not once the battery is at 5 %; a scenario of 48 segments (the chip holds
+#     32) or with a fault the chip has no means for: exit 65 naming the file, before QEMU starts;
 #   - --truth into a directory that does not exist: exit 1 naming the path, and no QEMU left;
 #   - QEMU and bandsim are gone after each run (trap on EXIT also when a step fails).
 # Exit 0 ok, 1 failure.
@@ -69,8 +70,11 @@ PY
 }
 compare_truth "$work/chip.ndjson" "$work/linux.ndjson" || exit 1
 
-# 2b. A scenario file (link 0x12 segments): the weekend's run and the band off for a shower.
-scenario_options=(--speed 3600 --seed 5 --start 2026-11-30T08:00:00+01:00 --scenario "$root/firmware-sim/scenarios/weekend-run.scenario")
+# 2b. A scenario file (link 0x12 segments): the weekend's run and the band off for a shower; with
+#     a clock 5,000 ppm fast and the battery at 6 % (link 0x13), so heart-rate measurement stops
+#     when it reaches 5 %, on both bands at the same minute.
+scenario_options=(--speed 3600 --seed 5 --start 2026-11-30T08:00:00+01:00 --scenario "$root/firmware-sim/scenarios/weekend-run.scenario"
+                  --clock-drift 5000 --battery 6)
 minutes=240
 run_until_minutes chip-scenario "$work/chip-scenario.ndjson" --firmware "$elf" --socket "$work/chip-scenario.sock" \
   --truth "$work/chip-scenario.ndjson" "${scenario_options[@]}"
@@ -78,11 +82,18 @@ run_until_minutes linux-scenario "$work/linux-scenario.ndjson" --socket "$work/l
   --truth "$work/linux-scenario.ndjson" "${scenario_options[@]}"
 compare_truth "$work/chip-scenario.ndjson" "$work/linux-scenario.ndjson" || exit 1
 grep -q '"activity":"running"' "$work/chip-scenario.ndjson" || fail "the weekend scenario's run is not in the chip's minutes"
+python3 - "$work/chip-scenario.ndjson" <<'PY' || fail "the battery fault did not act on the chip's minutes"
+import json, sys
+lines = [json.loads(line) for line in open(sys.argv[1])][:240]
+measured = [i for i, m in enumerate(lines) if m["hr_avg"] is not None]
+assert measured and measured[-1] < 230, "heart rate measured through minute %s of 240" % (measured[-1] if measured else None)
+print("firmware-band: battery 6 %%: heart rate measured in %d minutes, none after minute %d" % (len(measured), measured[-1]))
+PY
 
-# 2c. A scenario the chip cannot run: more than 32 segments, or a fault it has no means for (clock-drift): exit 65
+# 2c. A scenario the chip cannot run: more than 32 segments, or a fault it has no means for (disconnect-at): exit 65
 #     naming the file, before QEMU is started.
 for hour in $(seq 0 23); do printf 'at %02d:00 desk\nat %02d:30 walk\n' "$hour" "$hour"; done >"$work/big.scenario"
-printf 'at 00:00 desk\nfault clock-drift=50\n' >"$work/drop.scenario"
+printf 'at 00:00 desk\nfault disconnect-at=10m\n' >"$work/drop.scenario"
 for file in big drop; do
   set +e
   "$bandsim" serve --firmware "$elf" --socket "$work/$file.sock" --scenario "$work/$file.scenario" 2>"$work/$file.log"

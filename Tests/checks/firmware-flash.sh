@@ -14,7 +14,7 @@
 #   4. an older record whose CRC matches but whose minute does not parse (its start moved off the
 #      minute, the CRC recomputed): the image boots and records, the slot is counted as damaged, the
 #      ring restarts after it — never served, never a trap;
-#   5. a fault the chip has no means for with --firmware (clock-drift): exit 64.
+#   5. a fault the chip has no means for with --firmware (disconnect-at): exit 64.
 # QEMU and bandsim are stopped on every way out (trap on EXIT). Exit 0 ok, 1 failure.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -141,10 +141,10 @@ echo "firmware-flash: record 20 unparseable under a valid CRC: counted, ${fifth[
 
 # 5. Faults the chip cannot suffer are refused.
 set +e
-"$bandsim" serve --firmware "$elf" --socket "$work/bad.sock" --fault clock-drift=50 2>"$work/bad.log"
+"$bandsim" serve --firmware "$elf" --socket "$work/bad.sock" --fault disconnect-at=10m 2>"$work/bad.log"
 status=$?
 set -e
-[[ $status -eq 64 ]] || fail "--fault clock-drift=50 with --firmware exited $status, not 64"
+[[ $status -eq 64 ]] || fail "--fault disconnect-at=10m with --firmware exited $status, not 64"
 grep -q "only reboot-at" "$work/bad.log" || fail "the refusal does not say which faults apply: $(cat "$work/bad.log")"
 
 echo "firmware-flash: ok ($(( $(date +%s) - started )) s)"

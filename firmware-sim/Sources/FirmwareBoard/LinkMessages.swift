@@ -27,7 +27,7 @@
 /// | 0x87 minute recorded | debug | fw → host | sequence (4, UInt32 LE) ‖ the 16-byte minute record (docs/protocol.md): the firmware's truth |
 /// | 0x88 band status | debug | fw → host | ticks (8, UInt64 LE) ‖ CPU cycles in ticks (8) ‖ records (4) ‖ CPU cycles in the record ticks (8) ‖ CPU cycles writing the records to flash (8); answers 0x11 |
 /// | 0x11 band status? | link | host → fw | — : answered by 0x88 |
-/// | 0x13 band faults | link | host → fw | 24 bytes, BandFirmwareCore's `BandFaultMessage`: drop, corrupt and disconnect-random probabilities (binary64 LE each), before 0x10 |
+/// | 0x13 band faults | link | host → fw | 33 bytes, BandFirmwareCore's `BandFaultMessage`: drop, corrupt and disconnect-random probabilities, clock drift in ppm (binary64 LE each), battery at boot (1 byte, percent; 0xFF: the flash's level), before 0x10 |
 /// | 0x12 scenario segment | link | host → fw | 22 bytes, BandFirmwareCore's `ScenarioSegmentMessage`: one segment of the day plan, in order, before 0x10 (at most 32) |
 public enum LinkMessage {
     public static let seed: UInt8 = 0x01

@@ -38,22 +38,25 @@ struct FirmwareServe {
     /// `--truth FILE`: the firmware's minute records (debug message 0x87) as ``TruthLine``s.
     var truthPath: String?
     var truth: TruthFile? = nil
-    /// `--fault drop=P`, `corrupt=P`, `disconnect-random=P` (also `--drop-rate`, `--corrupt-rate`,
-    /// scenario lines): sent to the image as link 0x13 before every 0x10; the chip's band acts on
-    /// what it sends (and reports a link it drops with 0x89).
-    var faultRates = BandFaultMessage.Rates()
+    /// `--fault drop=P`, `corrupt=P`, `disconnect-random=P`, `clock-drift=PPM`, `battery=PERCENT`
+    /// (also `--drop-rate`, `--corrupt-rate`, `--clock-drift`, `--battery`, scenario lines): sent
+    /// to the image as link 0x13 before every 0x10; the chip's band acts on what it sends (and
+    /// reports a link it drops with 0x89), its clock and its battery.
+    var bandFaults = BandFaultMessage.Faults()
     /// `--fault reboot-mid-history`: reset the firmware and drop the reader after this many
     /// History Data packets of one connection (``FirmwareBridge/ResetMidHistory``), once.
     var rebootMidHistoryAfterPackets: Int? = nil
 
     /// Takes a band fault the firmware setup can carry out; false for one it has no means for
-    /// here (disconnect-at and disconnect-mid-history, clock drift, battery: docs/firmware.md).
+    /// here (disconnect-at and disconnect-mid-history: docs/firmware.md).
     mutating func take(_ fault: FaultSpec) -> Bool {
         switch fault {
         case .rebootAt(let after) where after > .zero: rebootsAfter.append(after)
-        case .drop(let p): faultRates.drop = p
-        case .corrupt(let p): faultRates.corrupt = p
-        case .disconnectRandom(let p): faultRates.disconnect = p
+        case .drop(let p): bandFaults.drop = p
+        case .corrupt(let p): bandFaults.corrupt = p
+        case .disconnectRandom(let p): bandFaults.disconnect = p
+        case .clockDrift(let ppm): bandFaults.clockDriftPPM = ppm
+        case .battery(let percent): bandFaults.battery = UInt8(percent)
         default: return false
         }
         return true
@@ -209,7 +212,7 @@ struct FirmwareServe {
                 try emulator.writeUART(FirmwareBridge.frame(.link, [0x12] + ScenarioSegmentMessage.encode(segment, index: index, count: scenario.segments.count)))
             }
         }
-        if !faultRates.isNone { try emulator.writeUART(FirmwareBridge.frame(.link, [0x13] + BandFaultMessage.encode(faultRates))) }
+        if !bandFaults.isNone { try emulator.writeUART(FirmwareBridge.frame(.link, [0x13] + BandFaultMessage.encode(bandFaults))) }
         try emulator.writeUART(FirmwareBridge.frame(.link, [0x10] + Self.bandConfigureBody(start)))
     }
 

@@ -59,9 +59,10 @@ struct ServeCommand: Command {
             --start, --truth (the firmware's own minute records, sent over its debug channel), --state
             (the image's flash file: boot record, keys, minute ring), --fault reboot-at=DURATION (or
             --reboot-at: the image is reset, the reader's link dropped, and the band resumes from its
-            flash), --fault drop=P / corrupt=P / disconnect-random=P (or --drop-rate / --corrupt-rate:
-            the chip's band acts on them), --scenario (sent to the chip, at most 32 segments; of its
-            faults only reboot-at, drop, corrupt and disconnect-random) and --exit-after N apply.
+            flash), --fault drop=P / corrupt=P / disconnect-random=P / clock-drift=PPM / battery=PERCENT
+            (or --drop-rate / --corrupt-rate / --clock-drift / --battery: the chip's band acts on them),
+            --scenario (sent to the chip, at most 32 segments; of its faults only reboot-at, drop,
+            corrupt, disconnect-random, clock-drift and battery) and --exit-after N apply.
             QEMU is stopped when bandsim ends.
             """,
         options: [
@@ -199,7 +200,7 @@ struct ServeCommand: Command {
         self.configuration = configuration
         if let image = arguments.value("firmware") {
             let allowed: Set<String> = ["firmware", "socket", "hci", "speed", "state", "exit-after", "seed", "start", "truth", "fault", "reboot-at",
-                                        "drop-rate", "corrupt-rate", "scenario"]
+                                        "drop-rate", "corrupt-rate", "clock-drift", "battery", "scenario"]
             for option in ServeCommand.configuration.options.map(\.name) where !allowed.contains(option) {
                 if arguments.value(option) != nil || arguments.flag(option) {
                     throw arguments.usageError("--\(option) does not apply to --firmware (the image is the band)")
@@ -216,7 +217,8 @@ struct ServeCommand: Command {
             for fault in faults {
                 guard serve.take(fault) else {
                     throw arguments.usageError("--fault \(fault) does not apply to --firmware: only reboot-at=DURATION (the chip is reset), "
-                                               + "drop=P, corrupt=P and disconnect-random=P (the chip's band acts on them) and reboot-mid-history[=N]")
+                                               + "drop=P, corrupt=P, disconnect-random=P, clock-drift=PPM and battery=PERCENT (the chip's band acts on them) "
+                                               + "and reboot-mid-history[=N]")
                 }
             }
             firmwareServe = serve
@@ -360,7 +362,7 @@ struct ServeCommand: Command {
         }
         for fault in scenario.faults {
             guard serve.take(fault) else {
-                throw DataError("bandsim serve: --scenario \(TerminalText.escaped(scenarioSource)): 'fault \(fault)' does not apply to --firmware (only reboot-at, drop, corrupt and disconnect-random)")
+                throw DataError("bandsim serve: --scenario \(TerminalText.escaped(scenarioSource)): 'fault \(fault)' does not apply to --firmware (only reboot-at, drop, corrupt, disconnect-random, clock-drift and battery)")
             }
         }
         serve.scenario = scenario

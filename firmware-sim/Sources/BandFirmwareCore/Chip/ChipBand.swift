@@ -66,7 +66,7 @@ public struct ChipBand: FirmwareApplication {
     private var scenarioCount = 0
     private var scenarioRefused = false
     /// The host's `drop=P`, `corrupt=P`, `disconnect-random=P` (link 0x13), for the services 0x10 builds.
-    private var faultRates = BandFaultMessage.Rates()
+    private var faults = BandFaultMessage.Faults()
     /// Link messages 0x02 since boot (``linkChanged(connected:board:)``).
     private var connectsSinceBoot: UInt32 = 0
 
@@ -132,11 +132,11 @@ public struct ChipBand: FirmwareApplication {
                 FirmwareOutput.log("band faults: the band is running (send them before 0x10); ignored", on: &board)
                 return .handled
             }
-            guard let rates = BandFaultMessage.decode(body) else {
-                FirmwareOutput.log("band faults: not 24 bytes or not probabilities; ignored", on: &board)
+            guard let faults = BandFaultMessage.decode(body) else {
+                FirmwareOutput.log("band faults: not 33 bytes or a value out of range; ignored", on: &board)
                 return .handled
             }
-            faultRates = rates
+            self.faults = faults
             return .handled
         case LinkMessage.bandStatusRequest:
             var body = InlineArray<36, UInt8>(repeating: 0)
@@ -193,9 +193,11 @@ public struct ChipBand: FirmwareApplication {
         configuration.historyCapacity = Self.historyCapacity
         configuration.deviceName = Self.deviceName
         if scenarioCount > 0 { configuration.scenario = Scenario(name: "host", segments: scenarioSegments) }
-        if faultRates.drop > 0 { configuration.faults.append(.drop(faultRates.drop)) }
-        if faultRates.corrupt > 0 { configuration.faults.append(.corrupt(faultRates.corrupt)) }
-        if faultRates.disconnect > 0 { configuration.faults.append(.disconnectRandom(faultRates.disconnect)) }
+        if faults.drop > 0 { configuration.faults.append(.drop(faults.drop)) }
+        if faults.corrupt > 0 { configuration.faults.append(.corrupt(faults.corrupt)) }
+        if faults.disconnect > 0 { configuration.faults.append(.disconnectRandom(faults.disconnect)) }
+        if faults.clockDriftPPM != 0 { configuration.faults.append(.clockDrift(faults.clockDriftPPM)) }
+        if let battery = faults.battery { configuration.faults.append(.battery(Int(battery))) }
         var idRandom = Xoshiro256StarStar(seed: seed).fork(1)
         var flash = FlashImage(historyID: UInt32(truncatingIfNeeded: idRandom.next()), capacity: Self.historyCapacity)
         flash.bootEpoch = UInt16(truncatingIfNeeded: bootCount &- 1)   // boot() moves it on to this boot's count
