@@ -7,7 +7,8 @@
 #      reset as recovered, and — configured again by the bridge — records on: the truth stream's
 #      sequence numbers run 0, 1, 2, … with none twice and none missing, times never go back, and
 #      every minute of it is in the flash file's ring pages with the same start and steps;
-#   2. bandsim stopped and started again on the same --state (a host restart): boot 3, the ring
+#   2. bandsim stopped and started again on the same --state and --start (a host restart): boot 3,
+#      the band resumes after the newest minute in its flash (not back at --start), the ring
 #      recovered, the first new minute numbered after the last one of run 1;
 #   3. one byte of an older record damaged in the flash file: the image still boots and records
 #      (no crash loop), the damaged slot is counted, the ring restarts after it;
@@ -107,6 +108,23 @@ read -r -a third < <(reports restart | sed -n 1p)
 want=$(( third[4] < 1440 ? third[4] : 1440 ))
 (( third[2] == want )) || fail "after the restart ${third[2]} minutes recovered (want $want: the ring's newest day)"
 read -r count2 last2 < <(check_truth restart "${third[4]}") || exit 1
+# The same --start again: the band resumes after the newest minute its flash holds (0x86's last
+# field), never back in time before minutes it already recorded.
+# Run 1 went on recording into flash after its truth file was full (QEMU at 3600x until stopped):
+# the restart's first minute, number third[4], follows its minute number `last` by as many minutes.
+python3 - "$work/reset.ndjson" "$work/restart.ndjson" "$last" "${third[4]}" <<'PY' || fail "after the host restart the band's clock went back"
+import datetime, json, sys
+def start(line): return datetime.datetime.fromisoformat(json.loads(line)["minute"].replace("Z", "+00:00"))
+before = open(sys.argv[1]).read().splitlines()[-1]
+after = open(sys.argv[2]).read().splitlines()[0]
+gap = (start(after) - start(before)).total_seconds()
+want = 60 * (int(sys.argv[4]) - int(sys.argv[3]))
+if gap != want:
+    sys.exit("firmware-flash: run 1's last minute (number %s) %s, the restart's first (number %s) %s: %+d s, want %+d s"
+             % (sys.argv[3], json.loads(before)["minute"], sys.argv[4], json.loads(after)["minute"], gap, want))
+print("firmware-flash: host restart on the same --start: the band resumed %d minute(s) after run 1's last truth minute, after the newest in its flash" % (want // 60))
+PY
+grep -q "the band resumes at the end of the newest" "$work/restart.log" || fail "the bridge did not say it resumed after the flash's newest minute"
 echo "firmware-flash: host restart: boot 3, ${third[2]} minutes recovered, numbering on from ${third[4]}"
 
 # 3. An older record damaged in the flash file: ring page 0 (file page 4), slot 10, byte 7.

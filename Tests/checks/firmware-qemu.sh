@@ -41,7 +41,7 @@ work = sys.argv[1]
 started = time.monotonic()
 uart = FirmwareUART(work + "/uart.sock")
 uart.expect(LINK, 0x80)                                       # booted
-assert uart.expect(DEBUG, 0x86)[1:] == struct.pack("<5I", 1, 0, 0, 0, 0), "first boot: boot count 1, no damage, no minutes in flash"
+assert uart.expect(DEBUG, 0x86)[1:] == struct.pack("<6I", 1, 0, 0, 0, 0, 0), "first boot: boot count 1, no damage, no minutes in flash"
 
 uart.send(LINK, b"\x06")
 result = uart.expect(DEBUG, 0x83)
@@ -127,7 +127,7 @@ import struct, sys
 from firmware_uart import LINK, DEBUG, FirmwareUART
 uart = FirmwareUART(sys.argv[1] + "/uart.sock")
 uart.expect(LINK, 0x80)
-print("%d %d" % struct.unpack("<5I", uart.expect(DEBUG, 0x86)[1:])[:2])
+print("%d %d" % struct.unpack("<6I", uart.expect(DEBUG, 0x86)[1:])[:2])
 PY
   firmware_stop
 }

@@ -52,11 +52,12 @@ public struct BoardFirmware<B: Board, A: FirmwareApplication> {
     }
 
     /// Message 0x86: boot count, damaged boot-record pages, minute records recovered, damaged
-    /// slots skipped, next sequence number (each 4 bytes LE).
+    /// slots skipped, next sequence number, the newest record's minute start (each 4 bytes LE).
     private mutating func sendFlashReport() {
-        var body: (UInt32, UInt32, UInt32, UInt32, UInt32) = (
+        var body: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
             bootRecord.bootCount.littleEndian, bootDamagedPages.littleEndian, applicationFlash.records.littleEndian,
-            applicationFlash.damagedSlots.littleEndian, applicationFlash.nextSequence.littleEndian)
+            applicationFlash.damagedSlots.littleEndian, applicationFlash.nextSequence.littleEndian,
+            applicationFlash.newestMinuteStart.littleEndian)
         withUnsafeBytes(of: &body) { send(.debug, code: LinkMessage.flashReport, $0) }
     }
 

@@ -21,10 +21,14 @@ public struct FlashRecoveryReport: Equatable {
     public var damagedSlots: UInt32 = 0
     /// The sequence number the next minute record gets.
     public var nextSequence: UInt32 = 0
+    /// The minute start (Unix s) of the newest record in flash, 0 with none: where the band's
+    /// clock stood, so a host that starts it again never sets it back before minutes it holds.
+    public var newestMinuteStart: UInt32 = 0
 
-    public init(records: UInt32 = 0, damagedSlots: UInt32 = 0, nextSequence: UInt32 = 0) {
+    public init(records: UInt32 = 0, damagedSlots: UInt32 = 0, nextSequence: UInt32 = 0, newestMinuteStart: UInt32 = 0) {
         self.records = records
         self.damagedSlots = damagedSlots
         self.nextSequence = nextSequence
+        self.newestMinuteStart = newestMinuteStart
     }
 }

@@ -22,7 +22,7 @@
 /// | 0x82 random | debug | fw → host | the bytes; or 1 byte 0xFF when unseeded / refused |
 /// | 0x83 self-test | debug | fw → host | 1 byte: bit 0 SHA-256, bit 1 HMAC, bit 2 DRBG passed |
 /// | 0x84 log | debug | fw → host | the text of a `StaticString` log line |
-/// | 0x86 flash report | debug | fw → host | boot count (4 LE), damaged boot-record pages found at boot (4 LE), minute records recovered from flash (4 LE), damaged ring/state slots skipped (4 LE), the next minute's sequence number (4 LE); also sent after 0x80 |
+/// | 0x86 flash report | debug | fw → host | boot count (4 LE), damaged boot-record pages found at boot (4 LE), minute records recovered from flash (4 LE), damaged ring/state slots skipped (4 LE), the next minute's sequence number (4 LE), the newest record's minute start (4 LE, Unix s; 0: none); also sent after 0x80 |
 /// | 0x85 bench | debug | fw → host | ``OnChipBench`` results: 5 × UInt32 LE, CPU cycles per operation |
 /// | 0x87 minute recorded | debug | fw → host | sequence (4, UInt32 LE) ‖ the 16-byte minute record (docs/protocol.md): the firmware's truth |
 /// | 0x88 band status | debug | fw → host | ticks (8, UInt64 LE) ‖ CPU cycles in ticks (8) ‖ records (4) ‖ CPU cycles in the record ticks (8) ‖ CPU cycles writing the records to flash (8); answers 0x11 |

@@ -299,18 +299,20 @@ public struct FirmwareBridge {
             if payload.first == 0x84 {
                 return [.log("firmware: " + Self.printable(payload.dropFirst()))]
             }
-            if payload.first == 0x86, payload.count == 21 {
+            if payload.first == 0x86, payload.count == 25 {
                 let field = { (index: Int) in
                     (0..<4).reduce(UInt32(0)) { $0 | UInt32(payload[1 + index * 4 + $1]) << UInt32(8 * $1) }
                 }
+                let newest = field(5) == 0 ? nil : Int64(field(5))
                 return [.log("firmware: flash: boot \(field(0)), \(field(1)) damaged boot-record page(s), \(field(2)) minute(s) "
-                             + "recovered, \(field(3)) damaged slot(s) skipped, next minute \(field(4))")]
-                    + (awaitingFlashReport ? configureAfterBoot(nextSequence: field(4)) : [])
+                             + "recovered, \(field(3)) damaged slot(s) skipped, next minute \(field(4))"
+                             + (newest.map { ", newest starting at \($0)" } ?? ""))]
+                    + (awaitingFlashReport ? configureAfterBoot(nextSequence: field(4), newestMinuteStart: newest) : [])
             }
             if payload.first == 0x86, awaitingFlashReport {
                 counters.malformedDebugMessages += 1
-                return [.log("firmware: flash report of \(payload.count) bytes, not 21; configuring without it: \(Self.hex(payload))")]
-                    + configureAfterBoot(nextSequence: nil)
+                return [.log("firmware: flash report of \(payload.count) bytes, not 25; configuring without it: \(Self.hex(payload))")]
+                    + configureAfterBoot(nextSequence: nil, newestMinuteStart: nil)
             }
             if payload.first == 0x87 {
                 guard payload.count == 5 + Self.minuteRecordByteCount else {
@@ -337,8 +339,11 @@ public struct FirmwareBridge {
     /// time (it lost less than a minute) — and never earlier than the previous 0x10 (time does not
     /// go back). Minutes the chip made durable but whose 0x87 the reset cut off (the report's next
     /// sequence number is past the last one reported, by at most ``maximumUnreportedMinutes``)
-    /// followed the last reported one, a minute each: the band resumes after them.
-    private mutating func configureAfterBoot(nextSequence: UInt32?) -> [Action] {
+    /// followed the last reported one, a minute each: the band resumes after them. Whatever the
+    /// boot, the band never starts before the end of the newest minute its flash holds (the
+    /// report's last field): a host started again on the same `--state` and `--start` would
+    /// otherwise set the clock back before minutes the band already recorded.
+    private mutating func configureAfterBoot(nextSequence: UInt32?, newestMinuteStart: Int64?) -> [Action] {
         awaitingFlashReport = false
         resetting = false
         var actions: [Action] = []
@@ -353,11 +358,20 @@ public struct FirmwareBridge {
                     actions.append(.log("bridge: the chip's next minute is \(next), \(unreported) after the last reported (\(last)): not this band's ring; ignored"))
                 }
             }
-            let resume = max(previous, reported ?? previous)
+            var resume = max(previous, reported ?? previous)
+            var from = resume == reported ? "the end of its last recorded minute" : "its previous start; no minute recorded since"
+            if let newest = newestMinuteStart, newest + 60 > resume {
+                resume = newest + 60
+                from = "the end of the newest minute in its flash"
+            }
             lastConfiguredStart = resume
-            let from = resume == reported ? "the end of its last recorded minute" : "its previous start; no minute recorded since"
             actions += [.log("bridge: the band resumes at \(resume) (Unix s, \(Self.runTime(resume - bandStart)) after its start): \(from)"),
                         .configureFirmware(bandStart: resume)]
+        } else if let newest = newestMinuteStart, newest + 60 > bandStart {
+            lastConfiguredStart = newest + 60
+            actions += [.log("bridge: the chip's flash holds minutes up to \(newest) (Unix s), after the start \(bandStart): "
+                             + "the band resumes at the end of the newest, \(newest + 60), not back in time"),
+                        .configureFirmware(bandStart: newest + 60)]
         } else {
             lastConfiguredStart = bandStart
             actions.append(.configureFirmware(bandStart: bandStart))

@@ -10,7 +10,7 @@ struct BoardFirmwareTests {
     func booted() {
         var c = FirmwareConversation()
         let frames = c.takeFrames()
-        #expect(frames == [Frame(channel: 2, payload: [0x80]), Frame(channel: 3, payload: [0x86, 1, 0, 0, 0, 0, 0, 0, 0] + [UInt8](repeating: 0, count: 12))])
+        #expect(frames == [Frame(channel: 2, payload: [0x80]), Frame(channel: 3, payload: [0x86, 1, 0, 0, 0, 0, 0, 0, 0] + [UInt8](repeating: 0, count: 16))])
     }
 
     @Test("ATT conversation through the shared GATT server: MTU, discovery, reads, errors, CCCD")

@@ -10,7 +10,7 @@ struct BootRecordTests {
         return (c.firmware.board.flash, frames.first { $0.channel == 3 && $0.payload.first == 0x86 }?.payload ?? [])
     }
 
-    private func report(bootCount: UInt8, damaged: UInt8) -> [UInt8] { [0x86, bootCount, 0, 0, 0, damaged, 0, 0, 0] + [UInt8](repeating: 0, count: 12) }
+    private func report(bootCount: UInt8, damaged: UInt8) -> [UInt8] { [0x86, bootCount, 0, 0, 0, damaged, 0, 0, 0] + [UInt8](repeating: 0, count: 16) }
 
     @Test("Every reset counts one more boot, written to the other page")
     func bootsCount() {
@@ -62,6 +62,6 @@ struct BootRecordTests {
     func reportOnRequest() {
         var c = FirmwareConversation()
         _ = c.takeFrames()
-        c.expectReply(.link, [0x08], [Frame(channel: 3, payload: [0x86, 1, 0, 0, 0, 0, 0, 0, 0] + [UInt8](repeating: 0, count: 12))])
+        c.expectReply(.link, [0x08], [Frame(channel: 3, payload: [0x86, 1, 0, 0, 0, 0, 0, 0, 0] + [UInt8](repeating: 0, count: 16))])
     }
 }

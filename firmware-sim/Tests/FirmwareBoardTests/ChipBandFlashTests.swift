@@ -38,22 +38,33 @@ import UARTFraming
 
     static func report(_ frames: [Frame]) -> [UInt32]? {
         guard let body = frames.first(where: { $0.channel == UARTChannel.debug.rawValue && $0.payload.first == 0x86 })?.payload.dropFirst(),
-              body.count == 20 else { return nil }
+              body.count == 24 else { return nil }
         let bytes = Array(body)
         return (0..<5).map { field in (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[field * 4 + $1]) << UInt32(8 * $1) } }
+    }
+
+    /// The flash report's first five fields, and its sixth: the newest record's minute start.
+    static func reportAndNewest(_ frames: [Frame]) -> ([UInt32], UInt32)? {
+        guard let body = frames.first(where: { $0.channel == UARTChannel.debug.rawValue && $0.payload.first == 0x86 })?.payload.dropFirst(),
+              body.count == 24, let fields = report(frames) else { return nil }
+        let bytes = Array(body)
+        return (fields, (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[20 + $1]) << UInt32(8 * $1) })
     }
 
     @Test("After a reset the ring holds the minutes recorded before it, and the sequence numbers go on")
     func theRingSurvivesAReset() throws {
         var first = BoardFirmware(board: ScriptedBoard(), application: ChipBand())
         first.start()
-        #expect(Self.report(Self.frames(&first)) == [1, 0, 0, 0, 0], "boot 1 on erased flash: nothing recovered")
+        let firstReport = Self.reportAndNewest(Self.frames(&first))
+        #expect(firstReport?.0 == [1, 0, 0, 0, 0] && firstReport?.1 == 0, "boot 1 on erased flash: nothing recovered, no newest minute")
         let before = try ChipBandTests.minutes(in: Self.run(&first, start: ChipBandTests.start, minutes: 40))
         #expect(before.count >= 39 && before.map(\.0) == Array(0..<UInt32(before.count)))
 
         var second = Self.reset(first.board)
         let count = UInt32(before.count)
-        #expect(Self.report(Self.frames(&second)) == [2, 0, count, 0, count], "boot 2: every minute recovered, the next number after them")
+        let secondReport = Self.reportAndNewest(Self.frames(&second))
+        #expect(secondReport?.0 == [2, 0, count, 0, count], "boot 2: every minute recovered, the next number after them")
+        #expect(secondReport?.1 == before.last?.1.minuteStart, "the newest record's minute start, for the host to resume after")
         let after = try ChipBandTests.minutes(in: Self.run(&second, start: ChipBandTests.start + .seconds(3_600), minutes: 20))
         #expect(after.first?.0 == count, "the first minute after the reset continues the numbering")
         #expect(after.map(\.0) == Array(count..<count + UInt32(after.count)), "no number twice, none skipped")

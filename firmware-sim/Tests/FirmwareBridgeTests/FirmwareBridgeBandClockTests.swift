@@ -144,13 +144,31 @@ import UARTFraming
         #expect(other.contains(.configureFirmware(bandStart: first + 13 * 60)))
     }
 
+    /// A host started again on the same flash file and the same `--start`: the chip's flash holds
+    /// minutes up to 3 h after the start; the band resumes after the newest, never back in time.
+    @Test func aFirstBootWhoseFlashHoldsLaterMinutesResumesAfterTheNewest() {
+        var bridge = FirmwareBridge(bandStart: start)
+        let newest = UInt32(start + 3 * 3600)
+        let boot = fromFirmware(&bridge, booting(boot: 4, next: 181, newest: newest))
+        #expect(boot.contains(.configureFirmware(bandStart: Int64(newest) + 60)), "\(boot)")
+        // A flash whose newest minute is before the start (an old file, a later --start): the start.
+        var later = FirmwareBridge(bandStart: start)
+        #expect(fromFirmware(&later, booting(boot: 2, next: 10, newest: UInt32(start - 3600))).contains(.configureFirmware(bandStart: start)))
+        // After a reset too, the flash's newest minute wins over an older reported one.
+        _ = fromFirmware(&bridge, FirmwareBridge.frame(.link, [0x80]))
+        let reset = fromFirmware(&bridge, FirmwareBridge.frame(.debug, [0x86] + [5, 0, 0, 0, 181 + 2, newest + 120].flatMap { (v: UInt32) in
+            (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) }
+        }))
+        #expect(reset.contains(.configureFirmware(bandStart: Int64(newest) + 180)), "\(reset)")
+    }
+
     @Test func aBootIsConfiguredOnlyOnceItsFlashReportCameAndNoReaderIsTakenBefore() {
         var bridge = FirmwareBridge(bandStart: start)
         #expect(fromFirmware(&bridge, FirmwareBridge.frame(.link, [0x80])) == [.log("firmware: booted (boot 1 seen by this bridge)")])
         #expect(bridge.resetInProgress, "booted, not yet configured")
         #expect(bridge.readerDidConnect() == [], "announced once the band runs")
         #expect(fromFirmware(&bridge, FirmwareBridge.frame(.debug, [0x86, 1, 2])) ==
-                [.log("firmware: flash report of 3 bytes, not 21; configuring without it: 86 01 02"),
+                [.log("firmware: flash report of 3 bytes, not 25; configuring without it: 86 01 02"),
                  .configureFirmware(bandStart: start), .toFirmware(FirmwareBridge.frame(.link, [0x02]))])
         #expect(!bridge.resetInProgress && bridge.readerConnected)
     }

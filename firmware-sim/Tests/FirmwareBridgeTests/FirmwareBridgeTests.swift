@@ -6,14 +6,16 @@ import UARTFraming
 private let bandStart: Int64 = 1_796_256_000
 
 /// A boot as the chip announces it: "booted" (0x80), then its flash report (0x86: boot count,
-/// no damage, no minutes recovered, next minute sequence `next`), which ends the bridge's wait.
-func booting(boot: UInt32 = 1, next: UInt32 = 0) -> [UInt8] {
-    let fields = [boot, 0, 0, 0, next].flatMap { value in (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+/// no damage, no minutes recovered, next minute sequence `next`, the newest record's minute start
+/// `newest`, 0 for none), which ends the bridge's wait.
+func booting(boot: UInt32 = 1, next: UInt32 = 0, newest: UInt32 = 0) -> [UInt8] {
+    let fields = [boot, 0, 0, 0, next, newest].flatMap { value in (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
     return FirmwareBridge.frame(.link, [0x80]) + FirmwareBridge.frame(.debug, [0x86] + fields)
 }
 /// The bridge's log line for that flash report.
-func flashLog(boot: UInt32 = 1, next: UInt32 = 0) -> FirmwareBridge.Action {
-    .log("firmware: flash: boot \(boot), 0 damaged boot-record page(s), 0 minute(s) recovered, 0 damaged slot(s) skipped, next minute \(next)")
+func flashLog(boot: UInt32 = 1, next: UInt32 = 0, newest: UInt32 = 0) -> FirmwareBridge.Action {
+    .log("firmware: flash: boot \(boot), 0 damaged boot-record page(s), 0 minute(s) recovered, 0 damaged slot(s) skipped, next minute \(next)"
+         + (newest == 0 ? "" : ", newest starting at \(newest)"))
 }
 
 /// Conversations between a reader and the firmware's UART, through the bridge's decisions.
@@ -114,9 +116,13 @@ func flashLog(boot: UInt32 = 1, next: UInt32 = 0) -> FirmwareBridge.Action {
 
     @Test func theFlashReportIsALogLineAndOtherLengthsStayHex() {
         var bridge = FirmwareBridge(bandStart: bandStart)
-        let report: [UInt8] = [0x86, 3, 0, 0, 0, 1, 0, 0, 0, 0x2C, 0x01, 0, 0, 2, 0, 0, 0, 0x2D, 0x01, 0, 0]
+        let report: [UInt8] = [0x86, 3, 0, 0, 0, 1, 0, 0, 0, 0x2C, 0x01, 0, 0, 2, 0, 0, 0, 0x2D, 0x01, 0, 0, 0x3C, 0, 0, 0]
         #expect(fromFirmware(&bridge, FirmwareBridge.frame(.debug, report))
-                == [.log("firmware: flash: boot 3, 1 damaged boot-record page(s), 300 minute(s) recovered, 2 damaged slot(s) skipped, next minute 301")])
+                == [.log("firmware: flash: boot 3, 1 damaged boot-record page(s), 300 minute(s) recovered, 2 damaged slot(s) skipped, next minute 301, newest starting at 60")])
+        #expect(fromFirmware(&bridge, FirmwareBridge.frame(.debug, Array(report.dropLast(4)))) == [.log("firmware: debug message " + report.dropLast(4).map { h in
+            let digits = Array("0123456789abcdef")
+            return String([digits[Int(h >> 4)], digits[Int(h & 15)]])
+        }.joined(separator: " "))], "the 21-byte report of an older image is not taken for one")
         #expect(fromFirmware(&bridge, FirmwareBridge.frame(.debug, [0x86, 1, 0, 0, 0])) == [.log("firmware: debug message 86 01 00 00 00")])
     }
 

@@ -95,8 +95,13 @@ public struct ChipBand: FirmwareApplication {
         ringLog = ring
         stateLog = state
         let oldest = ring.oldest(capacity: Self.historyCapacity, acknowledged: persistedState.acknowledgedThrough)
+        // The records come oldest first: the last one is the newest (its minute start, bytes 0–3 LE).
+        var newestMinuteStart: UInt32 = 0
+        ring.forEachRecord(on: &board) { _, record in
+            newestMinuteStart = UInt32(record[0]) | UInt32(record[1]) << 8 | UInt32(record[2]) << 16 | UInt32(record[3]) << 24
+        }
         return FlashRecoveryReport(records: ring.next &- oldest, damagedSlots: ring.damagedSlots &+ state.damagedSlots,
-                                   nextSequence: ring.next)
+                                   nextSequence: ring.next, newestMinuteStart: newestMinuteStart)
     }
 
     public mutating func received<B: Board>(link code: UInt8, _ body: UnsafeRawBufferPointer, board: inout B) -> ApplicationLinkResult {
