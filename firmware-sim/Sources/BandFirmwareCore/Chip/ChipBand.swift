@@ -65,7 +65,7 @@ public struct ChipBand: FirmwareApplication {
     private var scenarioSegments: [ScenarioSegment] = []
     private var scenarioCount = 0
     private var scenarioRefused = false
-    /// The host's `drop=P`, `corrupt=P`, `disconnect-random=P` (link 0x13), for the services 0x10 builds.
+    /// The host's `drop=P`, `corrupt=P`, `disconnect-random=P`, `clock-drift=PPM`, `battery=PERCENT` (link 0x13), for the band 0x10 builds.
     private var faults = BandFaultMessage.Faults()
     /// Link messages 0x02 since boot (``linkChanged(connected:board:)``).
     private var connectsSinceBoot: UInt32 = 0
