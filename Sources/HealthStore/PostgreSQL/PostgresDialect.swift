@@ -93,7 +93,7 @@ package enum PostgresDialect {
                 } else if c == "-", index + 1 < scalars.count, scalars[index + 1] == "-" {
                     while index < scalars.count, scalars[index] != "\n" { out.append(scalars[index]); index += 1 }
                 } else if c == " ", starts(with: Self.hint, at: index) {
-                    dropHint(startingWith: 0)
+                    dropHint()
                 } else if translating, c == "?" {
                     parameter()
                 } else if translating, c == "$" {
@@ -133,8 +133,8 @@ package enum PostgresDialect {
         /// spell another hint, that one goes too (each join is looked for at most 11 scalars
         /// back: the pass stays linear); then a space keeps two characters that were apart
         /// from touching, so no new token forms (`--`, `/*`, `<>`, `||`, …).
-        mutating func dropHint(startingWith alreadyWritten: Int) {
-            var written = alreadyWritten
+        mutating func dropHint() {
+            var written = 0   // scalars of the hint already in `out` (removed by a join)
             while true {
                 index += Self.hint.count - written
                 while index < scalars.count, Self.isNamePart(scalars[index]) { index += 1 }

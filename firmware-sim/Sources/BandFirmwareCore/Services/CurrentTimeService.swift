@@ -34,8 +34,9 @@ extension BandServices {
             return .refused(.outOfRange)
         }
         // A time before 1970 or past 2105 cannot be recorded (BandClock.settableSeconds).
-        guard BandClock.settableSeconds.contains(local - core.clock.offsetSeconds) else { return .refused(.outOfRange) }
-        let milliseconds = (local - core.clock.offsetSeconds) * 1000 + Int64(written.fractions256) * 1000 / 256
+        let utc = local - core.clock.offsetSeconds
+        guard BandClock.settableSeconds.contains(utc) else { return .refused(.outOfRange) }
+        let milliseconds = utc * 1000 + Int64(written.fractions256) * 1000 / 256
         applyClockChange { $0.set(BandInstant(milliseconds: milliseconds), at: trueTime) }
         adjustReason = written.adjustReason
         host.report(.clockSet(instant: BandInstant(milliseconds: milliseconds), local: written, offset: core.clock.utcOffset))
