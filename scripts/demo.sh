@@ -7,8 +7,13 @@
 #      already in its flash, on a socket in a fresh temporary directory;
 #   3. pairs with it (`band pair`), streams live readings for a short while (`band stream`,
 #      which syncs history first), syncs the history recorded meanwhile (`band sync`);
-#   4. prints today's totals from the store (`health stats … --today`) next to the band's own
-#      minute records (its --truth file) for the same day: they agree.
+#   4. prints the totals of the last full day the band synced (yesterday: the band holds two
+#      days of history, so that day is complete at any hour the demo runs) from the store
+#      (`health stats … --day`) next to the band's own minute records (its --truth file) for the
+#      same day — they agree — draws that day (`health chart --day … --terminal`), and prints
+#      today's totals so far;
+#   5. grants the dashboard (`health serve`) read access to what it shows and prints the
+#      command that serves it.
 #
 # Everything lives in the temporary directory it prints (socket, flash image, keystore, store),
 # so the demo never touches your own keys or health store. Environment:
@@ -42,8 +47,8 @@ trap cleanup EXIT
 # The band's clock starts at the host's local time and zone, then runs $speed× faster.
 start=$(date +%Y-%m-%dT%H:%M:%S%:z)
 # It stops after three connections (pair, stream, sync), so its truth file ends with the sync.
-echo "==> bandsim serve: simulated band on $socket, clock ${speed}× from $start, one day of history"
-"$bin/bandsim" serve --socket "$socket" --speed "$speed" --start "$start" --history-days 1 --exit-after 3 \
+echo "==> bandsim serve: simulated band on $socket, clock ${speed}× from $start, two days of history"
+"$bin/bandsim" serve --socket "$socket" --speed "$speed" --start "$start" --history-days 2 --exit-after 3 \
   --truth "$demo/truth.ndjson" --state "$demo/flash.img" >"$demo/bandsim.log" 2>&1 &
 sim_pid=$!
 for _ in $(seq 1 200); do
@@ -67,29 +72,56 @@ echo "==> band sync sim:$socket"
 wait "$sim_pid" 2>/dev/null || true
 sim_pid=""
 
-today=$(date +%Y-%m-%d)
-echo "==> health stats … --today   (store: $store)"
-for type in step-count distance-walking-running active-energy-burned; do
-  printf '%-26s ' "$type"
-  "$bin/health" stats "$type" --today --sum --store "$store" | awk '{ print $3, $4 }'
-done
-for stat in avg min max; do
-  printf '%-26s ' "heart-rate --$stat"
-  "$bin/health" stats heart-rate --today --"$stat" --store "$store" | awk '{ printf "%.1f %s\n", $3, $4 }'
-done
+# Energy, in kcal both: the stream's "energy … since sensor reset" is the heart-rate sensor's
+# running total (resting metabolism included); active-energy-burned is the energy of movement the
+# band's activity counters record, the number HealthKit's Move ring shows.
+totals() {  # totals RANGE-OPTIONS…: steps, distance, active energy and heart rate from the store
+  for type in step-count distance-walking-running active-energy-burned; do
+    printf '%-26s ' "$type"
+    "$bin/health" stats "$type" "$@" --sum --store "$store" | awk '{ print $3, $4 }'
+  done
+  for stat in avg min max; do
+    printf '%-26s ' "heart-rate --$stat"
+    "$bin/health" stats heart-rate "$@" --"$stat" --store "$store" | awk '{ printf "%.1f %s\n", $3, $4 }'
+  done
+}
 
-# The band's own records for today (local midnight to midnight, as UTC bounds), summed from its
-# --truth file, for comparison.
-from=$(date -u -d "$today 00:00" +%Y-%m-%dT%H:%M:%SZ)
-to=$(date -u -d "$today 00:00 + 1 day" +%Y-%m-%dT%H:%M:%SZ)
-awk -v from="$from" -v to="$to" -v day="$today" '
-  {
-    match($0, /"minute":"[^"]+"/); t = substr($0, RSTART + 10, RLENGTH - 11)
-    if (t < from || t >= to) next
-    match($0, /"steps":[0-9]+/); steps += substr($0, RSTART + 8, RLENGTH - 8)
-    match($0, /"distance_m":[0-9.]+/); metres += substr($0, RSTART + 13, RLENGTH - 13)
-    match($0, /"energy_kcal":[0-9.]+/); kcal += substr($0, RSTART + 14, RLENGTH - 14)
-    minutes++
-  }
-  END { printf "band truth for %s: %d minutes, %d steps, %.1f m, %.1f kcal\n", day, minutes, steps, metres, kcal }
-' "$demo/truth.ndjson"
+# The band's own records for one local day (midnight to midnight, as UTC bounds), summed from
+# its --truth file, for comparison.
+truth() {
+  local day=$1 from to
+  from=$(date -u -d "$day 00:00" +%Y-%m-%dT%H:%M:%SZ)
+  to=$(date -u -d "$day 00:00 + 1 day" +%Y-%m-%dT%H:%M:%SZ)
+  awk -v from="$from" -v to="$to" -v day="$day" '
+    {
+      match($0, /"minute":"[^"]+"/); t = substr($0, RSTART + 10, RLENGTH - 11)
+      if (t < from || t >= to) next
+      match($0, /"steps":[0-9]+/); steps += substr($0, RSTART + 8, RLENGTH - 8)
+      match($0, /"distance_m":[0-9.]+/); metres += substr($0, RSTART + 13, RLENGTH - 13)
+      match($0, /"energy_kcal":[0-9.]+/); kcal += substr($0, RSTART + 14, RLENGTH - 14)
+      minutes++
+    }
+    END { printf "band truth for %s: %d minutes, %d steps, %.1f m, %.1f kcal\n", day, minutes, steps, metres, kcal }
+  ' "$demo/truth.ndjson"
+}
+
+# Today may have just begun (at 02:00 it is the band's night: 0 steps); the last full day shows
+# what BandKit is for.
+day=$(date -d yesterday +%Y-%m-%d)
+echo "==> the last full day the band synced: health stats … --day $day   (store: $store)"
+totals --day "$day"
+truth "$day"
+echo "==> health chart --day $day --terminal"
+"$bin/health" chart --day "$day" --terminal --store "$store"
+
+today=$(date +%Y-%m-%d)
+echo "==> today so far: health stats … --today"
+totals --today
+truth "$today"
+
+# The dashboard is an app like any other: it reads only what it is granted.
+for type in step-count distance-walking-running active-energy-burned heart-rate sleep-analysis workout; do
+  "$bin/health" grant bandkit.dashboard "$type" --read --store "$store" >/dev/null
+done
+echo "==> the dashboard may read steps, distance, energy, heart rate, sleep and workouts; to see it:"
+echo "    $bin/health serve --store $store   (with DEMO_KEEP=1, so the store stays)"

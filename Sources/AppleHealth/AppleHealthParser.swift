@@ -219,9 +219,21 @@ public final class AppleHealthParser {
         var sourceVersion = ""
         var device: DeviceInfo?
         do throws(AppleHealthError) {
-            if let text = fields.sourceName { sourceName = try sourceNames.value(for: text) { $0 } }
-            if let text = fields.sourceVersion { sourceVersion = try sourceVersions.value(for: text) { $0 } }
-            if let text = fields.device { device = try devices.value(for: text) { DeviceString.parse($0) } }
+            func bounded(_ name: String, _ text: String) throws(AppleHealthError) -> String {
+                guard let problem = NameBound.problem(text) else { return text }
+                throw AppleHealthError(.badRecord, place: "", "\(element()) \(name) \(problem)")
+            }
+            if let text = fields.sourceName { sourceName = try sourceNames.value(for: text) { text throws(AppleHealthError) in try bounded("sourceName", text) } }
+            if let text = fields.sourceVersion { sourceVersion = try sourceVersions.value(for: text) { text throws(AppleHealthError) in try bounded("sourceVersion", text) } }
+            if let text = fields.device {
+                device = try devices.value(for: text) { text throws(AppleHealthError) in
+                    let parsed = DeviceString.parse(text)
+                    if let parsed, let (field, problem) = NameBound.problem(parsed) {
+                        throw AppleHealthError(.badRecord, place: "", "\(element()) device \(field) \(problem)")
+                    }
+                    return parsed
+                }
+            }
         } catch {
             fail(error.kind, error.message)
             return nil
@@ -363,8 +375,11 @@ public final class AppleHealthParser {
         guard !activityText.isEmpty else { return fail(.badRecord, "Workout without a workoutActivityType") }
         var hash = StableHash()
         let fields = CommonAttributes(attributes, hash: &hash)
+        guard let activity = WorkoutActivityType(appleIdentifier: activityText) else {
+            return fail(.badRecord, "Workout workoutActivityType '\(activityText.prefix(80))' is not an HKWorkoutActivityType (such as HKWorkoutActivityTypeRunning)")
+        }
         guard let provenance = provenance(fields, element: "Workout \(activityText)") else { return }
-        var pending = PendingWorkout(activity: AppleTypes.activity(activityText), source: provenance.source,
+        var pending = PendingWorkout(activity: activity, source: provenance.source,
                                      device: provenance.device, start: provenance.start, end: provenance.end, hash: hash)
         // Totals as attributes (exports before iOS 16); WorkoutStatistics children override them.
         guard let energy = total(attributes, "totalEnergyBurned", "totalEnergyBurnedUnit", dimension: .energy),

@@ -22,36 +22,76 @@ public struct Person: Hashable, Sendable {
     /// The longest name accepted, in characters.
     public static let maximumNameLength = 64
 
-    /// Why `name` cannot name a person, or nil when it can: 1…64 characters, no control or
-    /// bidirectional-override characters (a name reaches terminals, JSON and HTML), no space at
-    /// either end (two names differing only there would look the same).
+    /// Why `name` cannot name a person, or nil when it can: 1…64 characters, no control,
+    /// invisible or bidirectional-control character (a name reaches terminals, JSON and HTML,
+    /// and `ana` followed by a zero-width space would look like `ana`), no space at either end
+    /// (two names differing only there would look the same).
+    ///
+    /// Invisible means Unicode's format characters (zero-width space U+200B, the marks
+    /// U+200E/U+200F and U+061C, the embeddings, overrides and isolates U+202A–U+202E and
+    /// U+2066–U+2069, the BOM U+FEFF, the soft hyphen …) and the Hangul fillers; the zero-width
+    /// joiner and non-joiner (U+200D, U+200C) stay, since emoji sequences and Persian names
+    /// need them. Check the ``normalized(_:)`` name: that is the one stored.
     public static func problem(withName name: String) -> String? {
         if name.isEmpty { return "is empty" }
         if name.count > maximumNameLength { return "is longer than \(maximumNameLength) characters" }
         for scalar in name.unicodeScalars {
-            if scalar.properties.generalCategory == .control || (0x202A...0x202E).contains(scalar.value)
-                || (0x2066...0x2069).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029 {
-                return "contains the control character U+\(String(scalar.value, radix: 16, uppercase: true))"
+            let category = scalar.properties.generalCategory
+            let code = "U+" + String(scalar.value, radix: 16, uppercase: true)
+            if category == .control || category == .lineSeparator || category == .paragraphSeparator {
+                return "contains the control character \(code)"
+            }
+            if (category == .format && scalar.value != 0x200C && scalar.value != 0x200D)
+                || [0x034F, 0x115F, 0x1160, 0x3164, 0xFFA0].contains(scalar.value) {
+                return "contains the invisible character \(code)"
             }
         }
         if name.first?.isWhitespace == true || name.last?.isWhitespace == true { return "begins or ends with a space" }
         return nil
     }
+
+    /// `name` in Unicode Normalization Form C, the form a name is stored and looked up in: a
+    /// precomposed `josé` and `jose` + U+0301 name one person, as they look the same.
+    public static func normalized(_ name: String) -> String {
+        // The standard library's NFC (no Foundation in the store); the same tables Swift's own
+        // String comparison uses.
+        String(decoding: Array(name._nfcCodeUnits), as: UTF8.self)
+    }
 }
 
 extension HealthStore {
     /// The person `name` names (the default person when nil), read through `connection`.
+    /// The name is compared in NFC, and canonically against names stored before names were
+    /// normalised (a row may still hold `jose` + U+0301).
     static func resolvePerson(_ name: String?, _ connection: Connection) throws(HealthStoreError) -> Person {
-        let select = try connection.cached(name == nil
-            ? "SELECT id, name, created_us FROM person WHERE id = ?"
-            : "SELECT id, name, created_us FROM person WHERE name = ?").get()
-        defer { select.reset() }
-        if let name { select.bind(1, name) } else { select.bind(1, Person.defaultID) }
-        guard try select.step().get() else {
-            throw .unknownPerson(name ?? Person.defaultName)
+        guard let name else {
+            let select = try connection.cached("SELECT id, name, created_us FROM person WHERE id = ?").get()
+            defer { select.reset() }
+            select.bind(1, Person.defaultID)
+            guard try select.step().get() else { throw .unknownPerson(Person.defaultName) }
+            return Person(id: select.int64(0), name: select.text(1) ?? "", created: Date(microsecondsSince1970: select.int64(2)))
         }
-        return Person(id: select.int64(0), name: select.text(1) ?? "",
-                      created: Date(microsecondsSince1970: select.int64(2)))
+        guard let person = try person(named: name, connection) else { throw .unknownPerson(name) }
+        return person
+    }
+
+    /// The person whose name is canonically equivalent to `name`, or nil: the stored NFC
+    /// spelling by index first, then every row compared as Swift compares strings (canonical
+    /// equivalence), for a name stored in another form. A store holds a handful of people.
+    static func person(named name: String, _ connection: Connection) throws(HealthStoreError) -> Person? {
+        let select = try connection.cached("SELECT id, name, created_us FROM person WHERE name = ?").get()
+        select.bind(1, Person.normalized(name))
+        let exact = try select.step().get()
+            ? Person(id: select.int64(0), name: select.text(1) ?? "", created: Date(microsecondsSince1970: select.int64(2))) : nil
+        select.reset()
+        if let exact { return exact }
+        let all = try connection.cached("SELECT id, name, created_us FROM person ORDER BY id").get()
+        defer { all.reset() }
+        while try all.step().get() {
+            let stored = all.text(1) ?? ""
+            if stored == name { return Person(id: all.int64(0), name: stored, created: Date(microsecondsSince1970: all.int64(2))) }
+        }
+        return nil
     }
 
     /// ``resolvePerson(_:_:)`` while opening: an unknown name stays ``HealthStoreError/unknownPerson(_:)``
@@ -81,13 +121,12 @@ extension HealthStore {
 
     /// Adds a person (`health people add`). Owner-only by construction, like grants.
     @discardableResult
-    public func addPerson(named name: String, now: Date = Date()) throws -> Person {
-        if let problem = Person.problem(withName: name) { throw HealthStoreError.invalidPersonName(name, problem) }
+    public func addPerson(named given: String, now: Date = Date()) throws -> Person {
+        let name = Person.normalized(given)
+        if let problem = Person.problem(withName: name) { throw HealthStoreError.invalidPersonName(given, problem) }
         return try write(as: .owner) { transaction in
             let connection = transaction.connection
-            if try connection.scalar("SELECT id FROM person WHERE name = ?", { $0.bind(1, name) }).get() != nil {
-                throw HealthStoreError.personExists(name)
-            }
+            if let existing = try Self.person(named: name, connection) { throw HealthStoreError.personExists(existing.name) }
             let created = now.microsecondsSince1970
             let id = try connection.scalar("INSERT INTO person (name, created_us) VALUES (?, ?) RETURNING id") { insert in
                 insert.bind(1, name)
@@ -98,20 +137,21 @@ extension HealthStore {
     }
 
     /// Renames a person (`health people rename`); their data stays theirs (rows hold the id).
-    public func renamePerson(_ name: String, to newName: String) throws {
-        if let problem = Person.problem(withName: newName) { throw HealthStoreError.invalidPersonName(newName, problem) }
+    /// Renaming to the same name in another normal form stores the NFC spelling (how an old
+    /// store's decomposed name is brought into the form every new name has).
+    public func renamePerson(_ name: String, to given: String) throws {
+        let newName = Person.normalized(given)
+        if let problem = Person.problem(withName: newName) { throw HealthStoreError.invalidPersonName(given, problem) }
         try write(as: .owner) { transaction in
             let connection = transaction.connection
-            guard let id = try connection.scalar("SELECT id FROM person WHERE name = ?", { $0.bind(1, name) }).get() else {
-                throw HealthStoreError.unknownPerson(name)
-            }
-            if name == newName { return }
-            if try connection.scalar("SELECT id FROM person WHERE name = ?", { $0.bind(1, newName) }).get() != nil {
-                throw HealthStoreError.personExists(newName)
+            guard let person = try Self.person(named: name, connection) else { throw HealthStoreError.unknownPerson(name) }
+            if person.name.utf8.elementsEqual(newName.utf8) { return }
+            if let existing = try Self.person(named: newName, connection), existing.id != person.id {
+                throw HealthStoreError.personExists(existing.name)
             }
             let update = try connection.cached("UPDATE person SET name = ? WHERE id = ?").get()
             update.bind(1, newName)
-            update.bind(2, id)
+            update.bind(2, person.id)
             try update.run().get()
         }
     }

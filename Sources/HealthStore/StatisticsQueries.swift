@@ -18,6 +18,7 @@ extension HealthStore {
                            bySource: Bool = false, as app: AppIdentity) throws -> [Statistics] {
         do { try options.validate(for: type) } catch { throw HealthStoreError.statistics(error) }
         guard range.lowerBound < range.upperBound else { throw HealthStoreError.statistics(.emptyRange) }
+        if let tooMany = BucketCalendar.tooManyBuckets(range: range, interval: bucket) { throw HealthStoreError.statistics(tooMany) }
         let borders = BucketCalendar.borders(range: range, interval: bucket, anchor: anchor, timeZone: timeZone)
         let from = borders.first!, to = borders.last!
         let typeID = typeID(.quantity(type))

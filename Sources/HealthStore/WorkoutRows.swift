@@ -21,7 +21,7 @@ extension HealthStore {
             device = DeviceInfo(name: field(9), manufacturer: field(10), model: field(11),
                                 hardwareIdentifier: field(12), firmwareVersion: field(13))
         }
-        return Workout(id: id, activity: WorkoutActivityType(rawValue: row.text(1) ?? "other"),
+        return Workout(id: id, activity: WorkoutActivityType(rawValue: row.text(1) ?? "other").canonical,
                        start: Date(microsecondsSince1970: row.int64(2)), end: Date(microsecondsSince1970: row.int64(3)),
                        totalEnergyBurned: row.isNull(4) ? nil : Quantity(row.double(4), .kilocalorie),
                        totalDistance: row.isNull(5) ? nil : Quantity(row.double(5), .meter),

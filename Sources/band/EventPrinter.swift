@@ -79,7 +79,11 @@ final class EventPrinter {
             fields.append("steps " + (reading.stepsToday.map(String.init) ?? "–"))
             fields.append("cadence " + (reading.cadence.map { "\($0)/min" } ?? "–"))
             fields.append("battery " + (reading.batteryPercent.map { "\($0)%" } ?? "–"))
-            if let energy = reading.energyExpendedKilojoules { fields.append("energy \(energy) kJ") }
+            // The sensor's running total, resting metabolism included, in the unit the store's
+            // active energy is shown in; not the minute's active energy (movement only).
+            if let energy = reading.energyExpendedKilojoules {
+                fields.append("energy \(Int((Double(energy) / 4.184).rounded())) kcal since sensor reset")
+            }
             writeLine(fields.joined(separator: "  "))
         case .liveMinutesStored:
             break

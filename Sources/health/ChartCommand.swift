@@ -86,7 +86,7 @@ enum ChartRange {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
               let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
-              (1...12).contains(month), (1...31).contains(day), (1900...2099).contains(year) else { return nil }
+              (1...12).contains(month), (1...31).contains(day), SleepNight.years.contains(year) else { return nil }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
         guard let noon = calendar.date(from: DateComponents(year: year, month: month, day: day, hour: 12)),

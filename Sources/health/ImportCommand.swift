@@ -50,6 +50,9 @@ struct ImportCommand: Command {
         guard descriptor >= 0 else { throw RuntimeFailure("health import: cannot open \(file): \(String(cString: strerror(errno)))") }
         defer { if descriptor != 0 { close(descriptor) } }
         let kind = try AppleHealthImport.detect(descriptor: descriptor, isStandardInput: file == "-", format: format)
+        if file != "-", let problem = ImportFileCheck.problem(descriptor: descriptor, name: file, kind: kind) {
+            throw DataError("health import: \(file.terminalEscaped) \(problem); nothing was imported")
+        }
         if kind != .ndjson {
             return try AppleHealthImport(descriptor: descriptor, name: file == "-" ? "standard input" : file,
                                          isZip: kind == .zip, storePath: storePath).run()
@@ -106,6 +109,8 @@ struct ImportCommand: Command {
             }
         } catch let error as DataError {
             throw DataError("health import: \(name): \(error.message); nothing was imported")
+        } catch let error as LineReader.LineTooLong {
+            throw DataError("health import: \(name): \(error); nothing was imported")
         } catch let error as LineReader.ReadFailure {
             throw RuntimeFailure("health import: reading \(name): \(error); nothing was imported")
         } catch {

@@ -139,18 +139,21 @@ enum SampleFormatting {
             .enumerated().map { csvField($1, neutralisingFormulas: $0 != 3) }.joined(separator: ",")
     }
 
-    /// RFC 4180: quote fields containing a comma, quote or line break; double inner quotes.
+    /// RFC 4180: quote fields containing a comma or quote; double inner quotes.
     ///
-    /// A text field a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, or
+    /// Control characters are written escaped as on a terminal (``TerminalText/escaped(_:)``:
+    /// `\e`, `\n`, `\xNN`, C1 as `\u{9B}`, a backslash as `\\`), so `cat`-ing or `less`-ing the
+    /// file cannot run a band name's escape sequence, and the text stays recoverable; NDJSON
+    /// export is the byte-exact format. A text field a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, or
     /// a tab or CR that some strip first; OWASP "CSV injection") gets a leading `'`, which
     /// spreadsheets show as text: a source named `=HYPERLINK(…)` stays a name. The value column
     /// is our own number (`-1.5` stays a number) and is not touched.
     static func csvField(_ text: String, neutralisingFormulas: Bool = true) -> String {
-        var text = text
+        var text = TerminalText.escaped(text)
         if neutralisingFormulas, let first = text.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) {
             text = "'" + text
         }
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) else { return text }
+        guard text.contains(where: { $0 == "," || $0 == "\"" }) else { return text }
         return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

@@ -12,7 +12,7 @@ struct StatsCommand: Command {
             overlapping recordings from several devices are counted once. Discrete types (heart rate, body mass, …)
             give --avg (default), --min, --max or --latest. Default range: today in --tz.
             JSON: an array of {"start","end","value","unit"} (+ "source" with --by-source); empty buckets have
-            "value": null.
+            "value": null. At most 600,000 buckets (a leap year by minute): a wider range exits 64 naming the bound.
             """,
         options: [.argument("TYPE", help: "Quantity type.")] + rangeOptions + [
             .option("by", value: "minute|hour|day|week|month", help: "Bucket size (default: one bucket for the range)."),
@@ -42,6 +42,7 @@ struct StatsCommand: Command {
         zone = try arguments.timeZone()
         range = try arguments.timeRange(zone: zone, defaultToday: true)!
         bucket = try arguments.value("by", as: "minute, hour, day, week or month") { BucketInterval(rawValue: $0) }
+        if let tooMany = BucketCalendar.tooManyBuckets(range: range, interval: bucket) { throw arguments.usageError(tooMany.description) }
         let chosen: [(String, StatisticsOptions)] = [("sum", .sum), ("avg", .average), ("min", .minimum), ("max", .maximum),
                                                      ("latest", .mostRecent)].filter { arguments.flag($0.0) }
         if chosen.count > 1 { throw arguments.usageError("choose one of --sum, --avg, --min, --max, --latest") }

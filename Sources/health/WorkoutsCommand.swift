@@ -15,7 +15,9 @@ struct WorkoutsAddCommand: Command {
     static let configuration = CommandConfiguration(
         name: "add", abstract: "Add a workout by hand (saved as the health command, the manual-entry source).",
         discussion: """
-            ACTIVITY is a HealthKit activity in kebab case (running, walking, cycling, swimming, hiking, other, …).
+            ACTIVITY is a HealthKit activity (HKWorkoutActivityType) by its case name or in kebab case:
+            traditionalStrengthTraining or traditional-strength-training; it is stored by its case name.
+            The activities: \(WorkoutActivityType.all.map(\.rawValue).joined(separator: ", ")).
             --energy and --distance take a number with an optional unit: 350, 350kcal, '1464 kJ'; 5000, 5km, '3.1 mi'
             (default units kcal and m).
             """,
@@ -33,9 +35,9 @@ struct WorkoutsAddCommand: Command {
     var storePath: StoreChoice
 
     init(arguments: ParsedArguments) throws(UsageError) {
-        let activity = try arguments.required("ACTIVITY")
-        guard WorkoutActivityType.isValidName(activity) else {
-            throw arguments.usageError("ACTIVITY '\(activity)' is not an activity name (lowercase, e.g. running, walking, cycling)")
+        let name = try arguments.required("ACTIVITY")
+        guard let activity = WorkoutActivityType(name: name) else {
+            throw arguments.usageError("ACTIVITY '\(name)' is not \(WorkoutActivityType.namesHint)")
         }
         let zone = try arguments.timeZone()
         guard let start = try arguments.instant("start", zone: zone) else { throw arguments.usageError("--start T is required") }
@@ -65,7 +67,7 @@ struct WorkoutsAddCommand: Command {
             }
             return Quantity(canonical, unit)
         }
-        workout = Workout(activity: WorkoutActivityType(rawValue: activity), start: start, end: end,
+        workout = Workout(activity: activity, start: start, end: end,
                           totalEnergyBurned: try quantity("energy", .kilocalorie, 0...100_000),
                           totalDistance: try quantity("distance", .meter, 0...6_000_000))
         storePath = arguments.storePath
@@ -106,8 +108,10 @@ struct WorkoutsListCommand: Command {
         zone = try arguments.timeZone()
         range = try arguments.timeRange(zone: zone, defaultToday: false)
         if let name = arguments.value("activity") {
-            guard WorkoutActivityType.isValidName(name) else { throw arguments.usageError("--activity '\(name)' is not an activity name") }
-            activity = WorkoutActivityType(rawValue: name)
+            guard let named = WorkoutActivityType(name: name) else {
+                throw arguments.usageError("--activity '\(name)' is not \(WorkoutActivityType.namesHint)")
+            }
+            activity = named
         }
         json = arguments.flag("json")
         storePath = arguments.storePath

@@ -101,6 +101,18 @@ import Testing
         #expect(object["source"] as? String == evil)
     }
 
+    /// A band named with terminal escapes cannot repaint the terminal that `cat`s the CSV.
+    @Test func csvExportWritesNoRawControlCharacters() throws {
+        let evil = "Evil\u{1B}]0;pwn\u{07}\u{1B}[2J\u{9B}31m"
+        let line = #"{"type":"heart-rate","value":60,"start":"2026-11-30T09:00:00Z","source":\#(JSONString.quoted(evil)),"device":\#(JSONString.quoted(evil + "\n"))}"#
+        #expect(try health.run("import", "-", input: line + "\n").code == 0)
+        let csv = try health.run("export", "--format", "csv").output
+        #expect(!csv.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value) }, "\(csv.debugDescription)")
+        #expect(csv.contains(#",Evil\e]0;pwn\x07\e[2J\u{9b}31m,"#), "\(csv)")
+        #expect(csv.contains(#",Evil\e]0;pwn\x07\e[2J\u{9b}31m\n,"#), "\(csv)")
+        #expect(csv.split(separator: "\n").count == 2)
+    }
+
     @Test func csvExportNeutralisesFormulas() throws {
         var lines = ""
         for (index, source) in ["=HYPERLINK(\"http://x\",\"y\")", "+1+1", "-2+3", "@SUM(A1)", "\tlead", "plain"].enumerated() {
@@ -116,7 +128,8 @@ import Testing
         #expect(sources.contains { $0.contains(",61,count/min,'+1+1,") })
         #expect(sources.contains { $0.contains(",62,count/min,'-2+3,") })
         #expect(sources.contains { $0.contains(",63,count/min,'@SUM(A1),") })
-        #expect(sources.contains { $0.contains(",64,count/min,'\tlead,") })
+        // A tab is written escaped (`\t`), as every control character is, so it no longer leads.
+        #expect(sources.contains { $0.contains(#",64,count/min,\tlead,"#) })
         #expect(sources.contains { $0.contains(",65,count/min,plain,") })
     }
 

@@ -176,6 +176,43 @@ import Testing
         #expect(try temp.store.write(as: .owner) { try $0.save(run) } == .unchanged(existing: run.id))
     }
 
+    /// Names that look the same are one person: NFC and NFD spellings are one name, and
+    /// invisible or bidirectional-control characters are refused.
+    @Test func lookAlikeNamesAreOnePersonOrRefused() throws {
+        let composed = "jos\u{E9}", decomposed = "jose\u{301}"
+        let jose = try temp.store.addPerson(named: decomposed)
+        #expect(Array(jose.name.utf8) == Array(composed.utf8), "stored in NFC")
+        #expect(throws: HealthStoreError.personExists(composed)) { try temp.store.addPerson(named: composed) }
+        #expect(try HealthStore(path: temp.path, person: composed).person.id == jose.id)
+        #expect(try HealthStore(path: temp.path, person: decomposed).person.id == jose.id)
+        for invisible: UInt32 in [0x200B, 0x200E, 0x200F, 0x202A, 0x202E, 0x2066, 0x2069, 0xFEFF, 0x00AD, 0x2060, 0x061C, 0x3164] {
+            let name = "ana" + String(Character(Unicode.Scalar(invisible)!))
+            #expect(Person.problem(withName: name) != nil, "U+\(String(invisible, radix: 16))")
+            #expect(throws: HealthStoreError.self) { try temp.store.addPerson(named: name) }
+            #expect(throws: HealthStoreError.self) { try temp.store.renamePerson("ana", to: name) }
+        }
+        // Joiners stay: emoji sequences and Persian names need them.
+        #expect(Person.problem(withName: "\u{0645}\u{06CC}\u{200C}\u{062E}\u{0648}\u{0627}\u{0647}\u{0645}") == nil)
+        #expect(try temp.store.people().count == 3)
+    }
+
+    /// A name stored decomposed before names were normalised is still found by either spelling,
+    /// blocks its look-alike, and a rename stores it in NFC.
+    @Test func aDecomposedNameStoredBeforeIsFoundAndRenamedIntoNFC() throws {
+        let composed = "jos\u{E9}", decomposed = "jose\u{301}"
+        let old = try temp.store.addPerson(named: "placeholder")
+        try temp.store.write(as: .owner) { transaction in
+            let update = try transaction.connection.cached("UPDATE person SET name = ? WHERE id = ?").get()
+            update.bind(1, decomposed)
+            update.bind(2, old.id)
+            try update.run().get()
+        }
+        #expect(try HealthStore(path: temp.path, person: composed).person.id == old.id)
+        #expect(throws: HealthStoreError.self) { try temp.store.addPerson(named: composed) }
+        try temp.store.renamePerson(composed, to: composed)
+        #expect(try temp.store.people().contains { Array($0.name.utf8) == Array(composed.utf8) })
+    }
+
     @Test func namesAreValidatedAndUnique() throws {
         #expect(throws: HealthStoreError.personExists("ana")) { try temp.store.addPerson(named: "ana") }
         #expect(throws: HealthStoreError.unknownPerson("bo")) { _ = try HealthStore(path: temp.path, person: "bo") }

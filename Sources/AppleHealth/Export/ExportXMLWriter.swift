@@ -115,7 +115,7 @@ public enum ExportXMLWriter {
     /// One `Workout` element with its statistics, events and metadata.
     public static func workout(_ workout: Workout) -> String {
         let zone: TimeZone? = nil
-        var attributes: [(String, String)] = [("workoutActivityType", AppleTypes.activityIdentifier(workout.activity)),
+        var attributes: [(String, String)] = [("workoutActivityType", workout.activity.appleIdentifier),
                                               ("duration", number(workout.duration / 60)), ("durationUnit", "min")]
         attributes += provenance(source: workout.source, device: workout.device)
         attributes.append(("startDate", date(workout.start, zone)))

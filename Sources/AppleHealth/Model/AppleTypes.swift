@@ -56,17 +56,4 @@ public enum AppleTypes {
         "mi": .mile, "ft": .foot, "in": .inch, "cm": .centimeter, "km": .kilometer, "m": .meter,
         "lb": .pound, "kg": .kilogram, "g": .gram, "%": .percent, "ms": .millisecond, "s": .second, "min": .minute,
     ]
-
-    /// `HKWorkoutActivityTypeRunning` → `running`; the store keeps the HealthKit case name.
-    public static func activity(_ text: String) -> WorkoutActivityType {
-        let prefix = "HKWorkoutActivityType"
-        guard text.hasPrefix(prefix), text.count > prefix.count else { return WorkoutActivityType(rawValue: text) }
-        let name = text.dropFirst(prefix.count)
-        return WorkoutActivityType(rawValue: name.prefix(1).lowercased() + name.dropFirst())
-    }
-
-    /// The inverse of ``activity(_:)``.
-    public static func activityIdentifier(_ activity: WorkoutActivityType) -> String {
-        "HKWorkoutActivityType" + activity.rawValue.prefix(1).uppercased() + activity.rawValue.dropFirst()
-    }
 }

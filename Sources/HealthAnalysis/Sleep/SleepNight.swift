@@ -14,12 +14,17 @@ public enum SleepNight {
         return start..<end
     }
 
-    /// The window of the night a date `YYYY-MM-DD` names; nil when the text is not such a date.
+    /// The years a night may be named in: those a stored sample may fall in (1900–2099), as for
+    /// a day of the dashboard or `health chart`; a night of 9999-12-31 is a mistake, not a query.
+    public static let years = 1900...2099
+
+    /// The window of the night a date `YYYY-MM-DD` names; nil when the text is not such a date
+    /// or its year is outside ``years``.
     public static func window(named text: String, in zone: TimeZone) -> Range<Date>? {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
               let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
-              (1...12).contains(month), (1...31).contains(day) else { return nil }
+              (1...12).contains(month), (1...31).contains(day), years.contains(year) else { return nil }
         return window(year: year, month: month, day: day, in: zone)
     }
 

@@ -109,7 +109,9 @@ public struct ImportRecord: Sendable {
         // Source.
         let sourceID = try string("source", required: true)!
         guard !sourceID.isEmpty else { throw failure("source", "is empty") }
+        if let problem = NameBound.problem(sourceID) { throw failure("source", problem) }
         let sourceVersion = try string("source_version") ?? ""
+        if let problem = NameBound.problem(sourceVersion) { throw failure("source_version", problem) }
         let key = sourceID + "\u{0}" + sourceVersion
         // Swift's String equality is canonical equivalence, so the cache may hand back a source
         // spelled with other bytes ("é" precomposed vs "e" + U+0301, U+0341 vs U+0301); the
@@ -125,11 +127,14 @@ public struct ImportRecord: Sendable {
         // Device.
         var device: DeviceInfo?
         switch fields["device"] {
-        case .string(let name)?: device = DeviceInfo(name: name)
+        case .string(let name)?:
+            if let problem = NameBound.problem(name) { throw failure("device", problem) }
+            device = DeviceInfo(name: name)
         case .object(let parts)?:
             var info = DeviceInfo()
             for (part, value) in parts {
                 guard case .string(let text) = value else { throw failure("device.\(part)", "expected a string, found \(value.kind)") }
+                if let problem = NameBound.problem(text) { throw failure("device.\(part)", problem) }
                 switch part {
                 case "name": info.name = text
                 case "manufacturer": info.manufacturer = text
@@ -233,8 +238,9 @@ public struct ImportRecord: Sendable {
                                                device: device, syncIdentifier: syncID, syncVersion: syncVersion,
                                                userEntered: userEntered, metadata: metadata))
         case .workout:
-            guard let activity = try string("activity", required: true), WorkoutActivityType.isValidName(activity) else {
-                throw failure("activity", "expected a lowercase activity name such as running, walking or cycling")
+            let name = try string("activity", required: true)!
+            guard let activity = WorkoutActivityType(name: name) else {
+                throw failure("activity", "'\(name.prefix(64))' is not \(WorkoutActivityType.namesHint)")
             }
             guard fields["end"] != nil else { throw failure("end", "missing (a workout has a start and an end)") }
             func total(_ field: String, _ range: ClosedRange<Double>, _ unit: HealthUnit) throws(ImportError) -> Quantity? {
@@ -248,7 +254,7 @@ public struct ImportRecord: Sendable {
                 case let other?: throw failure(field, "expected a number, found \(other.kind)")
                 }
             }
-            payload = .workout(Workout(id: id, activity: WorkoutActivityType(rawValue: activity), start: start, end: end,
+            payload = .workout(Workout(id: id, activity: activity, start: start, end: end,
                                        totalEnergyBurned: try total("total_energy_kcal", 0...100_000, .kilocalorie),
                                        totalDistance: try total("total_distance_m", 0...6_000_000, .meter),
                                        device: device, metadata: metadata))

@@ -28,6 +28,34 @@ public enum BucketInterval: String, Hashable, Sendable, CaseIterable {
 
 /// Splits a time range into statistics buckets.
 public enum BucketCalendar {
+    /// The most buckets one statistics query returns: a leap year by minute (527,040) fits,
+    /// 1900–2099 by minute (105 million, gigabytes held at once) does not. Every bucket is held
+    /// in memory until the answer is complete, so a wider request is refused, not attempted.
+    public static let maximumBuckets = 600_000
+
+    /// At least as many buckets as ``borders(range:interval:anchor:timeZone:)`` would make, found
+    /// without making them: the range over the shortest a bucket can be (a day of 23 hours, a
+    /// month of 28 days less an hour), plus the two clipped edges.
+    public static func bucketCountBound(range: Range<Date>, interval: BucketInterval?) -> Int {
+        guard let interval, range.lowerBound < range.upperBound else { return 1 }
+        let shortest: Double = switch interval {
+        case .minute: 60
+        case .hour: 3_600
+        case .day: 23 * 3_600
+        case .week: 7 * 86_400 - 3_600
+        case .month: 28 * 86_400 - 3_600
+        }
+        let count = (range.upperBound.timeIntervalSince(range.lowerBound) / shortest).rounded(.up) + 2
+        return count < Double(Int.max / 2) ? Int(count) : Int.max / 2
+    }
+
+    /// Why statistics over `range` by `interval` would make too many buckets, or nil.
+    public static func tooManyBuckets(range: Range<Date>, interval: BucketInterval?) -> StatisticsError? {
+        let bound = bucketCountBound(range: range, interval: interval)
+        guard bound > maximumBuckets, let interval else { return nil }
+        return .tooManyBuckets(interval: interval, count: bound)
+    }
+
     /// The Gregorian calendar in `timeZone`, weeks starting on Monday (ISO 8601).
     public static func calendar(in timeZone: TimeZone) -> Calendar {
         var calendar = Calendar(identifier: .gregorian)

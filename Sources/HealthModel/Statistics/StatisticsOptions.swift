@@ -50,6 +50,8 @@ public enum StatisticsError: Error, Hashable, Sendable, CustomStringConvertible 
     case noOptions
     case optionsNotAllowed(type: QuantityType, options: StatisticsOptions)
     case emptyRange
+    /// About `count` buckets of `interval`, more than ``BucketCalendar/maximumBuckets``.
+    case tooManyBuckets(interval: BucketInterval, count: Int)
 
     public var description: String {
         switch self {
@@ -60,6 +62,9 @@ public enum StatisticsError: Error, Hashable, Sendable, CustomStringConvertible 
             return "\(type) is \(type.aggregation): \(options.names.joined(separator: ", ")) not allowed (allowed: \(allowed))"
         case .emptyRange:
             return "the time range is empty (its end is not after its start)"
+        case .tooManyBuckets(let interval, let count):
+            return "the range holds about \(count) buckets by \(interval.rawValue), more than the \(BucketCalendar.maximumBuckets) one query may return; "
+                + "narrow the range or choose a longer bucket"
         }
     }
 }

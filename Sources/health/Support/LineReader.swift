@@ -3,7 +3,9 @@ import Glibc
 #endif
 
 /// Reads a file descriptor line by line through one reused buffer: a year of minute samples
-/// (over a gigabyte of NDJSON) streams through in constant memory.
+/// (over a gigabyte of NDJSON) streams through in constant memory. A line longer than
+/// ``maximumLineLength`` is refused (``LineTooLong``) instead of grown into: one 50 MB field
+/// would otherwise be held several times over while it is parsed.
 struct LineReader {
     private let descriptor: Int32
     private var buffer: UnsafeMutableRawBufferPointer
@@ -12,9 +14,14 @@ struct LineReader {
     private var atEOF = false
     private(set) var lineNumber = 0
 
-    init(descriptor: Int32, capacity: Int = 1 << 20) {
+    /// The longest line read, newline excluded: a sample line is a few hundred bytes; metadata
+    /// and names are bounded well below this.
+    let maximumLineLength: Int
+
+    init(descriptor: Int32, capacity: Int = 1 << 20, maximumLineLength: Int = 1 << 20) {
         self.descriptor = descriptor
-        buffer = .allocate(byteCount: capacity, alignment: 16)
+        self.maximumLineLength = maximumLineLength
+        buffer = .allocate(byteCount: min(capacity, maximumLineLength + 2), alignment: 16)
     }
 
     func deallocate() { buffer.deallocate() }
@@ -57,8 +64,10 @@ struct LineReader {
             start = 0
             end = pending
         }
-        if end == buffer.count {  // one line longer than the buffer: grow
-            let bigger = UnsafeMutableRawBufferPointer.allocate(byteCount: buffer.count * 2, alignment: 16)
+        if end == buffer.count {  // one line longer than the buffer: grow, up to the bound
+            // Room for the bound, a CR and the newline: a line of exactly the bound still fits.
+            guard buffer.count < maximumLineLength + 2 else { throw LineTooLong(line: lineNumber + 1, limit: maximumLineLength) }
+            let bigger = UnsafeMutableRawBufferPointer.allocate(byteCount: min(buffer.count * 2, maximumLineLength + 2), alignment: 16)
             bigger.copyMemory(from: UnsafeRawBufferPointer(buffer))
             buffer.deallocate()
             buffer = bigger
@@ -70,6 +79,13 @@ struct LineReader {
             if errno == EINTR { continue }
             throw ReadFailure(errno: errno)
         }
+    }
+
+    /// Line `line` runs past `limit` bytes without a newline: bad data (exit 65).
+    struct LineTooLong: Error, CustomStringConvertible {
+        var line: Int
+        var limit: Int
+        var description: String { "line \(line): longer than \(limit) bytes, the longest line read (is this an NDJSON file?)" }
     }
 
     struct ReadFailure: Error, CustomStringConvertible {
