@@ -23,6 +23,8 @@ public func fuzzImportLine(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     do {
         let record = try ImportRecord(line: line, number: 1, context: context)
         precondition(!record.source.id.isEmpty, "decoded a line with an empty source")
+        precondition(NameBound.problem(record.source.id) == nil && NameBound.problem(record.source.version) == nil,
+                     "decoded a source name over the bound")
         switch record.payload {
         case .quantity(let sample):
             precondition(sample.quantity.value.isFinite, "decoded a non-finite value")
@@ -32,7 +34,7 @@ public func fuzzImportLine(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             precondition(sample.type.valueNames.indices.contains(sample.value), "decoded category value \(sample.value)")
             precondition(sample.end >= sample.start, "decoded a sample ending before it starts")
         case .workout(let workout):
-            precondition(WorkoutActivityType.isValidName(workout.activity.rawValue), "decoded activity \(workout.activity)")
+            precondition(WorkoutActivityType(name: workout.activity.rawValue) == workout.activity, "decoded activity \(workout.activity)")
             precondition(workout.end >= workout.start, "decoded a workout ending before it starts")
             precondition(workout.totalEnergyBurned.map { $0.value.isFinite && $0.value >= 0 } ?? true, "decoded a bad energy total")
             precondition(workout.totalDistance.map { $0.value.isFinite && $0.value >= 0 } ?? true, "decoded a bad distance total")

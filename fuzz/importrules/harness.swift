@@ -60,9 +60,14 @@ func utf8Rule(_ body: [UInt8]) {
         switch decode(line) {
         case .success(let record):
             precondition(expected != nil, "accepted invalid UTF-8 \(clean)")
+            precondition(NameBound.problem(record.source.id) == nil, "accepted a source over the bound")
             precondition(Array(record.source.id.utf8) == (escape ? [0x0A] : []) + clean, "source changed: \(clean)")
         case .failure(let error):
             if clean.isEmpty && !escape { break }  // an empty source is refused for that reason
+            if let text = expected, NameBound.problem((escape ? "\n" : "") + text) != nil {  // so is a too-long one
+                precondition(error.message.contains("field 'source': is longer than"), "wrong reason: \(error)")
+                break
+            }
             precondition(expected == nil, "refused valid UTF-8 \(clean): \(error)")
             precondition(error.message.contains("invalid UTF-8"), "wrong reason: \(error)")
             // "malformed JSON at byte N" (1-based): inside the string, at a non-ASCII byte.
