@@ -38,6 +38,9 @@ struct AddCommand: Command {
         if let problem = PlausibleRange.problem(start: start, end: end, maximumDuration: type.maximumDuration) {
             throw arguments.usageError("the \(type) sample \(problem)")
         }
+        for option in ["source", "device"] {
+            if let name = arguments.value(option), let problem = NameBound.problem(name) { throw arguments.usageError("--\(option) \(problem)") }
+        }
         let device = arguments.value("device").map { DeviceInfo(name: $0) }
         let text = arguments.required("VALUE")
         switch type {

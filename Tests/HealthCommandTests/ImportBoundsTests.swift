@@ -38,6 +38,14 @@ import Testing
         #expect(try temp.store.sources(of: nil).isEmpty)
     }
 
+    @Test func aLongSourceOrDeviceOnTheCommandLineIsAUsageError() throws {
+        for option in ["--source", "--device"] {
+            let result = try health.run("add", "step-count", "5", option, String(repeating: "s", count: 257))
+            #expect(result.code == 64, "\(result.error)")
+            #expect(result.error.contains("\(option) is longer than 256 characters"), "\(result.error)")
+        }
+    }
+
     @Test func aNameOf256CharactersIsKept() throws {
         let name = String(repeating: "é", count: 256)
         #expect(try health.run("import", "-", input: Self.line(source: name)).code == 0)
