@@ -20,6 +20,9 @@ public struct WorkoutActivityType: RawRepresentable, Hashable, Sendable, CustomS
         rawValue = found
     }
 
+    /// Whether `name` is an activity of the vocabulary (``init(name:)`` succeeds).
+    public static func isValidName(_ name: String) -> Bool { byName[name] != nil }
+
     /// The activity an Apple Health export's `HKWorkoutActivityTypeRunning` names, or nil.
     public init?(appleIdentifier: String) {
         let prefix = "HKWorkoutActivityType"
