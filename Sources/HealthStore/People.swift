@@ -37,13 +37,13 @@ public struct Person: Hashable, Sendable {
         if name.count > maximumNameLength { return "is longer than \(maximumNameLength) characters" }
         for scalar in name.unicodeScalars {
             let category = scalar.properties.generalCategory
-            let code = "U+" + String(scalar.value, radix: 16, uppercase: true)
+            let code = { "U+" + String(scalar.value, radix: 16, uppercase: true) }
             if category == .control || category == .lineSeparator || category == .paragraphSeparator {
-                return "contains the control character \(code)"
+                return "contains the control character \(code())"
             }
             if (category == .format && scalar.value != 0x200C && scalar.value != 0x200D)
                 || [0x034F, 0x115F, 0x1160, 0x3164, 0xFFA0].contains(scalar.value) {
-                return "contains the invisible character \(code)"
+                return "contains the invisible character \(code())"
             }
         }
         if name.first?.isWhitespace == true || name.last?.isWhitespace == true { return "begins or ends with a space" }
