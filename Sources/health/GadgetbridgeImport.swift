@@ -23,6 +23,17 @@ struct GadgetbridgeImport {
         return count == 16 && head == ForeignSQLiteFile.header
     }
 
+    /// The row a sample was made from.
+    struct Place: CustomStringConvertible {
+        var table: String
+        var timestamp: Int64
+        var deviceRowID: Int64
+        var isSleepRun: Bool
+        var description: String {
+            "\(table) \(isSleepRun ? "sleep from" : "row") TIMESTAMP \(timestamp) DEVICE_ID \(deviceRowID)"
+        }
+    }
+
     /// What one table gave.
     struct TableCount {
         var rows = 0
@@ -58,7 +69,8 @@ struct GadgetbridgeImport {
         do {
             try store.write(as: .owner) { transaction in
                 var pending: [SampleToSave] = []
-                var pendingRows: [String] = []
+                // Where each pending sample came from, formatted only when one is refused.
+                var pendingRows: [Place] = []
                 func savePending() throws {
                     defer { pending.removeAll(keepingCapacity: true); pendingRows.removeAll(keepingCapacity: true) }
                     do throws(BatchSaveError) {
@@ -70,7 +82,7 @@ struct GadgetbridgeImport {
                             }
                         }
                     } catch {
-                        throw Self.failure(error.error, place: pendingRows[error.index])
+                        throw Self.failure(error.error, place: pendingRows[error.index].description)
                     }
                 }
                 for table in schema.sampleTables {
@@ -83,11 +95,13 @@ struct GadgetbridgeImport {
                             case .quantity(let sample):
                                 if sample.type == .stepCount { count.steps += 1 } else { count.heartRates += 1 }
                                 pending.append(SampleToSave(sample, attributedTo: device.source))
-                                pendingRows.append("\(table.name) row TIMESTAMP \(Int64(sample.start.timeIntervalSince1970)) DEVICE_ID \(device.rowID)")
+                                pendingRows.append(Place(table: table.name, timestamp: Int64(sample.start.timeIntervalSince1970),
+                                                         deviceRowID: device.rowID, isSleepRun: false))
                             case .category(let sample):
                                 count.sleepRuns += 1
                                 pending.append(SampleToSave(sample, attributedTo: device.source))
-                                pendingRows.append("\(table.name) sleep from TIMESTAMP \(Int64(sample.start.timeIntervalSince1970)) DEVICE_ID \(device.rowID)")
+                                pendingRows.append(Place(table: table.name, timestamp: Int64(sample.start.timeIntervalSince1970),
+                                                         deviceRowID: device.rowID, isSleepRun: true))
                             }
                             if pending.count >= WriteTransaction.batchSize { try savePending() }
                         }
