@@ -165,6 +165,27 @@ import Testing
         #expect(unknown.error.contains("'My PineTime' (E5:00:00:00:12:34)"), "\(unknown.error)")
     }
 
+    /// The first greenDAO schema (2016): no HEART_RATE column yet, lower-case column names as a
+    /// hand-made file may have them. Steps and Mi Band 1 sleep (device type 10: 4 light, 5 deep).
+    @Test func theEarliestSchemaWithoutHeartRateGivesStepsAndMiBand1Sleep() throws {
+        let path = try database("""
+            CREATE TABLE "DEVICE" ("_id" INTEGER PRIMARY KEY AUTOINCREMENT ,"name" TEXT NOT NULL ,"manufacturer" TEXT NOT NULL ,\
+            "identifier" TEXT NOT NULL UNIQUE ,"type" INTEGER NOT NULL ,"model" TEXT);
+            CREATE TABLE "MI_BAND_ACTIVITY_SAMPLE" ("timestamp" INTEGER NOT NULL ,"device_id" INTEGER NOT NULL ,\
+            "user_id" INTEGER NOT NULL ,"raw_intensity" INTEGER NOT NULL ,"steps" INTEGER NOT NULL ,"raw_kind" INTEGER NOT NULL ,\
+            PRIMARY KEY ("timestamp" ,"device_id") ON CONFLICT REPLACE) WITHOUT ROWID;
+            INSERT INTO DEVICE VALUES (1, 'MI', 'Xiaomi', '88:0F:10:00:00:07', 10, '5.15.7.14');
+            INSERT INTO MI_BAND_ACTIVITY_SAMPLE VALUES (\(Self.t0), 1, 1, 30, 0, 4), (\(Self.t0 + 60), 1, 1, 30, 0, 5),
+              (\(Self.t0 + 120), 1, 1, 30, 44, -1);
+            """, "Gadgetbridge")
+        let result = try health.run("import", path)
+        #expect(result.code == 0, "\(result.error)")
+        #expect(result.output.contains("MI_BAND_ACTIVITY_SAMPLE: 3 rows → 1 step, 0 heart-rate, 2 sleep samples"), "\(result.output)")
+        #expect(result.output.contains("0 users"), "\(result.output)")
+        let sleep = try exported().filter { $0["type"] as? String == "sleep-analysis" }
+        #expect(sleep.count == 2)
+    }
+
     @Test func garbageRowsAreCountedAndSkippedNeverStored() throws {
         let path = try database(Self.oldSchema + """
             INSERT INTO DEVICE VALUES (1, 'MI Band 2', 'Huami', 'C8:0F:10:AA:BB:01', 11, '');
