@@ -23,9 +23,13 @@ struct ImportCommand: Command {
             skipped and counted; malformed XML (line, column), an unknown unit, an out-of-range date or a
             damaged zip stop the import with exit 65 and nothing is written. Re-importing adds nothing.
             Output of 'health export --format apple-health' imports back unchanged.
+            Gadgetbridge: its exported database (any file name; detected as SQLite with a DEVICE table): minute steps,
+            heart rate and sleep of every device (--device NAME: one), workouts from BASE_ACTIVITY_SUMMARY.
+            Rows no band can have measured are skipped and counted per table; re-importing adds nothing.
             """,
         options: [.argument("FILE", help: "The NDJSON file, export.zip or export.xml, or - for standard input."),
                   .option("format", value: "json|apple-health", help: "The file's format (default: detected; standard input: json)."),
+                  .option("device", value: "NAME", help: "Gadgetbridge: import only this device (its alias, name or address)."),
                   storeOption, personOption])
 
     enum Format { case json, appleHealth }
@@ -33,6 +37,7 @@ struct ImportCommand: Command {
     var file: String
     var format: Format?
     var storePath: StoreChoice
+    var device: String?
 
     init(arguments: ParsedArguments) throws(UsageError) {
         file = arguments.required("FILE")
@@ -43,12 +48,17 @@ struct ImportCommand: Command {
         case let other?: throw arguments.usageError("--format '\(other)' is not json or apple-health")
         }
         storePath = arguments.storePath
+        device = arguments.value("device")
     }
 
     func run() throws -> ExitCode {
         let descriptor: Int32 = file == "-" ? 0 : open(file, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw RuntimeFailure("health import: cannot open \(file): \(String(cString: strerror(errno)))") }
         defer { if descriptor != 0 { close(descriptor) } }
+        if file != "-", GadgetbridgeImport.isSQLite(descriptor: descriptor) {
+            return try GadgetbridgeImport(path: file, storePath: storePath, deviceName: device).run()
+        }
+        if device != nil { throw UsageError("health import: --device is for Gadgetbridge databases; \(file.terminalEscaped) is not one") }
         let kind = try AppleHealthImport.detect(descriptor: descriptor, isStandardInput: file == "-", format: format)
         if file != "-", let problem = ImportFileCheck.problem(descriptor: descriptor, name: file, kind: kind) {
             throw DataError("health import: \(file.terminalEscaped) \(problem); nothing was imported")

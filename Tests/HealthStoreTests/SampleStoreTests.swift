@@ -78,6 +78,25 @@ import Testing
         #expect(Set(sources.map { Array($0.source.utf8) }) == [Array(composed.id.utf8), Array(decomposed.id.utf8)])
     }
 
+    /// The same inside one transaction, sample after sample, where the writer remembers the app
+    /// and device of the sample before (a bulk import's rows repeat them): the memo compares bytes.
+    @Test func consecutiveSamplesWhoseNamesDifferOnlyInNormalisationKeepTheirOwnSourceAndDevice() throws {
+        let temp = try TemporaryStore()
+        let names = ["caf\u{E9}.app", "cafe\u{301}.app", "caf\u{E9}.app"]
+        let devices = [DeviceInfo(name: "Caf\u{E9} band"), DeviceInfo(name: "Cafe\u{301} band"), DeviceInfo(name: "Caf\u{E9} band", model: "2")]
+        try temp.store.write(as: .owner) { transaction in
+            for (index, name) in names.enumerated() {
+                let minute = String(format: "%02d", index)
+                try transaction.save(steps(Double(10 + index), "2026-11-30T08:\(minute):00Z", "2026-11-30T08:\(minute):30Z",
+                                           device: devices[index]), attributedTo: AppIdentity(id: name, version: "1"))
+            }
+        }
+        let back = try temp.store.samples(HealthQuery(type: .stepCount), as: .owner).compactMap(\.quantitySample)
+        #expect(back.map { Array(($0.source?.id ?? "").utf8) } == names.map { Array($0.utf8) })
+        #expect(back.map { $0.device?.name.map { Array($0.utf8) } } == devices.map { $0.name.map { Array($0.utf8) } })
+        #expect(back.map { $0.device?.model } == [nil, nil, "2"])
+    }
+
     @Test func syncIdentifiersAreScopedToTheSource() throws {
         let temp = try TemporaryStore()
         try temp.store.allow(band, [.quantity(.stepCount)])

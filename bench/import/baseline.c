@@ -36,7 +36,7 @@ int main(int argc, char **argv) {
     check(sqlite3_prepare_v2(db,
         "INSERT INTO sample (anchor, uuid, type_id, start_us, end_us, value, app_id, app_version, device_id, zone,"
         " sync_id, sync_version, user_entered, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        " ON CONFLICT (app_id, type_id, sync_id) WHERE sync_id IS NOT NULL DO NOTHING", -1, &insert, 0), db, "prepare");
+        " ON CONFLICT (person_id, app_id, type_id, sync_id) WHERE sync_id IS NOT NULL DO NOTHING", -1, &insert, 0), db, "prepare");
     check(sqlite3_exec(db, "BEGIN IMMEDIATE", 0, 0, 0), db, "begin");
     char line[65536];
     long count = 0;

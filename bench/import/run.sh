@@ -11,6 +11,12 @@
 #   4. the raw C baseline (bench/import/baseline.c): the rows import 2 stored, dumped and inserted
 #      again by one prepared statement in one transaction into the same schema, indexes and pragmas;
 #   5. peak RSS of parse and import at a quarter of the size, to show it does not grow with the file.
+#   6. the limit: the rows 3 stored, inserted by the same C program into a minimal two-index table (rowid,
+#      the store's covering (type, time) index and sync key; no uuid index, no foreign keys) and into the store's schema;
+#      with BENCH_BEFORE=path/to/an/older/health, that binary's `health import export.ndjson` too;
+#   7. the peer: `healthkit-to-sqlite` (PyPI, in a venv made here) on export.zip beside `health import export.zip`.
+#
+#   BENCH_RECORDS=518400 BENCH_BEFORE=/tmp/health-main bash bench/import/run.sh   # the issue's size, before/after
 # The store's write path (library) rate is rows / (CPU of 2 − CPU of 1): the import minus its parse.
 # Figures go to docs/performance.md ("Apple Health import") by hand, with the machine line printed at the end.
 set -euo pipefail
@@ -86,6 +92,38 @@ measure baseline "$work/baseline" "$work/baseline.sqlite" "$work/rows.tsv"
 [ "$(sqlite3 "$work/baseline.sqlite" "SELECT count(*) FROM sample")" -eq "$rows" ] || { echo "baseline row count differs" >&2; exit 1; }
 report baseline "$rows"
 
+echo "==> 6. the limit: the $ndjson_rows rows of 3 by the same C program"
+sqlite3 -separator $'\t' -cmd '.nullvalue <null>' "$work/ndjson.sqlite" \
+  "SELECT anchor, hex(uuid), type_id, start_us, end_us, value, app_id, app_version, device_id, zone, sync_id, sync_version, user_entered, metadata FROM sample ORDER BY anchor" \
+  >"$work/ndjson-rows.tsv"
+sqlite3 "$work/minimal.sqlite" "PRAGMA journal_mode = WAL;
+  CREATE TABLE sample (anchor INTEGER PRIMARY KEY, uuid BLOB NOT NULL, type_id INTEGER NOT NULL, start_us INTEGER NOT NULL,
+    end_us INTEGER NOT NULL, value REAL NOT NULL, app_id INTEGER NOT NULL, app_version TEXT NOT NULL, device_id INTEGER,
+    zone TEXT, sync_id TEXT, sync_version INTEGER NOT NULL, user_entered INTEGER NOT NULL, metadata TEXT,
+    person_id INTEGER NOT NULL DEFAULT 1);
+  CREATE INDEX sample_time ON sample (person_id, type_id, start_us, end_us, app_id, value);
+  CREATE UNIQUE INDEX sample_sync ON sample (person_id, app_id, type_id, sync_id) WHERE sync_id IS NOT NULL;" >/dev/null
+measure minimal "$work/baseline" "$work/minimal.sqlite" "$work/ndjson-rows.tsv"
+report minimal "$ndjson_rows"
+"$health" --store "$work/schema.sqlite" import /dev/null >/dev/null
+sqlite3 "$work/schema.sqlite" "ATTACH '$work/ndjson.sqlite' AS imported; INSERT OR REPLACE INTO app SELECT * FROM imported.app; INSERT OR REPLACE INTO device SELECT * FROM imported.device;"
+measure schema "$work/baseline" "$work/schema.sqlite" "$work/ndjson-rows.tsv"
+report schema "$ndjson_rows"
+if [ -n "${BENCH_BEFORE:-}" ]; then
+  measure before "$BENCH_BEFORE" --store "$work/before.sqlite" import "$work/export.ndjson"
+  echo "    before ($BENCH_BEFORE): $(cat "$work/before.out")"
+  report before "$ndjson_rows"
+fi
+python3 - "$minimal_cpu" "$schema_cpu" "$ndjson_cpu" "${before_cpu:-0}" "$minimal_wall" "$ndjson_wall" "${before_wall:-0}" <<'PY'
+import sys
+minimal, schema, ndjson, before, minimal_wall, ndjson_wall, before_wall = map(float, sys.argv[1:])
+print(f"  health import export.ndjson = {100 * minimal / ndjson:.0f}% of the minimal two-index table by CPU "
+      f"({100 * minimal_wall / ndjson_wall:.0f}% by wall), {100 * schema / ndjson:.0f}% of the store's schema by CPU (target >= 50% of minimal)")
+if before:
+    print(f"  before: {100 * minimal / before:.0f}% of the minimal table by CPU ({100 * minimal_wall / before_wall:.0f}% by wall)")
+print(f"  the store's schema itself: {100 * minimal / schema:.0f}% of the minimal table's rate by CPU")
+PY
+
 echo "==> ratios to the raw C baseline"
 echo "  health import export.xml (Apple XML end to end; target >= 30%)"; ratio xml
 echo "  health import export.ndjson (NDJSON end to end; target >= 35%)"; ratio ndjson
@@ -103,6 +141,17 @@ measure xml_quarter "$health" --store "$work/quarter.sqlite" import "$work/quart
 echo "    parse: $((parse_quarter_rss / 1024)) MiB at 1/4 size, $((parse_rss / 1024)) MiB at full size"
 echo "    import: $((xml_quarter_rss / 1024)) MiB at 1/4 size, $((xml_rss / 1024)) MiB at full size"
 ls -l "$work"/*.sqlite | awk '{print "    " $5 " bytes  " $9}'
+
+echo "==> 7. the peer: healthkit-to-sqlite (PyPI) on export.zip beside health import export.zip"
+python3 -c "import zipfile, sys; z = zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED); z.write(sys.argv[2], 'apple_health_export/export.xml'); z.close()" \
+  "$work/export.zip" "$work/export.xml"
+python3 -m venv "$work/venv" && "$work/venv/bin/pip" install --quiet healthkit-to-sqlite
+echo "    healthkit-to-sqlite $("$work/venv/bin/pip" show healthkit-to-sqlite | awk '/^Version/ {print $2}')"
+measure zip "$health" --store "$work/zip.sqlite" import "$work/export.zip"
+report zip "$rows"
+measure peer "$work/venv/bin/healthkit-to-sqlite" "$work/export.zip" "$work/peer.db"
+report peer "$rows"
+python3 -c "import sys; z, p = map(float, sys.argv[1:]); print(f'    health import is {p / z:.1f}x faster by wall time')" "$zip_wall" "$peer_wall"
 
 echo "==> machine (load average: $(cut -d' ' -f1-3 /proc/loadavg))"
 echo "    $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GB RAM"
