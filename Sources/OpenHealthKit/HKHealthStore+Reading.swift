@@ -120,8 +120,8 @@ struct SampleOrder {
     init(_ descriptors: [NSSortDescriptor]?) throws(HKError) {
         keys = []
         for descriptor in descriptors ?? [] {
-            guard let key = descriptor.key, key == HKSampleSortIdentifierStartDate || key == HKSampleSortIdentifierEndDate else {
-                throw HKError(.errorInvalidArgument, "sort key '\(descriptor.key ?? "")' is not startDate or endDate")
+            guard let key = descriptor.sampleSortKey else {
+                throw HKError(.errorInvalidArgument, "sample queries sort by startDate or endDate only")
             }
             keys.append((key, descriptor.ascending))
         }

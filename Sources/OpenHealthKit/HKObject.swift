@@ -21,7 +21,7 @@ public final class HKSource: Hashable, CustomStringConvertible, @unchecked Senda
 }
 
 /// A source at a version (HealthKit `HKSourceRevision`).
-public final class HKSourceRevision: @unchecked Sendable {
+public final class HKSourceRevision: Hashable, @unchecked Sendable {
     public let source: HKSource
     public let version: String?
     public let productType: String?
@@ -34,6 +34,11 @@ public final class HKSourceRevision: @unchecked Sendable {
         self.productType = productType
         self.operatingSystemVersion = operatingSystemVersion
     }
+
+    public static func == (a: HKSourceRevision, b: HKSourceRevision) -> Bool {
+        a.source == b.source && a.version == b.version && a.productType == b.productType
+    }
+    public func hash(into hasher: inout Hasher) { hasher.combine(source); hasher.combine(version) }
 }
 
 /// The hardware that recorded a sample (HealthKit `HKDevice`). BandKit keeps name, manufacturer,

@@ -1,3 +1,4 @@
+import Foundation
 internal import HealthModel
 
 /// A kind of health data (HealthKit `HKObjectType`). Equal types are equal objects whatever

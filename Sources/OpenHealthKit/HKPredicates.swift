@@ -21,7 +21,7 @@ public struct HKQueryOptions: OptionSet, Hashable, Sendable {
 /// One of HealthKit's predicates, as an `NSPredicate` so that `NSCompoundPredicate` combines it.
 /// The store runs date, source and device conditions itself; anything else (and every predicate
 /// inside an OR or NOT) is evaluated on the samples it returns.
-final class HKFilterPredicate: NSPredicate, @unchecked Sendable {
+final class HKFilterPredicate: NSPredicate {
     enum Filter {
         case dates(Range<Date>, TimePredicate)
         case sources(Set<String>)
@@ -128,7 +128,7 @@ struct PredicatePlan {
         let parts: [NSPredicate]
         if let compound = predicate as? NSCompoundPredicate {
             guard compound.compoundPredicateType == .and else { residual = predicate; return }
-            parts = compound.subpredicates.compactMap { $0 as? NSPredicate }
+            parts = (compound.subpredicates as [Any]).compactMap { $0 as? NSPredicate }
         } else {
             parts = [predicate]
         }

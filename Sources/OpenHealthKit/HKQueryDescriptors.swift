@@ -61,10 +61,11 @@ public struct HKSampleQueryDescriptor<Sample: HKSample>: @unchecked Sendable {
 
     public func result(for healthStore: HKHealthStore) async throws -> [Sample] {
         let limit = limit ?? HKObjectQueryNoLimit
-        let order = storeOrder
+        nonisolated(unsafe) let order = storeOrder
         var all: [Sample] = []
         for predicate in predicates {
-            let type = predicate.sampleType, filter = predicate.nsPredicate
+            let type = predicate.sampleType
+            nonisolated(unsafe) let filter = predicate.nsPredicate
             let found = try await healthStore.perform { () throws(HKError) in
                 try healthStore.samples(of: type, predicate: filter, limit: order != nil && self.predicates.count == 1 ? limit : 0,
                                         sortDescriptors: order)
@@ -87,7 +88,8 @@ public struct HKStatisticsQueryDescriptor: @unchecked Sendable {
     }
 
     public func result(for healthStore: HKHealthStore) async throws -> HKStatistics? {
-        let type = predicate.sampleType as! HKQuantityType, filter = predicate.nsPredicate, options = options
+        let type = predicate.sampleType as! HKQuantityType, options = options
+        nonisolated(unsafe) let filter = predicate.nsPredicate
         return try await healthStore.perform { () throws(HKError) in
             try healthStore.statistics(of: type, predicate: filter, options: options, interval: nil, anchor: nil).first.flatMap {
                 $0.hasData ? $0 : nil
@@ -171,7 +173,8 @@ public struct HKAnchoredObjectQueryDescriptor<Sample: HKSample>: @unchecked Send
         var added: [Sample] = [], deleted: [HKDeletedObject] = []
         var newAnchor = anchor ?? HKQueryAnchor(fromValue: 0)
         for predicate in predicates {
-            let type = predicate.sampleType, filter = predicate.nsPredicate, anchor = anchor, limit = limit ?? 0
+            let type = predicate.sampleType, anchor = anchor, limit = limit ?? 0
+            nonisolated(unsafe) let filter = predicate.nsPredicate
             let changes = try await healthStore.perform { () throws(HKError) in
                 try healthStore.changes(of: type, predicate: filter, after: anchor, limit: limit)
             }

@@ -84,8 +84,9 @@ final class SyncedStore: @unchecked Sendable {
     /// Runs a command to its end; its output goes through files, so no pipe can fill up.
     func run(_ tool: String, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
         let out = directory + "/\(UUID().uuidString).out", err = out + ".err"
-        FileManager.default.createFile(atPath: out, contents: nil)
-        FileManager.default.createFile(atPath: err, contents: nil)
+        guard FileManager.default.createFile(atPath: out, contents: nil), FileManager.default.createFile(atPath: err, contents: nil) else {
+            throw Failure("cannot create \(out)")
+        }
         defer {
             try? FileManager.default.removeItem(atPath: out)
             try? FileManager.default.removeItem(atPath: err)

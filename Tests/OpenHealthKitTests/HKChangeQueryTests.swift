@@ -71,14 +71,14 @@ import Testing
             app.stop(observer)
             app.stop(anchored)
         }
-        Thread.sleep(forTimeInterval: 0.3)
+        try await Task.sleep(for: .milliseconds(300))
         let writer = try HealthStore(path: temporary.path)
         try writer.write(as: .owner) { transaction in
             try transaction.save(QuantitySample(type: .stepCount, quantity: Quantity(5, .count), start: now.addingTimeInterval(-60), end: now),
                                  attributedTo: AppIdentity(id: "bandkit.band", version: "1"))
         }
         let deadline = Date().addingTimeInterval(20)
-        while (fired.value == 0 || updates.value == 0) && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        while (fired.value == 0 || updates.value == 0) && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
         #expect(fired.value >= 1)
         #expect(updates.value == 1)
     }

@@ -166,7 +166,7 @@ import Testing
 
     @Test func aStoreThatCannotBeOpenedIsAnHKErrorWithTheReason() async throws {
         let blocker = temporary.directory + "/file"
-        FileManager.default.createFile(atPath: blocker, contents: Data("x".utf8))
+        #expect(FileManager.default.createFile(atPath: blocker, contents: Data("x".utf8)))
         let broken = HKHealthStore(appIdentifier: "com.example.app", storePath: blocker + "/health.sqlite")
         do {
             try await broken.save(HKQuantitySample(type: steps, quantity: HKQuantity(unit: .count(), doubleValue: 1), start: day, end: day))
