@@ -39,7 +39,11 @@ final class SyncedStore: @unchecked Sendable {
         let band = try Self.start("bandsim", ["serve", "--socket", socket, "--state", directory + "/flash.img", "--history-days", "1",
                                               "--seed", "7", "--deterministic-secrets", "--scenario", scenario], in: directory)
         defer {
+            // SIGTERM, then SIGKILL if it has not gone within five seconds: its state is not needed.
             band.terminate()
+            let deadline = Date().addingTimeInterval(5)
+            while band.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+            if band.isRunning { kill(band.processIdentifier, SIGKILL) }
             band.waitUntilExit()
         }
         let deadline = Date().addingTimeInterval(60)
