@@ -3,9 +3,16 @@ internal import HealthModel
 internal import HealthStore
 
 /// A position in the store's change feed (HealthKit `HKQueryAnchor`): the store's anchor number.
-public final class HKQueryAnchor: Hashable, CustomStringConvertible, @unchecked Sendable {
+///
+/// Codable, so an app can keep it between runs (where HealthKit apps archive it with NSKeyedArchiver).
+public final class HKQueryAnchor: Hashable, Codable, CustomStringConvertible, @unchecked Sendable {
     let value: Int
     public init(fromValue value: Int) { self.value = max(0, value) }
+    public init(from decoder: any Decoder) throws { value = max(0, try decoder.singleValueContainer().decode(Int.self)) }
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(value)
+    }
     public static func == (a: HKQueryAnchor, b: HKQueryAnchor) -> Bool { a.value == b.value }
     public func hash(into hasher: inout Hasher) { hasher.combine(value) }
     public var description: String { "HKQueryAnchor(\(value))" }

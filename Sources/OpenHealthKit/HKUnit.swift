@@ -76,7 +76,12 @@ public final class HKUnit: Hashable, CustomStringConvertible, @unchecked Sendabl
                 combined.append(factor)
             }
         }
-        self.factors = combined.filter { $0.power != 0 }
+        combined.removeAll { $0.power == 0 }
+        // A power beyond the parser's bound (m^64·m^64) could not be spelled back: the null unit.
+        if combined.contains(where: { abs($0.power) > UnitStringParser.maximumPower }) {
+            combined = [Factor(atom: .invalid, prefix: .none, power: 1)]
+        }
+        self.factors = combined
         unitString = HKUnit.spell(self.factors)
     }
 
@@ -84,7 +89,8 @@ public final class HKUnit: Hashable, CustomStringConvertible, @unchecked Sendabl
     public static func parse(_ string: String) -> HKUnit? {
         var parser = UnitStringParser(text: string)
         guard let factors = parser.parseUnit() else { return nil }
-        return HKUnit(factors: factors)
+        let unit = HKUnit(factors: factors)
+        return unit.isNull() ? nil : unit
     }
 
     /// A unit from its string (`HKUnit(from: "count/min")`). Apple raises an exception on a string
@@ -106,8 +112,14 @@ public final class HKUnit: Hashable, CustomStringConvertible, @unchecked Sendabl
 
     public func unitMultiplied(by unit: HKUnit) -> HKUnit { HKUnit(factors: factors + unit.factors) }
     public func unitDivided(by unit: HKUnit) -> HKUnit { HKUnit(factors: factors + unit.reciprocal().factors) }
+    /// A power beyond ±64 of any atom is the null unit (Apple's units stay far inside it).
     public func unitRaised(toPower power: Int) -> HKUnit {
-        HKUnit(factors: factors.map { Factor(atom: $0.atom, prefix: $0.prefix, power: $0.power * power) })
+        let raised = factors.map { factor in
+            let (product, overflow) = factor.power.multipliedReportingOverflow(by: power)
+            return overflow || abs(product) > UnitStringParser.maximumPower
+                ? Factor(atom: .invalid, prefix: .none, power: 1) : Factor(atom: factor.atom, prefix: factor.prefix, power: product)
+        }
+        return HKUnit(factors: raised)
     }
     public func reciprocal() -> HKUnit { unitRaised(toPower: -1) }
 
@@ -153,7 +165,8 @@ public final class HKUnit: Hashable, CustomStringConvertible, @unchecked Sendabl
         }
         let numerator = factors.filter { $0.power > 0 }.map { atom($0, $0.power) }
         let denominator = factors.filter { $0.power < 0 }.map { atom($0, -$0.power) }
-        if numerator.isEmpty && denominator.isEmpty { return "" }
+        // A dimensionless product that cancelled out entirely (m/m).
+        if numerator.isEmpty && denominator.isEmpty { return "1" }
         let top = numerator.isEmpty ? "1" : numerator.joined(separator: "·")
         switch denominator.count {
         case 0: return top

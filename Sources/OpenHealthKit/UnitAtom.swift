@@ -109,6 +109,11 @@ struct UnitAtom: Hashable {
 struct UnitStringParser {
     private let characters: [Character]
     private var index = 0
+    private var depth = 0
+    /// Parentheses nest at most this deep, and a power stays within ±``maximumPower``: a unit
+    /// string is short, and neither the stack nor the arithmetic may be exhausted by one.
+    static let maximumDepth = 8
+    static let maximumPower = 64
 
     init(text: String) { characters = Array(text) }
 
@@ -134,8 +139,11 @@ struct UnitStringParser {
         guard index < characters.count else { return nil }
         var factors: [HKUnit.Factor]
         if characters[index] == "(" {
+            guard depth < Self.maximumDepth else { return nil }
             index += 1
+            depth += 1
             guard let inner = parseProduct(), index < characters.count, characters[index] == ")" else { return nil }
+            depth -= 1
             index += 1
             factors = inner
         } else if characters[index] == "1" {
@@ -154,7 +162,8 @@ struct UnitStringParser {
             let start = index
             if index < characters.count, characters[index] == "-" { index += 1 }
             while index < characters.count, characters[index].isASCII, characters[index].isNumber { index += 1 }
-            guard let power = Int(String(characters[start..<index])), abs(power) <= 64 else { return nil }
+            guard let power = Int(String(characters[start..<index])), abs(power) <= Self.maximumPower,
+                  factors.allSatisfy({ abs($0.power * power) <= Self.maximumPower }) else { return nil }
             factors = factors.map { HKUnit.Factor(atom: $0.atom, prefix: $0.prefix, power: $0.power * power) }
         }
         return factors
