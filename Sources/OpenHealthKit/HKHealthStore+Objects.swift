@@ -59,12 +59,7 @@ extension HKHealthStore {
     }
 
     public func save(_ objects: [HKObject], withCompletion completion: @escaping @Sendable (Bool, (any Error)?) -> Void) {
-        run({ () throws(HKError) in try self.save(objects: objects) }) { result in
-            switch result {
-            case .success: completion(true, nil)
-            case .failure(let error): completion(false, error)
-            }
-        }
+        run({ () throws(HKError) in try self.save(objects: objects) }, reporting: completion)
     }
 
     public func save(_ object: HKObject) async throws { try await save([object]) }
@@ -97,12 +92,7 @@ extension HKHealthStore {
     }
 
     public func delete(_ objects: [HKObject], withCompletion completion: @escaping @Sendable (Bool, (any Error)?) -> Void) {
-        run({ () throws(HKError) in try self.delete(objects: objects) }) { result in
-            switch result {
-            case .success: completion(true, nil)
-            case .failure(let error): completion(false, error)
-            }
-        }
+        run({ () throws(HKError) in try self.delete(objects: objects) }, reporting: completion)
     }
 
     public func delete(_ object: HKObject) async throws { try await delete([object]) }

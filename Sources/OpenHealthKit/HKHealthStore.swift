@@ -75,6 +75,17 @@ public final class HKHealthStore: @unchecked Sendable {
         }
     }
 
+    /// Runs `work` on the queue and tells `completion` whether it succeeded (HealthKit's
+    /// `(Bool, Error?)` handlers).
+    func run(_ work: @escaping @Sendable () throws(HKError) -> Void, reporting completion: @escaping @Sendable (Bool, (any Error)?) -> Void) {
+        run(work) { result in
+            switch result {
+            case .success: completion(true, nil)
+            case .failure(let error): completion(false, error)
+            }
+        }
+    }
+
     func perform<T: Sendable>(_ work: @escaping @Sendable () throws(HKError) -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             run(work) { continuation.resume(with: $0.mapError { $0 as any Error }) }
@@ -110,12 +121,7 @@ public final class HKHealthStore: @unchecked Sendable {
     public func requestAuthorization(toShare typesToShare: Set<HKSampleType>?, read typesToRead: Set<HKObjectType>?,
                                      completion: @escaping @Sendable (Bool, (any Error)?) -> Void) {
         let share = typesToShare, read = typesToRead
-        run({ () throws(HKError) in try self.requestAuthorization(toShare: share, read: read) }) { result in
-            switch result {
-            case .success: completion(true, nil)
-            case .failure(let error): completion(false, error)
-            }
-        }
+        run({ () throws(HKError) in try self.requestAuthorization(toShare: share, read: read) }, reporting: completion)
     }
 
     public func requestAuthorization(toShare typesToShare: Set<HKSampleType>, read typesToRead: Set<HKObjectType>) async throws {
