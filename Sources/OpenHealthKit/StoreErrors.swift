@@ -1,4 +1,3 @@
-internal import HealthModel
 internal import HealthStore
 
 extension HKError {
@@ -6,12 +5,13 @@ extension HKError {
     static func from(_ error: any Error) -> HKError {
         if let error = error as? HKError { return error }
         guard let error = error as? HealthStoreError else { return HKError(.errorInvalidArgument, "\(error)") }
-        switch error {
-        case .notAuthorized, .ownerOnly: return HKError(.errorAuthorizationDenied, error.description)
-        case .file, .database: return HKError(.errorDatabaseInaccessible, error.description)
-        case .invalidSample, .unit, .statistics, .model, .misuse: return HKError(.errorInvalidArgument, error.description)
-        case .unknownPerson, .invalidPersonName, .personExists: return HKError(.errorInvalidArgument, error.description)
-        }
+        // Not an exhaustive switch: a case the store adds later is an invalid argument until
+        // it is given a code of its own.
+        if case .notAuthorized = error { return HKError(.errorAuthorizationDenied, error.description) }
+        if case .ownerOnly = error { return HKError(.errorAuthorizationDenied, error.description) }
+        if case .file = error { return HKError(.errorDatabaseInaccessible, error.description) }
+        if case .database = error { return HKError(.errorDatabaseInaccessible, error.description) }
+        return HKError(.errorInvalidArgument, error.description)
     }
 }
 
