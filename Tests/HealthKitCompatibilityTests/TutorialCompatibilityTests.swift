@@ -39,10 +39,18 @@ struct TutorialCompatibilityTests {
         ]
         for (identifier, unit, name) in cases {
             let (total, error) = await awaiting { TodayReport.todaysTotal(identifier, in: unit, completion: $0) }
-            #expect(error == nil, "\(name): \(String(describing: error))")
             let expected = try world.todaysSum(name)
-            #expect(expected > 0, "the band walked today: \(name)")
-            let value = try #require(total, "\(name): no total")
+            // The band walks from the start of every hour; only in the first minutes after
+            // midnight has today no minute yet, and then HealthKit's answer is "no data".
+            if Date().timeIntervalSince(TodayReport.startOfToday()) > 600 {
+                #expect(expected > 0, "the band walked today: \(name)")
+            }
+            guard let value = total else {
+                #expect(expected == 0, "\(name): no total, health stats says \(expected)")
+                #expect((error as? HKError)?.code == .errorNoData)
+                continue
+            }
+            #expect(error == nil, "\(name): \(String(describing: error))")
             #expect(abs(value - expected) <= 1e-9 * max(1, expected), "\(name): HealthKit API \(value), health stats \(expected)")
         }
     }
@@ -53,7 +61,7 @@ struct TutorialCompatibilityTests {
                            NSSortDescriptor(key: HKSampleSortIdentifierEndDate, ascending: false)]
         let (samples, error) = await awaiting { TodayReport.todaysSamples(.stepCount, sortDescriptors: descriptors, completion: $0) }
         #expect(error == nil)
-        #expect(!samples.isEmpty)
+        #expect(!samples.isEmpty || Date().timeIntervalSince(TodayReport.startOfToday()) < 600)
         #expect(zip(samples, samples.dropFirst()).allSatisfy { $0.startDate >= $1.startDate }, "newest first")
         let start = TodayReport.startOfToday()
         #expect(samples.allSatisfy { $0.endDate > start })

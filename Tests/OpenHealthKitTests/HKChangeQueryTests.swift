@@ -54,6 +54,25 @@ import Testing
         #expect(try await app.deleteObjects(of: steps, predicate: HKQuery.predicateForSamples(withStart: nil, end: nil)) == 1, "only its own")
     }
 
+    @Test func theAnchoredDescriptorsResultsStreamTheChangesThenEachLaterOne() async throws {
+        try await app.requestAuthorization(toShare: [steps], read: [steps])
+        let first = sample(1, minute: 0), second = sample(2, minute: 1)
+        try await app.save(first)
+        let descriptor = HKAnchoredObjectQueryDescriptor(predicates: [.quantitySample(type: steps)], anchor: nil)
+        var batches: [[UUID]] = []
+        var anchors: [HKQueryAnchor] = []
+        for try await result in descriptor.results(for: app) {
+            batches.append(result.addedSamples.map(\.uuid))
+            anchors.append(result.newAnchor)
+            if batches.count == 1 { try await app.save(second) }
+            if batches.count == 2 { break }
+        }
+        #expect(batches == [[first.uuid], [second.uuid]])
+        #expect(anchors[0].value < anchors[1].value)
+        let encoded = try JSONEncoder().encode(anchors[1])
+        #expect(try JSONDecoder().decode(HKQueryAnchor.self, from: encoded) == anchors[1])
+    }
+
     /// `band` writes from another process; here a second store instance (its own connection)
     /// commits, and the observer's wake comes from the store's change watch, not from this instance.
     @Test func observerAndLongRunningAnchoredQueriesFireOnAnotherWritersCommit() async throws {
