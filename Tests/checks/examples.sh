@@ -9,6 +9,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 "$root/scripts/ensure-packages.sh" >/dev/null
 scratch="$root/.build/examples/WorkoutTracker"
+mkdir -p "$(dirname "$scratch")"
 if ! swift build --package-path "$root/Examples/WorkoutTracker" --scratch-path "$scratch" >"$scratch.log" 2>&1; then
   cat "$scratch.log" >&2; echo "examples: WorkoutTracker did not build" >&2; exit 1
 fi
