@@ -7,7 +7,17 @@ enum AppIdentityResolver {
     static let identifierVariable = "BANDKIT_APP_ID"
     static let versionVariable = "BANDKIT_APP_VERSION"
 
+    /// What ``HKHealthStore/setDefault(appIdentifier:appVersion:storePath:)`` set, if anything.
+    private static let configured = NSLock()
+    nonisolated(unsafe) private static var configuredDefault: (app: AppIdentity, storePath: String?)?
+
+    static var processDefault: (app: AppIdentity, storePath: String?)? {
+        get { configured.withLock { configuredDefault } }
+        set { configured.withLock { configuredDefault = newValue } }
+    }
+
     static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> AppIdentity {
+        if let configured = processDefault { return configured.app }
         let id = environment[identifierVariable].flatMap { $0.isEmpty ? nil : $0 } ?? ProcessInfo.processInfo.processName
         return AppIdentity(id: id, version: environment[versionVariable].flatMap { $0.isEmpty ? nil : $0 } ?? "1")
     }

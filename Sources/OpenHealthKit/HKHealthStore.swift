@@ -28,10 +28,19 @@ public final class HKHealthStore: @unchecked Sendable {
     private var opened: Result<HealthStore, HKError>?
     let queue = DispatchQueue(label: "OpenHealthKit.HKHealthStore", attributes: .concurrent)
 
-    /// The store and app from the environment (see the type's documentation).
+    /// The store and app from the environment (see the type's documentation), or from
+    /// ``setDefault(appIdentifier:appVersion:storePath:)``.
     public convenience init() {
-        self.init(identity: AppIdentityResolver.fromEnvironment(), path: HealthStore.defaultPath(),
+        self.init(identity: AppIdentityResolver.fromEnvironment(),
+                  path: AppIdentityResolver.processDefault?.storePath ?? HealthStore.defaultPath(),
                   person: ProcessInfo.processInfo.environment["BANDKIT_PERSON"])
+    }
+
+    /// OpenHealthKit only: the app (and store; nil keeps the environment's) that `HKHealthStore()`
+    /// and new objects' sources use in this process from now on, instead of `BANDKIT_APP_ID` and
+    /// `BANDKIT_STORE` — for a host process (a test runner) that must not change its environment.
+    public static func setDefault(appIdentifier: String, appVersion: String = "1", storePath: String?) {
+        AppIdentityResolver.processDefault = (AppIdentity(id: appIdentifier, version: appVersion), storePath)
     }
 
     /// An app and a store named explicitly; `person` picks one of the store's people (nil: the default).

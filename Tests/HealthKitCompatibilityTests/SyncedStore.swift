@@ -1,3 +1,8 @@
+#if canImport(HealthKit)
+import HealthKit
+#else
+import OpenHealthKitShim
+#endif
 import Foundation
 
 /// A store that `band sync` filled from a simulated band, plus the `health` command to check it
@@ -63,8 +68,12 @@ final class SyncedStore: @unchecked Sendable {
         try check(run("health", ["add", "height", "1.80", "m", "--start", yesterday, "--store", store]))
         try check(run("health", ["add", "body-mass", "74.0", "kg", "--start", dayBefore, "--store", store]))
         try check(run("health", ["add", "body-mass", "72.5", "kg", "--start", yesterday, "--store", store]))
-        setenv("BANDKIT_STORE", store, 1)
-        setenv("BANDKIT_APP_ID", Self.appIdentifier, 1)
+        // The tutorials' `HKHealthStore()` reads the app and the store from the environment;
+        // the test process shares its environment with every other suite, so it is set here
+        // instead (on Apple platforms the app's bundle decides).
+        #if !canImport(HealthKit)
+        HKHealthStore.setDefault(appIdentifier: Self.appIdentifier, storePath: store)
+        #endif
     }
 
     nonisolated(unsafe) static var cleanUp: String?
