@@ -60,6 +60,10 @@ import Testing
                                             end: day.addingTimeInterval(-3540)))
         let all = HKSampleQueryDescriptor(predicates: [.quantitySample(type: steps)], sortDescriptors: [])
         #expect(try await all.result(for: app).map { $0.quantity.doubleValue(for: .count()) } == [7])
+        // A type it never asked to read, holding only others' samples: empty, and no error.
+        let never = try await HKSampleQueryDescriptor(predicates: [.quantitySample(type: steps)], sortDescriptors: [])
+            .result(for: HKHealthStore(appIdentifier: "com.example.stranger", storePath: temporary.path))
+        #expect(never.isEmpty)
         try await authorize(read: [steps])
         #expect(try await all.result(for: app).count == 21)
         try temporary.store.setAuthorization(app: "com.example.app", type: "step-count", access: .read, granted: false)
