@@ -18,6 +18,10 @@ let package = Package(
         .executable(name: "bandsim", targets: ["bandsim"]),
         .executable(name: "band", targets: ["band"]),
         .executable(name: "health", targets: ["health"]),
+        // HealthKit's API over the store (OpenHealthKit), and the shim that is Apple's HealthKit
+        // where it exists and OpenHealthKit elsewhere.
+        .library(name: "OpenHealthKit", targets: ["OpenHealthKit"]),
+        .library(name: "OpenHealthKitShim", targets: ["OpenHealthKitShim"]),
     ],
     targets: [
         // C libraries from Debian packages.
@@ -195,6 +199,13 @@ let package = Package(
                                                          "BandWire", "BandGATT", "BandProtocol", "BandReader", "BandFirmware", "HealthModel"]),
         .testTarget(name: "CommandKitTests", dependencies: ["CommandKit"]),
         .testTarget(name: "EndToEndTests"),
+
+        // HealthKit's Swift API over the store (its types stay internal: `internal import`), the
+        // shim, their unit tests, and the tutorials' calls run against a store `band sync` filled.
+        .target(name: "OpenHealthKit", dependencies: ["HealthModel", "HealthStore"], swiftSettings: strict),
+        .target(name: "OpenHealthKitShim", dependencies: ["OpenHealthKit"], swiftSettings: strict),
+        .testTarget(name: "OpenHealthKitTests", dependencies: ["OpenHealthKit", "HealthModel", "HealthStore", "HealthTestSupport"]),
+        .testTarget(name: "HealthKitCompatibilityTests", dependencies: ["OpenHealthKitShim"]),
     ],
     swiftLanguageModes: [.v6]
 )
