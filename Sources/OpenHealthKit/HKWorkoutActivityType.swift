@@ -1,6 +1,8 @@
+internal import HealthModel
+
 /// The kind of a workout (HealthKit `HKWorkoutActivityType`), Apple's raw values. The store keeps
-/// the case name in kebab case (`high-intensity-interval-training`); a stored kind this enum does
-/// not have reads back as ``other``.
+/// the case name (`highIntensityIntervalTraining`), as HealthModel's activity vocabulary does; a stored
+/// kind this enum does not have reads back as ``other``.
 public enum HKWorkoutActivityType: UInt, CaseIterable, Sendable {
     case americanFootball = 1, archery, australianFootball, badminton, baseball, basketball, bowling, boxing,
          climbing, cricket, crossTraining, curling, cycling, dance, danceInspiredTraining, elliptical,
@@ -14,20 +16,15 @@ public enum HKWorkoutActivityType: UInt, CaseIterable, Sendable {
          taiChi, mixedCardio, handCycling, discSports, fitnessGaming, cardioDance, socialDance, pickleball, cooldown
     case other = 3000
 
-    /// The store's name: the case name in kebab case.
-    var storeName: String {
-        var name = ""
-        for character in String(describing: self) {
-            if character.isUppercase {
-                name += "-" + character.lowercased()
-            } else {
-                name.append(character)
-            }
-        }
-        return name
-    }
+    /// The store's name: HealthModel's activity vocabulary, whose names are these case names.
+    var storeName: String { String(describing: self) }
 
     private static let byStoreName = Dictionary(uniqueKeysWithValues: allCases.map { ($0.storeName, $0) })
 
-    init(storeName: String) { self = Self.byStoreName[storeName] ?? .other }
+    /// A stored name in any spelling the vocabulary accepts (the case name, or the kebab case older
+    /// stores hold); a name it does not have reads as ``other``.
+    init(storeName: String) {
+        let canonical = WorkoutActivityType(name: storeName)?.rawValue ?? storeName
+        self = Self.byStoreName[canonical] ?? .other
+    }
 }

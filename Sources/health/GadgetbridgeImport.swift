@@ -50,7 +50,8 @@ struct GadgetbridgeImport {
         }
         let schema: GadgetbridgeSchema
         do { schema = try GadgetbridgeSchema(file) } catch let error as GadgetbridgeSchema.NotGadgetbridge {
-            throw DataError("health import: \(name): \(error.reason); not a Gadgetbridge database, nothing was imported")
+            throw DataError("health import: \(name) is a SQLite database but not a Gadgetbridge export (\(error.reason)); "
+                            + "a BandKit store is opened with --store FILE, not imported; \(ImportFileCheck.reads); nothing was imported")
         } catch {
             throw DataError("health import: \(name): reading the schema: \(String(describing: error).terminalEscaped); nothing was imported")
         }

@@ -94,7 +94,8 @@ import Testing
         #expect(types.count == 2)
         #expect(HKObjectType.quantityType(forIdentifier: .bodyMass)!.is(compatibleWith: .pound()))
         #expect(!HKObjectType.quantityType(forIdentifier: .bodyMass)!.is(compatibleWith: .meter()))
-        #expect(HKWorkoutActivityType.highIntensityIntervalTraining.storeName == "high-intensity-interval-training")
+        #expect(HKWorkoutActivityType.highIntensityIntervalTraining.storeName == "highIntensityIntervalTraining")
+        #expect(HKWorkoutActivityType(storeName: "high-intensity-interval-training") == .highIntensityIntervalTraining)
         #expect(HKWorkoutActivityType(storeName: "running") == .running)
         #expect(HKWorkoutActivityType.running.rawValue == 37)
     }

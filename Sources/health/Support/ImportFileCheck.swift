@@ -7,7 +7,7 @@ import Glibc
 /// as "line 1: malformed JSON", which says nothing about what went wrong.
 enum ImportFileCheck {
     static let reads = "health import reads NDJSON (one JSON object a line, as 'health export' writes), "
-        + "an Apple Health export.zip or its export.xml"
+        + "an Apple Health export.zip or its export.xml, or a Gadgetbridge database"
 
     /// Why the file open on `descriptor` (a file, not standard input) cannot be imported as
     /// `kind`, or nil when it may be.
@@ -25,9 +25,6 @@ enum ImportFileCheck {
         let count = head.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress!, 64, 0) }
         let bytes = Array(head.prefix(max(0, count)))
         let start = "it starts with " + bytes.prefix(8).map { hex($0) }.joined(separator: " ")
-        if bytes.starts(with: Array("SQLite format 3\u{0}".utf8)) {
-            return "is a SQLite database (a BandKit store is opened with --store FILE, not imported); \(reads)"
-        }
         if bytes.starts(with: [0x1F, 0x8B]) { return "is gzip-compressed (\(start)): decompress it first; \(reads)" }
         if lowered.hasSuffix(".zip") { return "is named .zip but is not a zip archive (\(start)); \(reads)" }
         if bytes.contains(where: { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) {
