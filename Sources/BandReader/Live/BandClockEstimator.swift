@@ -50,7 +50,12 @@ public struct BandClockEstimator: Sendable {
     /// was set, or runs at another pace than was learnt).
     @discardableResult
     public mutating func observe(_ band: UInt32, at host: Date, trusted: Bool = false) -> Bool {
-        let value = Double(band)
+        observe(seconds: Double(band), at: host, trusted: trusted)
+    }
+
+    /// The same, for a band time with a fraction of a second (a Current Time read).
+    @discardableResult
+    public mutating func observe(seconds value: Double, at host: Date, trusted: Bool = false) -> Bool {
         if rateIsKnown, let expected = estimate(at: host), abs(value - expected) > window(after: host) {
             outliers += 1
             guard trusted || outliers >= Self.outliersBeforeReset else { return false }

@@ -81,16 +81,16 @@ public final class LiveStream {
     }
 
     /// Records that the band's clock read `bandTime` at the host time `hostTime`.
-    public func observeBandClock(_ bandTime: UInt32, at hostTime: Date) {
-        clock.observe(bandTime, at: hostTime)
+    public func observeBandClock(_ bandTime: Double, at hostTime: Date) {
+        clock.observe(seconds: bandTime, at: hostTime)
     }
 
     /// The device's Current Time, read again while streaming, at the host time the read was sent,
     /// and its zone if read: the device's own clock, so it corrects the extrapolation at once
     /// instead of being held back as a damaged value. Steps from a daily running total are
     /// counted on the device's local day, so its zone (not the host's) decides where midnight is.
-    public func observeDeviceClock(_ bandTime: UInt32, at hostTime: Date, utcOffsetSeconds offset: Int?) {
-        clock.observe(bandTime, at: hostTime, trusted: true)
+    public func observeDeviceClock(_ bandTime: Double, at hostTime: Date, utcOffsetSeconds offset: Int?) {
+        clock.observe(seconds: bandTime, at: hostTime, trusted: true)
         if let offset { deviceOffset = offset }
     }
 

@@ -107,7 +107,7 @@ public final class BandSession {
         // The one route for everything the device pushes: installed once, never swapped.
         connection.valueHandler = { [unowned self] handle, value in route(handle, value) }
         defer { connection.valueHandler = nil }
-        var clockObservation: (bandTime: UInt32, hostTime: Date)?
+        var clockObservation: (bandTime: Double, hostTime: Date)?
         var battery: Int?
         var writer: SampleWriter?
         /// What a failed live write held, for the spool.
@@ -393,7 +393,7 @@ public final class BandSession {
     /// time when it is off by more than ``clockTolerance``. With ``setsClock`` false (a simulator
     /// running faster than real time) it only reads. Returns a (band time, host time) pair for
     /// stamping live readings.
-    private func synchronizeClock() throws(SessionError) -> (bandTime: UInt32, hostTime: Date)? {
+    private func synchronizeClock() throws(SessionError) -> (bandTime: Double, hostTime: Date)? {
         let profile = connection.profile
         guard let currentTime = profile.currentTime else { return nil }
         let hostNow = now()
@@ -460,7 +460,7 @@ public final class BandSession {
     /// For a running step total, the total last committed is in place before the first
     /// subscription, so the first reading is compared with it, not taken for a first sight.
     private func subscribeLive(_ subscriptions: [SessionPlan.Subscription], battery: Int?,
-                               storedSteps: StepCountState?, clock: (bandTime: UInt32, hostTime: Date)?) throws(SessionError) -> LiveStream {
+                               storedSteps: StepCountState?, clock: (bandTime: Double, hostTime: Date)?) throws(SessionError) -> LiveStream {
         let profile = connection.profile
         let handles = LiveStream.Handles(profile: profile)
         let live = LiveStream(handles: handles, now: now, hostOffset: { [timeZone, now] in timeZone.secondsFromGMT(for: now()) },
