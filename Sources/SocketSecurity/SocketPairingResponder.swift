@@ -131,8 +131,11 @@ public struct SocketPairingResponder {
             guard PairingMath.same(expected, centralConfirm) else {
                 failures += 1
                 lastFailure = now
-                return abandon(.confirmValueFailed, "the reader's confirm value does not match: a wrong passkey "
-                               + "(\(failures) in a row; the next pairing request is refused for \(Self.seconds(wait(afterFailures: failures))))")
+                let wait = Self.seconds(wait(afterFailures: failures))
+                return abandon(.confirmValueFailed, "the reader's confirm value does not match: a wrong passkey").map { action in
+                    guard case .failed(let why) = action else { return action }
+                    return .failed(why + "; \(failures) in a row: pairing requests are refused for the next \(wait) (Repeated Attempts)")
+                }
             }
             failures = 0
             lastFailure = nil

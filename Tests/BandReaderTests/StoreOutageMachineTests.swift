@@ -84,14 +84,16 @@ import Testing
 
     /// A stream's first live write fails (the server restarts): its minute is spooled, and the
     /// first retry is due at 6 s, before the next write.
-    static let downAtTheFirstWrite: [(Event, [String])] = [
+    static let downAtTheFirstWrite = down(atTheFirstWrite: unreachable)
+
+    static func down(atTheFirstWrite failure: SessionError) -> [(Event, [String])] { [
         (.writerOpen(spooled: 0), ["sync history atConnect"]),
         (.synced(0, .atConnect, at: 0), ["subscribe"]),
         (.subscribed(at: 0), ["report streaming", "wait until 5"]),
         (.woke(at: 5), ["write closed minutes"]),
-        (.writeFailed(Self.unreachable, at: 5), ["spool unwritten"]),
+        (.writeFailed(failure, at: 5), ["spool unwritten"]),
         (.spooled(1, pending: 1, dropped: 0, at: 5), ["report store unavailable, 1 spooled, 0 dropped, retry in 1", "wait until 6"]),
-    ]
+    ] }
 
     @Test func aStreamSpoolsWhileTheServerIsDownThenReplaysAndSyncsTheOwedHistory() {
         var machine = connected(.stream(until: Self.at(700)))
@@ -251,13 +253,7 @@ import Testing
     /// records, and retrying for minutes would not free the disk.
     @Test func aFullDiskSpoolsAStreamsMinutesAndRetriesButEndsASync() {
         var machine = connected(.stream(until: Self.at(700)))
-        converse(&machine, [
-            (.writerOpen(spooled: 0), ["sync history atConnect"]),
-            (.synced(0, .atConnect, at: 0), ["subscribe"]),
-            (.subscribed(at: 0), ["report streaming", "wait until 5"]),
-            (.woke(at: 5), ["write closed minutes"]),
-            (.writeFailed(Self.diskFull, at: 5), ["spool unwritten"]),
-            (.spooled(1, pending: 1, dropped: 0, at: 5), ["report store unavailable, 1 spooled, 0 dropped, retry in 1", "wait until 6"]),
+        converse(&machine, Self.down(atTheFirstWrite: Self.diskFull) + [
             (.woke(at: 6), ["replay spool"]),
             (.replayFailed(Self.diskFull, at: 6), ["report store unavailable, 1 spooled, 0 dropped, retry in 2", "wait until 8"]),
         ])

@@ -171,7 +171,10 @@ import Testing
             return converse(&reader, &watch, at: seconds) { _ in passkey }
         }
         // The link's pace: a wrong guess, then another at once — refused before any passkey.
-        #expect(attempt(at: 0, passkey: 1).0 == .failed(.refused(.confirmValueFailed)))
+        let wrong = attempt(at: 0, passkey: 1)
+        #expect(wrong.0 == .failed(.refused(.confirmValueFailed)))
+        let said = "a wrong passkey; Pairing Failed: Confirm Value Failed (0x04); 1 in a row: pairing requests are refused for the next 1 s"
+        #expect(wrong.2.contains { if case .failed(let why) = $0 { why.contains(said) } else { false } }, "\(wrong.2)")
         let refused = attempt(at: 0.5, passkey: 2)
         #expect(refused.0 == .failed(.refused(.repeatedAttempts)))
         #expect(refused.1 == ["reader: Pairing Request", "device: Pairing Failed"])
