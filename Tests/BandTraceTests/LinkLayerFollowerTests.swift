@@ -248,4 +248,21 @@ import Testing
         ])
         #expect(stats?.crcFailedKept == 0 && stats?.crcFailures == 2, "\(String(describing: stats))")
     }
+
+    /// The sniffer missed the peer's acknowledgement, but the sender went on to a new SN, which
+    /// it does only once acknowledged: the damaged-CRC PDU was received and is kept.
+    @Test func aCRCFailedPDUWhoseSenderMovedOnIsKept() {
+        let aa = Self.connectionAA
+        let (seen, stats) = Self.decode(linkType: 272, [
+            Self.nordic(Self.connectInd, centralToPeripheral: true),
+            Self.nordic(Self.lePacket(aa: aa, header: Self.data(llid: 2, sn: 0, nesn: 0), Self.readRequest), centralToPeripheral: true, crcOK: false),
+            Self.nordic(Self.lePacket(aa: aa, header: Self.data(llid: 2, sn: 1, nesn: 1), Self.readRequest), centralToPeripheral: true),
+        ])
+        #expect(seen == [
+            .connected(1, Self.band),
+            .crcFailedATT(dir: .tx, pdu: [0x0A, 0x12, 0x00], t: 1000, record: 1),
+            .att(dir: .tx, conn: 1, pdu: [0x0A, 0x12, 0x00], seenFromCentral: true, t: 2000),
+        ])
+        #expect(stats?.crcFailedKept == 1 && stats?.crcFailures == 0, "\(String(describing: stats))")
+    }
 }

@@ -21,8 +21,9 @@ import BandWire
 ///   its side, when the peer has not acknowledged that one since (its NESN still equals it),
 ///   is a retransmission and is dropped. Counted.
 /// - **CRC failures.** A data PDU whose CRC failed at the sniffer is held until the peer's next
-///   packet says what the peer made of it: its NESN moved past the PDU's SN — the peer received
-///   it intact and will not see it again — so it is delivered after all, marked
+///   packet says what the peer made of it: its NESN moved past the PDU's SN (or the sender went
+///   on to a new SN, which it does only once acknowledged) — the peer received it intact and
+///   will not see it again — so it is delivered after all, marked
 ///   (``LinkLayerFragment/crcFailed``; Wireshark decodes such a PDU too), its bytes the
 ///   sniffer's, possibly damaged; otherwise (the peer asks for it again, the same side sends
 ///   the same SN again, the connection ends, another CRC failure comes first) it is dropped and
@@ -116,12 +117,14 @@ public struct LLConnectionFollower {
                        direction: direction, encrypted: packet.encrypted, unixMicroseconds: unixMicroseconds)
     }
 
-    /// What the packet after a held CRC-failed PDU says of it: the other side's NESN past its SN
-    /// acknowledges it (delivered, marked); anything else drops it.
+    /// What the packet after a held CRC-failed PDU says of it: the other side's NESN past its SN,
+    /// or the same side sending a new SN (it only moves on once acknowledged, §4.5.9, by a packet
+    /// the sniffer missed), acknowledges it (delivered, marked); anything else drops it.
     private mutating func judge(_ pending: HeldPDU, against header: LLDataHeader, from direction: TraceDirection) {
         held = nil
         let sequence = LLDataHeader(rawValue: pending.header).sequence
-        guard direction != pending.direction, header.nextExpectedSequence != sequence else {
+        let acknowledged = direction == pending.direction ? header.sequence != sequence : header.nextExpectedSequence != sequence
+        guard acknowledged else {
             statistics.crcFailures += 1
             return
         }
