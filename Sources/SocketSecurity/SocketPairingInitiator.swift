@@ -189,6 +189,8 @@ public enum SocketSecurityFailure: Error, Equatable, Sendable, CustomStringConve
     public var description: String {
         switch self {
         case .passkeyNotEntered: "no passkey was entered (Pairing Failed: Passkey Entry Failed (0x01) sent)"
+        case .refused(.repeatedAttempts):
+            "the device refuses pairing for a while after a wrong passkey (Pairing Failed: Repeated Attempts (0x09)): wait, then try again"
         case .refused(let reason): "the device refused the pairing (Pairing Failed: \(reason))"
         case .peerConfirmMismatch: "the device's confirm value does not match (Confirm Value Failed (0x04) sent): it used another passkey"
         case .keyMissing: "the device has no bond with this reader (PIN or Key Missing): run band pair again"

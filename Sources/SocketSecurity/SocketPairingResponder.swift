@@ -7,6 +7,14 @@
 /// random arrives, does not match the passkey shown, so the answer is Pairing Failed, Confirm
 /// Value Failed (0x04), and no key is distributed. Bonds outlive connections (a device keeps
 /// them in flash); ``connectionEnded()`` forgets only the pairing in progress.
+///
+/// Wrong passkeys cannot be tried at the link's pace: after each failed attempt a waiting
+/// interval must pass before the next Pairing Request is taken (Core 5.4 Vol 3 Part H §2.3.6,
+/// "Repeated attempts"), doubling with every failure in a row up to ``maximumWait``; a request
+/// inside it is answered Pairing Failed, Repeated Attempts (0x09). With a fixed passkey, all
+/// 10⁶ codes would otherwise take hours. A bond, or ``maximumWait`` without a failure once the
+/// wait is over, starts the count over. The time is an input (`at:`), so the rule is tested with a
+/// scripted clock.
 public struct SocketPairingResponder {
     public enum Action: Equatable, Sendable {
         case send(SocketSecurityPDU)
@@ -39,6 +47,12 @@ public struct SocketPairingResponder {
     private var temporaryKey: [UInt8] = []
     private var ownRandom: [UInt8] = []
     private let random: (Int) -> [UInt8]
+    /// The wait after the first failed attempt; it doubles with each further failure in a row.
+    public var firstWait: Duration = .seconds(1)
+    public var maximumWait: Duration = .seconds(600)
+    /// Failed attempts in a row, and when the last one failed.
+    public private(set) var failures = 0
+    private var lastFailure: ContinuousClock.Instant?
 
     /// `random` gives random bytes (the kernel's in bandsim, fixed ones in tests).
     public init(ioCapability: IOCapability, requiresPasskey: Bool = false, fixedPasskey: UInt32? = nil, random: @escaping (Int) -> [UInt8]) {
@@ -56,7 +70,30 @@ public struct SocketPairingResponder {
         response = nil
     }
 
-    public mutating func received(_ pdu: SocketSecurityPDU) -> [Action] {
+    /// The waiting interval after `failures` failed attempts in a row.
+    public func wait(afterFailures count: Int) -> Duration {
+        guard count > 0 else { return .zero }
+        let doublings = min(count - 1, 30)
+        return min(firstWait * (1 << doublings), maximumWait)
+    }
+
+    /// When the next Pairing Request will be taken (nil: at once).
+    public func nextAttemptAllowed() -> ContinuousClock.Instant? {
+        lastFailure.map { $0.advanced(by: wait(afterFailures: failures)) }
+    }
+
+    /// One message from the reader, received at `now`.
+    public mutating func received(_ pdu: SocketSecurityPDU, at now: ContinuousClock.Instant) -> [Action] {
+        if let allowed = nextAttemptAllowed(), now >= allowed.advanced(by: maximumWait) {
+            failures = 0
+            lastFailure = nil
+        }
+        if case .pairingRequest = pdu, let allowed = nextAttemptAllowed(), now < allowed {
+            connectionEnded()
+            return [.send(.pairingFailed(.repeatedAttempts)),
+                    .failed("a pairing request \(Self.seconds(now - lastFailure!)) after \(failures) failed attempt\(failures == 1 ? "" : "s") in a row; "
+                            + "refused (Repeated Attempts) for another \(Self.seconds(now.duration(to: allowed)))")]
+        }
         switch (state, pdu) {
         case (_, .pairingRequest(let features)):
             // A new Pairing Request starts over, whatever was in progress (§3.5.1).
@@ -92,8 +129,16 @@ public struct SocketPairingResponder {
             guard let request, let response else { return abandon(.unspecifiedReason, "random before a pairing request") }
             let expected = PairingMath.confirm(temporaryKey: temporaryKey, random: centralRandom, request: request, response: response)
             guard PairingMath.same(expected, centralConfirm) else {
-                return abandon(.confirmValueFailed, "the reader's confirm value does not match: a wrong passkey")
+                failures += 1
+                lastFailure = now
+                let wait = Self.seconds(wait(afterFailures: failures))
+                return abandon(.confirmValueFailed, "the reader's confirm value does not match: a wrong passkey").map { action in
+                    guard case .failed(let why) = action else { return action }
+                    return .failed(why + "; \(failures) in a row: pairing requests are refused for the next \(wait) (Repeated Attempts)")
+                }
             }
+            failures = 0
+            lastFailure = nil
             let bond = SocketBond(ediv: Self.littleEndian(random(2)), rand: Self.littleEndian(random(8)),
                                   longTermKey: random(SocketSecurityPDU.valueSize))
             bonds.removeAll { $0.ediv == bond.ediv && $0.rand == bond.rand }
@@ -124,6 +169,12 @@ public struct SocketPairingResponder {
     private mutating func abandon(_ reason: PairingFailedReason, _ why: String) -> [Action] {
         connectionEnded()
         return [.send(.pairingFailed(reason)), .failed("\(why); Pairing Failed: \(reason)")]
+    }
+
+    /// A duration as whole seconds (rounded up: "0 s" would invite an immediate retry).
+    static func seconds(_ duration: Duration) -> String {
+        let (whole, fraction) = duration.components
+        return "\(whole + (fraction > 0 ? 1 : 0)) s"
     }
 
     /// The passkey as the screen shows it: six digits, leading zeros kept.

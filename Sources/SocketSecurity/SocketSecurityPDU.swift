@@ -203,6 +203,8 @@ public struct PairingFailedReason: RawRepresentable, Hashable, Sendable, CustomS
     public static let confirmValueFailed = PairingFailedReason(rawValue: 0x04)
     public static let pairingNotSupported = PairingFailedReason(rawValue: 0x05)
     public static let unspecifiedReason = PairingFailedReason(rawValue: 0x08)
+    /// Too little time since the last failed attempt (Core 5.4 Vol 3 Part H §2.3.6).
+    public static let repeatedAttempts = PairingFailedReason(rawValue: 0x09)
 
     public var description: String {
         let name: String
@@ -212,6 +214,7 @@ public struct PairingFailedReason: RawRepresentable, Hashable, Sendable, CustomS
         case .confirmValueFailed: name = "Confirm Value Failed"
         case .pairingNotSupported: name = "Pairing Not Supported"
         case .unspecifiedReason: name = "Unspecified Reason"
+        case .repeatedAttempts: name = "Repeated Attempts"
         default: name = "reason"
         }
         return "\(name) (0x\(rawValue < 16 ? "0" : "")\(String(rawValue, radix: 16)))"

@@ -84,7 +84,7 @@ import Testing
         #expect(observation.bandTime == 1_796_032_800)
         #expect(observation.hostTime == Self.host)
         var estimator = BandClockEstimator()
-        estimator.observe(observation.bandTime, at: observation.hostTime)
+        estimator.observe(seconds: observation.bandTime, at: observation.hostTime)
         #expect(try #require(estimator.estimate(at: written.addingTimeInterval(0.1))) >= 1_796_032_800.85 - 1e-6)
     }
 }

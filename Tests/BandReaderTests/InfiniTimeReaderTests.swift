@@ -94,4 +94,55 @@ import Testing
         #expect(second.events.filter { if case .connected = $0 { true } else { false } }.count >= 2)
         #expect(gaps.allSatisfy { ["away", "reboot", "first-sight"].contains($0.metadata["bandkit.steps.gap"] ?? "") }, "\(gaps.map(\.metadata))")
     }
+
+    /// A watch 60× faster than the reader's clock (`band stream --keep-band-clock` against an
+    /// accelerated watch) crosses its midnight while connected: the reader re-reads its Current
+    /// Time, so the steps after the watch's reset are filed on the watch's new day, once; the
+    /// next connection's gap holds only what grew while away, not those steps a second time.
+    @Test func aWatchWhoseClockRunsFastCountsNoStepTwiceAcrossItsMidnight() throws {
+        // 23:50 at UTC+1.
+        let start: PeerMilliseconds = 1_796_079_000_000
+        let harness = try WatchHarness(start: start, speed: 60)
+        defer { harness.removeFiles() }
+        let first = try harness.stream(until: start + 16 * Self.minute, ownClock: .milliseconds(50))
+        harness.wait(until: start + 21 * Self.minute)
+        let second = try harness.stream(until: start + 26 * Self.minute, ownClock: .milliseconds(50))
+        let truth = harness.stop()
+        let found = try problems(truth, harness, streaming: first.streaming + second.streaming)
+        #expect(found == [], "\(found.prefix(12))")
+        let gaps = try harness.stored().steps.filter { $0.metadata["bandkit.origin"] == "gap" }
+        #expect(!gaps.contains { $0.metadata["bandkit.steps.gap"] == "midnight" }, "\(gaps.map(\.metadata))")
+    }
+
+    /// The disk under the store fills while streaming (every write fails with SQLITE_FULL) and is
+    /// freed minutes later: a watch has no history, so its live minutes go to the spool, the
+    /// session keeps streaming on the same connection, and once there is room again the spool
+    /// is replayed — the store ends up the watch's truth, as if the disk had never filled.
+    @Test func aFullDiskWhileStreamingSpoolsTheWatchsMinutesUntilThereIsRoomAgain() throws {
+        let vfs = PowerLossVFS.install()
+        // 10:00 at UTC+1.
+        let start: PeerMilliseconds = 1_796_032_800_000
+        let harness = try WatchHarness(start: start, speed: 30)
+        defer { vfs.diskFull(under: nil); harness.removeFiles() }
+        let spoolDirectory = harness.directory + "/spool"
+        var phase = 0   // 0: room, 1: the disk full, 2: room again
+        let run = try harness.stream(until: start + 12 * Self.minute, configure: { service in
+            service.spoolDirectory = spoolDirectory
+            service.storeRetrySchedule = StoreRetrySchedule(initial: .milliseconds(100), maximum: .milliseconds(200), retries: 3)
+        }, observe: { _ in
+            let now = PeerMilliseconds(harness.now().timeIntervalSince1970 * 1000)
+            if phase == 0, now >= start + 2 * Self.minute { vfs.diskFull(under: harness.directory); phase = 1 }
+            if phase == 1, now >= start + 8 * Self.minute { vfs.diskFull(under: nil); phase = 2 }
+        })
+        let truth = harness.stop()
+        #expect(phase == 2)
+        #expect(run.outcome.spooledMinutes > 0, "live minutes went to the spool while the disk was full")
+        #expect(run.outcome.replayedMinutes == run.outcome.spooledMinutes)
+        #expect(run.events.contains { if case .storeUnavailable(let outage) = $0 { outage.reason.contains("full") } else { false } })
+        #expect(run.events.filter { if case .connecting = $0 { true } else { false } }.count == 1, "one connection throughout")
+        let found = try problems(truth, harness, streaming: run.streaming)
+        #expect(found == [], "\(found.prefix(12))")
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: spoolDirectory)) ?? []
+        #expect(!left.contains { $0.hasSuffix(".spool") }, "the spool was replayed and removed: \(left)")
+    }
 }

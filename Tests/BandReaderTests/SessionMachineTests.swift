@@ -32,6 +32,7 @@ import Testing
         case historyFailed(at: Int)
         case historyStopped(at: Int)
         case liveClosed(at: Int)
+        case clockReread(at: Int)
     }
 
     static func line(_ action: SessionMachine.Action) -> String {
@@ -64,6 +65,7 @@ import Testing
         case .subscribeLive: return "subscribe"
         case .waitForLink(let until): return "wait until \(t0.duration(to: until).components.seconds)"
         case .writeClosedMinutes: return "write closed minutes"
+        case .rereadClock: return "read clock"
         case .finishLive: return "finish live"
         case .spoolLive(let source): return "spool \(source)"
         case .replaySpool: return "replay spool"
@@ -100,6 +102,7 @@ import Testing
             case .historyFailed(let t): actions = machine.historyFailed(.controlPointTimeout("the history transfer"), at: Self.at(t))
             case .historyStopped(let t): actions = machine.historyStopped(at: Self.at(t))
             case .liveClosed(let t): actions = machine.liveClosed(at: Self.at(t))
+            case .clockReread(let t): actions = machine.clockReread(at: Self.at(t))
             }
             #expect(actions.map(Self.line) == expected, "step \(index)", sourceLocation: sourceLocation)
         }
@@ -239,6 +242,41 @@ import Testing
             (.woke(at: 7), ["finish live"]),
             (.written(0, at: 7), ["finished"]),
         ])
+    }
+
+    /// A watch's readings carry no time: its Current Time is read again every minute while
+    /// streaming, so a clock that runs away from the reader's estimate is caught; a band's
+    /// snapshots carry their time, a strap has no clock.
+    @Test func aWatchsClockIsReadAgainEveryMinuteWhileStreaming() {
+        var stream = SessionMachine(plan: Self.watch, goal: .stream(until: Self.at(200)))
+        stream.liveWriteInterval = .seconds(50)
+        converse(&stream, [
+            (.clockSet, ["read device"]),
+            (.device, ["report device", "open writer"]),
+            (.writerOpen, ["subscribe"]),
+            (.subscribed(at: 0), ["report streaming", "wait until 50"]),
+            (.woke(at: 50), ["write closed minutes"]),
+            (.written(0, at: 50), ["wait until 60"]),
+            (.woke(at: 60), ["read clock"]),
+            (.clockReread(at: 60), ["wait until 100"]),
+            (.woke(at: 100), ["write closed minutes"]),
+            (.written(0, at: 100), ["wait until 120"]),
+            (.woke(at: 120), ["read clock"]),
+        ])
+        var band = SessionMachine(plan: Self.band, goal: .stream(until: Self.at(200)))
+        band.historySyncInterval = nil
+        band.liveWriteInterval = .seconds(50)
+        converse(&band, Self.connectAndSync + [
+            (.synced(0, .atConnect, at: 0), ["subscribe"]),
+            (.subscribed(at: 0), ["report streaming", "wait until 50"]),
+            (.woke(at: 50), ["write closed minutes"]),
+            (.written(0, at: 50), ["wait until 100"]),
+        ])
+        var strap = SessionMachine(plan: Self.strap, goal: .stream(until: Self.at(200)))
+        strap.liveWriteInterval = .seconds(50)
+        converse(&strap, [(.clockSet, ["read device"]), (.device, ["report device", "open writer"]), (.writerOpen, ["subscribe"]),
+                          (.subscribed(at: 0), ["report streaming", "wait until 50"]), (.woke(at: 50), ["write closed minutes"]),
+                          (.written(0, at: 50), ["wait until 100"])])
     }
 
     @Test func aDeviceWithNothingToRecordEndsSayingWhatItIs() {

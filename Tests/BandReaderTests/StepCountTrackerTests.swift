@@ -92,4 +92,37 @@ import Testing
             #expect(StepCountState(stored: damaged) == nil, "\(damaged)")
         }
     }
+
+    /// A watch whose clock runs ahead of the reader's estimate: its midnight reset arrives while
+    /// the reader still stamps readings before midnight. The steps after the reset are counted
+    /// live once; the next connection (the watch's new day, read from its clock) counts only
+    /// what grew since, not the whole new-day total again as "midnight while away".
+    @Test func aResetTheReaderStampedBeforeMidnightIsNotCountedAgainAfterReconnecting() {
+        var tracker = StepCountTracker(stored: StepCountState(total: 9_000, time: Self.localMidnight - 600, localDay: Self.day))
+        converse(&tracker, [
+            (9_000, Self.localMidnight - 300, .unchanged),
+            (0, Self.localMidnight - 290, .unchanged),       // the watch's midnight, stamped 290 s early
+            (14, Self.localMidnight - 280, .steps(14)),
+        ])
+        #expect(tracker.last?.localDay == Self.day + 1, "the reset's total belongs to the watch's new day")
+        tracker.reconnected()
+        converse(&tracker, [(68, Self.localMidnight + 3_600, .gap(steps: 54, from: Self.localMidnight - 280,
+                                                                   to: Self.localMidnight + 3_600, reason: .away))])
+        // Stored and reloaded (a restarted reader) the same.
+        var restarted = StepCountTracker(stored: StepCountState(total: 14, time: Self.localMidnight - 280, localDay: Self.day + 1))
+        converse(&restarted, [(68, Self.localMidnight + 3_600, .gap(steps: 54, from: Self.localMidnight - 280,
+                                                                     to: Self.localMidnight + 3_600, reason: .away))])
+    }
+
+    /// The reader's estimate running ahead of a slow watch: its own midnight comes first, then
+    /// the watch's reset; the reset does not push the total into the day after.
+    @Test func aSlowWatchsResetAfterTheEstimatedMidnightStaysOnItsDay() {
+        var tracker = StepCountTracker(stored: StepCountState(total: 9_000, time: Self.localMidnight - 600, localDay: Self.day))
+        converse(&tracker, [
+            (9_000, Self.localMidnight - 300, .unchanged),
+            (9_010, Self.localMidnight + 30, .steps(10)),    // the watch is still before its midnight
+            (2, Self.localMidnight + 90, .steps(2)),
+        ])
+        #expect(tracker.last?.localDay == Self.day + 1)
+    }
 }

@@ -17,6 +17,8 @@ import Testing
         DatabaseError(engine: .postgresql, sqlState: "57P01", message: "terminating connection due to administrator command", sql: "INSERT …"))))
     static let diskFull = SessionError.store(StoreFailure(.writeLive, HealthStoreError.database(
         DatabaseError(engine: .sqlite, code: 13, message: "database or disk is full", sql: "INSERT …"))))
+    static let corrupt = SessionError.store(StoreFailure(.writeLive, HealthStoreError.database(
+        DatabaseError(engine: .sqlite, code: 11, message: "database disk image is malformed", sql: "INSERT …"))))
 
     enum Event {
         case writerOpen(spooled: Int)
@@ -82,14 +84,16 @@ import Testing
 
     /// A stream's first live write fails (the server restarts): its minute is spooled, and the
     /// first retry is due at 6 s, before the next write.
-    static let downAtTheFirstWrite: [(Event, [String])] = [
+    static let downAtTheFirstWrite = down(atTheFirstWrite: unreachable)
+
+    static func down(atTheFirstWrite failure: SessionError) -> [(Event, [String])] { [
         (.writerOpen(spooled: 0), ["sync history atConnect"]),
         (.synced(0, .atConnect, at: 0), ["subscribe"]),
         (.subscribed(at: 0), ["report streaming", "wait until 5"]),
         (.woke(at: 5), ["write closed minutes"]),
-        (.writeFailed(Self.unreachable, at: 5), ["spool unwritten"]),
+        (.writeFailed(failure, at: 5), ["spool unwritten"]),
         (.spooled(1, pending: 1, dropped: 0, at: 5), ["report store unavailable, 1 spooled, 0 dropped, retry in 1", "wait until 6"]),
-    ]
+    ] }
 
     @Test func aStreamSpoolsWhileTheServerIsDownThenReplaysAndSyncsTheOwedHistory() {
         var machine = connected(.stream(until: Self.at(700)))
@@ -234,8 +238,26 @@ import Testing
             (.synced(0, .atConnect, at: 0), ["subscribe"]),
             (.subscribed(at: 0), ["report streaming", "wait until 5"]),
             (.woke(at: 5), ["write closed minutes"]),
-            (.writeFailed(Self.diskFull, at: 5), ["fail: \(Self.diskFull)"]),
+            (.writeFailed(Self.corrupt, at: 5), ["fail: \(Self.corrupt)"]),
         ])
+        var sync = connected(.sync)
+        converse(&sync, [
+            (.writerOpen(spooled: 0), ["sync history atConnect"]),
+            (.syncFailed(Self.diskFull, at: 0), ["fail: \(Self.diskFull)"]),
+        ])
+    }
+
+    /// A strap or a watch has no history: its live minutes exist nowhere but in the stream, so
+    /// a full disk under the store (freeing space fixes it) is outlived like an unreachable
+    /// store — spooled, retried, replayed. A `band sync` still ends at once: the band keeps its
+    /// records, and retrying for minutes would not free the disk.
+    @Test func aFullDiskSpoolsAStreamsMinutesAndRetriesButEndsASync() {
+        var machine = connected(.stream(until: Self.at(700)))
+        converse(&machine, Self.down(atTheFirstWrite: Self.diskFull) + [
+            (.woke(at: 6), ["replay spool"]),
+            (.replayFailed(Self.diskFull, at: 6), ["report store unavailable, 1 spooled, 0 dropped, retry in 2", "wait until 8"]),
+        ])
+        #expect(machine.outcome.storeUnavailable?.contains("disk is full") == true)
         var sync = connected(.sync)
         converse(&sync, [
             (.writerOpen(spooled: 0), ["sync history atConnect"]),

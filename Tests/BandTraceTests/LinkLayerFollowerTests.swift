@@ -47,6 +47,8 @@ import Testing
 
     enum Seen: Equatable {
         case att(dir: TraceDirection, conn: UInt16, pdu: [UInt8], seenFromCentral: Bool, t: Int64)
+        /// A PDU the sniffer got with a failed CRC and the peer acknowledged.
+        case crcFailedATT(dir: TraceDirection, pdu: [UInt8], t: Int64, record: Int)
         case connected(UInt16, LEAddress)
         case disconnected(UInt16, UInt8)
         case anomaly(Int)
@@ -63,6 +65,9 @@ import Testing
             var seen: [Seen] = []
             while let event = try! decoder.next() {
                 switch event {
+                case .att(let e) where e.trace.crcFailed:
+                    seen.append(.crcFailedATT(dir: e.trace.direction, pdu: Array(e.trace.pdu), t: e.trace.unixMicroseconds,
+                                              record: e.trace.recordIndex))
                 case .att(let e):
                     seen.append(.att(dir: e.trace.direction, conn: e.trace.connection, pdu: Array(e.trace.pdu),
                                      seenFromCentral: e.trace.viewpoint == .central, t: e.trace.unixMicroseconds))
@@ -192,5 +197,72 @@ import Testing
                          .att(dir: .tx, conn: 1, pdu: [0x0A, 0x12, 0x00], seenFromCentral: true, t: 6000)])
         let (phdr, _) = Self.decode(linkType: 256, [[1, 2, 3]])
         #expect(phdr == [.anomaly(0)])
+    }
+
+    /// A PDU the sniffer heard damaged but the peer acknowledged (its NESN moved on) was
+    /// received by the peer and will not come again: kept, marked, in its own place (its time
+    /// and record, before the packet that acknowledged it), as tshark decodes it.
+    @Test func aCRCFailedPDUThePeerAcknowledgedIsKeptAndMarked() {
+        let aa = Self.connectionAA
+        for linkType: UInt16 in [272, 256] {
+            func packet(_ header: UInt8, _ payload: [UInt8], central: Bool, crcOK: Bool = true) -> [UInt8] {
+                let le = Self.lePacket(aa: aa, header: header, payload)
+                return linkType == 272 ? Self.nordic(le, centralToPeripheral: central, crcOK: crcOK)
+                                       : Self.withPhdr(le, pduType: central ? 2 : 3, crc: crcOK)
+            }
+            let (seen, stats) = Self.decode(linkType: linkType, [
+                linkType == 272 ? Self.nordic(Self.connectInd, centralToPeripheral: true) : Self.withPhdr(Self.connectInd),
+                packet(Self.data(llid: 1, sn: 0, nesn: 0), [], central: true),
+                packet(Self.data(llid: 2, sn: 0, nesn: 1), Self.notification, central: false, crcOK: false),
+                // The central's NESN moves to 1: it received the notification.
+                packet(Self.data(llid: 1, sn: 1, nesn: 1), [], central: true),
+                packet(Self.data(llid: 2, sn: 1, nesn: 0), Self.readResponse, central: false),
+            ])
+            #expect(seen == [
+                .connected(1, Self.band),
+                .crcFailedATT(dir: .rx, pdu: [0x1B, 0x12, 0x00, 0x06, 0x4B], t: 2000, record: 2),
+                .att(dir: .rx, conn: 1, pdu: [0x0B, 0x06, 0x48], seenFromCentral: true, t: 4000),
+            ], "link type \(linkType)")
+            #expect(stats?.crcFailedKept == 1 && stats?.crcFailures == 0, "link type \(linkType): \(String(describing: stats))")
+        }
+    }
+
+    /// The peer's NESN still asks for the PDU (it did not get it either), or nothing answers
+    /// before the capture ends: the damaged copy is dropped, the retransmission carries it.
+    @Test func aCRCFailedPDUThePeerDidNotAcknowledgeIsDropped() {
+        let aa = Self.connectionAA
+        let (seen, stats) = Self.decode(linkType: 272, [
+            Self.nordic(Self.connectInd, centralToPeripheral: true),
+            Self.nordic(Self.lePacket(aa: aa, header: Self.data(llid: 1, sn: 0, nesn: 0), []), centralToPeripheral: true),
+            Self.nordic(Self.lePacket(aa: aa, header: Self.data(llid: 2, sn: 0, nesn: 1), [0xFF] + Self.notification.dropFirst()),
+                        centralToPeripheral: false, crcOK: false),
+            // NESN 0: the central asks for SN 0 again.
+            Self.nordic(Self.lePacket(aa: aa, header: Self.data(llid: 1, sn: 1, nesn: 0), []), centralToPeripheral: true),
+            Self.nordic(Self.lePacket(aa: aa, header: Self.data(llid: 2, sn: 0, nesn: 0), Self.notification), centralToPeripheral: false),
+            // The last packet: damaged, and no verdict comes.
+            Self.nordic(Self.lePacket(aa: aa, header: Self.data(llid: 2, sn: 0, nesn: 1), Self.readRequest), centralToPeripheral: true, crcOK: false),
+        ])
+        #expect(seen == [
+            .connected(1, Self.band),
+            .att(dir: .rx, conn: 1, pdu: [0x1B, 0x12, 0x00, 0x06, 0x4B], seenFromCentral: true, t: 4000),
+        ])
+        #expect(stats?.crcFailedKept == 0 && stats?.crcFailures == 2, "\(String(describing: stats))")
+    }
+
+    /// The sniffer missed the peer's acknowledgement, but the sender went on to a new SN, which
+    /// it does only once acknowledged: the damaged-CRC PDU was received and is kept.
+    @Test func aCRCFailedPDUWhoseSenderMovedOnIsKept() {
+        let aa = Self.connectionAA
+        let (seen, stats) = Self.decode(linkType: 272, [
+            Self.nordic(Self.connectInd, centralToPeripheral: true),
+            Self.nordic(Self.lePacket(aa: aa, header: Self.data(llid: 2, sn: 0, nesn: 0), Self.readRequest), centralToPeripheral: true, crcOK: false),
+            Self.nordic(Self.lePacket(aa: aa, header: Self.data(llid: 2, sn: 1, nesn: 1), Self.readRequest), centralToPeripheral: true),
+        ])
+        #expect(seen == [
+            .connected(1, Self.band),
+            .crcFailedATT(dir: .tx, pdu: [0x0A, 0x12, 0x00], t: 1000, record: 1),
+            .att(dir: .tx, conn: 1, pdu: [0x0A, 0x12, 0x00], seenFromCentral: true, t: 2000),
+        ])
+        #expect(stats?.crcFailedKept == 1 && stats?.crcFailures == 0, "\(String(describing: stats))")
     }
 }

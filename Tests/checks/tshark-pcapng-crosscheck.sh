@@ -70,6 +70,18 @@ strip_link() { sed 's/"seen_from":"central",//; s/"adapter":[0-9]*,"conn":[0-9]*
 "$bandsim" decode --json "$work/air-noisy.pcapng" 2> "$work/air.err" | strip_link > "$work/air.out"
 compare "noisy air capture decodes as its btsnoop (retransmissions, CRC failures dropped)" "$work/btsnoop.out" "$work/air.out"
 echo "   $(cat "$work/air.err")"
+# A PDU heard with a failed CRC that the peer acknowledged: tshark decodes it, and so does
+# bandsim (marked "crc_failed"), so both still give the whole ATT sequence.
+python3 Tests/checks/support/btsnoop-to-air.py "$work/hr-h4.log" "$work/air-acked.pcapng" --acked-crc
+tshark_att "$work/air-acked.pcapng" > "$work/tshark.txt"
+bandsim_att "$work/air-acked.pcapng" 2>/dev/null > "$work/bandsim.txt"
+compare "air capture with acknowledged CRC-failed PDUs (tshark, bandsim)" "$work/tshark.txt" "$work/bandsim.txt"
+"$bandsim" decode --json "$work/air-acked.pcapng" 2>/dev/null | strip_link | sed 's/"crc_failed":true,//' > "$work/air.out"
+compare "acknowledged CRC-failed PDUs decode as their btsnoop" "$work/btsnoop.out" "$work/air.out"
+kept=$("$bandsim" decode --json "$work/air-acked.pcapng" 2>/dev/null | grep -c '"crc_failed":true' || true)
+[ "$kept" -gt 0 ] || { echo "FAIL: no PDU marked crc_failed"; failures=$((failures + 1)); }
+echo "   $kept PDUs marked crc_failed"
+
 
 [ "$failures" -eq 0 ] || { echo "tshark pcapng cross-check: $failures failure(s)"; exit 1; }
 echo "tshark pcapng cross-check: all agree"

@@ -12,7 +12,7 @@ import FoundationEssentials
 /// | Local Time Information read | the band's offset (zone + DST), for turning its local Current Time into UTC |
 /// | Current Time read | the band's UTC time = its local time − its offset (0 when the zone was not read) |
 /// | Current Time written at host time w | the band's clock is w: the observation is (⌊w⌋, ⌊w⌋) |
-/// | (no write) | the band's reading, less its 1/256 s fraction, against the first read's host time |
+/// | (no write) | the band's reading, its 1/256 s fraction included, against the first read's host time |
 ///
 /// Without a Current Time characteristic there is nothing to observe (a plain strap: live
 /// readings get host time).
@@ -71,7 +71,7 @@ public struct ClockObservation: Sendable {
     /// The band time and the host time it was seen at, for stamping live readings: the written
     /// time if the reader set the clock, else the band's reading against the host time the
     /// reads started at (`fallback` when none was seen sent).
-    public func observation(fallback: Date) -> (bandTime: UInt32, hostTime: Date)? {
+    public func observation(fallback: Date) -> (bandTime: Double, hostTime: Date)? {
         guard hasCurrentTime else { return nil }
         if let written {
             // The band's clock was set to `written` (Current Time carries 1/256 s): it showed the
@@ -79,11 +79,12 @@ public struct ClockObservation: Sendable {
             // fractional instant put every stamp up to a second late, filing readings near a
             // minute's start under the previous minute.
             let second = written.timeIntervalSince1970.rounded(.down)
-            return (UInt32(clamping: Int64(second)), Date(timeIntervalSince1970: second))
+            return (second, Date(timeIntervalSince1970: second))
         }
         guard let bandUTC else { return nil }
-        // The band's whole second began `fraction` before the reads started.
-        let host = readStart ?? fallback
-        return (UInt32(clamping: bandUTC), host.addingTimeInterval(-Double(bandFraction256) / 256))
+        // The fraction is the band's own (1/256 of a band second): kept on the band's side, it
+        // stays right for a clock that runs faster than the host's, where taking it off the
+        // host time would misplace the reading by up to a second times the band's pace.
+        return (Double(bandUTC) + Double(bandFraction256) / 256, readStart ?? fallback)
     }
 }

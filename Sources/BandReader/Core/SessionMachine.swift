@@ -21,7 +21,7 @@ import BandProtocol
 /// | clock set | read Device Information and battery |
 /// | device read | open the store writer for it |
 /// | writer open | the plan syncs history (a BandKit band): sync history; then, streaming: subscribe to the plan's subscriptions |
-/// | woke from waiting | a write due (every ``liveWriteInterval``): write closed minutes; then a sync due (every ``historySyncInterval``, band only): write closed minutes, then sync |
+/// | woke from waiting | a write due (every ``liveWriteInterval``): write closed minutes; then a Current Time read due (every ``clockRereadInterval``, devices whose readings carry no time): read it; then a sync due (every ``historySyncInterval``, band only): write closed minutes, then sync |
 /// | subscribed, or nothing (more) due | the deadline passed: finish; else wait until the earliest of deadline, write and sync |
 /// | stop, or the link failed while streaming | finish the live minutes (everything received is committed), then stopped / fail |
 /// | finish requested (while waiting) | the deadline is now: as "the deadline passed" |
@@ -31,7 +31,7 @@ import BandProtocol
 /// | history finished, stopped or failed | as "history synced" above; a failure while streaming ends the stream like a lost link (a transient store failure instead leaves the sync owed, below); at the deadline with live readings routed, first close the live stream (its last part is written, or spooled), then finished / fail |
 ///
 /// **The store unreachable** (a transient ``StoreFailure``: PostgreSQL down, restarting, the
-/// connection lost; a lock held too long) does not end the session:
+/// connection lost; a lock held too long; while streaming, a full disk) does not end the session:
 ///
 /// | after | next |
 /// |---|---|
@@ -73,6 +73,9 @@ public struct SessionMachine {
         case waitForLink(until: ContinuousClock.Instant)
         /// Write the live minutes closed so far, then send ``SessionMachine/liveWritten(_:at:)``.
         case writeClosedMinutes
+        /// Read the device's Current Time again: its clock is the only time its readings have,
+        /// and it need not run at the reader's pace (see ``clockRereadInterval``).
+        case rereadClock
         /// Close the open minute and write everything unwritten, then send ``SessionMachine/liveWritten(_:at:)``.
         case finishLive
         /// Append live minutes to the spool, then send ``SessionMachine/liveSpooled(_:pending:dropped:at:)``.
@@ -108,6 +111,12 @@ public struct SessionMachine {
     public let goal: BandSession.Goal
     public var liveWriteInterval: Duration = .seconds(5)
     public var historySyncInterval: Duration? = .seconds(600)
+    /// How often a device whose live readings carry no time of their own (InfiniTime: heart
+    /// rate, a daily step total) has its Current Time read again while streaming. Its clock may
+    /// run away from the reader's estimate (a simulator at 60×, a watch set by hand, a zone
+    /// change): readings stamped by extrapolation alone would land in the wrong minute, or on
+    /// the wrong side of the watch's midnight.
+    public var clockRereadInterval: Duration? = .seconds(60)
     /// The History Data characteristic's value handle: its notifications belong to the history sync.
     public var historyDataHandle: UInt16?
     public private(set) var outcome = BandSession.Outcome()
@@ -153,6 +162,7 @@ public struct SessionMachine {
 
     private var nextWrite: ContinuousClock.Instant?
     private var nextHistorySync: ContinuousClock.Instant?
+    private var nextClockRead: ContinuousClock.Instant?
     /// Closed minutes are being written before a sync while streaming.
     private var syncAfterWrite = false
     /// The stream is ending: the final write is in progress.
@@ -251,6 +261,7 @@ public struct SessionMachine {
         liveSubscribed = true
         nextWrite = now.advanced(by: liveWriteInterval)
         if isBand, let interval = historySyncInterval { nextHistorySync = now.advanced(by: interval) }
+        if rereadsClock, let interval = clockRereadInterval { nextClockRead = now.advanced(by: interval) }
         return [.report(.streaming)] + waitOrEnd(at: now)
     }
 
@@ -258,8 +269,20 @@ public struct SessionMachine {
     public mutating func woke(at now: ContinuousClock.Instant) -> [Action] {
         if let nextWrite, now >= nextWrite { return [storeClosedMinutes] }
         if storeDown != nil, let retry = nextStoreRetry, now >= retry { return [.replaySpool] }
+        if let due = nextClockRead, now >= due { return [.rereadClock] }
         return syncIfDue(at: now)
     }
+
+    /// The Current Time was read again (or the read failed softly): the next read is due one
+    /// interval from now.
+    public mutating func clockReread(at now: ContinuousClock.Instant) -> [Action] {
+        if let interval = clockRereadInterval { nextClockRead = now.advanced(by: interval) }
+        return syncIfDue(at: now)
+    }
+
+    /// Live readings without a time of their own are stamped from the device's clock, which the
+    /// plan reads: the clock is read again while streaming. A BandKit band's snapshots carry it.
+    private var rereadsClock: Bool { plan.setsClock && !plan.subscriptions.contains(.liveActivity) }
 
     /// `count` live minutes were written (possibly none).
     public mutating func liveWritten(_ count: Int, at now: ContinuousClock.Instant) -> [Action] {
@@ -276,7 +299,7 @@ public struct SessionMachine {
     /// A live write failed. A transient store failure spools the minutes and keeps the session
     /// going; anything else ends it.
     public mutating func liveWriteFailed(_ error: SessionError, at now: ContinuousClock.Instant) -> [Action] {
-        guard error.isTransientStoreFailure else { return [.fail(error)] }
+        guard storeMayComeBack(error) else { return [.fail(error)] }
         storeWentDown(error, at: now)
         return [.spoolLive(.unwritten)]
     }
@@ -329,7 +352,7 @@ public struct SessionMachine {
     /// The spool's replay failed: a transient store failure waits for the next retry; anything
     /// else ends the session.
     public mutating func spoolReplayFailed(_ error: SessionError, at now: ContinuousClock.Instant) -> [Action] {
-        guard error.isTransientStoreFailure else { return [.fail(error)] }
+        guard storeMayComeBack(error) else { return [.fail(error)] }
         storeWentDown(error, at: now)
         if let exhausted = giveUpIfExhausted() { return exhausted }
         if replayingAtConnect {
@@ -501,7 +524,7 @@ public struct SessionMachine {
     /// records, and the sync is owed until the store is back; anything else ends the session
     /// (after the live minutes, while streaming).
     private mutating func historySyncFailed(_ error: SessionError, reason: HistorySyncReason, at now: ContinuousClock.Instant) -> [Action] {
-        guard error.isTransientStoreFailure else {
+        guard storeMayComeBack(error) else {
             return reason == .whileStreaming ? linkFailed(error) : [.fail(error)]
         }
         storeWentDown(error, at: now)
@@ -543,6 +566,13 @@ public struct SessionMachine {
         nextStoreRetry = now.advanced(by: storeRetry.nextDelay())
     }
 
+    /// Whether the session goes on without the store after `error`, spooling and retrying: a
+    /// transient failure; while streaming, a full disk too (freeing space fixes it, and a
+    /// strap's or a watch's live minutes exist nowhere else).
+    public func storeMayComeBack(_ error: SessionError) -> Bool {
+        isStreaming ? error.isStoreFailureAStreamOutlives : error.isTransientStoreFailure
+    }
+
     /// A sync (no stream to keep) stops trying after ``maximumStoreRetries``.
     private func giveUpIfExhausted() -> [Action]? {
         guard !isStreaming, storeRetries > maximumStoreRetries, let storeDown else { return nil }
@@ -553,7 +583,7 @@ public struct SessionMachine {
     /// The top of the streaming loop: the deadline ends it, else wait for the earliest due time.
     private mutating func waitOrEnd(at now: ContinuousClock.Instant) -> [Action] {
         if let deadline, now >= deadline { return endStream() }
-        let candidates = [nextWrite, deadline, nextHistorySync, storeDown == nil ? nil : nextStoreRetry].compactMap { $0 }
+        let candidates = [nextWrite, deadline, nextHistorySync, nextClockRead, storeDown == nil ? nil : nextStoreRetry].compactMap { $0 }
         return [.waitForLink(until: candidates.min() ?? now)]
     }
 

@@ -45,12 +45,20 @@ public struct BandClockEstimator: Sendable {
     }
 
     /// Takes the band's timestamp `band` seen at host time `host`; returns whether it was used.
+    /// A `trusted` observation (the band's Current Time, read) is the clock itself, not a value
+    /// that may be damaged: far from the estimate, it restarts the estimate at once (the clock
+    /// was set, or runs at another pace than was learnt).
     @discardableResult
-    public mutating func observe(_ band: UInt32, at host: Date) -> Bool {
-        let value = Double(band)
+    public mutating func observe(_ band: UInt32, at host: Date, trusted: Bool = false) -> Bool {
+        observe(seconds: Double(band), at: host, trusted: trusted)
+    }
+
+    /// The same, for a band time with a fraction of a second (a Current Time read).
+    @discardableResult
+    public mutating func observe(seconds value: Double, at host: Date, trusted: Bool = false) -> Bool {
         if rateIsKnown, let expected = estimate(at: host), abs(value - expected) > window(after: host) {
             outliers += 1
-            guard outliers >= Self.outliersBeforeReset else { return false }
+            guard trusted || outliers >= Self.outliersBeforeReset else { return false }
             first = nil
         }
         outliers = 0

@@ -64,6 +64,8 @@ public final class LiveStream {
     private var lastContact: Bool?
     private var clock = BandClockEstimator()
     private var utcOffsetSeconds: Int?
+    /// The device's zone as last read while streaming (Local Time Information).
+    private var deviceOffset: Int?
     private let now: () -> Date
     private let hostOffset: () -> Int
     private let report: (ReaderEvent) -> Void
@@ -79,8 +81,17 @@ public final class LiveStream {
     }
 
     /// Records that the band's clock read `bandTime` at the host time `hostTime`.
-    public func observeBandClock(_ bandTime: UInt32, at hostTime: Date) {
-        clock.observe(bandTime, at: hostTime)
+    public func observeBandClock(_ bandTime: Double, at hostTime: Date) {
+        clock.observe(seconds: bandTime, at: hostTime)
+    }
+
+    /// The device's Current Time, read again while streaming, at the host time the read was sent,
+    /// and its zone if read: the device's own clock, so it corrects the extrapolation at once
+    /// instead of being held back as a damaged value. Steps from a daily running total are
+    /// counted on the device's local day, so its zone (not the host's) decides where midnight is.
+    public func observeDeviceClock(_ bandTime: Double, at hostTime: Date, utcOffsetSeconds offset: Int?) {
+        clock.observe(seconds: bandTime, at: hostTime, trusted: true)
+        if let offset { deviceOffset = offset }
     }
 
     /// How many band seconds pass per host second.
@@ -232,7 +243,7 @@ public final class LiveStream {
         }
         let total = UInt32(value[0]) | UInt32(value[1]) << 8 | UInt32(value[2]) << 16 | UInt32(value[3]) << 24
         let time = bandTime()
-        let offset = utcOffsetSeconds ?? hostOffset()
+        let offset = utcOffsetSeconds ?? deviceOffset ?? hostOffset()
         stepsToday = total
         switch stepTracker.observe(total: total, at: time, utcOffsetSeconds: offset) {
         case .baseline, .unchanged:

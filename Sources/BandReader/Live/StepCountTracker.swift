@@ -36,7 +36,7 @@ public struct StepCountState: Equatable, Sendable {
 /// | first of a connection | a later local day | midnight passed while away: the total as one gap from that midnight (or the last reading, if later); the rest of the old day is gone from BLE |
 /// | first of a connection | an earlier local day | the device's clock went back: no sample, the reading is the new baseline |
 /// | later | total ≥ previous | the difference, in the reading's minute |
-/// | later | total < previous | a reset (local midnight; a reboot drops the link first): the total, counted since the reset, in the reading's minute |
+/// | later | total < previous | a reset (local midnight; a reboot drops the link first): the total, counted since the reset, in the reading's minute; the reading belongs to the next local day whatever the reader's estimate of the device's clock says |
 ///
 /// A reboot while away after which the wearer walked past the old total cannot be told from
 /// plain growth; it is counted as the growth (too few steps, never too many). The other way
@@ -67,6 +67,8 @@ public struct StepCountTracker: Sendable {
     public private(set) var last: StepCountState?
     /// Whether this connection has produced a reading yet.
     private var connected = false
+    /// The device's local day at this connection's first reading plus the resets seen since.
+    private var dayByResets: Int64 = 0
 
     public init(stored: StepCountState?) {
         last = stored
@@ -78,11 +80,22 @@ public struct StepCountTracker: Sendable {
     /// One reading of the running total at `time` (device clock, UTC seconds) in a zone
     /// `utcOffsetSeconds` east of UTC.
     public mutating func observe(total: UInt32, at time: UInt32, utcOffsetSeconds: Int) -> Outcome {
-        let day = (Int64(time) + Int64(utcOffsetSeconds)).floorDivided(by: 86_400)
-        let now = StepCountState(total: total, time: time, localDay: day)
-        defer { last = now }
         let isFirst = !connected
         connected = true
+        var day = (Int64(time) + Int64(utcOffsetSeconds)).floorDivided(by: 86_400)
+        if isFirst {
+            dayByResets = day
+        } else if let previous = last, total < previous.total {
+            // A reset within a connection is the device's midnight (a reboot drops the link).
+            dayByResets += 1
+        }
+        // The day a total belongs to is at least the connection's first day plus the resets seen
+        // since: a reader whose estimate of the device's clock lags (a clock running fast, set by
+        // hand, another zone) would otherwise file post-midnight totals under the old day, and
+        // the next connection would count them again as "midnight while away".
+        if !isFirst { day = max(day, dayByResets) }
+        let now = StepCountState(total: total, time: time, localDay: day)
+        defer { last = now }
         guard let previous = last else {
             guard total > 0 else { return .baseline }
             let midnight = UInt32(clamping: day * 86_400 - Int64(utcOffsetSeconds))

@@ -20,6 +20,7 @@ import HealthModel
 /// | recorded | what the live session did | here |
 /// |---|---|---|
 /// | clock reads / Current Time write | ``BandSession`` observes the band clock | the same observation, at the recorded times |
+/// | clock reads after the first Current Time (while streaming) | the live stream takes the device's clock again | the same |
 /// | live notifications | ``LiveStream/handle(_:_:)``; closed minutes written | the same, `now` = record time |
 /// | history fetch response, data, Transfer Complete | ``HistorySyncMachine`` (driving, inside ``SessionMachine``) | the same machine (following), against the target store's cursor |
 /// | fetch written after streaming began | ``LiveStream/finish()`` written before the final sync; the stream goes on during it | the same |
@@ -51,6 +52,8 @@ public final class RecordedSessionFeed {
 
     // Clock observation: the type BandSession.synchronizeClock feeds, fed from the recording.
     private var clock: ClockObservation
+    /// A Current Time read again while streaming, in progress.
+    private var reread: ClockObservation?
 
     // History: the live reader's own decisions, following the recorded conversation.
     private var history: HistorySyncMachine
@@ -74,13 +77,34 @@ public final class RecordedSessionFeed {
     public func clientRead(handle: UInt16, at time: Date) {
         currentTime = time
         if handle == profile.localTimeInformation?.valueHandle || handle == profile.currentTime?.valueHandle {
-            clock.readSent(at: time)
+            // Once the connect-time Current Time was seen, a clock read is the stream's re-read.
+            if clock.bandUTC != nil || clock.written != nil {
+                if reread == nil { reread = ClockObservation(hasCurrentTime: true) }
+                reread!.readSent(at: time)
+            } else {
+                clock.readSent(at: time)
+            }
         }
     }
 
     /// The band answered a read of `handle` with `value` (the first part of a long value).
     public func readResponse(handle: UInt16, value: UnsafeRawBufferPointer, at time: Date) {
         currentTime = time
+        if var again = reread {
+            // The session's re-read while streaming (``BandSession``): the same observation.
+            if handle == profile.localTimeInformation?.valueHandle {
+                again.zoneRead(value)
+                reread = again
+            } else if handle == profile.currentTime?.valueHandle {
+                again.timeRead(value)
+                reread = nil
+                if let observation = again.observation(fallback: time) {
+                    liveStream().observeDeviceClock(observation.bandTime, at: observation.hostTime,
+                                                    utcOffsetSeconds: again.bandZone?.utcOffsetSeconds)
+                }
+            }
+            return
+        }
         if handle == profile.localTimeInformation?.valueHandle {
             clock.zoneRead(value)
         } else if handle == profile.currentTime?.valueHandle {

@@ -25,6 +25,8 @@ public final class BandReaderService {
     public var clockTolerance: Duration = .seconds(2)
     /// See ``BandSession/historySyncInterval``.
     public var historySyncInterval: Duration? = .seconds(600)
+    /// See ``BandSession/clockRereadInterval``.
+    public var clockRereadInterval: Duration? = .seconds(60)
     /// See ``BandSession/storeRetrySchedule``.
     public var storeRetrySchedule = StoreRetrySchedule.standard
     public var now: () -> Date = Date.init
@@ -155,6 +157,7 @@ public final class BandReaderService {
                 session.setsClock = setsClock
                 session.clockTolerance = clockTolerance
                 session.historySyncInterval = historySyncInterval
+                session.clockRereadInterval = clockRereadInterval
                 session.storeRetrySchedule = storeRetrySchedule
                 session.now = now
                 if let spoolDirectory {

@@ -61,6 +61,8 @@ public final class BandSession {
     /// How often history is synced again while streaming, so the band's records replace the
     /// provisional minutes during a long stream too (nil: only at connect and at the deadline).
     public var historySyncInterval: Duration? = .seconds(600)
+    /// How often a watch's Current Time is read again while streaming (``SessionMachine/clockRereadInterval``).
+    public var clockRereadInterval: Duration? = .seconds(60)
     /// Where live minutes go while the store is unreachable (nil: a store failure ends the
     /// session, as it did before gateways spooled).
     public var spool: LiveSpool?
@@ -98,13 +100,14 @@ public final class BandSession {
         machine = SessionMachine(plan: plan, goal: goal)
         machine.liveWriteInterval = liveWriteInterval
         machine.historySyncInterval = historySyncInterval
+        machine.clockRereadInterval = clockRereadInterval
         machine.retryStore(on: storeRetrySchedule)
         machine.historyDataHandle = connection.profile.activity?.historyData.valueHandle
         live = nil
         // The one route for everything the device pushes: installed once, never swapped.
         connection.valueHandler = { [unowned self] handle, value in route(handle, value) }
         defer { connection.valueHandler = nil }
-        var clockObservation: (bandTime: UInt32, hostTime: Date)?
+        var clockObservation: (bandTime: Double, hostTime: Date)?
         var battery: Int?
         var writer: SampleWriter?
         /// What a failed live write held, for the spool.
@@ -198,7 +201,7 @@ public final class BandSession {
                 live = nil
                 do { try write(stream?.finish() ?? [], from: stream) } catch {
                     // The store went away during the last sync: these go to the spool too.
-                    guard error.isTransientStoreFailure, spool != nil else { throw error }
+                    guard machine.storeMayComeBack(error), spool != nil else { throw error }
                     let (kept, dropped) = try appendToSpool(unwritten)
                     unwritten = []
                     next = machine.lateMinutesSpooled(kept, pending: spooledMinutes, dropped: dropped, failure: error, at: clock.now)
@@ -229,6 +232,9 @@ public final class BandSession {
                 }
             case .writeClosedMinutes:
                 next = try writeOrReport(live?.takeClosedMinutes() ?? [])
+            case .rereadClock:
+                do { try rereadClock() } catch { next = machine.linkFailed(error) }
+                if next.isEmpty { next = machine.clockReread(at: clock.now) }
             case .finishLive:
                 // Everything received so far is committed, however the stream ended.
                 next = try writeOrReport(live?.finish() ?? [])
@@ -387,7 +393,7 @@ public final class BandSession {
     /// time when it is off by more than ``clockTolerance``. With ``setsClock`` false (a simulator
     /// running faster than real time) it only reads. Returns a (band time, host time) pair for
     /// stamping live readings.
-    private func synchronizeClock() throws(SessionError) -> (bandTime: UInt32, hostTime: Date)? {
+    private func synchronizeClock() throws(SessionError) -> (bandTime: Double, hostTime: Date)? {
         let profile = connection.profile
         guard let currentTime = profile.currentTime else { return nil }
         let hostNow = now()
@@ -430,12 +436,31 @@ public final class BandSession {
         return clock.observation(fallback: hostNow)
     }
 
+    /// Reads the device's zone and Current Time again while streaming and hands the reading to
+    /// the live stream, which trusts it over its extrapolation (``LiveStream/observeDeviceClock(_:at:)``).
+    private func rereadClock() throws(SessionError) {
+        let profile = connection.profile
+        guard let live, let currentTime = profile.currentTime, currentTime.properties.contains(.read) else { return }
+        var clock = ClockObservation(hasCurrentTime: true)
+        let sent = now()
+        clock.readSent(at: sent)
+        if let local = profile.localTimeInformation, local.properties.contains(.read) {
+            let bytes = try connection.read(local, during: .streaming)
+            bytes.withUnsafeBytes { clock.zoneRead($0) }
+        }
+        let bytes = try connection.read(currentTime, during: .streaming)
+        bytes.withUnsafeBytes { clock.timeRead($0) }
+        if let observation = clock.observation(fallback: sent) {
+            live.observeDeviceClock(observation.bandTime, at: observation.hostTime, utcOffsetSeconds: clock.bandZone?.utcOffsetSeconds)
+        }
+    }
+
     /// Subscribes to the plan's live characteristics, once, and routes them to a ``LiveStream``.
     ///
     /// For a running step total, the total last committed is in place before the first
     /// subscription, so the first reading is compared with it, not taken for a first sight.
     private func subscribeLive(_ subscriptions: [SessionPlan.Subscription], battery: Int?,
-                               storedSteps: StepCountState?, clock: (bandTime: UInt32, hostTime: Date)?) throws(SessionError) -> LiveStream {
+                               storedSteps: StepCountState?, clock: (bandTime: Double, hostTime: Date)?) throws(SessionError) -> LiveStream {
         let profile = connection.profile
         let handles = LiveStream.Handles(profile: profile)
         let live = LiveStream(handles: handles, now: now, hostOffset: { [timeZone, now] in timeZone.secondsFromGMT(for: now()) },

@@ -54,6 +54,13 @@ public struct StoreFailure: Error, Equatable, Sendable, CustomStringConvertible 
         return false
     }
 
+    /// The disk under the store is full (``DatabaseError/isStorageFull``): a stream keeps going
+    /// without the store, as for an unreachable one, until space is freed.
+    public var isStorageFull: Bool {
+        if case .database(let database)? = error { return database.isStorageFull }
+        return false
+    }
+
     public var description: String {
         switch step {
         case .open(let location):

@@ -30,6 +30,8 @@ public final class ATTExtractor {
     private var peers: [ConnectionKey: LEAddress] = [:]
     /// The last lookup in `peers`: PDUs come in long runs on one connection.
     private var lastPeer: (key: ConnectionKey, peer: LEAddress?)?
+    /// Air-capture frames (per connection and direction) in reassembly that hold a CRC-failed PDU.
+    private var crcFailedFrames: Set<L2CAPReassembler.Key> = []
     /// L2CAP frames on channels other than ATT (signaling, SMP), counted and skipped.
     public private(set) var otherChannelFrames = 0
 
@@ -65,8 +67,16 @@ public final class ATTExtractor {
             output.anomaly = TraceAnomaly(kind: .malformedPacket(error), recordIndex: record.index, recordOffset: record.offset)
             return output
         case .l2capFragment(let piece):
+            // A frame with a CRC-failed fragment in it is marked as such when it completes.
+            let key = L2CAPReassembler.Key(adapter: 0, handle: piece.handle, direction: piece.direction)
+            if !crcFailedFrames.isEmpty, piece.boundary != .continuing { crcFailedFrames.remove(key) }
+            if piece.crcFailed { crcFailedFrames.insert(key) }
             reassemble(adapter: 0, handle: piece.handle, direction: piece.direction, boundary: piece.boundary,
                        fragment: piece.fragment, viewpoint: .central, record: record, output: &output)
+            if case .att(var event)? = output.event, !crcFailedFrames.isEmpty, crcFailedFrames.remove(key) != nil {
+                event.crcFailed = true
+                output.event = .att(event)
+            }
             return output
         case .connectionChange(let handle, let change):
             connectionChanged(adapter: 0, handle: handle, change: change, record: record, output: &output)
@@ -179,6 +189,7 @@ public final class ATTExtractor {
     private func connectionChanged(adapter: UInt16, handle: UInt16, change: ConnectionTraceEvent.Change,
                                    record: TraceRecord, output: inout Output) {
         reassembler.close(adapter: adapter, handle: handle)
+        crcFailedFrames = crcFailedFrames.filter { $0.handle != handle }
         switch change {
         case .connected(let peer): peers[ConnectionKey(adapter: adapter, handle: handle)] = peer
         case .disconnected: peers[ConnectionKey(adapter: adapter, handle: handle)] = nil

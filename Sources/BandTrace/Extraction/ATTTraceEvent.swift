@@ -21,6 +21,9 @@ public struct ATTTraceEvent {
     /// Whose `direction` this is: the host that recorded an HCI trace, or, in an air capture,
     /// the connection's central (tx = central → peripheral).
     public var viewpoint: TraceViewpoint
+    /// An air capture's PDU the sniffer received with a failed CRC but the peer acknowledged
+    /// (``LLConnectionFollower``): its bytes may be damaged.
+    public var crcFailed = false
 
     public init(unixMicroseconds: Int64, direction: TraceDirection, adapter: UInt16, connection: UInt16, peer: LEAddress?,
                 pdu: UnsafeRawBufferPointer, recordIndex: Int, recordOffset: Int, viewpoint: TraceViewpoint = .recordingHost) {

@@ -121,8 +121,8 @@ public final class CaptureFileReader<Framer: CapturePacketFramer>: TraceRecordSo
         }
 
         mutating func nextTraceRecord(buffer: UnsafeMutableRawBufferPointer, fd: Int32, calls: FileSystemCalls) throws(CaptureFileError) -> TraceRecord? {
-            guard let packet = try nextPacket(buffer: buffer, fd: fd, calls: calls) else { return nil }
-            return unwrapper.record(packet)
+            if let deferred = unwrapper.takeDeferredRecord() { return deferred }
+            return unwrapper.nextRecord(try nextPacket(buffer: buffer, fd: fd, calls: calls))
         }
 
         mutating func nextPacket(buffer: UnsafeMutableRawBufferPointer, fd: Int32, calls: FileSystemCalls) throws(CaptureFileError) -> CapturePacket? {
@@ -173,8 +173,8 @@ public struct CaptureMemoryReader<Framer: CapturePacketFramer>: TraceRecordSourc
     }
 
     public mutating func nextTraceRecord() throws(CaptureFileError) -> TraceRecord? {
-        guard let packet = try nextPacket() else { return nil }
-        return unwrapper.record(packet)
+        if let deferred = unwrapper.takeDeferredRecord() { return deferred }
+        return unwrapper.nextRecord(try nextPacket())
     }
 
     public var otherLinkTypePackets: Int { unwrapper.otherLinkTypePackets }

@@ -24,7 +24,7 @@ import BandWire
 /// Air captures (256, 272) go through ``LLConnectionFollower`` instead: LL data PDUs of the
 /// followed connection become L2CAP fragments, CONNECT_IND and LL_TERMINATE_IND connection
 /// changes.
-public struct CaptureHCIUnwrapper: Sendable {
+public struct CaptureHCIUnwrapper {
     /// Direction of the last first fragment per ACL handle (12 bits), for link type 187.
     private var lastACLDirection: [TraceDirection]
     /// The LE connection followed through air captures (link types 256 and 272).
@@ -35,6 +35,10 @@ public struct CaptureHCIUnwrapper: Sendable {
     public private(set) var otherLinkTypePackets = 0
     /// The first such link type, to name in a note.
     public private(set) var firstOtherLinkType: CaptureLinkType?
+    /// Where the follower's held CRC-failed PDU lies in the file.
+    private var heldPlace: (index: Int, offset: Int)?
+    /// A packet's record waiting behind the CRC-failed PDU it acknowledged.
+    private var deferred: TraceRecord?
 
     public init() {
         lastACLDirection = Array(repeating: .tx, count: 0x1000)
@@ -49,6 +53,35 @@ public struct CaptureHCIUnwrapper: Sendable {
     public mutating func record(_ packet: CapturePacket) -> TraceRecord {
         TraceRecord(index: packet.index, offset: packet.offset, unixMicroseconds: packet.unixMicroseconds,
                     content: content(packet))
+    }
+
+    /// The record of a reader's next `packet` (nil: the capture ended, nil returned). An air
+    /// capture's follower lets a CRC-failed PDU through only when the next packet acknowledges
+    /// it: that earlier PDU's record is returned, and this packet's waits in
+    /// ``takeDeferredRecord()``, which the reader empties before reading another packet (so the
+    /// deferred record's bytes are still in its buffer).
+    public mutating func nextRecord(_ packet: CapturePacket?) -> TraceRecord? {
+        guard let packet else {
+            if sawAirPackets { follower.dropHeld() }
+            return nil
+        }
+        let holdsBefore = follower.holds
+        let record = record(packet)
+        guard sawAirPackets else { return record }
+        var earlier: TraceRecord?
+        if let released = follower.takeAcknowledgedCRCFailure(), let place = heldPlace {
+            earlier = TraceRecord(index: place.index, offset: place.offset, unixMicroseconds: released.unixMicroseconds, content: released.content)
+        }
+        if follower.holds != holdsBefore { heldPlace = (packet.index, packet.offset) }
+        guard let earlier else { return record }
+        deferred = record
+        return earlier
+    }
+
+    /// A record ``nextRecord(_:)`` deferred, if any.
+    public mutating func takeDeferredRecord() -> TraceRecord? {
+        defer { deferred = nil }
+        return deferred
     }
 
     @inline(__always)

@@ -55,7 +55,8 @@ extension CaptureFileReader: StreamingTraceFile {
         guard let s = follower?.statistics else { return nil }
         var note = "air capture: directions are as the central sees them (tx = central → peripheral); "
             + "\(s.connections) connections followed, \(s.dataPDUs) data PDUs, \(s.retransmissions) retransmissions and "
-            + "\(s.crcFailures) CRC-failed PDUs dropped, \(s.otherAccessAddress) PDUs of other connections skipped"
+            + "\(s.crcFailures) CRC-failed PDUs dropped, \(s.crcFailedKept) CRC-failed PDUs kept (the peer acknowledged them; marked crc_failed), "
+            + "\(s.otherAccessAddress) PDUs of other connections skipped"
         if s.encryptedPDUs > 0 {
             note += "; the link is encrypted: \(s.encryptedPDUs) encrypted PDUs were not decoded"
         }

@@ -63,6 +63,15 @@ public struct DatabaseError: Error, Hashable, Sendable, CustomStringConvertible 
         engine == .postgresql && (isConnectionLost || sqlState == "57P02" || sqlState == "57P03")
     }
 
+    /// The disk under the store is full (SQLITE_FULL; PostgreSQL 53100 disk_full): nothing is
+    /// wrong with the data, and freeing space makes the same write succeed.
+    public var isStorageFull: Bool {
+        switch engine {
+        case .sqlite: return primaryCode == 13
+        case .postgresql: return sqlState == "53100"
+        }
+    }
+
     public var description: String {
         switch engine {
         case .sqlite:

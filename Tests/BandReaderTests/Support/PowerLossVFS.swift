@@ -22,9 +22,13 @@ final class PowerLossVFS: @unchecked Sendable {
     private struct State {
         var trackedDirectory: String?
         var openPaths: [Int: String] = [:]
+        /// Open files that were under the tracked directory when opened.
+        var trackedIDs: Set<Int> = []
         var nextID = 1
         var durable: [String: [UInt8]] = [:]
         var syncs = 0
+        /// Writes to files under this directory fail with SQLITE_FULL while it is set.
+        var fullDirectory: String?
     }
 
     private let state = Mutex(State())
@@ -56,6 +60,13 @@ final class PowerLossVFS: @unchecked Sendable {
         }
     }
 
+    /// From now on, every write to a file under `directory` fails with SQLITE_FULL, as SQLite's
+    /// unix VFS reports a write the disk had no room for (ENOSPC); nil frees the space again.
+    /// Independent of ``track(directory:)``. Files must be opened after ``install()``.
+    func diskFull(under directory: String?) {
+        state.withLock { $0.fullDirectory = directory.map { $0.hasSuffix("/") ? $0 : $0 + "/" } }
+    }
+
     /// fsyncs of tracked files so far.
     var syncCount: Int { state.withLock { $0.syncs } }
 
@@ -82,22 +93,37 @@ final class PowerLossVFS: @unchecked Sendable {
 
     fileprivate func open(path: String?) -> Int {
         state.withLock { state in
-            guard let path, let tracked = state.trackedDirectory, path.hasPrefix(tracked), !path.hasSuffix("-shm") else { return 0 }
+            guard let path, !path.hasSuffix("-shm") else { return 0 }
+            // Every file gets an id (``diskFull(under:)`` may name its directory later); only
+            // tracked ones get durable images (``synced(id:)``).
             let id = state.nextID
             state.nextID += 1
             state.openPaths[id] = path
+            if let tracked = state.trackedDirectory, path.hasPrefix(tracked) { state.trackedIDs.insert(id) }
             return id
+        }
+    }
+
+    /// Whether a write to the file `id` must fail for want of space.
+    fileprivate func isFull(id: Int) -> Bool {
+        guard id != 0 else { return false }
+        return state.withLock { state in
+            guard let full = state.fullDirectory, let path = state.openPaths[id] else { return false }
+            return path.hasPrefix(full)
         }
     }
 
     fileprivate func close(id: Int) {
         guard id != 0 else { return }
-        _ = state.withLock { $0.openPaths.removeValue(forKey: id) }
+        state.withLock { state in
+            state.openPaths[id] = nil
+            state.trackedIDs.remove(id)
+        }
     }
 
     /// After a successful fsync: the file's whole current content is durable.
     fileprivate func synced(id: Int) {
-        guard id != 0, let path = state.withLock({ $0.openPaths[id] }) else { return }
+        guard id != 0, let path = state.withLock({ $0.trackedIDs.contains(id) ? $0.openPaths[id] : nil }) else { return }
         let bytes = FileManager.default.contents(atPath: path).map { [UInt8]($0) } ?? []
         state.withLock { state in
             state.durable[path] = bytes
@@ -146,7 +172,11 @@ private func installShim() {
             return rc
         },
         xRead: { file, buffer, amount, offset in let f = real(file); return methods(f).xRead!(f, buffer, amount, offset) },
-        xWrite: { file, buffer, amount, offset in let f = real(file); return methods(f).xWrite!(f, buffer, amount, offset) },
+        xWrite: { file, buffer, amount, offset in
+            if PowerLossVFS.shared.isFull(id: trackingID(file)) { return SQLITE_FULL }
+            let f = real(file)
+            return methods(f).xWrite!(f, buffer, amount, offset)
+        },
         xTruncate: { file, size in let f = real(file); return methods(f).xTruncate!(f, size) },
         xSync: { file, flags in
             let f = real(file)

@@ -76,8 +76,14 @@ final class WatchHarness: @unchecked Sendable {
 
     /// A reader process: streams until the simulated instant `until`, on this store. Returns
     /// its events and the simulated spans during which it was streaming.
+    /// `ownClock`: the reader's clock runs at real time from the watch's time at the start, the
+    /// watch `speed` times faster (`band stream --keep-band-clock` against an accelerated
+    /// simulator), and the watch's Current Time is read again every `ownClock` of real time.
     @discardableResult
-    func stream(until ms: PeerMilliseconds) throws -> (events: [ReaderEvent], streaming: [ClosedRange<Date>]) {
+    /// `configure` adjusts the service; `observe` sees each event as it happens (the session's thread).
+    func stream(until ms: PeerMilliseconds, ownClock rereadEvery: Duration? = nil, configure: (BandReaderService) -> Void = { _ in },
+                observe: @escaping (ReaderEvent) -> Void = { _ in })
+        throws -> (events: [ReaderEvent], streaming: [ClosedRange<Date>], outcome: BandSession.Outcome) {
         var collected: [ReaderEvent] = []
         var spans: [ClosedRange<Date>] = []
         var began: Date?
@@ -85,6 +91,7 @@ final class WatchHarness: @unchecked Sendable {
                                         storePath: storePath, stop: StopRequest(),
                                         openLink: { [socket] _ in try SeqPacketLink.connect(path: socket) },
                                         report: { [unowned self] event in
+                                            observe(event)
                                             collected.append(event)
                                             switch event {
                                             case .streaming: began = now()
@@ -95,11 +102,19 @@ final class WatchHarness: @unchecked Sendable {
                                             }
                                         })
         service.now = { [unowned self] in now() }
+        if let rereadEvery {
+            let (began, realBegan) = (now(), ContinuousClock.now)
+            service.now = { began.addingTimeInterval(Double((ContinuousClock.now - realBegan).components.attoseconds) * 1e-18
+                                                     + Double((ContinuousClock.now - realBegan).components.seconds)) }
+            service.setsClock = false
+            service.clockRereadInterval = rereadEvery
+        }
         service.timeZone = zone
         service.backoff = ReconnectBackoff(initial: .milliseconds(100), maximum: .milliseconds(200), jitter: 0)
-        _ = try service.stream(until: ContinuousClock.now.advanced(by: realDelay(until: ms)))
+        configure(service)
+        let outcome = try service.stream(until: ContinuousClock.now.advanced(by: realDelay(until: ms)))
         if let start = began { spans.append(start...now()) }
-        return (collected, spans)
+        return (collected, spans, outcome)
     }
 
     /// Waits (real time) until the simulated instant `ms`.

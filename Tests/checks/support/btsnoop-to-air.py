@@ -5,7 +5,8 @@ with link type 272 (NORDIC_BLE, protocol version 2), LE Connection Complete as C
 ACL fragment as one LL data PDU (LLID 10 start / 01 continuation, SN/NESN acknowledging every
 PDU), Disconnection Complete as LL_TERMINATE_IND. With --noise, as the air adds them: an empty
 PDU from the peer after every third PDU, a CRC-failed copy before every fifth, a retransmission
-after every seventh. For Tests/checks/tshark-pcapng-crosscheck.sh (layouts: docs/protocol.md)."""
+after every seventh. With --acked-crc, every eleventh PDU is heard with a failed CRC though intact
+(the peer acknowledges it, so it is never sent again). For Tests/checks/tshark-pcapng-crosscheck.sh (layouts: docs/protocol.md)."""
 import struct
 import sys
 
@@ -33,10 +34,12 @@ def nordic(packet, central, crc_ok=True):
 def main():
     source, target = sys.argv[1], sys.argv[2]
     noise = "--noise" in sys.argv[3:]
+    acked_crc = "--acked-crc" in sys.argv[3:]
     data = open(source, "rb").read()
     assert data[:8] == b"btsnoop\0" and struct.unpack(">I", data[12:16])[0] == 1002, "needs a btsnoop H4 file"
     out = [block(0x0A0D0D0A, struct.pack("<IHHq", 0x1A2B3C4D, 1, 0, -1)), block(1, struct.pack("<HHI", 272, 0, 0))]
     sequence, last_sent = [0, 0], [1, 1]
+    sent = [0]
 
     def emit(t, packet, central, crc_ok=True):
         body = nordic(packet, central, crc_ok)
@@ -45,7 +48,8 @@ def main():
     def pdu(t, llid, payload, central):
         side = 0 if central else 1
         header = llid | (last_sent[1 - side] ^ 1) << 2 | sequence[side] << 3
-        emit(t, le_packet(AA, header, payload), central)
+        sent[0] += 1
+        emit(t, le_packet(AA, header, payload), central, crc_ok=not (acked_crc and sent[0] % 11 == 0))
         last_sent[side] = sequence[side]
         sequence[side] ^= 1
 

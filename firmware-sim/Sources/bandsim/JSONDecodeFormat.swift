@@ -24,6 +24,7 @@ final class JSONDecodeFormat: DecodedEventSink {
             json.key("dir")
             if trace.direction == .tx { json.value(verbatim: "tx") } else { json.value(verbatim: "rx") }
             if trace.viewpoint == .central { json.key("seen_from"); json.value(verbatim: "central") }
+            if trace.crcFailed { json.key("crc_failed"); json.value(true) }
             json.key("adapter"); json.value(Int(trace.adapter))
             json.key("conn"); json.value(Int(trace.connection))
             json.key("opcode")

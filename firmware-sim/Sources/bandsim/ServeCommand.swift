@@ -49,7 +49,8 @@ struct ServeCommand: Command {
             wearer did, and for the watch its step total and boot); the band's other options do not
             apply to them. On the socket link they pair as SMP does (docs/protocol.md, "Link security
             on the socket link"): the watch shows a passkey on stderr, a fresh one per pairing or the
-            one --passkey fixes, and refuses a wrong one (Pairing Failed, Confirm Value Failed); the
+            one --passkey fixes, and refuses a wrong one (Pairing Failed, Confirm Value Failed), then
+            any pairing for a wait that doubles with each wrong one (Repeated Attempts); the
             strap pairs Just Works; both keep their bonds while bandsim runs.
 
             --firmware IMAGE.elf boots the band's firmware image (firmware-sim/board/build.sh) in

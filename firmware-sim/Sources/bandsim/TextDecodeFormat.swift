@@ -53,6 +53,7 @@ final class TextDecodeFormat: DecodedEventSink {
         }
         output.append(" ")
         output.append(hex: trace.pdu)
+        if trace.crcFailed { output.append(" (CRC failed at the sniffer; the peer acknowledged it)") }
         do throws(ParseError) {
             if let error = event.error { throw error }
             if let value = try event.characteristicValue() { CharacteristicText.write(value, to: output) }

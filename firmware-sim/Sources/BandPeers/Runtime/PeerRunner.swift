@@ -153,7 +153,7 @@ public final class PeerRunner<Device: PeerDevice> {
         guard var responder = security else { return }
         let actions: [SocketPairingResponder.Action]
         do throws(ParseError) {
-            actions = responder.received(try SocketSecurityPDU(envelope: envelope))
+            actions = responder.received(try SocketSecurityPDU(envelope: envelope), at: ContinuousClock.now)
         } catch {
             responder.connectionEnded()
             actions = [.send(.pairingFailed(.unspecifiedReason)), .failed("a broken security message: \(error)")]
