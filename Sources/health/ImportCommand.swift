@@ -23,12 +23,16 @@ struct ImportCommand: Command {
             skipped and counted; malformed XML (line, column), an unknown unit, an out-of-range date or a
             damaged zip stop the import with exit 65 and nothing is written. Re-importing adds nothing.
             Output of 'health export --format apple-health' imports back unchanged.
+            FIT (Garmin and most sports devices): a .fit file or a folder of them. Activity files become workouts
+            with laps, track points (kept for 'health workouts export ID --format gpx|tcx|fit') and heart-rate
+            samples; monitoring files steps, active energy and heart rate per interval. A damaged file (bad CRC,
+            a missing definition, truncation) stops the import with exit 65 naming the byte offset.
             """,
-        options: [.argument("FILE", help: "The NDJSON file, export.zip or export.xml, or - for standard input."),
-                  .option("format", value: "json|apple-health", help: "The file's format (default: detected; standard input: json)."),
+        options: [.argument("FILE", help: "The NDJSON file, export.zip, export.xml, .fit file or folder of .fit files, or - for standard input."),
+                  .option("format", value: "json|apple-health|fit", help: "The file's format (default: detected; standard input: json)."),
                   storeOption, personOption])
 
-    enum Format { case json, appleHealth }
+    enum Format { case json, appleHealth, fit }
 
     var file: String
     var format: Format?
@@ -40,12 +44,14 @@ struct ImportCommand: Command {
         case nil: format = nil
         case "json"?: format = .json
         case "apple-health"?: format = .appleHealth
-        case let other?: throw arguments.usageError("--format '\(other)' is not json or apple-health")
+        case "fit"?: format = .fit
+        case let other?: throw arguments.usageError("--format '\(other)' is not json, apple-health or fit")
         }
         storePath = arguments.storePath
     }
 
     func run() throws -> ExitCode {
+        if let fit = try FitImport.detect(file, formatIsFit: format == .fit, storePath: storePath) { return try fit.run() }
         let descriptor: Int32 = file == "-" ? 0 : open(file, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw RuntimeFailure("health import: cannot open \(file): \(String(cString: strerror(errno)))") }
         defer { if descriptor != 0 { close(descriptor) } }

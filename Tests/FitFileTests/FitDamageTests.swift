@@ -1,0 +1,104 @@
+import BandWire
+import FitFile
+import HealthTestSupport
+import Testing
+
+@Suite("FIT damage")
+struct FitDamageTests {
+    static func error(_ bytes: [UInt8]) -> ParseError? {
+        do { _ = try FitContent(parsing: bytes); return nil } catch { return error }
+    }
+
+    /// Recomputes the file CRC after a deliberate change, so only the intended damage is seen.
+    static func resealed(_ file: [UInt8]) -> [UInt8] {
+        var file = file
+        let crc = FitCRC.checksum(Array(file.dropLast(2)))
+        file[file.count - 2] = UInt8(crc & 0xFF)
+        file[file.count - 1] = UInt8(crc >> 8)
+        return file
+    }
+
+    @Test func badHeaderCRCNamesByte12() {
+        var file = FitFixtures.minimalWriter().finish()
+        file[12] ^= 0x01
+        #expect(Self.error(Self.resealed(file)) == ParseError(.invalidValue, at: 12, field: "header CRC"))
+    }
+
+    @Test func badFileCRCNamesItsOffset() {
+        var file = FitFixtures.minimalWriter().finish()
+        file[20] ^= 0x40
+        #expect(Self.error(file) == ParseError(.invalidValue, at: file.count - 2, field: "file CRC"))
+    }
+
+    @Test func badSignatureAndHeaderSize() {
+        var file = FitFixtures.minimalWriter().finish()
+        file[9] = UInt8(ascii: "X")
+        #expect(Self.error(file)?.offset == 8)
+        var size = FitFixtures.minimalWriter().finish()
+        size[0] = 13
+        #expect(Self.error(size)?.offset == 0)
+    }
+
+    @Test func aDataMessageWithoutDefinitionNamesItsRecordHeader() {
+        var writer = FitFixtures.minimalWriter()
+        let offset = 14 + writer.records.count
+        writer.appendRaw([0x05, 0x01, 0x02])
+        #expect(Self.error(writer.finish()) == ParseError(.invalidValue, at: offset, field: "data message of a local type with no definition"))
+    }
+
+    @Test func aFieldLongerThanItsMessageRunsPastTheRecords() {
+        var writer = FitFixtures.minimalWriter()
+        // A definition of local type 2 with a 200-byte field, then its data message with 3 bytes.
+        writer.appendRaw([0x42, 0, 0, 20, 0, 1, 3, 200, 0x0D])
+        let dataOffset = 14 + writer.records.count
+        writer.appendRaw([0x02, 1, 2, 3])
+        #expect(Self.error(writer.finish()) == ParseError(.truncated, at: dataOffset + 1, field: "field (past the end of the records)"))
+    }
+
+    @Test func aCompressedTimestampBeforeAnyTimestampIsRefused() {
+        var writer = FitWriter()
+        writer.write(0, global: 20, [FitOutField(3, .uint8, .integer(90))])
+        writer.appendRaw([0x80 | 3, 91])
+        #expect(Self.error(writer.finish()) == ParseError(.invalidValue, at: 14 + 11, field: "compressed timestamp before any timestamp"))
+    }
+
+    @Test func badArchitectureBaseTypeAndZeroSizeAreNamed() {
+        for (body, offset) in [([0x40, 0, 2, 20, 0, 0] as [UInt8], 2), ([0x40, 0, 0, 20, 0, 1, 3, 1, 0x1F], 8), ([0x40, 0, 0, 20, 0, 1, 3, 0, 2], 7)] {
+            var writer = FitWriter()
+            writer.appendRaw(body)
+            #expect(Self.error(writer.finish())?.offset == 14 + offset - 1 + 1, "\(body)")
+        }
+    }
+
+    @Test func implausibleValuesNameTheirMessage() {
+        var writer = FitFixtures.minimalWriter()
+        let offset = 14 + writer.records.count
+        writer.write(1, global: 20, [FitOutField(253, .uint32, .integer(Int64(FitFixtures.start))), FitOutField(3, .uint8, .integer(251))])
+        #expect(Self.error(writer.finish()) == ParseError(.invalidValue, at: offset, field: "heart_rate"))
+        var latitude = FitFixtures.minimalWriter()
+        latitude.write(2, global: 20, [FitOutField(253, .uint32, .integer(1)), FitOutField(0, .sint32, .integer(Int64(Int32.max - 1))),
+                                       FitOutField(1, .sint32, .integer(0))])
+        #expect(Self.error(latitude.finish())?.field.description == "position_lat")
+    }
+
+    @Test func truncationAtEveryOffsetIsAnErrorInsideTheFile() {
+        let file = FitFixtures.activity(points: 20).encoded()
+        for length in 0..<file.count {
+            let error = Self.error(Array(file.prefix(length)))
+            #expect(error != nil && error!.offset <= length, "length \(length)")
+        }
+    }
+
+    @Test func everyByteFlipIsDecodedOrRefusedWithAnOffset() {
+        let file = FitFixtures.activity(points: 10).encoded()
+        for index in file.indices {
+            for mask: UInt8 in [0x01, 0x80, 0xFF] {
+                var damaged = file
+                damaged[index] ^= mask
+                if let error = Self.error(damaged) { #expect(error.offset >= 0 && error.offset <= file.count) }
+                // Resealed, the damage reaches the record decoder instead of the CRC check.
+                if let error = Self.error(Self.resealed(damaged)) { #expect(error.offset >= 0 && error.offset <= file.count) }
+            }
+        }
+    }
+}
