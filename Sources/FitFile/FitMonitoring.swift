@@ -59,7 +59,7 @@ struct FitMonitoringBuilder {
             guard let last = lastTimestamp else {
                 throw ParseError(.invalidValue, at: message.offset, field: "timestamp_16 before any timestamp")
             }
-            time = last &+ ((UInt32(short) &- (last & 0xFFFF)) & 0xFFFF)
+            time = last &+ ((UInt32(truncatingIfNeeded: short) &- (last & 0xFFFF)) & 0xFFFF)
         }
         guard let time else { return }
         lastTimestamp = time

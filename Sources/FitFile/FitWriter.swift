@@ -42,9 +42,8 @@ public struct FitOutField: Hashable, Sendable {
             put(baseType == .float32 ? UInt64(Float(value).bitPattern) : value.bitPattern)
         case .text(let text, let size):
             var utf8 = Array(text.utf8.prefix(size - 1))
-            while let last = utf8.last, last & 0xC0 == 0x80 || (last & 0x80 != 0 && String(validating: utf8, as: UTF8.self) == nil) {
-                utf8.removeLast()
-            }
+            // Cut at a character boundary: a partial UTF-8 sequence at the end is dropped.
+            while !utf8.isEmpty, String(validating: utf8, as: UTF8.self) == nil { utf8.removeLast() }
             bytes += utf8 + Array(repeating: 0, count: size - utf8.count)
         case .bytes(let raw): bytes += raw
         }

@@ -44,7 +44,7 @@ struct FitDecoderTests {
         let messages = try Self.messages(file)
         #expect(messages.map(\.globalNumber) == [0, 20])
         #expect(messages[1].integer(3) == 150 && messages[1].timestamp == FitFixtures.start)
-        #expect(messages[1].offset == 14 + 1 + 5 + 6 + 5 + 1 + 5 + 6)
+        #expect(messages[1].offset == 14 + (1 + 5 + 2 * 3) + (1 + 1 + 4) + (1 + 5 + 2 * 3))
     }
 
     @Test func twelveByteHeaderAndAZeroHeaderCRCAreRead() throws {
@@ -70,7 +70,7 @@ struct FitDecoderTests {
         #expect(message.globalNumber == 20 && message.timestamp == 1_000_000)
         #expect(message.integer(0) == -123_456_789 && message.integer(5) == 70_000 && message.integer(6) == 2_345)
         // The global number is big-endian too: 0x00 0x14.
-        #expect(Array(file[18..<20]) == [0x00, 0x14])
+        #expect(Array(file[17..<19]) == [0x00, 0x14])
     }
 
     @Test func invalidValuesReadAsAbsent() throws {
@@ -161,5 +161,21 @@ struct FitDecoderTests {
             .init(quantity: .activeKilocalories, start: t + 120, end: t + 70_000, value: 1),
         ])
         #expect(monitoring.heartRates == [.init(timestamp: t + 60, beatsPerMinute: 70), .init(timestamp: t + 70_000, beatsPerMinute: 64)])
+    }
+
+    @Test func textFieldsAreCutAtACharacterBoundary() throws {
+        var writer = FitWriter()
+        writer.write(0, global: 0, [FitOutField(8, .string, .text("aé", size: 3)), FitOutField(9, .string, .text("€x", size: 5))])
+        let message = try #require(try Self.messages(writer.finish()).first)
+        #expect(message.field(8)?.bytes == [0x61, 0, 0] && message.field(9)?.text == "€x")
+    }
+
+    @Test func aTimestamp16OfAnotherTypeIsReadWithoutTrapping() throws {
+        var writer = FitWriter()
+        writer.write(0, global: FitMessageNumber.fileID, [FitOutField(0, .enumeration, .integer(FitFileType.monitoringB))])
+        writer.write(1, global: FitMessageNumber.monitoring, [FitOutField(253, .uint32, .integer(1_000_000)), FitOutField(27, .uint8, .integer(60))])
+        writer.write(2, global: FitMessageNumber.monitoring, [FitOutField(26, .sint32, .integer(-1)), FitOutField(27, .uint8, .integer(61))])
+        guard case .monitoring(let monitoring) = try FitContent(parsing: writer.finish()) else { Issue.record("not monitoring"); return }
+        #expect(monitoring.heartRates.map(\.beatsPerMinute) == [60, 61])
     }
 }

@@ -81,7 +81,7 @@ import Testing
         let id = try onlyWorkout(temp.path).0.id.uuidString.lowercased()
         let gpx = try health.run("workouts", "export", id, "--format", "gpx")
         #expect(gpx.code == 0, "\(gpx.error)")
-        #expect(gpx.output.contains(#"<trkpt lat="52.499999972" lon="13.399999985"><ele>34.2</ele><time>2026-11-30T07:00:00Z</time><extensions><gpxtpx:TrackPointExtension><gpxtpx:hr>120</gpxtpx:hr><gpxtpx:cad>80</gpxtpx:cad></gpxtpx:TrackPointExtension></extensions></trkpt>"#), "\(gpx.output.prefix(1500))")
+        #expect(gpx.output.contains(#"<trkpt lat="52.499999972" lon="13.399999989"><ele>34.2</ele><time>2026-11-30T07:00:00Z</time><extensions><gpxtpx:TrackPointExtension><gpxtpx:hr>120</gpxtpx:hr><gpxtpx:cad>80</gpxtpx:cad></gpxtpx:TrackPointExtension></extensions></trkpt>"#), "\(gpx.output.prefix(1500))")
         #expect(gpx.output.components(separatedBy: "<trkpt ").count == 121)
         let tcx = try health.run("workouts", "export", id, "--format", "tcx")
         #expect(tcx.code == 0, "\(tcx.error)")

@@ -4,7 +4,7 @@ import FitFile
 /// monitoring day, built with the module's own writer field by field.
 public enum FitFixtures {
     /// 2026-11-30T07:00:00Z in FIT seconds.
-    public static let start: UInt32 = 1_132_902_000
+    public static let start: UInt32 = 1_164_956_400
 
     public static let identity = FitFileIdentity(type: FitFileType.activity, manufacturer: 1, product: 3_113, serialNumber: 3_999_123_456,
                                           timeCreated: start, productName: "Forerunner <&> \"test\"")

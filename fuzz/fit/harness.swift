@@ -33,9 +33,9 @@ func check(_ bytes: UnsafeRawBufferPointer) {
     guard case .activity(let read) = again else { preconditionFailure("re-encoded activity is not an activity") }
     precondition(read.laps.count == activity.laps.count && read.sessions.count == activity.sessions.count
                  && read.points.count == activity.points.count, "re-encoded activity lost messages")
-    do {
-        precondition(try FitContent(parsing: read.encoded()) == again, "a second round trip changed the activity")
-    } catch { preconditionFailure("second round trip refused: \(error)") }
+    let second: FitContent
+    do { second = try FitContent(parsing: read.encoded()) } catch { preconditionFailure("second round trip refused: \(error)") }
+    precondition(second == again, "a second round trip changed the activity")
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -27,7 +27,7 @@ struct WorkoutFileExport {
 
     /// Nil when `--format` is absent or json (the NDJSON export).
     init?(arguments: ParsedArguments, range: Range<Date>?, storePath: StoreChoice) throws(UsageError) {
-        let idText = arguments.value("ID")
+        let idText = arguments.argument("ID")
         guard let name = arguments.value("format"), name != "json" else {
             if idText != nil || arguments.value("output") != nil {
                 throw arguments.usageError("ID and -o go with --format gpx|tcx|fit")

@@ -9,7 +9,7 @@ import struct
 import sys
 import xml.etree.ElementTree as ET
 
-START = 1_132_902_000  # 2026-11-30T07:00:00Z in FIT seconds
+START = 1_164_956_400  # 2026-11-30T07:00:00Z in FIT seconds
 FIT_EPOCH = 631_065_600
 COUNT = 300
 
