@@ -106,7 +106,9 @@ extension FitSummary {
         let start = message.integer(2).map { UInt32(truncatingIfNeeded: $0) } ?? message.timestamp
         guard let start else { return nil }
         var elapsed = try FitPlausible.check(message.scaled(7, scale: 1000), FitPlausible.elapsed, message, "total_elapsed_time")
-        if elapsed == nil, let end = message.timestamp, end >= start { elapsed = Double(end - start) }
+        if elapsed == nil, let end = message.timestamp, end >= start {
+            elapsed = try FitPlausible.check(Double(end - start), FitPlausible.elapsed, message, "timestamp (end) after start_time")
+        }
         self.init(start: start, elapsed: elapsed ?? 0,
                   timerTime: try FitPlausible.check(message.scaled(8, scale: 1000), FitPlausible.elapsed, message, "total_timer_time"),
                   distance: try FitPlausible.check(message.scaled(9, scale: 100), FitPlausible.distance, message, "total_distance"),
@@ -144,7 +146,7 @@ extension FitSummary {
             FitOutField(cadence.1, .uint8, .integer(maximumCadence.map(Int64.init))),
         ]
         if isSession {
-            fields += [FitOutField(5, .enumeration, .integer(sport ?? 0)), FitOutField(6, .enumeration, .integer(subSport ?? 0)),
+            fields += [FitOutField(5, .enumeration, .integer(sport)), FitOutField(6, .enumeration, .integer(subSport)),
                        FitOutField(25, .uint16, .integer(Int64(firstLap))), FitOutField(26, .uint16, .integer(Int64(lapCount)))]
         }
         return fields

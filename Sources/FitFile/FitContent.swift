@@ -65,6 +65,9 @@ struct FitActivityBuilder {
             guard let first = times.min(), let last = times.max() else {
                 throw ParseError(.invalidValue, at: fileEnd, field: "activity with no session, lap or timestamped record")
             }
+            guard FitPlausible.elapsed.contains(Double(last - first)) else {
+                throw ParseError(.invalidValue, at: fileEnd, field: "activity without a session spanning more than 7 days")
+            }
             sessions = [FitSummary(start: first, elapsed: Double(last - first),
                                    distance: points.compactMap(\.distance).max(),
                                    calories: laps.isEmpty ? nil : laps.compactMap(\.calories).reduce(0, +))]
