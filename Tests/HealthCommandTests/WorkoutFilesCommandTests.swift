@@ -14,7 +14,7 @@ import Testing
     init() throws {
         temp = try TemporaryStore()
         health = HealthCommand(store: temp.path)
-        folder = URL(fileURLWithPath: temp.path).deletingLastPathComponent().appendingPathComponent("fit-\(UUID().uuidString)")
+        folder = URL(fileURLWithPath: temp.directory).appendingPathComponent("fit-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     }
 
