@@ -118,4 +118,33 @@ import Testing
         #expect(try health.run("workouts", "export", "not-a-uuid", "--format", "gpx").code == 64)
         #expect(try health.run("workouts", "export", UUID().uuidString, "--format", "gpx").code == 1)
     }
+
+    @Test func aMonitoringFileBecomesStepsEnergyAndHeartRatePerIntervalOnce() throws {
+        var writer = FitWriter()
+        let t = FitFixtures.start
+        writer.write(0, global: FitMessageNumber.fileID, [FitOutField(0, .enumeration, .integer(FitFileType.monitoringB)),
+                                                          FitOutField(1, .uint16, .integer(1)), FitOutField(3, .uint32z, .integer(42))])
+        for (index, (steps, calories, rate)) in [(1_000, 50, 70), (1_100, 55, 72), (1_350, 61, 0)].enumerated() {
+            writer.write(1, global: FitMessageNumber.monitoring, [
+                FitOutField(253, .uint32, .integer(Int64(t) + 60 * Int64(index))), FitOutField(5, .enumeration, .integer(6)),
+                FitOutField(3, .uint32, .integer(Int64(steps))), FitOutField(19, .uint16, .integer(Int64(calories))),
+                FitOutField(27, .uint8, .integer(Int64(rate))),
+            ])
+        }
+        let path = try write(writer.finish(), "day.fit")
+        let first = try health.run("import", path)
+        #expect(first.code == 0, "\(first.error)")
+        #expect(first.output.contains("6 samples (0 unchanged)"), "\(first.output)")
+        #expect(try health.run("import", path).output.contains("0 samples (6 unchanged)"))
+        let store = try HealthStore(path: temp.path)
+        func values(_ type: QuantityType) throws -> [Double] {
+            try store.samples(HealthQuery(type: type), as: .owner).compactMap { sample -> Double? in
+                guard case .quantity(let quantity) = sample else { return nil }
+                return quantity.quantity.value
+            }
+        }
+        #expect(try values(.stepCount) == [100, 250])
+        #expect(try values(.activeEnergyBurned) == [5, 6])
+        #expect(try values(.heartRate) == [70, 72])
+    }
 }
