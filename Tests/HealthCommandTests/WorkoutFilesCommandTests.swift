@@ -83,10 +83,13 @@ import Testing
         #expect(gpx.code == 0, "\(gpx.error)")
         #expect(gpx.output.contains(#"<trkpt lat="52.499999972" lon="13.399999989"><ele>34.2</ele><time>2026-11-30T07:00:00Z</time><extensions><gpxtpx:TrackPointExtension><gpxtpx:hr>120</gpxtpx:hr><gpxtpx:cad>80</gpxtpx:cad></gpxtpx:TrackPointExtension></extensions></trkpt>"#), "\(gpx.output.prefix(1500))")
         #expect(gpx.output.components(separatedBy: "<trkpt ").count == 121)
+        // The device's name comes from the file: escaped.
+        #expect(gpx.output.contains("<desc>running by Forerunner &lt;&amp;&gt; &quot;test&quot; (fit-file)</desc>"), "\(gpx.output.prefix(900))")
         let tcx = try health.run("workouts", "export", id, "--format", "tcx")
         #expect(tcx.code == 0, "\(tcx.error)")
         #expect(tcx.output.contains(#"<Activity Sport="Running">"#) && tcx.output.components(separatedBy: "<Lap ").count == 3)
         #expect(tcx.output.contains("<HeartRateBpm><Value>120</Value></HeartRateBpm><Cadence>80</Cadence></Trackpoint>"))
+        #expect(tcx.output.contains("<Notes>running 2026-11-30T07:00:00Z, running by Forerunner &lt;&amp;&gt; &quot;test&quot; (fit-file)</Notes>"))
         #expect(tcx.output.contains("<Calories>12</Calories>\n        <AverageHeartRateBpm><Value>130</Value></AverageHeartRateBpm>"))
     }
 

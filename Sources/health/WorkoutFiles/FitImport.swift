@@ -41,24 +41,22 @@ struct FitImport {
 
     func run() throws -> ExitCode {
         guard !paths.isEmpty else { throw DataError("health import: no .fit files in the folder") }
-        var contents: [(name: String, key: String, content: FitContent)] = []
-        for path in paths {
-            let name = path.terminalEscaped
-            let bytes = try Self.read(path, name: name)
-            do {
-                contents.append((name, Self.fileKey(bytes), try FitContent(parsing: bytes)))
-            } catch {
-                throw DataError("health import: \(name): damaged FIT file: \(error); nothing was imported")
-            }
-        }
         let store = try openStore(storePath)
         var counts = Counts()
         do {
+            // One file in memory at a time, all in one transaction: a damaged file anywhere rolls
+            // back every file before it, and memory stays that of the largest file.
             try store.write(as: .owner) { transaction in
-                for (name, key, content) in contents {
+                for path in paths {
+                    let name = path.terminalEscaped
+                    let bytes = try Self.read(path, name: name)
+                    let content: FitContent
+                    do { content = try FitContent(parsing: bytes) } catch {
+                        throw DataError("\(name): damaged FIT file: \(error)")
+                    }
                     do {
                         switch content {
-                        case .activity(let activity): try Self.save(activity, fileKey: key, transaction, &counts)
+                        case .activity(let activity): try Self.save(activity, fileKey: Self.fileKey(bytes), transaction, &counts)
                         case .monitoring(let monitoring): try Self.save(monitoring, transaction, &counts)
                         case .other(let type):
                             counts.skipped += 1
@@ -75,6 +73,8 @@ struct FitImport {
             }
         } catch let error as DataError {
             throw DataError("health import: \(error.message); nothing was imported")
+        } catch let error as any CommandFailure {
+            throw error
         } catch {
             throw RuntimeFailure("health import: \(error); nothing was imported")
         }
@@ -87,12 +87,12 @@ struct FitImport {
 
     static func read(_ path: String, name: String) throws -> [UInt8] {
         guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw RuntimeFailure("health import: cannot open \(name): \(String(cString: strerror(errno)))")
+            throw RuntimeFailure("health import: cannot open \(name): \(String(cString: strerror(errno))); nothing was imported")
         }
         defer { try? handle.close() }
         let data = (try? handle.read(upToCount: maximumFileSize + 1)) ?? Data()
         guard data.count <= maximumFileSize else {
-            throw DataError("health import: \(name) is larger than \(maximumFileSize >> 20) MiB; not a FIT file BandKit reads")
+            throw DataError("\(name) is larger than \(maximumFileSize >> 20) MiB; not a FIT file BandKit reads")
         }
         return [UInt8](data)
     }

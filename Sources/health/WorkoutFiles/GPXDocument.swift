@@ -17,7 +17,8 @@ enum GPXDocument {
 
             """
         let title = WorkoutFileNaming.title(workout)
-        out += "  <metadata>\n    <name>\(ExportXMLWriter.escape(title))</name>\n    <time>\(XMLValues.time(workout.start))</time>\n  </metadata>\n"
+        out += "  <metadata>\n    <name>\(ExportXMLWriter.escape(title))</name>\n"
+        out += "    <desc>\(ExportXMLWriter.escape(WorkoutFileNaming.description(workout)))</desc>\n    <time>\(XMLValues.time(workout.start))</time>\n  </metadata>\n"
         out += "  <trk>\n    <name>\(ExportXMLWriter.escape(title))</name>\n    <type>\(ExportXMLWriter.escape(workout.activity.rawValue))</type>\n"
         out += "    <trkseg>\n"
         for point in track.points {
@@ -60,6 +61,15 @@ enum XMLValues {
 enum WorkoutFileNaming {
     static func title(_ workout: Workout) -> String {
         "\(workout.activity.rawValue) \(XMLValues.time(workout.start))"
+    }
+
+    /// Who recorded it: "running by Forerunner 255 (com.garmin.connect)"; device names come from
+    /// outside (a FIT file, an import) and are escaped where they are written.
+    static func description(_ workout: Workout) -> String {
+        var text = workout.activity.rawValue
+        if let device = workout.device?.name ?? workout.device?.manufacturer { text += " by \(device)" }
+        if let source = workout.source?.id { text += " (\(source))" }
+        return text
     }
 
     /// `2026-11-30T07-15-00Z-running-3f2504e0.gpx`: sortable, unique by id, safe on every filesystem.

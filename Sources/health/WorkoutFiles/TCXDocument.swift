@@ -40,7 +40,7 @@ enum TCXDocument {
             }
             out += "      </Lap>\n"
         }
-        out += "      <Notes>\(ExportXMLWriter.escape(WorkoutFileNaming.title(workout)))</Notes>\n"
+        out += "      <Notes>\(ExportXMLWriter.escape(WorkoutFileNaming.title(workout) + ", " + WorkoutFileNaming.description(workout)))</Notes>\n"
         out += "    </Activity>\n  </Activities>\n</TrainingCenterDatabase>\n"
         return out
     }
