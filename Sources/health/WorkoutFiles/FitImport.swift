@@ -56,7 +56,8 @@ struct FitImport {
                     }
                     do {
                         switch content {
-                        case .activity(let activity): try Self.save(activity, fileKey: Self.fileKey(bytes), transaction, &counts)
+                        case .activity(let activity):
+                            try Self.save(activity, fileKey: Self.activityKey(activity.identity, bytes), transaction, &counts)
                         case .monitoring(let monitoring): try Self.save(monitoring, transaction, &counts)
                         case .other(let type):
                             counts.skipped += 1
@@ -97,8 +98,16 @@ struct FitImport {
         return [UInt8](data)
     }
 
-    /// A stable name for the file's records: the same file imported twice gives the same workout ids
-    /// and sync identifiers, so nothing is stored twice.
+    /// A stable name for an activity's records, so that importing it twice stores nothing twice: the
+    /// device's serial number and the file's creation time (one activity per device and second, the
+    /// same in every copy of the file), else a hash of the file's bytes.
+    static func activityKey(_ identity: FitFileIdentity, _ bytes: [UInt8]) -> String {
+        if let serial = identity.serialNumber, let created = identity.timeCreated {
+            return "\(identity.manufacturer ?? 0)-\(serial)-\(created)"
+        }
+        return fileKey(bytes)
+    }
+
     static func fileKey(_ bytes: [UInt8]) -> String {
         var hash = StableHash()
         var index = 0
