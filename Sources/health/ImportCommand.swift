@@ -23,7 +23,7 @@ struct ImportCommand: Command {
             skipped and counted; malformed XML (line, column), an unknown unit, an out-of-range date or a
             damaged zip stop the import with exit 65 and nothing is written. Re-importing adds nothing.
             Output of 'health export --format apple-health' imports back unchanged.
-            FIT (Garmin and most sports devices): a .fit file or a folder of them. Activity files become workouts
+            FIT (Garmin and most sports devices): a .fit file, a folder of them, or - with --format fit. Activity files become workouts
             with laps, track points (kept for 'health workouts export ID --format gpx|tcx|fit') and heart-rate
             samples; monitoring files steps, active energy and heart rate per interval. A damaged file (bad CRC,
             a missing definition, truncation) stops the import with exit 65 naming the byte offset.

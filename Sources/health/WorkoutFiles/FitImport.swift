@@ -21,7 +21,7 @@ struct FitImport {
     /// A FIT import when FILE is a folder, ends in `.fit`, `--format fit` says so, or its header
     /// carries the `.FIT` signature; nil for NDJSON and Apple Health.
     static func detect(_ file: String, formatIsFit: Bool, storePath: StoreChoice) throws -> FitImport? {
-        guard file != "-" else { return nil }
+        if file == "-" { return formatIsFit ? FitImport(paths: ["-"], storePath: storePath) : nil }
         var info = stat()
         if stat(file, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
             let names = try FileManager.default.contentsOfDirectory(atPath: file)
@@ -48,7 +48,7 @@ struct FitImport {
             // back every file before it, and memory stays that of the largest file.
             try store.write(as: .owner) { transaction in
                 for path in paths {
-                    let name = path.terminalEscaped
+                    let name = path == "-" ? "standard input" : path.terminalEscaped
                     let bytes = try Self.read(path, name: name)
                     let content: FitContent
                     do { content = try FitContent(parsing: bytes) } catch {
@@ -87,10 +87,10 @@ struct FitImport {
     }
 
     static func read(_ path: String, name: String) throws -> [UInt8] {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
+        guard let handle = path == "-" ? FileHandle.standardInput : FileHandle(forReadingAtPath: path) else {
             throw RuntimeFailure("health import: cannot open \(name): \(String(cString: strerror(errno))); nothing was imported")
         }
-        defer { try? handle.close() }
+        defer { if path != "-" { try? handle.close() } }
         let data = (try? handle.read(upToCount: maximumFileSize + 1)) ?? Data()
         guard data.count <= maximumFileSize else {
             throw DataError("\(name) is larger than \(maximumFileSize >> 20) MiB; not a FIT file BandKit reads")
