@@ -150,4 +150,18 @@ import Testing
         #expect(try values(.activeEnergyBurned) == [5, 6])
         #expect(try values(.heartRate) == [70, 72])
     }
+
+    @Test func twoCopiesOfOneActivityAreStoredOnce() throws {
+        let file = FitFixtures.activity().encoded()
+        // The same activity with a 12-byte header: other bytes, the same device serial and creation time.
+        var copy = Array(file[0..<12]) + Array(file[14..<(file.count - 2)])
+        copy[0] = 12
+        let crc = FitCRC.checksum(copy)
+        copy += [UInt8(crc & 0xFF), UInt8(crc >> 8)]
+        _ = try write(file, "a.fit")
+        _ = try write(copy, "b.fit")
+        let result = try health.run("import", folder.path)
+        #expect(result.code == 0, "\(result.error)")
+        #expect(result.output.contains("1 new workout (1 already stored)") && result.output.contains("120 samples (120 unchanged)"), "\(result.output)")
+    }
 }
