@@ -103,7 +103,7 @@ enum FitPlausible {
 extension FitSummary {
     /// A `session` (sessionFields) or `lap` message; nil when it has neither a start nor a timestamp.
     init?(_ message: FitMessage, isSession: Bool) throws(ParseError) {
-        let start = message.integer(2).map { UInt32(truncatingIfNeeded: $0) } ?? message.timestamp
+        let start = FitTime.time(message.integer(2)) ?? message.timestamp
         guard let start else { return nil }
         var elapsed = try FitPlausible.check(message.scaled(7, scale: 1000), FitPlausible.elapsed, message, "total_elapsed_time")
         if elapsed == nil, let end = message.timestamp, end >= start {

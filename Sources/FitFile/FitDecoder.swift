@@ -54,9 +54,12 @@ public struct FitDecoder {
             guard let last = lastTimestamp else {
                 throw ParseError(.invalidValue, at: offset, field: "compressed timestamp before any timestamp")
             }
-            let timeOffset = UInt32(header & 0x1F)
-            var timestamp = (last & ~0x1F) &+ timeOffset
-            if timeOffset < last & 0x1F { timestamp &+= 0x20 }
+            let timeOffset = UInt64(header & 0x1F)
+            var next = UInt64(last & ~0x1F) + timeOffset
+            if timeOffset < UInt64(last & 0x1F) { next += 0x20 }
+            // 0xFFFFFFFF is the invalid time: a roll-over onto or past it is damage, not a time.
+            guard next < UInt64(UInt32.max) else { throw ParseError(.invalidValue, at: offset, field: "compressed timestamp past the last FIT time") }
+            let timestamp = UInt32(next)
             lastTimestamp = timestamp
             return try dataMessage(&input, local: local, offset: offset, compressedTimestamp: timestamp)
         }

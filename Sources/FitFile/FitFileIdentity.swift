@@ -19,7 +19,7 @@ public struct FitFileIdentity: Hashable, Sendable {
 
     init(_ message: FitMessage) {
         self.init(type: message.integer(0), manufacturer: message.integer(1), product: message.integer(2),
-                  serialNumber: message.integer(3), timeCreated: message.integer(4).map { UInt32(truncatingIfNeeded: $0) },
+                  serialNumber: message.integer(3), timeCreated: FitTime.time(message.integer(4)),
                   productName: message.field(8)?.text)
     }
 

@@ -26,6 +26,13 @@ public enum FitTime {
 
     public static func unixSeconds(_ fit: UInt32) -> Int64 { Int64(fit) + epochUnixSeconds }
 
+    /// A time field's value (of any integer type) as a FIT time; nil outside 0 ..< 0xFFFFFFFF
+    /// (0xFFFFFFFF is the invalid time of a uint32, so a wider field holding it is no time either).
+    public static func time(_ value: Int64?) -> UInt32? {
+        guard let value, (0..<Int64(UInt32.max)).contains(value) else { return nil }
+        return UInt32(value)
+    }
+
     /// Nil outside what a uint32 FIT time can hold.
     public static func fitSeconds(unix: Int64) -> UInt32? {
         let value = unix - epochUnixSeconds

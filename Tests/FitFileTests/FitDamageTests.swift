@@ -106,30 +106,43 @@ struct FitDamageTests {
     /// sport came back from its own re-encoding as sport 0, so a second round trip changed it; and a
     /// lap whose timestamp lay years after its start_time could not be written back. Both fixed:
     /// invalid stays invalid, and such a lap is refused on reading.
-    @Test func theFirstFuzzFindingRoundTripsStably() throws {
-        let hex = [
-        "0e2054087c0100002e464954ae6040000000000500010001028402028403048c04048600040100290c40e20100f0d26f45410001001407fd04860004",
+    /// and fuzz/fit's second: a lap's start_time in a 64-bit field holding 0xFFFFFFFF, read as a time
+    /// but written back as the invalid uint32 (and a compressed timestamp rolling onto it). Times of
+    /// 0xFFFFFFFF and beyond are now no time.
+    @Test func theFuzzFindingsRoundTripStably() throws {
+        let findings = [[
+            "0e2054087c0100002e464954ae6040000000000500010001028402028403048c04048600040100290c40e20100f0d26f45410001001407fd04860004",
         "850104850301020401020504864e04864200001400060004850104850301020401020504864e048601456fd2f07fffffff7fffffff6e550000000000",
         "0013ecd1ffffff7fffffff7f6f562c010000f1130000d2ffffff7fffffff7f705758020000f6130000d3ffffff7fffffff7f715884030000fb130000",
         "01456fd2f47fffffff7fffffff7259000004b000001400d5225b3422d6892d087355dc05000005140000d6105c34223c8b2d087456080700000a1400",
         "00d7ff5c3422a28c2d087557340800000f140000430000130007fd04860204860704860904860b02840f01021001020354d36f45f0d26f45a0860100",
         "307500000a008ca903b8d36f4554d36f45a0860100307500000b008ca9031cd46f45b8d36fffffffffffffffff000c008ca9440000122506fd048602",
         "04860501000704860904860b028404f8d26f45f0d26f4501401f0000600900002100e574",
-        ].joined()
-        let bytes = stride(from: 0, to: hex.count, by: 2).map { offset in
-            UInt8(hex[hex.index(hex.startIndex, offsetBy: offset)...].prefix(2), radix: 16)!
-        }
-        for input in [bytes, Self.resealed(bytes)] {
-            let content: FitContent
-            do { content = try FitContent(parsing: input) } catch {
-                #expect(error.offset <= input.count, "\(error)")
-                continue
+        ], [
+            "0e2054087c0100002e464954ae6040000000000500010001028402028403048c04048600040100290c40e20100f0d26f45410001001407fd04860004",
+            "85010485030102040102050486270486420000140006000485010485030102040102050486b2048601456fd2f07fffffff7fffffff6e550000000000",
+            "0013ecd1ffffff7fffffff7f6f562c010000f1130000d2ffffff7fff57ff70ff7f58020000f6130000d3ffffff7fffffff7f715884030000fb130000",
+            "01456fd2f47fffff767fffffff7259000004b0f7ffebffd5225b3822d6892d087355dc05000005140000d6105c34223c8b2d087456080700000a1400",
+            "00d7ff5c3422a28c2d08755734f200000f140000430000130007fd04860204860704860904860b02840f01021001020354d36f45f0d26f0100000000",
+            "00018a000a008ca903b8d36f4554d36f45a0860100307500000b008ca9031cd46f45b8d36f45a0860100307500000c008ca9440000120006fd048602",
+            "042c0501000704860904860b028404ffffffffffffffff01ffffffffffffffff2100e574",
+        ]]
+        for hex in findings.map({ $0.joined() }) {
+            let bytes = stride(from: 0, to: hex.count, by: 2).map { offset in
+                UInt8(hex[hex.index(hex.startIndex, offsetBy: offset)...].prefix(2), radix: 16)!
             }
-            guard case .activity(let activity) = content else { continue }
-            let again = try FitContent(parsing: activity.encoded())
-            guard case .activity(let read) = again else { Issue.record("not an activity"); continue }
-            #expect(read.points.count == activity.points.count && read.laps.count == activity.laps.count)
-            #expect(try FitContent(parsing: read.encoded()) == again)
+            for input in [bytes, Self.resealed(bytes)] {
+                let content: FitContent
+                do { content = try FitContent(parsing: input) } catch {
+                    #expect(error.offset <= input.count, "\(error)")
+                    continue
+                }
+                guard case .activity(let activity) = content else { continue }
+                let again = try FitContent(parsing: activity.encoded())
+                guard case .activity(let read) = again else { Issue.record("not an activity"); continue }
+                #expect(read.points.count == activity.points.count && read.laps.count == activity.laps.count)
+                #expect(try FitContent(parsing: read.encoded()) == again)
+            }
         }
     }
 
