@@ -70,6 +70,9 @@ let package = Package(
         .target(name: "HealthAnalysis", swiftSettings: strict),
         // The dashboard's HTTP server: libmicrohttpd (CMicroHTTPD) behind a small GET-only API.
         .target(name: "HealthHTTP", dependencies: ["CMicroHTTPD"], swiftSettings: strict),
+        // FIT files (Garmin's activity and monitoring format): decoder, writer, activity and
+        // monitoring content. Pure Swift, no I/O.
+        .target(name: "FitFile", dependencies: ["BandWire"], swiftSettings: strict),
         // Apple Health's export.zip / export.xml: streaming XML (expat), zip members (zlib), the writer.
         .target(name: "AppleHealth", dependencies: ["CExpat", "CZlib", "HealthModel"], swiftSettings: strict),
 
@@ -158,12 +161,12 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(
             name: "health",
-            dependencies: ["CommandKit", "HealthModel", "HealthStore", "HealthAnalysis", "AppleHealth", "HealthHTTP"],
+            dependencies: ["CommandKit", "HealthModel", "HealthStore", "HealthAnalysis", "AppleHealth", "HealthHTTP", "FitFile"],
             swiftSettings: strict),
 
         // Tests.
         .target(name: "BandTestSupport", dependencies: ["BandWire", "BandLink"], path: "Tests/BandTestSupport"),
-        .target(name: "HealthTestSupport", dependencies: ["HealthModel", "HealthStore"], path: "Tests/HealthTestSupport"),
+        .target(name: "HealthTestSupport", dependencies: ["HealthModel", "HealthStore", "FitFile"], path: "Tests/HealthTestSupport"),
         .testTarget(name: "BandWireTests", dependencies: ["BandWire", "BandTestSupport"]),
         .testTarget(name: "BandATTTests", dependencies: ["BandWire", "BandATT", "BandTestSupport"]),
         .testTarget(name: "BandGATTTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandTestSupport"]),
@@ -179,9 +182,10 @@ let package = Package(
         .testTarget(name: "HealthAnalysisTests", dependencies: ["HealthAnalysis", "BandFirmware", "BandProtocol"]),
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel", "HealthTestSupport"]),
         .testTarget(name: "AppleHealthTests", dependencies: ["AppleHealth", "HealthModel"]),
+        .testTarget(name: "FitFileTests", dependencies: ["FitFile", "BandWire", "HealthTestSupport"]),
         .testTarget(name: "HealthStoreTests", dependencies: ["CPostgres", "HealthModel", "HealthStore", "HealthTestSupport"]),
         // The `health` command run as a process (the built binary beside the test bundle).
-        .testTarget(name: "HealthCommandTests", dependencies: ["HealthModel", "HealthStore", "HealthTestSupport"]),
+        .testTarget(name: "HealthCommandTests", dependencies: ["HealthModel", "HealthStore", "HealthTestSupport", "FitFile"]),
         .testTarget(name: "BandPeersTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandPeers"],
                     path: "firmware-sim/Tests/BandPeersTests"),
         .testTarget(name: "BandFirmwareTests", dependencies: ["BandWire", "BandProtocol", "BandLink", "BandFirmware", "BandTestSupport"],

@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 
 # Modules in dependency order. A harness may import any of them.
 MODULES=(SystemRandom FirmwareCrypto BandWire BandATT BandGATT BandGATTServer BandHCI BandLink SocketSecurity BandBlueZ BandCrypto BandProtocol BandTrace HealthModel HealthAnalysis UARTFraming FirmwareBoard BandFirmwareCore BandFirmware
-         BandGATTClient HealthStore BandReader BandReplay AppleHealth OpenHealthKit)
+         BandGATTClient HealthStore BandReader BandReplay AppleHealth OpenHealthKit FitFile)
 # FUZZ_MODULES="SystemRandom HealthModel AppleHealth" fuzz/build.sh applehealth builds only those
 # (in that order) for a harness that needs no more: minutes less on a shared machine.
 if [[ -n "${FUZZ_MODULES:-}" ]]; then read -r -a MODULES <<<"$FUZZ_MODULES"; fi

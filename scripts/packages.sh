@@ -4,7 +4,8 @@ BUILD_PACKAGES=(libbluetooth-dev libsqlite3-dev libssl-dev libexpat1-dev zlib1g-
 # python3: the raw-socket reader in Tests/checks/bandsim-serve.sh; postgresql: the throwaway
 # cluster Tests/checks/postgres.sh runs the store's tests against (initdb, pg_ctl, psql);
 # xmllint (libxml2-utils): SVG validation in HealthCommandTests; chromium, curl: Tests/checks/dashboard.sh.
-TEST_PACKAGES=(tshark sqlite3 python3 postgresql libxml2-utils chromium curl)
+# python3-venv: the PyPI readers (gpxpy, fitdecode) of Tests/checks/workout-export.sh.
+TEST_PACKAGES=(tshark sqlite3 python3 postgresql libxml2-utils chromium curl python3-venv)
 # The radio path test (Tests/radio): QEMU, a static busybox for the guest's initramfs, BlueZ's
 # tools (btvirt virtual controllers, btmon capture, hcitool), kmod (modprobe/depmod), cpio.
 RADIO_PACKAGES=(qemu-system-x86 busybox-static bluez bluez-test-tools kmod cpio)

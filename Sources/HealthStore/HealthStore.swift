@@ -104,7 +104,11 @@ public final class HealthStore: @unchecked Sendable {
             if path != HealthStore.inMemoryPath { try StoreFile.prepare(path, create: false) }
             connection = try step("open read-only") { try HealthStore.openReadOnly(path: path, cacheKiB: cacheKiB) }
             let applied = try step("read the schema") { try HealthStore.appliedMigrations(connection) }
-            let missing = Migration.all.map(\.name).filter { !applied.contains($0) }
+            var missing = Migration.all.map(\.name).filter { !applied.contains($0) }
+            if let tracks = missing.firstIndex(of: Migration.workoutTracks.name) {
+                try step("read the schema") { try connection.execute(WorkoutTracksBeforeMigration.tables).get() }
+                missing.remove(at: tracks)
+            }
             if missing == [Migration.people.name] {
                 // Written before people existed: read as its one (default) person, through views.
                 try step("read the schema") { try PeopleBeforeMigration.createViews(connection) }

@@ -120,7 +120,7 @@ public final class WriteTransaction {
         return id
     }
 
-    private func checkWritable(_ type: SampleType) throws(HealthStoreError) {
+    func checkWritable(_ type: SampleType) throws(HealthStoreError) {
         if app.isOwner { return }
         if let allowed = writableTypes[type] {
             if allowed { return }

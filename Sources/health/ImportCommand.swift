@@ -26,13 +26,17 @@ struct ImportCommand: Command {
             Gadgetbridge: its exported database (any file name; detected as SQLite with a DEVICE table): minute steps,
             heart rate and sleep of every device (--device NAME: one), workouts from BASE_ACTIVITY_SUMMARY.
             Rows no band can have measured are skipped and counted per table; re-importing adds nothing.
+            FIT (Garmin and most sports devices): a .fit file, a folder of them, or - with --format fit. Activity files become workouts
+            with laps, track points (kept for 'health workouts export ID --format gpx|tcx|fit') and heart-rate
+            samples; monitoring files steps, active energy and heart rate per interval. A damaged file (bad CRC,
+            a missing definition, truncation) stops the import with exit 65 naming the byte offset.
             """,
-        options: [.argument("FILE", help: "The NDJSON file, export.zip or export.xml, or - for standard input."),
-                  .option("format", value: "json|apple-health", help: "The file's format (default: detected; standard input: json)."),
+        options: [.argument("FILE", help: "The NDJSON file, export.zip, export.xml, Gadgetbridge database, .fit file or folder of .fit files, or - for standard input."),
+                  .option("format", value: "json|apple-health|fit", help: "The file's format (default: detected; standard input: json)."),
                   .option("device", value: "NAME", help: "Gadgetbridge: import only this device (its alias, name or address)."),
                   storeOption, personOption])
 
-    enum Format { case json, appleHealth }
+    enum Format { case json, appleHealth, fit }
 
     var file: String
     var format: Format?
@@ -45,13 +49,15 @@ struct ImportCommand: Command {
         case nil: format = nil
         case "json"?: format = .json
         case "apple-health"?: format = .appleHealth
-        case let other?: throw arguments.usageError("--format '\(other)' is not json or apple-health")
+        case "fit"?: format = .fit
+        case let other?: throw arguments.usageError("--format '\(other)' is not json, apple-health or fit")
         }
         storePath = arguments.storePath
         device = arguments.value("device")
     }
 
     func run() throws -> ExitCode {
+        if let fit = try FitImport.detect(file, formatIsFit: format == .fit, storePath: storePath) { return try fit.run() }
         let descriptor: Int32 = file == "-" ? 0 : open(file, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw RuntimeFailure("health import: cannot open \(file): \(String(cString: strerror(errno)))") }
         defer { if descriptor != 0 { close(descriptor) } }

@@ -141,23 +141,32 @@ struct WorkoutsListCommand: Command {
     }
 }
 
-/// `health workouts export [range]`: NDJSON lines `health import` reads back.
+/// `health workouts export [range]`: NDJSON lines `health import` reads back; with --format
+/// gpx|tcx|fit, workout files (WorkoutFiles/WorkoutFileExport.swift).
 struct WorkoutsExportCommand: Command {
     static let configuration = CommandConfiguration(
-        name: "export", abstract: "Export workouts as NDJSON in the import format ('health import' reads them back).",
-        options: rangeOptions + [storeOption, personOption])
+        name: "export", abstract: "Export workouts as NDJSON in the import format ('health import' reads them back), or as GPX, TCX or FIT files.",
+        discussion: """
+            ID --format gpx|tcx|fit [-o FILE]: one workout with its laps and track (GPX 1.1 with Garmin's
+            TrackPointExtension heart rate and cadence; TCX v2; a FIT activity file). A range with --format
+            writes one file per workout into -o DIR. 'health import' reads the FIT files back.
+            """,
+        options: rangeOptions + WorkoutFileExport.options + [storeOption, personOption])
 
     var range: Range<Date>?
     var zone: TimeZone
     var storePath: StoreChoice
+    var files: WorkoutFileExport?
 
     init(arguments: ParsedArguments) throws(UsageError) {
         zone = arguments.value("tz") == nil ? TimeZone(identifier: "UTC")! : try arguments.timeZone()
         range = try arguments.timeRange(zone: zone, defaultToday: false)
         storePath = arguments.storePath
+        files = try WorkoutFileExport(arguments: arguments, range: range, storePath: storePath)
     }
 
     func run() throws -> ExitCode {
+        if let files { return try files.run() }
         let store = try openStore(storePath, readOnly: true)
         for workout in try store.workouts(in: range, as: .owner) {
             StandardOutput.shared.line(WorkoutFormatting.importLine(workout, zone: zone))

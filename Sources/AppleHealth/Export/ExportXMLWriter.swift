@@ -186,7 +186,7 @@ public enum ExportXMLWriter {
     /// Attribute text: markup characters as entities; tab, newline and carriage return as
     /// character references (so they survive attribute normalisation); other C0 controls, which
     /// XML 1.0 cannot carry at all, as U+FFFD.
-    static func escape(_ text: String) -> String {
+    public static func escape(_ text: String) -> String {
         var result = ""
         result.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {

@@ -20,7 +20,7 @@ struct Migration: Sendable {
 
 extension Migration {
     /// Every migration, in the order they are applied.
-    static let all: [Migration] = [.initialSchema, .mergedHours, .people]
+    static let all: [Migration] = [.initialSchema, .mergedHours, .people, .workoutTracks]
 
     /// Samples, their sources and devices, the change feed, authorization, source priority,
     /// per-app state and characteristics.
@@ -369,5 +369,68 @@ extension Migration {
         ALTER TABLE characteristic ADD COLUMN person_id BIGINT NOT NULL DEFAULT 1 REFERENCES person (id);
         ALTER TABLE characteristic DROP CONSTRAINT characteristic_pkey;
         ALTER TABLE characteristic ADD PRIMARY KEY (person_id, key);
+        """)
+
+    /// Laps and track points of workouts (imported from FIT files, exported as GPX, TCX and FIT).
+    /// Rows belong to their workout: deleting it deletes them. Points are numbered in time order
+    /// within their workout, so two records of the same second both stay.
+    static let workoutTracks = Migration(name: "2026-12-07-workout-tracks", sql: """
+        CREATE TABLE workout_lap (
+            workout_uuid BLOB NOT NULL REFERENCES workout (uuid) ON DELETE CASCADE,
+            lap_index INTEGER NOT NULL,
+            start_us INTEGER NOT NULL,
+            end_us INTEGER NOT NULL,
+            distance_m REAL,
+            energy_kcal REAL,
+            hr_avg REAL,
+            hr_max REAL,
+            cadence_avg REAL,
+            cadence_max REAL,
+            PRIMARY KEY (workout_uuid, lap_index),
+            CHECK (end_us >= start_us)
+        ) STRICT, WITHOUT ROWID;
+
+        CREATE TABLE workout_track_point (
+            workout_uuid BLOB NOT NULL REFERENCES workout (uuid) ON DELETE CASCADE,
+            point_index INTEGER NOT NULL,
+            time_us INTEGER NOT NULL,
+            latitude REAL,
+            longitude REAL,
+            altitude_m REAL,
+            heart_rate REAL,
+            cadence REAL,
+            distance_m REAL,
+            speed_mps REAL,
+            PRIMARY KEY (workout_uuid, point_index)
+        ) STRICT, WITHOUT ROWID;
+        """, postgresql: """
+        CREATE TABLE workout_lap (
+            workout_uuid BYTEA NOT NULL REFERENCES workout (uuid) ON DELETE CASCADE,
+            lap_index BIGINT NOT NULL,
+            start_us BIGINT NOT NULL,
+            end_us BIGINT NOT NULL,
+            distance_m DOUBLE PRECISION,
+            energy_kcal DOUBLE PRECISION,
+            hr_avg DOUBLE PRECISION,
+            hr_max DOUBLE PRECISION,
+            cadence_avg DOUBLE PRECISION,
+            cadence_max DOUBLE PRECISION,
+            PRIMARY KEY (workout_uuid, lap_index),
+            CHECK (end_us >= start_us)
+        );
+
+        CREATE TABLE workout_track_point (
+            workout_uuid BYTEA NOT NULL REFERENCES workout (uuid) ON DELETE CASCADE,
+            point_index BIGINT NOT NULL,
+            time_us BIGINT NOT NULL,
+            latitude DOUBLE PRECISION,
+            longitude DOUBLE PRECISION,
+            altitude_m DOUBLE PRECISION,
+            heart_rate DOUBLE PRECISION,
+            cadence DOUBLE PRECISION,
+            distance_m DOUBLE PRECISION,
+            speed_mps DOUBLE PRECISION,
+            PRIMARY KEY (workout_uuid, point_index)
+        );
         """)
 }

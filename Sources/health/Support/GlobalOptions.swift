@@ -28,10 +28,11 @@ enum GlobalOptions {
         return [subcommand] + moved + arguments.dropFirst()
     }
 
-    /// `health chart -o FILE`: the one short option, spelt as its long form (CommandKit knows long
-    /// options only). Only for `chart`, only as a separate word before `--`.
+    /// `health chart -o FILE` and `health workouts export … -o PATH`: the one short option, spelt as
+    /// its long form (CommandKit knows long options only). Only for those, only as a separate word before `--`.
     static func expandingShortOptions(_ arguments: [String]) -> [String] {
-        guard let chart = arguments.firstIndex(of: "chart") else { return arguments }
+        let workoutsExport = arguments.indices.first { $0 > 0 && arguments[$0] == "export" && arguments[$0 - 1] == "workouts" }
+        guard let chart = arguments.firstIndex(of: "chart") ?? workoutsExport else { return arguments }
         var out = arguments
         for index in out.indices where index > chart {
             if out[index] == "--" { break }

@@ -7,7 +7,7 @@ import Glibc
 /// as "line 1: malformed JSON", which says nothing about what went wrong.
 enum ImportFileCheck {
     static let reads = "health import reads NDJSON (one JSON object a line, as 'health export' writes), "
-        + "an Apple Health export.zip or its export.xml, or a Gadgetbridge database"
+        + "an Apple Health export.zip or its export.xml, a Gadgetbridge database, or FIT files"
 
     /// Why the file open on `descriptor` (a file, not standard input) cannot be imported as
     /// `kind`, or nil when it may be.
