@@ -93,3 +93,10 @@ awk -v from="$from" -v to="$to" -v day="$today" '
   }
   END { printf "band truth for %s: %d minutes, %d steps, %.1f m, %.1f kcal\n", day, minutes, steps, metres, kcal }
 ' "$demo/truth.ndjson"
+
+# The dashboard reads as the app bandkit.dashboard, which sees only what it is granted: grant the
+# types it shows, so its first page has figures instead of "not allowed" on every row.
+for type in step-count distance-walking-running active-energy-burned heart-rate sleep-analysis workout; do
+  "$bin/health" grant bandkit.dashboard "$type" --read --store "$store" >/dev/null
+done
+echo "==> the dashboard: $bin/health serve --store $store   (then open the URL it prints)"

@@ -102,7 +102,7 @@ struct DashboardRouter: Sendable {
             case "/events":
                 let given = request.arguments["after"].flatMap { Int64($0) }.map(Anchor.init(rawValue:))
                 let after = try given ?? store.currentAnchor()
-                return HTTPResponse(stream: DashboardEvents(store: store, broadcast: broadcast, after: after, stopping: stopping), contentType: "text/event-stream")
+                return HTTPResponse(stream: DashboardEvents(broadcast: broadcast, after: after, stopping: stopping), contentType: "text/event-stream")
             case "/dashboard.js": return HTTPResponse(status: 200, contentType: "text/javascript; charset=utf-8", text: DashboardPage.script)
             case "/dashboard.css": return HTTPResponse(status: 200, contentType: "text/css; charset=utf-8", text: DashboardPage.css)
             case "/health": return HTTPResponse(status: 200, contentType: "text/plain; charset=utf-8", text: "ok\n")

@@ -342,19 +342,27 @@ import Glibc
         #expect(try health.run("add", "step-count", "25", "--start", "2026-11-30T21:00:00Z", "--end", "2026-11-30T21:01:00Z").code == 0)
         for index in streams.indices { #expect(read(index, until: "event: change", seconds: 20), "\(streams[index].received)") }
         #expect(try listeners() == first)
-        // The listening backend dies: every page hears that the feed failed, and nothing else.
-        _ = try Self.psqlRows(url, "SELECT pg_terminate_backend(\(first[0]))")
+        // The database goes away (Tests/support/postgres-cluster.sh stops the server; the listener's
+        // reconnection fails with libpq's message, which names the socket path): every page hears
+        // that the feed failed, and nothing else; the server's log gets the details.
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        func cluster(_ command: String) -> Int32 {
+            system("bash -c \"source '\(root)/Tests/support/postgres-cluster.sh' && \(command)\"")
+        }
         let user = try Self.psqlRows(url, "SELECT current_user").first ?? "postgres"
         let socketDirectory = try Self.psqlRows(url, "SELECT current_setting('unix_socket_directories')").first ?? "/tmp"
+        #expect(cluster("postgres_cluster_down") == 0)
         for index in streams.indices {
             #expect(read(index, until: "event: error", seconds: 20), "\(streams[index].received)")
             let error = streams[index].received.components(separatedBy: "event: error").last ?? ""
             #expect(error.contains("change feed is unavailable"), "\(error)")
             #expect(!error.contains(socketDirectory) && !error.contains(user) && !error.contains("socket"), "the error names the deployment: \(error)")
         }
+        #expect(cluster("postgres_cluster_launch") == 0)
         let stopped = server.stop()
         #expect(stopped.code == 0)
-        #expect(stopped.error.contains("the change feed failed"), "the details go to the server's log: \(stopped.error)")
+        #expect(stopped.error.contains("the change feed failed") && stopped.error.contains(socketDirectory),
+                "the details go to the server's log: \(stopped.error)")
     }
 
     @Test func listeningElsewhereWarnsAndBadOptionsAreUsageErrors() throws {

@@ -15,7 +15,6 @@ import HealthStore
 /// and the stream ends; the browser reconnects after `retry`.
 final class DashboardEvents: HTTPStream, @unchecked Sendable {
     static let failureMessage = "the store's change feed is unavailable; the page reconnects by itself"
-    private let store: HealthStore
     private let broadcast: ChangeBroadcast
     private var anchor: Anchor
     private var sentHello = false
@@ -25,8 +24,7 @@ final class DashboardEvents: HTTPStream, @unchecked Sendable {
     private var failuresSeen = 0
     private var failed = false
 
-    init(store: HealthStore, broadcast: ChangeBroadcast, after anchor: Anchor, stopping: @escaping @Sendable () -> Bool) {
-        self.store = store
+    init(broadcast: ChangeBroadcast, after anchor: Anchor, stopping: @escaping @Sendable () -> Bool) {
         self.broadcast = broadcast
         self.anchor = anchor
         self.stopping = stopping
