@@ -25,11 +25,13 @@ import Glibc
         let port: UInt16
         /// The libmicrohttpd version the server reported at start (`libmicrohttpd X.Y.Z;`).
         let libraryVersion: String?
-        init(_ health: HealthCommand, _ arguments: [String] = []) throws {
+        /// What the server printed up to `startedWhen` (its first line by default).
+        let startText: String
+        init(_ health: HealthCommand, _ arguments: [String] = [], startedWhen marker: String = "\n") throws {
             started = try health.start(["serve", "--port", "0", "--tz", "Europe/Berlin"] + arguments)
             var text = ""
             let handle = started.1.fileHandleForReading
-            while !text.contains("\n") {
+            while !text.contains(marker) {
                 let data = handle.availableData
                 if data.isEmpty { break }
                 text += String(decoding: data, as: UTF8.self)
@@ -39,6 +41,7 @@ import Glibc
                 throw ServerFailed(output: text)
             }
             port = UInt16(text[range].dropFirst().dropLast())!
+            startText = text
             libraryVersion = text.range(of: #"libmicrohttpd [0-9.]+"#, options: .regularExpression)
                 .map { String(text[$0].dropFirst("libmicrohttpd ".count)) }
         }

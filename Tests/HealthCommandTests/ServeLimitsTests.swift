@@ -123,24 +123,25 @@ import Glibc
         for _ in 0..<64 { held.append(ServeCommandTests.connectedSocket(server.port, receiveTimeout: 5)) }
         #expect(held.allSatisfy { $0 >= 0 })
         // Give the acceptor the 64 before the 65th (accept order follows connect order on one listener).
-        var full = ""
-        for _ in 0..<50 {
-            full = ServeCommandTests.get(server.port, "/health")
-            if full.hasPrefix("HTTP/1.1 503") { break }
-            Thread.sleep(forTimeInterval: 0.1)
-        }
+        let full = Self.get(server.port, "/health", awaiting: "HTTP/1.1 503")
         #expect(full.hasPrefix("HTTP/1.1 503 Service Unavailable"), "\(full)")
         #expect(full.contains("Retry-After: 5\r\n"))
         held.forEach { close($0) }
         held = []
-        var again = ""
-        for _ in 0..<50 {
-            again = ServeCommandTests.get(server.port, "/health")
-            if again.hasPrefix("HTTP/1.1 200") { break }
-            Thread.sleep(forTimeInterval: 0.1)
-        }
+        let again = Self.get(server.port, "/health", awaiting: "HTTP/1.1 200")
         #expect(again.hasPrefix("HTTP/1.1 200"), "\(again)")
         #expect(server.stop().code == 0)
+    }
+
+    /// GETs `path` until the answer starts with `status` (at most 50 tries 0.1 s apart); the last answer.
+    static func get(_ port: UInt16, _ path: String, awaiting status: String) -> String {
+        var answer = ""
+        for _ in 0..<50 {
+            answer = ServeCommandTests.get(port, path)
+            if answer.hasPrefix(status) { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        return answer
     }
 
     /// Opens an event stream and reads up to its hello; the socket, or -1 with what came instead.
@@ -211,16 +212,9 @@ import Glibc
 
     /// The first run: every row "not allowed", and the page and the start line say which grants to run.
     @Test func theFirstPageAndTheStartLineSayWhichGrantsToRun() throws {
-        let first = try health.start(["serve", "--port", "0", "--tz", "Europe/Berlin"])
-        var output = ""
-        let handle = first.1.fileHandleForReading
-        while !output.contains("workout --read") {
-            let data = handle.availableData
-            if data.isEmpty { break }
-            output += String(decoding: data, as: UTF8.self)
-        }
-        kill(first.0.processIdentifier, SIGTERM)
-        _ = HealthCommand.finish(first)
+        let first = try Server(health, startedWhen: "workout --read")
+        let output = first.startText
+        #expect(first.stop().code == 0)
         #expect(output.contains("health grant bandkit.dashboard step-count --read"), "\(output)")
         #expect(output.contains("health grant bandkit.dashboard sleep-analysis --read"))
         let server = try Server(health)

@@ -54,37 +54,38 @@ func checkAdmitted(_ bytes: [UInt8]) {
         if bytes[(index + 1)...].starts(with: [0x0D, 0x0A]) { end = index + 3; break }
     }
     guard let end, end <= 512 else { fatalError("admitted without a whole head within 512 bytes") }
+    // Bytes, not Characters: a colon followed by a combining mark is one Character in Swift.
     var lines = bytes[..<end].split(separator: 0x0A, omittingEmptySubsequences: false).map { line in
-        line.last == 0x0D ? String(decoding: line.dropLast(), as: UTF8.self) : String(decoding: line, as: UTF8.self)
+        line.last == 0x0D ? Array(line.dropLast()) : Array(line)
     }
-    while lines.last == "" { lines.removeLast() }
-    let requestLine = lines.first ?? ""
-    let parts = requestLine.split(separator: " ", omittingEmptySubsequences: false)
-    guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty, parts[2].hasPrefix("HTTP/") else {
-        fatalError("admitted request line \(requestLine.debugDescription)")
+    while lines.last?.isEmpty == true { lines.removeLast() }
+    let requestLine = lines.first ?? []
+    let parts = requestLine.split(separator: 0x20, omittingEmptySubsequences: false)
+    guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty, parts[2].starts(with: Array("HTTP/".utf8)) else {
+        fatalError("admitted request line \(requestLine)")
     }
-    var hosts: [String] = []
-    var lengths: [String] = []
+    var hosts: [[UInt8]] = []
+    var lengths: [[UInt8]] = []
+    func lowercased(_ bytes: ArraySlice<UInt8>) -> [UInt8] { bytes.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 } }
+    func trimmed(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+        var slice = bytes
+        while let first = slice.first, first == 0x20 || first == 0x09 { slice = slice.dropFirst() }
+        while let last = slice.last, last == 0x20 || last == 0x09 { slice = slice.dropLast() }
+        return Array(slice)
+    }
     for line in lines.dropFirst() {
-        guard let colon = line.firstIndex(of: ":") else { fatalError("admitted header line without a colon: \(line.debugDescription)") }
-        let name = line[..<colon].lowercased()
-        let value = String(line[line.index(after: colon)...]).trimmingCharacters(in: [" ", "\t"])
-        if name == "host" { hosts.append(value) }
-        if name == "content-length" { lengths.append(value) }
-        if name == "transfer-encoding" { fatalError("admitted a Transfer-Encoding") }
+        guard let colon = line.firstIndex(of: 0x3A) else { fatalError("admitted header line without a colon: \(line)") }
+        let name = lowercased(line[..<colon])
+        let value = trimmed(line[(colon + 1)...])
+        if name == Array("host".utf8) { hosts.append(value) }
+        if name == Array("content-length".utf8) { lengths.append(value) }
+        if name == Array("transfer-encoding".utf8) { fatalError("admitted a Transfer-Encoding") }
     }
     guard hosts.count <= 1, lengths.count <= 1 else { fatalError("admitted \(hosts.count) Host and \(lengths.count) Content-Length headers") }
-    if let host = hosts.first, !gate.allowedHosts.contains(String(decoding: host.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)) { fatalError("admitted Host \(host.debugDescription)") }
-    if let length = lengths.first, UInt64(length) == nil || !length.allSatisfy({ $0.isASCII && $0.isNumber }) {
-        fatalError("admitted Content-Length \(length.debugDescription)")
+    if let host = hosts.first, !gate.allowedHosts.contains(String(decoding: lowercased(host[...]), as: UTF8.self)) {
+        fatalError("admitted Host \(host)")
     }
-}
-
-extension String {
-    func trimmingCharacters(in set: Set<Character>) -> String {
-        var text = Substring(self)
-        while let first = text.first, set.contains(first) { text = text.dropFirst() }
-        while let last = text.last, set.contains(last) { text = text.dropLast() }
-        return String(text)
+    if let length = lengths.first, length.isEmpty || !length.allSatisfy({ (0x30...0x39).contains($0) }) || UInt64(String(decoding: length, as: UTF8.self)) == nil {
+        fatalError("admitted Content-Length \(length)")
     }
 }
