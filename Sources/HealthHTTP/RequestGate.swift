@@ -56,7 +56,8 @@ public struct RequestGate: Sendable {
         let bytes = Array(head.prefix(maximumHeadBytes + 4))
         // In the same order for a part of the head as for all of it, so that the verdict does not
         // depend on how the bytes arrived: the request line once it is whole, the size, the headers.
-        if let lineEnd = bytes.firstIndex(of: 0x0A), case .refuse(let status, let message) = Self.checkRequestLine(bytes[..<lineEnd]) {
+        // Only a line end inside the limit counts: past it the head is too long whatever the line says.
+        if let lineEnd = bytes.prefix(maximumHeadBytes).firstIndex(of: 0x0A), case .refuse(let status, let message) = Self.checkRequestLine(bytes[..<lineEnd]) {
             return .refuse(status: status, message: message)
         }
         let end = Self.endOfHead(bytes)
