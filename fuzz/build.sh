@@ -13,13 +13,13 @@ cd "$(dirname "$0")/.."
 
 # Modules in dependency order. A harness may import any of them.
 MODULES=(SystemRandom FirmwareCrypto BandWire BandATT BandGATT BandGATTServer BandHCI BandLink SocketSecurity BandBlueZ BandCrypto BandProtocol BandTrace HealthModel HealthAnalysis UARTFraming FirmwareBoard BandFirmwareCore BandFirmware
-         BandGATTClient HealthStore BandReader BandReplay AppleHealth OpenHealthKit FitFile)
+         BandGATTClient HealthStore BandReader BandReplay AppleHealth OpenHealthKit FitFile HealthHTTP)
 # FUZZ_MODULES="SystemRandom HealthModel AppleHealth" fuzz/build.sh applehealth builds only those
 # (in that order) for a harness that needs no more: minutes less on a shared machine.
 if [[ -n "${FUZZ_MODULES:-}" ]]; then read -r -a MODULES <<<"$FUZZ_MODULES"; fi
 # C modules (module maps) the Swift modules import, and the libraries they link.
-C_MODULES=(-I Sources/CBlueZ -I Sources/CCrypto -I Sources/CSQLite -I Sources/CPostgres -I Sources/CExpat -I Sources/CZlib)
-C_LIBRARIES=(-lbluetooth -lcrypto -lsqlite3 -lpq -lexpat -lz)
+C_MODULES=(-I Sources/CBlueZ -I Sources/CCrypto -I Sources/CSQLite -I Sources/CPostgres -I Sources/CExpat -I Sources/CZlib -I Sources/CMicroHTTPD)
+C_LIBRARIES=(-lbluetooth -lcrypto -lsqlite3 -lpq -lexpat -lz -lmicrohttpd)
 
 # Where a module's sources live (the simulator's modules sit under firmware-sim/).
 source_dir() {

@@ -14,9 +14,10 @@ public struct HTTPRequest: Sendable {
 }
 
 /// A body that is produced while it is sent (server-sent events). `next` may block (each
-/// connection has its own thread) and returns nil to end the response.
+/// connection has its own thread) and returns nil to end the response; it should wait with
+/// ``HTTPClient/wait(for:milliseconds:)`` so that a client that hangs up ends it at once.
 public protocol HTTPStream: AnyObject, Sendable {
-    func next() -> [UInt8]?
+    func next(_ client: HTTPClient) -> [UInt8]?
 }
 
 public struct HTTPResponse: Sendable {

@@ -1,34 +1,37 @@
 import CMicroHTTPD
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// An HTTP/1.1 server for read-only GET requests on libmicrohttpd (Debian's, through CMicroHTTPD).
 ///
-/// The library parses requests (a malformed request line or header gets its 400, a header block
-/// larger than ``Limits/memoryPerConnection`` its 431/414 and the connection closed), runs one
-/// thread per connection (a slow or streaming client holds only its own thread), drops a client
-/// idle for ``Limits/idleTimeoutSeconds`` and refuses connections beyond the limits.
-///
-/// A request line without a space (`NONSENSE`, `GET` alone) or starting with one (no method) gets
-/// no status at all: libmicrohttpd 0.9.75 (Debian's) gives up on it in
-/// `parse_initial_message_line` without queueing a response, shuts the socket down for writing
-/// and closes it, so the client reads end-of-file with zero bytes, at once (not after the idle
-/// timeout). No documented hook can answer instead: the access handler and the URI log callback
-/// run only after the method and target were split off, and the connection-closed notification
-/// comes after `shutdown(SHUT_WR)`. libmicrohttpd 1.0 (a rewritten request-line parser) still
-/// closes such a line silently unless it starts with a known method (`GET` alone: 400). A line
-/// with a method and a space but no target (`GET `) is a 400 from either. See ``libraryVersion``
-/// and docs/architecture.md. This type adds the rest of the contract: only GET and HEAD
-/// (others 405), a Host header on HTTP/1.1 (400), no request body (413), at most
-/// ``Limits/maximumArguments`` query arguments (400); everything else is the handler's.
+/// ``Acceptor`` owns the listening socket: it waits for each request head (at most
+/// ``Limits/headerTimeoutSeconds``, else 408), refuses what ``RequestGate`` refuses (a Host this
+/// server is not, DNS rebinding: 421; two Host or Content-Length headers, a malformed length or
+/// request line: 400; a body: 413; a head beyond ``Limits/memoryPerConnection``: 431) and answers
+/// 503 with `Retry-After` when ``Limits/connections`` are open, before libmicrohttpd sees a byte
+/// (its own answers to some of these are wrong: a `Content-Length: -1` got its status line and
+/// headers twice). The library then parses the request, runs one thread per connection and drops a
+/// client idle for ``Limits/idleTimeoutSeconds``. Every response closes its connection, so every
+/// request passes the gate. This type adds the rest: only GET and HEAD (others 405), a Host header
+/// on HTTP/1.1 (400), at most ``Limits/maximumArguments`` query arguments (400), at most
+/// ``Limits/maximumStreams`` streams at once (503; pages keep their room); everything else is the
+/// handler's. A stream learns at once that its client hung up (``HTTPClient``).
 public final class HTTPServer: @unchecked Sendable {
     public struct Limits: Sendable {
+        /// Open connections in total (waiting for their head, or served); more get 503.
         public var connections: UInt32 = 64
-        public var connectionsPerAddress: UInt32 = 16
+        /// Of those, server-sent event streams; more get 503.
+        public var maximumStreams = 32
+        /// The whole request head must arrive within this (a slow sender is answered 408).
+        public var headerTimeoutSeconds: UInt32 = 10
+        /// A served client that neither sends nor receives for this long is dropped.
         public var idleTimeoutSeconds: UInt32 = 30
         public var memoryPerConnection = 32 * 1024
         public var maximumArguments = 16
+        /// The `Retry-After` of a 503.
+        public var retryAfterSeconds = 5
         public init() {}
     }
 
@@ -37,19 +40,26 @@ public final class HTTPServer: @unchecked Sendable {
     final class Context: @unchecked Sendable {
         let handler: Handler
         let limits: Limits
+        /// Connections libmicrohttpd holds now.
+        let connections = Atomic<Int>(0)
+        /// Streams being sent now.
+        let streams = Atomic<Int>(0)
         init(handler: @escaping Handler, limits: Limits) {
             self.handler = handler
             self.limits = limits
         }
     }
 
-    /// The libmicrohttpd this process runs (`MHD_get_version`), e.g. `0.9.75`: what a garbage
-    /// request line gets depends on it (see above); `health serve` prints it when it starts.
+    /// The libmicrohttpd this process runs (`MHD_get_version`), e.g. `0.9.75`; `health serve`
+    /// prints it when it starts.
     public static var libraryVersion: String { String(cString: MHD_get_version()) }
 
     private let daemon: OpaquePointer
     private let context: Unmanaged<Context>
+    private let acceptor: Acceptor
     public let port: UInt16
+    /// The Host values this server answers to (``RequestGate/hosts(listeningOn:port:)``).
+    public let allowedHosts: Set<String>
     private var stopped = false
 
     /// Listens on `host` (an IPv4 address, e.g. 127.0.0.1) and `port` (0: any free port, see ``port``).
@@ -58,26 +68,52 @@ public final class HTTPServer: @unchecked Sendable {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
         guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else { throw .badAddress(host) }
-        let context = Unmanaged.passRetained(Context(handler: handler, limits: limits))
-        let started = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                bandkit_mhd_start(socketAddress, accessHandler, context.toOpaque(), limits.connections,
-                                  limits.connectionsPerAddress, limits.idleTimeoutSeconds, limits.memoryPerConnection)
-            }
+        let listener = bandkit_stream_socket()
+        var one: Int32 = 1
+        setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard let started else {
+        guard listener >= 0, bound == 0, listen(listener, 128) == 0 else {
+            let reason = String(cString: strerror(errno))
+            if listener >= 0 { close(listener) }
+            throw .cannotListen(host: host, port: port, reason: reason)
+        }
+        var boundAddress = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &boundAddress) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+        }
+        self.port = UInt16(bigEndian: boundAddress.sin_port)
+        allowedHosts = RequestGate.hosts(listeningOn: host, port: self.port)
+        let context = Unmanaged.passRetained(Context(handler: handler, limits: limits))
+        // The library's own limit is a backstop above the acceptor's (which answers 503 first).
+        guard let started = bandkit_mhd_start(accessHandler, context.toOpaque(), limits.connections + 8, limits.idleTimeoutSeconds,
+                                              limits.memoryPerConnection, connectionNotifier, context.toOpaque()) else {
+            close(listener)
             context.release()
-            throw .cannotListen(host: host, port: port, reason: String(cString: strerror(errno)))
+            throw .cannotListen(host: host, port: port, reason: "libmicrohttpd did not start")
         }
         daemon = started
         self.context = context
-        self.port = bandkit_mhd_port(started)
+        do throws(HTTPServerError) {
+            acceptor = try Acceptor(listener: listener, gate: RequestGate(allowedHosts: allowedHosts, maximumHeadBytes: limits.memoryPerConnection,
+                                                                     anyAddressPort: host == "0.0.0.0" ? self.port : nil),
+                                    limits: limits, daemon: started, context: context.takeUnretainedValue())
+        } catch {
+            MHD_stop_daemon(started)
+            close(listener)
+            context.release()
+            throw error
+        }
+        acceptor.start()
     }
 
     /// Stops listening and waits for the connection threads (streams must end within a second or so).
     public func stop() {
         guard !stopped else { return }
         stopped = true
+        acceptor.stop()
         MHD_stop_daemon(daemon)
         context.release()
     }
@@ -130,7 +166,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
             response = context.handler(HTTPRequest(method: methodName, path: path, arguments: collector.arguments))
         }
     }
-    return queue(response, on: connection)
+    return queue(response, on: connection, context: context)
 }
 
 private func hasBody(_ connection: OpaquePointer) -> Bool {
@@ -164,7 +200,25 @@ private let argumentIterator: MHD_KeyValueIterator = { cls, _, key, value in
     return bandkit_mhd_yes()
 }
 
-private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+private let connectionNotifier: MHD_NotifyConnectionCallback = { cls, _, _, code in
+    guard let cls else { return }
+    let context = Unmanaged<HTTPServer.Context>.fromOpaque(cls).takeUnretainedValue()
+    if code == bandkit_mhd_notify_started() {
+        context.connections.add(1, ordering: .releasing)
+    } else if code == bandkit_mhd_notify_closed() {
+        context.connections.subtract(1, ordering: .releasing)
+    }
+}
+
+private func queue(_ response: HTTPResponse, on connection: OpaquePointer, context: HTTPServer.Context) -> MHD_Result {
+    var response = response
+    if case .stream = response.body {
+        if context.streams.add(1, ordering: .acquiringAndReleasing).newValue > context.limits.maximumStreams {
+            context.streams.subtract(1, ordering: .releasing)
+            response = .error(503, "\(context.limits.maximumStreams) event streams are open; try again shortly")
+            response.headers.append(("Retry-After", "\(context.limits.retryAfterSeconds)"))
+        }
+    }
     let made: OpaquePointer?
     switch response.body {
     case .bytes(let bytes):
@@ -172,30 +226,39 @@ private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MH
             MHD_create_response_from_buffer(buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), bandkit_mhd_must_copy())
         }
     case .stream(let stream):
-        let box = Unmanaged.passRetained(StreamBox(stream))
+        let box = Unmanaged.passRetained(StreamBox(stream, client: HTTPClient(descriptor: bandkit_mhd_connection_fd(connection)), context: context))
         made = MHD_create_response_from_callback(bandkit_mhd_size_unknown(), 4096, streamReader, box.toOpaque(), streamRelease)
-        if made == nil { box.release() }
+        if made == nil { box.release() }   // its deinit gives the stream's slot back
     }
     guard let made else { return bandkit_mhd_no() }
     defer { MHD_destroy_response(made) }
     for (name, value) in response.headers { _ = MHD_add_response_header(made, name, value) }
     _ = MHD_add_response_header(made, "X-Content-Type-Options", "nosniff")
     _ = MHD_add_response_header(made, "Cache-Control", "no-store")
+    // One request per connection: every request passes the acceptor's checks.
+    _ = MHD_add_response_header(made, "Connection", "close")
     return MHD_queue_response(connection, UInt32(response.status), made)
 }
 
 /// A stream's pending bytes between calls of libmicrohttpd's reader.
 private final class StreamBox {
     let stream: any HTTPStream
+    let client: HTTPClient
+    let context: HTTPServer.Context
     var pending: [UInt8] = []
-    init(_ stream: any HTTPStream) { self.stream = stream }
+    init(_ stream: any HTTPStream, client: HTTPClient, context: HTTPServer.Context) {
+        self.stream = stream
+        self.client = client
+        self.context = context
+    }
+    deinit { context.streams.subtract(1, ordering: .releasing) }
 }
 
 private let streamReader: MHD_ContentReaderCallback = { cls, _, buffer, maximum in
     guard let cls, let buffer else { return bandkit_mhd_end_of_stream() }
     let box = Unmanaged<StreamBox>.fromOpaque(cls).takeUnretainedValue()
     if box.pending.isEmpty {
-        guard let next = box.stream.next() else { return bandkit_mhd_end_of_stream() }
+        guard let next = box.stream.next(box.client) else { return bandkit_mhd_end_of_stream() }
         box.pending = next
         if next.isEmpty { return 0 }
     }

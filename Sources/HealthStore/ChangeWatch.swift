@@ -1,7 +1,7 @@
 import HealthModel
 
 /// A long-lived wait for commits by any process, for a reader that waits again and again (the
-/// dashboard's server-sent events; `health changes --wait`, which waits once, uses
+/// dashboard's ``ChangeBroadcast``; `health changes --wait`, which waits once, uses
 /// ``HealthStore/waitForChanges(after:timeout:recheckInterval:)``).
 ///
 /// It owns one wake-up source for its whole life: on a SQLite store an inotify watch of the
@@ -12,7 +12,8 @@ import HealthModel
 /// instead of being lost with a closed one. Each wake (and at least every `recheckInterval`)
 /// re-reads the one-row change counter: the wake is a hint, never trusted alone.
 ///
-/// Not shared between threads: one per waiting stream.
+/// Not shared between threads: one per waiting thread. A server with many waiters (the dashboard's
+/// event streams) shares one through ``ChangeBroadcast``.
 public final class ChangeWatch {
     private let store: HealthStore
     let watch: any ChangeWaiting

@@ -15,8 +15,10 @@ struct ServeCommand: Command {
         name: "serve", abstract: "A local read-only dashboard over HTTP (day, week, month; live updates).",
         discussion: """
             Serves on 127.0.0.1 (--port, default 8080; 0 picks a free port). Another address only with --listen ADDR,
-            with a warning: the dashboard has no login. Reads as the app bandkit.dashboard: grant it read access per
-            type ('health grant bandkit.dashboard step-count --read'); a type it may not read shows "not allowed".
+            with a warning: the dashboard has no login. It answers only requests whose Host is 127.0.0.1, localhost or
+            [::1] (or the --listen address) with its port: 421 otherwise, so a web page cannot rebind its own name to it. Reads as the app bandkit.dashboard: grant it read access per
+            type ('health grant bandkit.dashboard step-count --read'); a type it may not read shows "not allowed", and the
+            page and the start line list the grants still missing.
             Pages: /day?date=YYYY-MM-DD, /week?date=…, /month?date=… (default today in --tz), /chart.svg?view=day|week|
             month|night&date=… (a night: noon to noon),
             /events (server-sent events from the change feed), /health (200 "ok"). Prints the URL on standard output
@@ -51,7 +53,9 @@ struct ServeCommand: Command {
         }
         let store = try openStore(storePath, readOnly: true)
         let stopping = Atomic<Bool>(false)
-        let router = DashboardRouter(store: store, zone: zone, stopping: { stopping.load(ordering: .relaxed) })
+        let broadcast = ChangeBroadcast(store: store) { CommandRunner.printError("health serve: \($0)") }
+        let router = DashboardRouter(store: store, broadcast: broadcast, zone: zone, person: storePath.person,
+                                     stopping: { stopping.load(ordering: .relaxed) })
         // Block the stop signals in every thread (the server's inherit the mask), then wait for one.
         var signals = sigset_t()
         sigemptyset(&signals)
@@ -63,11 +67,17 @@ struct ServeCommand: Command {
             throw RuntimeFailure("health serve: \(error)")
         }
         StandardOutput.shared.line("health serve: http://\(host):\(server.port)/ (read as \(DashboardSummary.app.id); libmicrohttpd \(HTTPServer.libraryVersion); Ctrl-C stops)")
+        let missing = try DashboardGrants.missing(store)
+        if !missing.isEmpty {
+            StandardOutput.shared.line("health serve: the dashboard may not read \(missing.map(\.identifier).joined(separator: ", ")) yet; to show them, run:")
+            for command in DashboardGrants.commands(missing, person: storePath.person) { StandardOutput.shared.line("  " + command) }
+        }
         try? StandardOutput.shared.flush()
         var received: Int32 = 0
         sigwait(&signals, &received)
         stopping.store(true, ordering: .relaxed)
         server.stop()
+        broadcast.stop()
         return .success
     }
 }
@@ -76,7 +86,10 @@ struct ServeCommand: Command {
 /// so no path can reach a file.
 struct DashboardRouter: Sendable {
     let store: HealthStore
+    let broadcast: ChangeBroadcast
     let zone: TimeZone
+    /// `--person`, for the `health grant` commands the page suggests.
+    let person: String?
     let stopping: @Sendable () -> Bool
 
     func respond(to request: HTTPRequest) -> HTTPResponse {
@@ -89,7 +102,7 @@ struct DashboardRouter: Sendable {
             case "/events":
                 let given = request.arguments["after"].flatMap { Int64($0) }.map(Anchor.init(rawValue:))
                 let after = try given ?? store.currentAnchor()
-                return HTTPResponse(stream: DashboardEvents(store: store, after: after, stopping: stopping), contentType: "text/event-stream")
+                return HTTPResponse(stream: DashboardEvents(broadcast: broadcast, after: after, stopping: stopping), contentType: "text/event-stream")
             case "/dashboard.js": return HTTPResponse(status: 200, contentType: "text/javascript; charset=utf-8", text: DashboardPage.script)
             case "/dashboard.css": return HTTPResponse(status: 200, contentType: "text/css; charset=utf-8", text: DashboardPage.css)
             case "/health": return HTTPResponse(status: 200, contentType: "text/plain; charset=utf-8", text: "ok\n")
@@ -98,7 +111,9 @@ struct DashboardRouter: Sendable {
         } catch let error as BadRequest {
             return .error(400, error.message)
         } catch {
-            return .error(500, "the store could not be read: \(error)")
+            // The details name the deployment (a socket path, a database user): the log gets them.
+            CommandRunner.printError("health serve: \(request.path): the store could not be read: \(error)")
+            return .error(500, "the store could not be read (the server's log says why)")
         }
     }
 
@@ -125,7 +140,8 @@ struct DashboardRouter: Sendable {
         let anchor = try store.currentAnchor()
         let summary = try DashboardSummary(store: store, view: view, date: date, range: range, zone: zone)
         return HTTPResponse(status: 200, contentType: "text/html; charset=utf-8",
-                            text: DashboardPage.html(summary, zone: zone, anchor: anchor.rawValue),
+                            text: DashboardPage.html(summary, zone: zone, anchor: anchor.rawValue,
+                                                     grants: DashboardGrants.commands(try DashboardGrants.missing(store), person: person)),
                             headers: [("Content-Security-Policy", "default-src 'self'; img-src 'self'; style-src 'self'; script-src 'self'; connect-src 'self'")])
     }
 

@@ -99,6 +99,7 @@ for name, expected in checks:
         sys.exit(f"{name}: page {value} ({text!r}), command {expected}")
     print(f"dashboard: {name} = {value} on the page and from the command")
 if cell("energy")[1] != "not allowed": sys.exit("energy should be 'not allowed': %r" % (cell("energy"),))
+if "health grant bandkit.dashboard active-energy-burned --read" not in page: sys.exit("the page does not say which grant shows energy")
 listed = json.loads(subprocess.run([health, "workouts", "list", "--day", "2026-11-30", "--tz", "Europe/Berlin", "--json"], check=True, capture_output=True, text=True).stdout)
 value, text = cell("workouts")
 if value != listed["count"] or listed["count"] < 5: sys.exit("workouts: page %r, health workouts list %s" % ((value, text), listed["count"]))

@@ -8,8 +8,9 @@
 # and `health export --format apple-health` as processes on a PostgreSQL store (the bulk write
 # path, merged hours, the streaming export, rollback of a killed import). ServeCommandTests run
 # too: `health serve --store postgresql://…` answers its pages, and its live events come from the
-# change feed over LISTEN/NOTIFY on one connection per stream while another process writes
-# (liveEventsOnPostgreSQLComeFromOneListeningConnection, which runs only here). The same suites
+# change feed over LISTEN/NOTIFY on one connection per server process, however many pages listen,
+# while another process writes, and a killed listener reaches pages as an error that names nothing
+# of the deployment (liveEventsOnPostgreSQLComeFromOneListeningConnection, which runs only here). The same suites
 # run on SQLite in the ordinary test run.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"

@@ -7,7 +7,9 @@ import HealthStore
 /// complete without script), a chart image, and a small script (served from `/dashboard.js`,
 /// inside the binary) that reloads the figures when the change feed says something changed.
 enum DashboardPage {
-    static func html(_ summary: DashboardSummary, zone: TimeZone, anchor: Int64) -> String {
+    /// `grants`: the `health grant` commands for the types the dashboard may not read (shown above
+    /// the figures, so "not allowed" never stands without what to do about it).
+    static func html(_ summary: DashboardSummary, zone: TimeZone, anchor: Int64, grants: [String] = []) -> String {
         let view = summary.view.rawValue
         var rows: [(String, String, String, String?)] = []  // id, label, text, exact value (data-value)
         func figure(_ id: String, _ label: String, _ value: DashboardSummary.Figure, _ format: (Double) -> String) {
@@ -46,6 +48,12 @@ enum DashboardPage {
                 + (stat.averageHeartRate.map { ", HR \(whole($0)) avg" } ?? "") + "</li>"
         }.joined(separator: "\n")
         let chartQuery = "view=\(view)&amp;date=\(escape(summary.date))"
+        let grantHint = grants.isEmpty ? "" : """
+            <section id="grant-hint"><p>Rows marked “not allowed” are types the dashboard may not read: it reads as the app \
+            \(DashboardSummary.app.id), which sees only what you grant it. To show them, run:</p>
+            <pre>\(grants.map(escape).joined(separator: "\n"))</pre></section>
+
+            """
         let nav = ["day", "week", "month"].map { "<a href=\"/\($0)?date=\(escape(summary.date))\">\($0)</a>" }.joined(separator: " · ")
         return """
             <!DOCTYPE html>
@@ -55,7 +63,7 @@ enum DashboardPage {
             <body data-anchor="\(anchor)" data-view="\(view)" data-date="\(escape(summary.date))">
             <header><h1>\(view.capitalized) of \(escape(summary.date))</h1><nav>\(nav)</nav>
             <p class="zone">\(escape(zone.identifier)) · read as bandkit.dashboard · <span id="live">live</span></p></header>
-            <main id="summary">
+            \(grantHint)<main id="summary">
             <table>
             \(table)
             </table>
