@@ -10,7 +10,8 @@
 # too: `health serve --store postgresql://…` answers its pages, and its live events come from the
 # change feed over LISTEN/NOTIFY on one connection per server process, however many pages listen,
 # while another process writes, and a killed listener reaches pages as an error that names nothing
-# of the deployment (liveEventsOnPostgreSQLComeFromOneListeningConnection, which runs only here). The same suites
+# of the deployment (liveEventsOnPostgreSQLComeFromOneListeningConnection, which stops the server and so
+# runs alone, after the others). The same suites
 # run on SQLite in the ordinary test run.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -21,3 +22,8 @@ postgres_cluster_start
 cd "$root"
 echo "==> store suites, Apple Health import and the dashboard server on PostgreSQL ($BANDKIT_TEST_POSTGRES_URL)"
 postgres_cluster_swift_test postgres 'HealthStoreTests|AppleHealthImportTests|ServeCommandTests|WorkoutFilesCommandTests'
+# The outage test stops the server: alone, so no other suite's connection dies under it.
+echo "==> the dashboard's change feed through a server outage (alone on the cluster)"
+BANDKIT_TEST_POSTGRES_OUTAGE=1 postgres_cluster_swift_test postgres-outage 'ServeCommandTests/liveEventsOnPostgreSQLComeFromOneListeningConnection'
+grep -q "Test liveEventsOnPostgreSQLComeFromOneListeningConnection() passed" "$POSTGRES_CLUSTER_DIR/swift-test.log" \
+  || { echo "postgres: the outage test did not run" >&2; exit 1; }
