@@ -1,10 +1,20 @@
 // swift-tools-version:6.0
-// BandKit: a BLE smart band's simulated firmware, its reader, and a HealthKit-like store, on Linux.
+// BandKit: a BLE smart band's firmware, its reader, and a HealthKit-like store, on Linux.
 //
-// Layers flow one way (see docs/architecture.md):
-//   BandWire → BandATT → BandGATT / BandProtocol → BandTrace, BandGATTClient, BandFirmware
-//   HealthModel → HealthStore;  BandReader joins the band side to the store.
-// Only BandBlueZ (CBlueZ), HealthStore (CSQLite, CPostgres), BandCrypto (CCrypto) and AppleHealth (CExpat, CZlib) link C libraries.
+// Folders are rooms, and layers flow one way between them (docs/architecture.md):
+//   Sources/Core        the band's wire: bytes, ATT, GATT, the band's protocol, the GATT server, the
+//                       firmware's crypto and UART frames. Embedded-Swift-clean (scripts/check-embedded.sh
+//                       compiles every module in this folder for a Cortex-M4).
+//   Sources/System      the system layer below both halves (kernel randomness).
+//   Sources/Host        links (BlueZ, sockets), HCI, the GATT client, link security, the reader session.
+//   Sources/Trace       captures: decoding (btsnoop, pcapng, air) and replay.
+//   Sources/Simulation  simulated peers (InfiniTime, a heart-rate strap) and the QEMU firmware bridge.
+//   Sources/Health      the store (SQLite), its analysis, its file formats, its dashboard, HealthKit's API.
+//   Sources/Commands    the executables, thin over the libraries.
+//   Sources/C           C libraries from Debian packages (only the link, the store, the file formats,
+//                       the dashboard and the crypto oracle touch C).
+//   firmware-sim        the band's firmware: Embedded/ (the chip's core and board layer), Linux/ (its
+//                       Linux process shell), board/ (the mps2-an386 image).
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -15,156 +25,164 @@ let package = Package(
     name: "BandKit",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "bandsim", targets: ["bandsim"]),
-        .executable(name: "band", targets: ["band"]),
-        .executable(name: "health", targets: ["health"]),
+        // Libraries, one per room (a room may offer more than one).
+        .library(name: "BandCore", targets: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandProtocol",
+                                             "FirmwareCrypto", "UARTFraming"]),
+        .library(name: "BandHost", targets: ["BandLink", "BandHCI", "BandBlueZ", "BandGATTClient", "SocketSecurity",
+                                             "BandReader"]),
+        .library(name: "BandTrace", targets: ["BandTrace"]),
+        .library(name: "BandReplay", targets: ["BandReplay"]),
+        .library(name: "BandFirmware", targets: ["BandFirmwareCore", "FirmwareBoard", "BandFirmware"]),
+        .library(name: "BandSimulation", targets: ["BandPeers", "FirmwareBridge"]),
+        .library(name: "HealthStore", targets: ["HealthModel", "HealthStore"]),
+        .library(name: "HealthAnalysis", targets: ["HealthAnalysis"]),
+        .library(name: "HealthFormats", targets: ["AppleHealth", "FitFile"]),
+        .library(name: "HealthDashboard", targets: ["HealthHTTP"]),
         // HealthKit's API over the store (OpenHealthKit), and the shim that is Apple's HealthKit
         // where it exists and OpenHealthKit elsewhere.
         .library(name: "OpenHealthKit", targets: ["OpenHealthKit"]),
         .library(name: "OpenHealthKitShim", targets: ["OpenHealthKitShim"]),
+        // The three commands, and the radio probe.
+        .executable(name: "bandsim", targets: ["bandsim"]),
+        .executable(name: "band", targets: ["band"]),
+        .executable(name: "health", targets: ["health"]),
+        .executable(name: "bandradio", targets: ["bandradio"]),
     ],
     targets: [
-        // C libraries from Debian packages.
-        .systemLibrary(name: "CBlueZ", path: "Sources/CBlueZ", providers: [.apt(["libbluetooth-dev"])]),
-        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
-        .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", providers: [.apt(["libssl-dev"])]),
-        .systemLibrary(name: "CExpat", path: "Sources/CExpat", providers: [.apt(["libexpat1-dev"])]),
-        .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
-        // PostgreSQL's client library: the store's second engine (docs/deployment.md).
-        .systemLibrary(name: "CPostgres", path: "Sources/CPostgres", providers: [.apt(["libpq-dev"])]),
-        .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
+        // MARK: Sources/C — C libraries from Debian packages.
+        .systemLibrary(name: "CBlueZ", path: "Sources/C/CBlueZ", providers: [.apt(["libbluetooth-dev"])]),
+        .systemLibrary(name: "CSQLite", path: "Sources/C/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCrypto", path: "Sources/C/CCrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CExpat", path: "Sources/C/CExpat", providers: [.apt(["libexpat1-dev"])]),
+        .systemLibrary(name: "CZlib", path: "Sources/C/CZlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CPostgres", path: "Sources/C/CPostgres", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", path: "Sources/C/CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
 
-        // Wire layer: bytes, ATT, characteristics, the band's own protocol.
-        .target(name: "BandWire", swiftSettings: strict),
-        .target(name: "BandATT", dependencies: ["BandWire"], swiftSettings: strict),
-        // HCI packets and events (headers, LE Connection Complete, advertising reports, commands):
-        // one model for traces (BandTrace) and the controller socket (BandBlueZ).
-        .target(name: "BandHCI", dependencies: ["BandWire"], swiftSettings: strict),
-        .target(name: "BandGATT", dependencies: ["BandWire", "BandATT"], swiftSettings: strict),
-        .target(name: "BandCrypto", dependencies: ["CCrypto", "SystemRandom"], swiftSettings: strict),
-        .target(name: "BandProtocol", dependencies: ["BandWire", "BandATT", "FirmwareCrypto"], swiftSettings: strict),
+        // MARK: Sources/Core — the band's wire, Embedded-Swift-clean.
+        .target(name: "BandWire", path: "Sources/Core/BandWire", swiftSettings: strict),
+        .target(name: "BandATT", dependencies: ["BandWire"], path: "Sources/Core/BandATT", swiftSettings: strict),
+        .target(name: "BandGATT", dependencies: ["BandWire", "BandATT"], path: "Sources/Core/BandGATT", swiftSettings: strict),
         // The one ATT server, generic over an attribute source (the firmware's static table, a
-        // replay's reconstructed one). Embedded-Swift-clean: scripts/check-embedded.sh.
-        .target(name: "BandGATTServer", dependencies: ["BandWire", "BandATT"], swiftSettings: strict),
+        // replay's reconstructed one).
+        .target(name: "BandGATTServer", dependencies: ["BandWire", "BandATT"], path: "Sources/Core/BandGATTServer",
+                swiftSettings: strict),
+        // SHA-256, HMAC-SHA256 and HMAC_DRBG in Swift, no heap, no C: the band's pairing and
+        // challenge, the same code on the chip and on the host.
+        .target(name: "FirmwareCrypto", path: "Sources/Core/FirmwareCrypto", swiftSettings: strict),
+        .target(name: "BandProtocol", dependencies: ["BandWire", "BandATT", "FirmwareCrypto"], path: "Sources/Core/BandProtocol",
+                swiftSettings: strict),
+        // The UART frame between the firmware on the MCU and the host bridge: one codec for both
+        // sides (docs/protocol.md "UART framing").
+        .target(name: "UARTFraming", path: "Sources/Core/UARTFraming", swiftSettings: strict),
 
-        // Traces: btsnoop, HCI, L2CAP reassembly, ATT extraction and decoding.
+        // MARK: Sources/System — below both halves: both need unpredictable bytes and neither may
+        // import the other.
+        .target(name: "SystemRandom", path: "Sources/System/SystemRandom", swiftSettings: strict),
+
+        // MARK: Sources/Host — links carrying ATT PDUs, HCI, the GATT client, the reader.
+        .target(name: "BandLink", path: "Sources/Host/BandLink", swiftSettings: strict),
+        // HCI packets and events: one model for traces (BandTrace) and the controller socket (BandBlueZ).
+        .target(name: "BandHCI", dependencies: ["BandWire"], path: "Sources/Host/BandHCI", swiftSettings: strict),
+        .target(name: "BandBlueZ", dependencies: ["CBlueZ", "BandWire", "BandHCI", "BandLink"], path: "Sources/Host/BandBlueZ",
+                swiftSettings: strict),
+        .target(name: "BandGATTClient", dependencies: ["BandWire", "BandATT", "BandGATT", "BandLink"],
+                path: "Sources/Host/BandGATTClient", swiftSettings: strict),
+        // Legacy pairing's SMP messages and encryption with a bond on the simulator's socket link.
+        .target(name: "SocketSecurity", dependencies: ["BandWire", "BandLink", "FirmwareCrypto"],
+                path: "Sources/Host/SocketSecurity", swiftSettings: strict),
+        // OpenSSL: the oracle the firmware's own crypto is tested against.
+        .target(name: "BandCrypto", dependencies: ["CCrypto", "SystemRandom"], path: "Sources/Host/BandCrypto", swiftSettings: strict),
+        // The reader: band sessions, minute aggregation, history sync, keys.
+        .target(name: "BandReader",
+                dependencies: ["BandWire", "BandGATT", "BandProtocol", "BandCrypto", "BandLink", "BandGATTClient", "BandTrace",
+                               "HealthModel", "HealthStore", "HealthAnalysis"],
+                path: "Sources/Host/BandReader", swiftSettings: strict),
+
+        // MARK: Sources/Trace — btsnoop, pcapng and air captures: decoding, and replay.
         // Release builds skip the dynamic exclusivity checks of the trace pipeline's classes (one
         // per record and stage, 16 % of decoding; docs/performance.md). Its state is touched by one
         // thread and no callback runs during an access; debug builds, which the tests use, keep the checks.
         .target(name: "BandTrace", dependencies: ["BandWire", "BandATT", "BandGATT", "BandHCI", "BandLink"],
+                path: "Sources/Trace/BandTrace",
                 swiftSettings: strict + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
-
-        // Links carrying ATT PDUs, and the GATT client on top of them.
-        .target(name: "BandLink", swiftSettings: strict),
-        .target(name: "BandBlueZ", dependencies: ["CBlueZ", "BandWire", "BandHCI", "BandLink"], swiftSettings: strict),
-        .target(name: "BandGATTClient", dependencies: ["BandWire", "BandATT", "BandGATT", "BandLink"], swiftSettings: strict),
-
-        // The one secure random source (the kernel's, getrandom(2)), below both the Band and the
-        // Health modules: both need unpredictable bytes and neither may import the other.
-        .target(name: "SystemRandom", swiftSettings: strict),
-
-        // The health store.
-        .target(name: "HealthModel", dependencies: ["SystemRandom"], swiftSettings: strict),
-        .target(name: "HealthStore", dependencies: ["CSQLite", "CPostgres", "HealthModel"], swiftSettings: strict),
-        // Pure analysis of stored minutes (sleep scoring): no I/O, no store, Foundation only.
-        .target(name: "HealthAnalysis", swiftSettings: strict),
-        // The dashboard's HTTP server: libmicrohttpd (CMicroHTTPD) behind a small GET-only API.
-        .target(name: "HealthHTTP", dependencies: ["CMicroHTTPD"], swiftSettings: strict),
-        // FIT files (Garmin's activity and monitoring format): decoder, writer, activity and
-        // monitoring content. Pure Swift, no I/O.
-        .target(name: "FitFile", dependencies: ["BandWire"], swiftSettings: strict),
-        // Apple Health's export.zip / export.xml: streaming XML (expat), zip members (zlib), the writer.
-        .target(name: "AppleHealth", dependencies: ["CExpat", "CZlib", "HealthModel"], swiftSettings: strict),
-
-        // The reader: band sessions, minute aggregation, history sync, keys.
-        .target(
-            name: "BandReader",
-            dependencies: ["BandWire", "BandGATT", "BandProtocol", "BandCrypto", "BandLink",
-                           "BandGATTClient", "BandTrace", "HealthModel", "HealthStore", "HealthAnalysis"],
-            swiftSettings: strict),
-
         // Replay of recorded traces: into the store through the reader's code, or served to a live reader.
-        .target(
-            name: "BandReplay",
-            dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandProtocol", "BandCrypto", "BandTrace", "BandLink",
-                           "BandGATTClient", "BandReader", "HealthModel", "HealthStore"],
-            swiftSettings: strict),
+        .target(name: "BandReplay",
+                dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandProtocol", "BandCrypto", "BandTrace",
+                               "BandLink", "BandGATTClient", "BandReader", "HealthModel", "HealthStore"],
+                path: "Sources/Trace/BandReplay", swiftSettings: strict),
 
-        // The firmware's own crypto: SHA-256, HMAC-SHA256, HMAC_DRBG in Swift, no heap, no C
-        // (Embedded-Swift-clean: scripts/check-embedded.sh); OpenSSL stays on the host.
-        .target(name: "FirmwareCrypto", path: "firmware-sim/Sources/FirmwareCrypto", swiftSettings: strict),
-        // The UART frame between the firmware on the MCU and the host bridge: one codec for both
-        // sides (Embedded-Swift-clean; docs/protocol.md "UART framing").
-        .target(name: "UARTFraming", path: "firmware-sim/Sources/UARTFraming", swiftSettings: strict),
-        // The firmware's core for a microcontroller, generic over a Board (QEMU mps2-an386 in
-        // firmware-sim/board/, a scripted board in the tests): UART frames, ATT through the shared
-        // GATT server, link and debug messages. Embedded-Swift-clean.
+        // MARK: firmware-sim — the band's firmware.
+        // The board layer: what the core asks of a chip (UART, clock, flash), and QEMU mps2-an386's.
         .target(name: "FirmwareBoard", dependencies: ["BandWire", "BandATT", "BandGATTServer", "FirmwareCrypto", "UARTFraming"],
-                path: "firmware-sim/Sources/FirmwareBoard", swiftSettings: strict),
+                path: "firmware-sim/Sources/Embedded/FirmwareBoard", swiftSettings: strict),
+        // The band's own logic, one source tree for Linux and the chip: sensor model, clock, minute
+        // accumulation, flash image, the one-second tick, and the band's GATT services generic over a host.
+        .target(name: "BandFirmwareCore",
+                dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandProtocol", "FirmwareBoard",
+                               "FirmwareCrypto", "UARTFraming"],
+                path: "firmware-sim/Sources/Embedded/BandFirmwareCore", swiftSettings: strict),
+        // The firmware as a Linux process: the core's GATT services on an ATT bearer, run loop, state file.
+        .target(name: "BandFirmware",
+                dependencies: ["BandWire", "BandATT", "BandGATT", "BandProtocol", "BandCrypto", "BandLink", "BandTrace",
+                               "BandFirmwareCore"],
+                path: "firmware-sim/Sources/Linux/BandFirmware", swiftSettings: strict),
+
+        // MARK: Sources/Simulation — peers other than the band, and the bridge to the firmware in QEMU.
+        // An InfiniTime watch and a standard heart-rate strap, on the one GATT server.
+        .target(name: "BandPeers", dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandLink", "SocketSecurity"],
+                path: "Sources/Simulation/BandPeers", swiftSettings: strict),
         // The host side of `bandsim serve --firmware`: reader ATT PDUs ↔ UART frames, no I/O.
-        .target(name: "FirmwareBridge", dependencies: ["UARTFraming"], path: "firmware-sim/Sources/FirmwareBridge",
+        .target(name: "FirmwareBridge", dependencies: ["UARTFraming"], path: "Sources/Simulation/FirmwareBridge",
                 swiftSettings: strict),
 
-        // The band's own logic, one source tree for Linux and the chip (Embedded-Swift-clean:
-        // scripts/check-embedded.sh): sensor model, clock, minute accumulation, flash image
-        // (minute ring, key store), the one-second tick (BandCore), truth lines, and the band's
-        // GATT services (BandServices: attribute table, activity/history/auth, Current Time,
-        // notifications) generic over a host — Linux's bearer, the chip's UART (ChipBand).
-        .target(name: "BandFirmwareCore", dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandProtocol", "FirmwareBoard", "FirmwareCrypto", "UARTFraming"],
-                path: "firmware-sim/Sources/BandFirmwareCore", swiftSettings: strict),
-        // The simulated band firmware: the Linux shell around BandFirmwareCore (its GATT services
-        // hosted on an ATT bearer, run loop, state file), re-exporting the core.
-        .target(
-            name: "BandFirmware",
-            dependencies: ["BandWire", "BandATT", "BandGATT", "BandProtocol", "BandCrypto", "BandLink", "BandTrace",
-                           "BandFirmwareCore"],
-            path: "firmware-sim/Sources/BandFirmware",
-            swiftSettings: strict),
+        // MARK: Sources/Health — the store and what reads and writes it.
+        .target(name: "HealthModel", dependencies: ["SystemRandom"], path: "Sources/Health/HealthModel", swiftSettings: strict),
+        .target(name: "HealthStore", dependencies: ["CSQLite", "CPostgres", "HealthModel"], path: "Sources/Health/HealthStore",
+                swiftSettings: strict),
+        // Pure analysis of stored minutes (sleep scoring): no I/O, no store, Foundation only.
+        .target(name: "HealthAnalysis", path: "Sources/Health/HealthAnalysis", swiftSettings: strict),
+        // Apple Health's export.zip / export.xml: streaming XML (expat), zip members (zlib), the writer.
+        .target(name: "AppleHealth", dependencies: ["CExpat", "CZlib", "HealthModel"], path: "Sources/Health/AppleHealth",
+                swiftSettings: strict),
+        // FIT files (Garmin's activity and monitoring format): decoder, writer. Pure Swift, no I/O.
+        .target(name: "FitFile", dependencies: ["BandWire"], path: "Sources/Health/FitFile", swiftSettings: strict),
+        // The dashboard's HTTP server: libmicrohttpd behind a small GET-only API.
+        .target(name: "HealthHTTP", dependencies: ["CMicroHTTPD"], path: "Sources/Health/HealthHTTP", swiftSettings: strict),
+        // HealthKit's Swift API over the store (its types stay internal: `internal import`), and the shim.
+        .target(name: "OpenHealthKit", dependencies: ["HealthModel", "HealthStore"], path: "Sources/Health/OpenHealthKit",
+                swiftSettings: strict),
+        .target(name: "OpenHealthKitShim", dependencies: ["OpenHealthKit"], path: "Sources/Health/OpenHealthKitShim",
+                swiftSettings: strict),
 
-        // Link security on the simulator's socket link: legacy pairing's SMP messages (passkey,
-        // Just Works) and encryption with a bond, as the peer and the reader run them; no I/O but
-        // the reader's driver over an ATT bearer and its bond file.
-        .target(name: "SocketSecurity", dependencies: ["BandWire", "BandLink", "FirmwareCrypto"], swiftSettings: strict),
-
-        // Simulated third-party peers for `bandsim serve --profile`: an InfiniTime watch and a
-        // standard heart-rate strap, on the one GATT server (not the band's firmware).
-        .target(
-            name: "BandPeers",
-            dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandLink", "SocketSecurity"],
-            path: "firmware-sim/Sources/BandPeers",
-            swiftSettings: strict),
-
-        // Command-line framework and the three commands.
-        .target(name: "CommandKit", swiftSettings: strict),
+        // MARK: Sources/Commands — the command-line framework and the executables.
+        .target(name: "CommandKit", path: "Sources/Commands/CommandKit", swiftSettings: strict),
         .executableTarget(
             name: "bandsim",
             dependencies: ["CommandKit", "BandWire", "BandATT", "BandGATT", "BandProtocol", "BandTrace",
                            "BandLink", "BandBlueZ", "BandFirmware", "BandPeers", "BandReader", "BandReplay", "HealthStore",
                            "FirmwareBridge", "UARTFraming", "SystemRandom", "SocketSecurity"],
-            path: "firmware-sim/Sources/bandsim",
-            swiftSettings: strict),
+            path: "Sources/Commands/bandsim", swiftSettings: strict),
         .executableTarget(
             name: "band",
             dependencies: ["CommandKit", "BandGATT", "BandProtocol", "BandLink", "BandBlueZ", "BandReader", "HealthStore", "HealthModel",
                            "SocketSecurity", "SystemRandom"],
-            swiftSettings: strict,
+            path: "Sources/Commands/band", swiftSettings: strict,
             // The Swift runtime and FoundationEssentials linked in (docs/architecture.md, "Foundation
             // and linking"). The modules are compiled against the shared toolchain's module files, whose
-            // link entries leave out the two archives the static FoundationEssentials needs.
+            // link entries leave out the two archives the static FoundationEssentials needs. An
+            // executable's flag: no package that depends on BandKit builds this target.
             linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux])),
                              .linkedLibrary("_FoundationCollections", .when(platforms: [.linux])),
                              .linkedLibrary("_FoundationCShims", .when(platforms: [.linux]))]),
         // Radio probe over BlueZ (scan, advertise, ATT on L2CAP, pairing): Tests/radio and docs/real-hardware.md.
-        .executableTarget(
-            name: "bandradio",
-            dependencies: ["CommandKit", "BandWire", "BandLink", "BandBlueZ"],
-            swiftSettings: strict),
+        .executableTarget(name: "bandradio", dependencies: ["CommandKit", "BandWire", "BandLink", "BandBlueZ"],
+                          path: "Sources/Commands/bandradio", swiftSettings: strict),
         .executableTarget(
             name: "health",
             dependencies: ["CommandKit", "HealthModel", "HealthStore", "HealthAnalysis", "AppleHealth", "HealthHTTP", "FitFile"],
-            swiftSettings: strict),
+            path: "Sources/Commands/health", swiftSettings: strict),
 
-        // Tests.
+        // MARK: Tests — one test target per library target; shared helpers in support targets.
         .target(name: "BandTestSupport", dependencies: ["BandWire", "BandLink"], path: "Tests/BandTestSupport"),
         .target(name: "HealthTestSupport", dependencies: ["HealthModel", "HealthStore", "FitFile"], path: "Tests/HealthTestSupport"),
         .testTarget(name: "BandWireTests", dependencies: ["BandWire", "BandTestSupport"]),
@@ -173,43 +191,41 @@ let package = Package(
         .testTarget(name: "BandHCITests", dependencies: ["BandWire", "BandHCI", "BandTestSupport"]),
         .testTarget(name: "BandGATTServerTests", dependencies: ["BandWire", "BandATT", "BandGATTServer", "BandTestSupport"]),
         .testTarget(name: "BandProtocolTests", dependencies: ["BandWire", "BandProtocol", "BandCrypto", "BandTestSupport"]),
-        .testTarget(name: "BandTraceTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandHCI", "BandLink", "BandTrace", "BandTestSupport"]),
+        .testTarget(name: "FirmwareCryptoTests", dependencies: ["FirmwareCrypto", "BandCrypto"]),
+        .testTarget(name: "UARTFramingTests", dependencies: ["UARTFraming"]),
+        .testTarget(name: "SystemRandomTests", dependencies: ["SystemRandom"]),
         .testTarget(name: "BandLinkTests", dependencies: ["BandLink", "BandTestSupport"]),
         .testTarget(name: "BandBlueZTests", dependencies: ["BandWire", "BandHCI", "BandLink", "BandBlueZ", "BandTestSupport"]),
         .testTarget(name: "BandGATTClientTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandLink", "BandGATTClient", "BandTestSupport"]),
-        .testTarget(name: "SystemRandomTests", dependencies: ["SystemRandom"]),
         .testTarget(name: "SocketSecurityTests", dependencies: ["SocketSecurity", "BandWire", "BandLink", "BandTestSupport"]),
-        .testTarget(name: "HealthAnalysisTests", dependencies: ["HealthAnalysis", "BandFirmware", "BandProtocol"]),
-        .testTarget(name: "HealthModelTests", dependencies: ["HealthModel", "HealthTestSupport"]),
-        .testTarget(name: "AppleHealthTests", dependencies: ["AppleHealth", "HealthModel"]),
-        .testTarget(name: "FitFileTests", dependencies: ["FitFile", "BandWire", "HealthTestSupport"]),
-        .testTarget(name: "HealthStoreTests", dependencies: ["CPostgres", "HealthModel", "HealthStore", "HealthTestSupport"]),
-        // The `health` command run as a process (the built binary beside the test bundle).
-        .testTarget(name: "HealthCommandTests", dependencies: ["HealthModel", "HealthStore", "HealthTestSupport", "FitFile"]),
-        .testTarget(name: "BandPeersTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandPeers"],
-                    path: "firmware-sim/Tests/BandPeersTests"),
+        // CSQLite: the power-loss VFS (Support/PowerLossVFS.swift) the durability test runs the store on.
+        .testTarget(name: "BandReaderTests",
+                    dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTClient", "BandProtocol", "BandReader", "BandFirmware",
+                                   "BandPeers", "BandLink", "HealthStore", "HealthModel", "HealthAnalysis", "BandTestSupport", "CSQLite"]),
+        .testTarget(name: "BandTraceTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandHCI", "BandLink", "BandTrace", "BandTestSupport"]),
+        .testTarget(name: "BandReplayTests",
+                    dependencies: ["BandReplay", "BandGATTServer", "BandTrace", "BandLink", "BandATT", "HealthStore", "BandTestSupport",
+                                   "BandWire", "BandGATT", "BandProtocol", "BandReader", "BandFirmware", "HealthModel"]),
+        .testTarget(name: "FirmwareBoardTests",
+                    dependencies: ["FirmwareBoard", "FirmwareCrypto", "UARTFraming", "BandFirmware", "BandFirmwareCore", "BandProtocol",
+                                   "BandLink", "BandWire", "BandATT"],
+                    path: "firmware-sim/Tests/FirmwareBoardTests"),
         .testTarget(name: "BandFirmwareTests", dependencies: ["BandWire", "BandProtocol", "BandLink", "BandFirmware", "BandTestSupport"],
                     path: "firmware-sim/Tests/BandFirmwareTests"),
-        .testTarget(name: "FirmwareCryptoTests", dependencies: ["FirmwareCrypto", "BandCrypto"],
-                    path: "firmware-sim/Tests/FirmwareCryptoTests"),
-        .testTarget(name: "FirmwareBridgeTests", dependencies: ["FirmwareBridge", "UARTFraming"],
-                    path: "firmware-sim/Tests/FirmwareBridgeTests"),
-        .testTarget(name: "UARTFramingTests", dependencies: ["UARTFraming"], path: "firmware-sim/Tests/UARTFramingTests"),
-        .testTarget(name: "FirmwareBoardTests", dependencies: ["FirmwareBoard", "FirmwareCrypto", "UARTFraming", "BandFirmware", "BandFirmwareCore", "BandProtocol", "BandLink", "BandWire", "BandATT"],
-                    path: "firmware-sim/Tests/FirmwareBoardTests"),
-        // CSQLite: the power-loss VFS (Support/PowerLossVFS.swift) the durability test runs the store on.
-        .testTarget(name: "BandReaderTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTClient", "BandProtocol", "BandReader", "BandFirmware", "BandPeers", "BandLink", "HealthStore", "HealthModel", "HealthAnalysis", "BandTestSupport", "CSQLite"]),
-        .testTarget(name: "BandReplayTests", dependencies: ["BandReplay", "BandGATTServer", "BandTrace", "BandLink", "BandATT", "HealthStore", "BandTestSupport",
-                                                         "BandWire", "BandGATT", "BandProtocol", "BandReader", "BandFirmware", "HealthModel"]),
-        .testTarget(name: "CommandKitTests", dependencies: ["CommandKit"]),
-        .testTarget(name: "EndToEndTests"),
-
-        // HealthKit's Swift API over the store (its types stay internal: `internal import`), the
-        // shim, their unit tests, and the tutorials' calls run against a store `band sync` filled.
-        .target(name: "OpenHealthKit", dependencies: ["HealthModel", "HealthStore"], swiftSettings: strict),
-        .target(name: "OpenHealthKitShim", dependencies: ["OpenHealthKit"], swiftSettings: strict),
+        .testTarget(name: "BandPeersTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandPeers"]),
+        .testTarget(name: "FirmwareBridgeTests", dependencies: ["FirmwareBridge", "UARTFraming"]),
+        .testTarget(name: "HealthModelTests", dependencies: ["HealthModel", "HealthTestSupport"]),
+        .testTarget(name: "HealthStoreTests", dependencies: ["CPostgres", "HealthModel", "HealthStore", "HealthTestSupport"]),
+        .testTarget(name: "HealthAnalysisTests", dependencies: ["HealthAnalysis", "BandFirmware", "BandProtocol"]),
+        .testTarget(name: "AppleHealthTests", dependencies: ["AppleHealth", "HealthModel"]),
+        .testTarget(name: "FitFileTests", dependencies: ["FitFile", "BandWire", "HealthTestSupport"]),
         .testTarget(name: "OpenHealthKitTests", dependencies: ["OpenHealthKit", "HealthModel", "HealthStore", "HealthTestSupport"]),
+        // The tutorials' calls run against a store `band sync` filled.
         .testTarget(name: "HealthKitCompatibilityTests", dependencies: ["OpenHealthKitShim"]),
+        .testTarget(name: "CommandKitTests", dependencies: ["CommandKit"]),
+        // The `health` command run as a process (the built binary beside the test bundle).
+        .testTarget(name: "HealthCommandTests", dependencies: ["HealthModel", "HealthStore", "HealthTestSupport", "FitFile"]),
+        .testTarget(name: "EndToEndTests"),
     ],
     swiftLanguageModes: [.v6]
 )

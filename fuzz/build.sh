@@ -4,7 +4,7 @@
 #   fuzz/build.sh            # all harnesses
 #   fuzz/build.sh att        # just fuzz/att
 #
-# The library modules are compiled straight from Sources/ (no SwiftPM), instrumented for
+# The library modules are compiled straight from their folders (no SwiftPM), instrumented for
 # libFuzzer and AddressSanitizer, one module at a time in dependency order, then linked
 # with each harness. Preconditions and overflow checks stay on (-O, not -Ounchecked): a
 # trap is a finding.
@@ -18,13 +18,12 @@ MODULES=(SystemRandom FirmwareCrypto BandWire BandATT BandGATT BandGATTServer Ba
 # (in that order) for a harness that needs no more: minutes less on a shared machine.
 if [[ -n "${FUZZ_MODULES:-}" ]]; then read -r -a MODULES <<<"$FUZZ_MODULES"; fi
 # C modules (module maps) the Swift modules import, and the libraries they link.
-C_MODULES=(-I Sources/CBlueZ -I Sources/CCrypto -I Sources/CSQLite -I Sources/CPostgres -I Sources/CExpat -I Sources/CZlib -I Sources/CMicroHTTPD)
+C_MODULES=(-I Sources/C/CBlueZ -I Sources/C/CCrypto -I Sources/C/CSQLite -I Sources/C/CPostgres -I Sources/C/CExpat -I Sources/C/CZlib -I Sources/C/CMicroHTTPD)
 C_LIBRARIES=(-lbluetooth -lcrypto -lsqlite3 -lpq -lexpat -lz -lmicrohttpd)
 
-# Where a module's sources live (the simulator's modules sit under firmware-sim/).
-source_dir() {
-    if [[ -d "Sources/$1" ]]; then echo "Sources/$1"; else echo "firmware-sim/Sources/$1"; fi
-}
+# Where a module's sources live (Sources/<room>/NAME, firmware-sim/Sources/<room>/NAME).
+source scripts/modules.sh
+source_dir() { module_dir "$1"; }
 
 SANITIZE=(-sanitize=fuzzer,address)
 SWIFT_FLAGS=(-O -swift-version 6 -enable-upcoming-feature ExistentialAny -parse-as-library)

@@ -5,7 +5,7 @@
 #
 #   bash bench/firmware/run.sh
 #
-# Compiles the band's modules straight from Sources/ with -O (no SwiftPM) into one executable
+# Compiles the band's modules straight from their folders with -O (no SwiftPM) into one executable
 # with bench/att/malloc_counter.c. Figures go to docs/performance.md ("BandFirmware") by hand.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -14,13 +14,13 @@ cd "$(dirname "$0")/../.."
 work=.build/bench-firmware
 mkdir -p "$work"
 
+source scripts/modules.sh
 FLAGS=(-O -swift-version 6 -enable-upcoming-feature ExistentialAny -parse-as-library -package-name BandKit
-       -I Sources/CCrypto -I Sources/CBlueZ)
+       -I Sources/C/CCrypto -I Sources/C/CBlueZ)
 objects=()
 for module in BandWire BandATT BandGATT BandGATTServer BandHCI SystemRandom FirmwareCrypto BandCrypto BandProtocol BandLink BandTrace UARTFraming FirmwareBoard BandFirmware; do
-    dir=Sources/$module
-    [[ -d $dir ]] || dir=firmware-sim/Sources/$module
-    [[ -d $dir ]] || continue   # BandGATTServer, BandHCI: not in revisions before them (before/after runs)
+    # Not every module exists in every revision (before/after runs).
+    dir="$(module_dir "$module" 2>/dev/null)" || continue
     mapfile -t sources < <(find "$dir" -name '*.swift' | sort)
     if [[ ! -f "$work/$module.o" ]] || [[ -n "$(find "$dir" -name '*.swift' -newer "$work/$module.o" -print -quit)" ]]; then
         echo "compiling $module" >&2
@@ -30,7 +30,7 @@ for module in BandWire BandATT BandGATT BandGATTServer BandHCI SystemRandom Firm
     objects+=("$work/$module.o")
 done
 clang -O2 -c bench/att/malloc_counter.c -o "$work/malloc_counter.o"
-swiftc -O -swift-version 6 -module-name FirmwareBench -I "$work" -I Sources/CCrypto bench/firmware/FirmwareBench.swift \
+swiftc -O -swift-version 6 -module-name FirmwareBench -I "$work" -I Sources/C/CCrypto bench/firmware/FirmwareBench.swift \
     "${objects[@]}" "$work/malloc_counter.o" -lcrypto -lm -o "$work/FirmwareBench"
 
 "$work/FirmwareBench"

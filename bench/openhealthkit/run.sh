@@ -5,7 +5,7 @@
 #
 #   bash bench/openhealthkit/run.sh [ITERATIONS]     # default 20 per round, best of 5 rounds
 #
-# Compiles SystemRandom, HealthModel, HealthStore and OpenHealthKit straight from Sources/ with
+# Compiles SystemRandom, HealthModel, HealthStore and OpenHealthKit straight from their folders with
 # -O (no SwiftPM). Figures go to docs/performance.md ("OpenHealthKit") by hand.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -13,13 +13,14 @@ cd "$(dirname "$0")/../.."
 work=$(mktemp -d /tmp/bandkit-openhealthkit-bench.XXXXXX)
 trap '[[ -n "${KEEP_BENCH:-}" ]] || rm -rf "$work"' EXIT
 
+source scripts/modules.sh
 FLAGS=(-O -swift-version 6 -enable-upcoming-feature ExistentialAny -parse-as-library -package-name BandKit)
-C_MODULES=(-I Sources/CSQLite -I Sources/CPostgres)
+C_MODULES=(-I Sources/C/CSQLite -I Sources/C/CPostgres)
 objects=()
 for module in SystemRandom HealthModel HealthStore OpenHealthKit; do
     swiftc "${FLAGS[@]}" -wmo -module-name "$module" -I "$work" "${C_MODULES[@]}" \
         -emit-module -emit-module-path "$work/$module.swiftmodule" \
-        -c $(find "Sources/$module" -name '*.swift' | sort) -o "$work/$module.o"
+        -c $(find "$(module_dir "$module")" -name '*.swift' | sort) -o "$work/$module.o"
     objects+=("$work/$module.o")
 done
 swiftc "${FLAGS[@]}" -module-name OpenHealthKitBench -I "$work" "${C_MODULES[@]}" bench/openhealthkit/OpenHealthKitBench.swift \

@@ -6,7 +6,7 @@
 # OLD_HEALTH is a `health` binary from before the people migration (e.g. main's .build/release/health at
 # 37c7ac0). It writes DAYS (default 365) of minute data into a store: step counts from two sources and heart
 # rate from one (1,576,800 samples for a year). Then the migration's SQL (extracted from
-# Sources/HealthStore/Schema/Migrations.swift) runs in the sqlite3 CLI on a copy and is timed, and this
+# Sources/Health/HealthStore/Schema/Migrations.swift) runs in the sqlite3 CLI on a copy and is timed, and this
 # checkout's `health` reads a second copy read-only (temporary views) and again after migrating it: its daily
 # step totals and weekly heart-rate maxima must be byte for byte the old binary's.
 set -euo pipefail
@@ -22,7 +22,7 @@ python3 bench/store/people-migration-data.py "$days" "$work/data.ndjson"
 "$old" --store "$work/old.sqlite" import "$work/data.ndjson" | tail -1
 python3 - "$work/people.sql" <<'PY'
 import sys
-s = open("Sources/HealthStore/Schema/Migrations.swift").read()
+s = open("Sources/Health/HealthStore/Schema/Migrations.swift").read()
 body = s[s.index('static let people = Migration('):].split('sql: """', 1)[1].split('""", postgresql:', 1)[0]
 open(sys.argv[1], "w").write("BEGIN;\n" + body + "\nCOMMIT;\n")
 PY

@@ -23,8 +23,8 @@ swift build -c release --product health 2>&1 | grep -E "error|warning: unre|Comp
 # The driver links the release objects of HealthModel and HealthStore (no extra package target).
 # The objects of this build only (the link list): a *.o glob would also pick up those of moved files.
 swiftc -O -module-name StoreBench bench/store/StoreBench.swift -o "$work/StoreBench" \
-  -I .build/release/Modules -Xcc -fmodule-map-file=Sources/CSQLite/module.modulemap \
-  -Xcc -fmodule-map-file=Sources/CPostgres/module.modulemap \
+  -I .build/release/Modules -Xcc -fmodule-map-file=Sources/C/CSQLite/module.modulemap \
+  -Xcc -fmodule-map-file=Sources/C/CPostgres/module.modulemap \
   $(grep -E '/(SystemRandom|HealthModel|HealthStore)\.build/' .build/release/health.product/Objects.LinkFileList) -lsqlite3 -lpq
 health=.build/release/health
 days=${BENCH_DAYS:-365}

@@ -19,14 +19,15 @@ target=armv7em-none-none-eabi
 swift_flags=(-enable-experimental-feature Embedded -enable-experimental-feature Extern -target "$target" -parse-as-library -wmo -Osize
              -Xfrontend -disable-stack-protector -Xfrontend -function-sections -Xcc -mcpu=cortex-m4 -package-name bandkit -I "$out")
 objects=()
-for module in BandWire BandATT BandGATTServer FirmwareCrypto UARTFraming FirmwareBoard BandGATT BandProtocol BandFirmwareCore; do
-  dir="$root/Sources/$module"; [[ -d "$dir" ]] || dir="$root/firmware-sim/Sources/$module"
+# The Embedded-clean rooms' modules in dependency order (scripts/modules.sh).
+source "$root/scripts/modules.sh"
+while IFS=$'\t' read -r module dir; do
   # One array element per file (subfolders included), so a path with spaces stays one argument.
   mapfile -t sources < <(find "$dir" -name '*.swift' | sort)
   swiftc "${swift_flags[@]}" -module-name "$module" -emit-module -emit-module-path "$out/$module.swiftmodule" \
     "${sources[@]}" -c -o "$out/$module.o"
   objects+=("$out/$module.o")
-done
+done < <(MODULES_ROOT="$root" embedded_modules)
 swiftc "${swift_flags[@]}" -module-name BandKitM4 "$board/Main.swift" -c -o "$out/Main.o"
 clang --target="$target" -mcpu=cortex-m4 -mthumb -Os -ffreestanding -fno-builtin -ffunction-sections -Wall -Werror \
   -c "$board/start.c" -o "$out/start.o"

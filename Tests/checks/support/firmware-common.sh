@@ -28,9 +28,7 @@ firmware_image() {
   mkdir -p "$cache"
   (
     flock 9
-    local sources=("$root/firmware-sim/board" "$root/firmware-sim/Sources/FirmwareCrypto" "$root/firmware-sim/Sources/UARTFraming"
-                   "$root/firmware-sim/Sources/FirmwareBoard" "$root/firmware-sim/Sources/BandFirmwareCore" "$root/Sources/BandWire"
-                   "$root/Sources/BandATT" "$root/Sources/BandGATTServer" "$root/Sources/BandGATT" "$root/Sources/BandProtocol")
+    local sources=("$root/firmware-sim/board" "$root/scripts/modules.sh" "$root/Sources/Core" "$root/firmware-sim/Sources/Embedded")
     if [[ ! -f "$elf" || -n "$(find "${sources[@]}" -newer "$elf" -type f -print -quit)" ]]; then
       rm -f "$elf"
       bash "$root/firmware-sim/board/build.sh" "$cache" >"$cache/build.log" 2>&1 || { cat "$cache/build.log" >&2; exit 1; }
