@@ -72,9 +72,9 @@ struct ManagementTests {
         }
     }
 
-    /// Issue 13 bug 2: the kernel refuses a command for a vanished controller with a Command
-    /// Status of Invalid Index and a send of 0 bytes; that was reported as "send failed: Message
-    /// too long (errno 90)".
+    /// The kernel refuses a command for a vanished controller with a Command Status of Invalid
+    /// Index and a send of 0 bytes; the user must read that the adapter is gone, not a misleading
+    /// "send failed: Message too long (errno 90)".
     @Test func aCommandForAVanishedAdapterSaysTheAdapterIsGone() throws {
         let kernel = FakeBluetoothKernel()
         kernel.state.withLock { $0.goneControllers = [0] }

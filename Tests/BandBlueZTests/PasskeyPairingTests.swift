@@ -5,7 +5,7 @@ import BandTestSupport
 import BandWire
 import Testing
 
-/// Passkey entry through the management socket (issue 13 "What to build" 3): a PineTime shows
+/// Passkey entry through the management socket (a watch with a display refuses Just Works): a PineTime shows
 /// six digits, the reader types them. Scripted conversations on the fake kernel's management
 /// socket; the kernel's SMP itself is not in these tests.
 @Suite("Passkey pairing on the management socket")

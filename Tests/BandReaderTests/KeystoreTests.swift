@@ -34,7 +34,7 @@ import Testing
         #expect((directoryAttributes[.posixPermissions] as? Int) == 0o700)
     }
 
-    /// Issue 13: an InfiniTime watch paired with its passkey has no BandKit key.
+    /// An InfiniTime watch paired with its passkey has no BandKit key: its entry is a bond only.
     @Test func aBondOnlyEntryRoundTripsAndAnEmptyKeyForABandKitBandIsRefused() throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

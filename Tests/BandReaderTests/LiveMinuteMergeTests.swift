@@ -5,7 +5,7 @@ import HealthModel
 import HealthStore
 import Testing
 
-/// Issue 13 bug 1: every reading received ends up in its minute, whichever stream (connection,
+/// Every reading received ends up in its minute, whichever stream (connection,
 /// reader run) received it; nothing counts twice; the band's history still wins.
 @Suite struct LiveMinuteMergeTests {
     static let minute: UInt32 = 1_796_032_800
@@ -129,7 +129,7 @@ import Testing
         #expect(heartRate.quantity.value == 72)   // (140 + 76) / 3
     }
 
-    // MARK: Issue 13 bug 3: sensor contact, Energy Expended, battery
+    // MARK: What a strap reports besides the rate: sensor contact, Energy Expended, battery
 
     static let heartRateHandle: UInt16 = 0x10
 

@@ -10,7 +10,7 @@ import HealthModel
 import HealthStore
 import Testing
 
-/// Durable before acknowledged (issue 17 item 11): the band erases the records it is
+/// Durable before acknowledged: the band erases the records it is
 /// acknowledged, so a power cut at the instant of the acknowledgement must leave the store
 /// holding every one of them. The power cut is simulated by ``PowerLossVFS``: at each
 /// acknowledgement the reader sends, the store's files are copied as the disk holds them (writes

@@ -77,7 +77,7 @@ import Testing
         try expectStoreMatchesTruth(fixture)
     }
 
-    /// Issue 17 item 8: with 5 % of notifications carrying a flipped bit, no RR interval the
+    /// With 5 % of notifications carrying a flipped bit, no RR interval the
     /// store keeps is implausible and no minute's SDNN is absurd (before the plausibility rules:
     /// RR values of 32,893.6 ms and SDNN up to 5,575 ms).
     @Test func corruptedRRIntervalsNeverBecomeHRV() throws {
@@ -105,7 +105,7 @@ import Testing
 
     struct NoBand: Error {}
 
-    /// Issue 17 item 7: what `band stream --for` needs to tell a quiet failure from a stream —
+    /// What `band stream --for` needs to tell a quiet failure from a stream —
     /// connections made and minutes committed over every attempt, not only the last.
     @Test func streamCountsConnectionsAndCommittedMinutesAcrossAttempts() throws {
         let fixture = try ReaderFixture(ReaderAgainstSimulatedBandTests.configuration())
@@ -132,8 +132,8 @@ import Testing
         #expect(streamed.committedMinutes >= 1440, "a day of history at least")
     }
 
-    /// Issue 11 item 4: an unusable store path fails before the band is touched (it used to
-    /// fail only after connecting, authenticating and writing the band's clock).
+    /// An unusable store path fails before the band is touched, not after connecting,
+    /// authenticating and writing the band's clock for nothing.
     @Test func unusableStoreFailsBeforeConnecting() throws {
         let fixture = try ReaderFixture(ReaderAgainstSimulatedBandTests.configuration())
         _ = try #require(try fixture.service().pair())
@@ -157,7 +157,8 @@ import Testing
             } catch {
                 #expect(!error.isTransient, "\(goal): \(error)")
                 #expect(error.description.contains(badPath), "\(goal): \(error)")
-                // The store's own error is kept, typed, with the step (issue 11: it was a string).
+                // The store's own error is kept, typed, with the step, so a caller can tell a
+                // transient failure from a bad path without parsing a message.
                 guard case .store(let failure) = error else { Issue.record("\(goal): not a store error: \(error)"); continue }
                 #expect(failure.step == .open(location: badPath) && failure.error != nil, "\(goal): \(failure)")
             }

@@ -6,7 +6,7 @@ import HealthStore
 import Synchronization
 import Testing
 
-/// Issue 13 bugs 1 and 2 over a link: a strap's readings survive a reconnect and a reader restart
+/// Over a link: a strap's readings survive a reconnect and a reader restart
 /// within one minute (store = everything received), and a vanished adapter is said as such and
 /// ends the run without its link.
 @Suite struct StrapReconnectTests {
@@ -90,7 +90,7 @@ import Testing
         #expect(stored.readings == received)
     }
 
-    /// Issue 13 bug 2: the adapter is gone (ENODEV from the management socket); the reader says
+    /// The adapter is gone (ENODEV from the management socket); the reader says
     /// so and that it waits, and a deadline reached while waiting ends the run without its link.
     @Test func aVanishedAdapterIsSaidAndTheRunEndsWithoutItsLink() throws {
         let directory = TemporaryStoreDirectory()

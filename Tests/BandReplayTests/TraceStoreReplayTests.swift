@@ -46,7 +46,8 @@ private func expectedHeartRateMinutes(trace path: String, seed: UInt64 = Synthet
     var minutes: [UInt32: (sum: Int, count: Int, minimum: Int, maximum: Int, rr: Int)] = [:]
     for (index, time) in times.enumerated() {
         let sample = SyntheticHeartRateTrace.heartRateSample(index, seed: seed)
-        // Sensor contact "not detected": left out of the minute, with its RR (issue 13 bug 3).
+        // Sensor contact "not detected": left out of the minute, with its RR (a strap off the
+        // skin measures noise, not a pulse).
         if sample.contact == false { continue }
         let minute = UInt32(time / 1_000_000 / 60 * 60)
         var entry = minutes[minute] ?? (0, 0, .max, 0, 0)

@@ -37,7 +37,8 @@ import Testing
     }
 }
 
-/// `band pair`'s passkey on the terminal (issue 13 "What to build" 3).
+/// `band pair`'s passkey on the terminal: a watch that shows a passkey is bonded only with the six
+/// digits typed, so nothing else may pass for them.
 @Suite struct PasskeyPromptTests {
     @Test func sixDigitsAreAPasskeyAndNothingElseIs() {
         #expect(PasskeyPrompt.parse("123456") == 123_456)

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// The band's walk and run sessions, synced by `band sync`, are the workouts `health workouts
-/// list` shows, with the band's own totals (issue 14 item 2; docs/protocol.md "Activity sessions").
+/// list` shows, with the band's own totals (docs/protocol.md "Activity sessions").
 ///
 /// The band runs at 60× from 07:09 with yesterday in its history: yesterday's 07:10 walk,
 /// 12:00 walk and 12:20 run are closed by the first sync; today's 07:10–07:55 walk is still

@@ -2,7 +2,8 @@ import Foundation
 import Testing
 
 /// One rule for damaged-but-framed btsnoop files in `bandsim decode` and `bandsim replay`
-/// (issue 17 item 13): without --keep-going both stop at the first damaged record with exit 65;
+/// (a user must get the same answer from both): without --keep-going both stop at the first
+/// damaged record with exit 65;
 /// with it both go to the end, list the first 10 damaged records and count the rest in one line,
 /// and exit 0 unless the framing broke. Decode used to exit 0 without the flag and print one
 /// line per damaged record (44.7 M lines for a 1 GB file of empty records).

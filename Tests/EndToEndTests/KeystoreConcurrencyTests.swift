@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// Concurrent `band pair` / `band forget` into one keystore (issue 17 item 6): every change must
-/// survive. Before the keystore's lock, 4 pairings at once kept 15 of 24 keys over 6 rounds (each
+/// Concurrent `band pair` / `band forget` into one keystore: every change must survive. Without
+/// the keystore's lock, 4 pairings at once kept 15 of 24 keys over 6 rounds (each
 /// process loaded the old file, added its key and renamed over the others').
 @Suite(.serialized, .enabled(if: Commands.available, "needs bandsim, band and health built (swift build)"))
 struct KeystoreConcurrencyTests {

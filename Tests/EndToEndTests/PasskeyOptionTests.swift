@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `band pair --passkey` (issue 13 "What to build" 3) as a user runs it: the option's contract,
+/// `band pair --passkey` as a user runs it: the option's contract,
 /// and that a BandKit band (no link security on the socket link) still pairs with it given. The
 /// passkey conversation is in SocketPasskeyPairingTests (the socket link's SMP) and
 /// BandBlueZTests' PasskeyPairingTests (the kernel's, scripted).
@@ -26,7 +26,7 @@ struct PasskeyOptionTests {
 }
 
 /// `band pair` against a device that is not a BandKit band: a bond-only keystore entry, reused
-/// by the next stream (issue 13 "What to build" 3).
+/// by the next stream (such a device has no BandKit key, only a link bond).
 @Suite(.serialized, .enabled(if: Commands.available, "needs bandsim, band and health built (swift build)"))
 struct BondOnlyPairingTests {
     @Test func anInfiniTimeWatchPairsBondOnlyAndTheNextStreamUsesTheEntry() throws {

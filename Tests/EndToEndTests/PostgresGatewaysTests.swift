@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// Many gateways, one PostgreSQL store (issue 16 items 3 and 4, and "a server restart in the
-/// middle of a sync loses nothing"): two simulated bands, each with its own `band` process,
+/// Many gateways, one PostgreSQL store (a server restart in the middle of a sync must lose
+/// nothing): two simulated bands, each with its own `band` process,
 /// write into one store while the server is restarted (`pg_ctl stop -m fast`, then start) in
 /// the middle of one's history sync and the other's stream. Afterwards each band's minutes are
 /// in the store exactly once with the band's values; a stale gateway replaying minutes it

@@ -19,7 +19,7 @@ struct ReaderCommandTests {
         #expect(stream.status == 0, "\(stream.stderr)")
         #expect(stream.stdout.contains("\"event\":\"reading\""))
         #expect(stream.stdout.contains("\"kind\":\"hr\""))
-        // The measurement's contact and Energy Expended reach the output (issue 13 bug 3); the
+        // The measurement's contact and Energy Expended reach the output, not only the rate; the
         // band sends contact on every measurement and Energy Expended on every tenth.
         #expect(stream.stdout.contains("\"sensor_contact\":true"))
         #expect(stream.stdout.contains(/"energy_expended_kj":\d/))
@@ -122,7 +122,7 @@ struct ReaderCommandTests {
         #expect(try !world.storedSamples().isEmpty)
     }
 
-    /// Issue 17 item 7: a stream that never reached the band is a failure, not exit 0.
+    /// A stream that never reached the band is a failure, not exit 0: a script must be able to tell.
     @Test func streamForThatNeverConnectsExits1AndSaysWhat() throws {
         let world = try DemoWorld()
         let stream = try world.band(["stream", "sim:" + world.directory + "/no-band.sock", "--for", "1s", "--store", world.store])

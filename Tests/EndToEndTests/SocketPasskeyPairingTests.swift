@@ -2,8 +2,8 @@ import Foundation
 import Testing
 
 /// Passkey pairing through the real `band` and `bandsim` processes on the socket link, where
-/// the simulated watch runs SMP's passkey entry as the responder (issue 13 "What to build" 3;
-/// docs/protocol.md, "Link security on the socket link").
+/// the simulated watch runs SMP's passkey entry as the responder (docs/protocol.md, "Link
+/// security on the socket link").
 @Suite(.serialized, .enabled(if: Commands.available, "needs bandsim, band and health built (swift build)"))
 struct SocketPasskeyPairingTests {
     func bondFile(_ world: DemoWorld) -> String { world.directory + "/config/bandkit/socket-bonds" }

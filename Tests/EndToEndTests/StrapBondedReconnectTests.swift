@@ -3,8 +3,8 @@ import Testing
 
 /// A strap paired (bonded) once, then read across a reader that disconnects and a strap that
 /// restarts: every connection after the first encrypts with the bond, none pairs again, and every
-/// reading the reader received is in the store (issue 13, bug 1's rule: readings of one minute
-/// from several connections all end up in it).
+/// reading the reader received is in the store (readings of one minute from several connections
+/// all end up in it).
 @Suite(.serialized, .enabled(if: Commands.available, "needs bandsim, band and health built (swift build)"))
 struct StrapBondedReconnectTests {
     @Test func aBondedStrapReconnectsWithItsBondAndNoReadingIsLost() throws {

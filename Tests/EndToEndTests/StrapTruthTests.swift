@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// The `hr-strap` profile's `--truth` against the store (issue 13 "What to build" 5, the strap
-/// path). A strap has no clock: the reader files readings by the host's minute, so the simulator
+/// The `hr-strap` profile's `--truth` against the store: what the strap measured is what the
+/// store holds. A strap has no clock: the reader files readings by the host's minute, so the simulator
 /// runs in real time (`--speed 1`, its clock started at the host's now) and the test streams for
 /// a little over two minutes, comparing the minutes it was connected for from start to end.
 ///

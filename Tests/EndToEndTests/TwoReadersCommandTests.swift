@@ -3,7 +3,7 @@ import Testing
 
 /// Two readers paired with one band (a phone and a laptop), as processes: each `band` keeps its
 /// own keystore (its own reader ID and key); the band keeps a history position per reader, so
-/// neither reader's acknowledgement erases minutes the other has not fetched (issue 17 item 12).
+/// neither reader's acknowledgement erases minutes the other has not fetched.
 @Suite(.serialized, .enabled(if: Commands.available, "needs bandsim, band and health built (swift build)"))
 struct TwoReadersCommandTests {
     struct Reader {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The band's own logic on the emulated Cortex-M4 (issue 12, steps 1–2): the image runs
-# BandFirmwareCore's BandCore — sensor model, clock, minute accumulation, minute ring — compiled
+# The band's own logic on the emulated Cortex-M4 (proof that one source tree serves Linux and the
+# chip): the image runs BandFirmwareCore's BandCore — sensor model, clock, minute accumulation,
+# minute ring — compiled
 # with Embedded Swift from the sources the Linux band uses, and sends every minute it records over
 # its debug channel (message 0x87), which `bandsim serve --firmware … --truth FILE` writes in the
 # Linux band's truth format. This check:

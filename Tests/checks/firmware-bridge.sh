@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `bandsim serve --firmware` end to end (issue 12, transport): builds the firmware image with
-# Embedded Swift, lets bandsim boot it in qemu-system-arm and bridge the Unix SOCK_SEQPACKET
+# `bandsim serve --firmware` end to end (the transport between a reader's socket and the chip's
+# UART): builds the firmware image with Embedded Swift, lets bandsim boot it in qemu-system-arm and
+# bridge the Unix SOCK_SEQPACKET
 # socket to its UART, then:
 #   - a reader client (Python, one ATT PDU per datagram as `band` sends them) discovers the
 #     image's whole GATT table through socket → bridge → UART frames → firmware → back:

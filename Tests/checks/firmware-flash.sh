@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The chip's minute ring in flash (issue 12, item 3): the image under `bandsim serve --firmware`
-# keeps every minute it records in flash pages (a host file through semihosting, kept by --state),
+# The chip's minute ring in flash (a reset must not cost the band its unsynced history): the image
+# under `bandsim serve --firmware` keeps every minute it records in flash pages (a host file through
+# semihosting, kept by --state),
 # and after a firmware reset or a host restart rebuilds its ring from them and numbers on:
 #   1. a run with --fault reboot-at=120m: bandsim resets the image (link 0x0A, SYSRESETREQ) after
 #      two band hours; the image boots again (boot 2), reports every minute recorded before the

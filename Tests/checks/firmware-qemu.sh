@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The band's firmware image on an emulated Cortex-M4 (issue 12): builds it with Embedded Swift
-# (firmware-sim/board/build.sh), boots it in qemu-system-arm (mps2-an386) with UART0 on a Unix
+# The band's firmware image on an emulated Cortex-M4 (the chip a real band would run): builds it
+# with Embedded Swift (firmware-sim/board/build.sh), boots it in qemu-system-arm (mps2-an386) with
+# UART0 on a Unix
 # socket, and talks to it in the UART framing (docs/protocol.md) through an independent Python
 # codec (support/firmware_uart.py):
 #   - the image announces itself; its on-chip known-answer tests (SHA-256, HMAC, HMAC_DRBG) pass;

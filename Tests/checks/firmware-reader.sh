@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The real reader against the band's firmware on the emulated Cortex-M4 (issue 12, step 5 "band
-# pair, band sync and band stream against the MCU firmware with store = the firmware's truth,
-# minute by minute"): `bandsim serve --firmware IMAGE --truth FILE --speed 60` boots the image in
-# QEMU and bridges the socket to its UART; the image serves the band's GATT services
-# (BandFirmwareCore's BandServices, the code the Linux band runs). Then, through the bridge:
+# The real reader against the band's firmware on the emulated Cortex-M4 (band pair, band sync and
+# band stream against the MCU firmware must leave a store equal to the firmware's truth, minute by
+# minute: the chip's build is the product, not only the Linux simulation): `bandsim serve --firmware
+# IMAGE --truth FILE --speed 60` boots the image in QEMU and bridges the socket to its UART; the
+# image serves the band's GATT services (BandFirmwareCore's BandServices, the code the Linux band
+# runs). Then, through the bridge:
 #   - `band pair` pairs (the chip's HMAC_DRBG draws the key, its key store keeps it): exit 0;
 #   - `band stream --for 12s` authenticates with the HMAC challenge and streams live minutes;
 #   - `band sync` fetches the history (cursor, CRC-32), stores it and acknowledges it: exit 0;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# A firmware reset in the middle of a history transfer loses nothing and duplicates nothing (issue
-# 12, step 5), under QEMU with the real reader: `bandsim serve --firmware IMAGE --speed 3600
+# A firmware reset in the middle of a history transfer loses nothing and duplicates nothing (the band
+# erases only what a reader acknowledged), under QEMU with the real reader: `bandsim serve
+# --firmware IMAGE --speed 3600
 # --fault reboot-mid-history` lets the chip record a few band hours, then
 #   - `band pair` pairs;
 #   - `band sync` starts the history transfer; right after History Data packet 2 of the connection

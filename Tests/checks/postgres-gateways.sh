@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Gateways on PostgreSQL end to end (issue 16 items 3 and 4; "a server restart in the middle of a
-# sync loses nothing"): starts a throwaway cluster (Tests/support/postgres-cluster.sh; stopped on
-# EXIT, also when a test fails), then runs PostgresGatewaysTests: two `bandsim serve` bands, two
+# Gateways on PostgreSQL end to end (many gateways share one server, and a server restart in the
+# middle of a sync must lose nothing): starts a throwaway cluster
+# (Tests/support/postgres-cluster.sh; stopped on EXIT, also when a test fails), then runs
+# PostgresGatewaysTests: two `bandsim serve` bands, two
 # `band` processes (a stream and a six-day sync) into one store, the cluster restarted
 # (pg_ctl stop -m fast, start) in the middle of both; afterwards each band's minutes are in the
 # store exactly once with the band's values, and a stale gateway's spool replayed after

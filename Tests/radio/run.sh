@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The radio path test (issue 7): BandKit's BlueZ code against the Linux kernel's real
+# The radio path test: BandKit's BlueZ code against the Linux kernel's real
 # Bluetooth stack, in a QEMU guest with two btvirt virtual LE controllers.
 #
 #   bash Tests/radio/run.sh            build release binaries + guest, boot, run every stage

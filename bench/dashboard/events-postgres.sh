@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# How soon `health serve --store postgresql://…` pushes a change to an open /events stream (issue 14):
+# How soon `health serve --store postgresql://…` pushes a change to an open /events stream:
 # a throwaway cluster (Tests/support/postgres-cluster.sh, stopped on EXIT), the debug `health` of
 # `swift build`, one stream kept open, then WRITES (default 10) `health add` processes one after
 # another; for each, the time from the writer's exit to `event: change` on the stream. The event

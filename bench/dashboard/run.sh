@@ -8,7 +8,7 @@
 # loopback; the server computes everything per request, nothing is cached):
 #   day view (/day), week view (/week), month view (/month), the day's chart (/chart.svg?view=day);
 # each over RUNS different dates (best, median, worst), and `health chart --day` as a whole process
-# (wall and CPU, including the process start). Targets (issue 14): day ≤ 50 ms, week ≤ 150 ms,
+# (wall and CPU, including the process start). Targets: day ≤ 50 ms, week ≤ 150 ms,
 # chart per day ≤ 100 ms. Figures go to docs/performance.md ("Dashboard") by hand.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

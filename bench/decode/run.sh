@@ -18,7 +18,7 @@
 # Wall and CPU time are both reported (the machine is shared; CPU time is what a core spent),
 # each the best of BENCH_RUNS runs (default 6; tshark BENCH_TSHARK_RUNS, default 2), the short
 # runs spread around the tshark ones.
-# Targets (issue 2): library ≥ 200 MB/s on one core, bandsim ≥ 50× tshark, 0 allocations per
+# Targets: library ≥ 200 MB/s on one core, bandsim ≥ 50× tshark, 0 allocations per
 # PDU in steady state; the last lines say which are met, and the script exits 1 on a miss.
 # Figures go to docs/performance.md ("Trace decoding") by hand, with the machine line printed last.
 set -euo pipefail

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The firmware image's budget on the Cortex-M4 (issue 12): flash (text + rodata) and RAM (data +
-# bss) per module from the linker map (after --gc-sections: only what the image keeps), the stack
+# The firmware image's budget on the Cortex-M4 (what must fit a small chip): flash (text + rodata)
+# and RAM (data + bss) per module from the linker map (after --gc-sections: only what the image
+# keeps), the stack
 # high-water mark (painted stack, reported by the firmware after an ATT conversation, the on-chip
 # self-test and this bench), and CPU cost of the hot operations measured on the chip
 # (OnChipBench: SysTick cycles under QEMU -icount, turned into instructions), and the band's own

@@ -16,7 +16,7 @@
 #      with BENCH_BEFORE=path/to/an/older/health, that binary's `health import export.ndjson` too;
 #   7. the peer: `healthkit-to-sqlite` (PyPI, in a venv made here) on export.zip beside `health import export.zip`.
 #
-#   BENCH_RECORDS=518400 BENCH_BEFORE=/tmp/health-main bash bench/import/run.sh   # the size, before/after
+#   BENCH_RECORDS=518400 BENCH_BEFORE=/tmp/health-main bash bench/import/run.sh   # 360 days of minutes, before/after
 # The store's write path (library) rate is rows / (CPU of 2 − CPU of 1): the import minus its parse.
 # Figures go to docs/performance.md ("Apple Health import") by hand, with the machine line printed at the end.
 set -euo pipefail

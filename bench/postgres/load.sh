@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Many bands, one store (issue 16 item 5): N simulated bands (`bandsim serve`, one each), each with
-# its own `band stream` gateway, write into one throwaway PostgreSQL cluster; then the same load
+# Many bands, one store (the gateway deployment of docs/deployment.md): N simulated bands (`bandsim
+# serve`, one each), each with its own `band stream` gateway, write into one throwaway PostgreSQL
+# cluster; then the same load
 # into one SQLite file. Not CI (minutes of both cores). One command:
 #
 #   bash bench/postgres/load.sh                  # N=50 bands, release build

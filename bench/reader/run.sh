@@ -23,7 +23,7 @@
 # about 10 MB. The table splits the streaming reader's RSS into the band binary, the shared
 # libraries and anonymous memory (heap, stacks), so the reader's own footprint is visible.
 #
-# Targets (issue 5): a week in ≤ 2 s of reader CPU, peak RSS ≤ 30 MB, memory flat while
+# Targets: a week in ≤ 2 s of reader CPU, peak RSS ≤ 30 MB, memory flat while
 # streaming. Prints a Markdown table for docs/performance.md; exits 1 if a target is missed.
 # Usage: bench/reader/run.sh [--debug]   (release build by default)
 set -euo pipefail

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Daily merged step totals for one person over a year of minute data, PostgreSQL next to SQLite in
-# the same run (issue 16 item 5: ≤ 100 ms on PostgreSQL too). Release build; not CI.
+# the same run (target: ≤ 100 ms on PostgreSQL too, as on SQLite). Release build; not CI.
 #
 #   bash bench/store/postgres-daily.sh      # a year: 3 overlapping sources × 525,600 minutes of steps
 #

@@ -54,7 +54,7 @@ struct StreamCommand: Command {
             return .success
         }
         // The deadline passed: a stream that never reached the band, or reached it and stored
-        // nothing, failed, however quietly (issue 17 item 7).
+        // nothing, failed, however quietly: a script must not read exit 0 as "streamed".
         if outcome.connections == 0 {
             let attempts = outcome.attempts == 1 ? "1 attempt" : "\(outcome.attempts) attempts"
             throw RuntimeFailure("band: stream: never connected to \(options.address) (\(attempts) before the --for deadline)")

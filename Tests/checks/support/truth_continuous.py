@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""The band's minutes are continuous across firmware resets (issue 12): every minute in a --truth
-file (one JSON object per line, `minute` its UTC start) starts where the one before it ended —
-no gap, no minute twice, never back in time — and the sequence numbers count up by one.
+"""The band's minutes are continuous across firmware resets (a reset must cost no minute): every
+minute in a --truth file (one JSON object per line, `minute` its UTC start) starts where the one
+before it ended — no gap, no minute twice, never back in time — and the sequence numbers count
+up by one.
 Usage: truth_continuous.py TRUTH.ndjson [MIN_MINUTES]. Exit 0 ok, 1 not continuous, 65 bad data."""
 import datetime
 import json

@@ -1,6 +1,7 @@
 #!/bin/sh
-# Stage 25: the band's firmware on the radio (issue 12, item 4). The Embedded Swift image for the
-# Cortex-M4 (built on the host by run.sh before the guest boots: RADIO_FIRMWARE) runs in
+# Stage 25: the band's firmware on the radio (the chip's build over a real Bluetooth stack, not only
+# a socket). The Embedded Swift image for the Cortex-M4 (built on the host by run.sh before the
+# guest boots: RADIO_FIRMWARE) runs in
 # qemu-system-arm inside this guest — nested under the guest's own TCG — and
 # `bandsim serve --firmware IMAGE --hci B` bridges its UART to the kernel's Bluetooth stack:
 #

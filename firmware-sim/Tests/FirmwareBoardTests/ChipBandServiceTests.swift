@@ -268,8 +268,9 @@ import UARTFraming
         #expect(acknowledgement.status == .success && acknowledgement.oldestSequence == fetch.count)
     }
 
-    /// Issue 12's "a firmware reset in the middle of a history transfer loses nothing and
-    /// duplicates nothing", on the scripted board: the chip is reset (a new firmware on the same
+    /// A firmware reset in the middle of a history transfer loses nothing and duplicates nothing
+    /// (the band only erases what was acknowledged, and the flash outlives the reset), on the
+    /// scripted board: the chip is reset (a new firmware on the same
     /// flash) after the first packets of a transfer the reader never acknowledged; after the reset
     /// the key still authenticates, and a fetch from the reader's cursor brings every record —
     /// those before the reset from the flash pages, the new boot's after them — each once, in

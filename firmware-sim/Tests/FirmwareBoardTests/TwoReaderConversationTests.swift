@@ -5,7 +5,7 @@ import Testing
 
 /// Two readers paired with one band (a phone and a laptop), on the Linux band and on the chip's
 /// band: each has its own acknowledged position, and one reader's acknowledgement never erases
-/// what the other has not fetched (issue 17 item 12, docs/protocol.md "Several readers"). The
+/// what the other has not fetched (docs/protocol.md "Several readers"). The
 /// positions are read from what the band keeps (the chip's: its flash pages). The state file's
 /// formats stay Linux-only (BandFirmwareTests/HistoryTransferTests).
 @Suite("History with two paired readers on the Linux band and the chip's band")

@@ -510,7 +510,7 @@ public struct SessionMachine {
         if reason == .atDeadline, liveSubscribed {
             // Notifications that arrived during the last sync are still readings received: they
             // flowed into the stream and are written now (a second part of the minute in
-            // progress, see `LiveMinuteParts`) instead of being dropped (issue 13 bug 1).
+            // progress, see `LiveMinuteParts`) instead of being dropped: every reading received is stored.
             endedBeforeClose = (minutes, error)
             return [.closeLive]
         }

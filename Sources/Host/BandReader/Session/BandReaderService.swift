@@ -121,7 +121,8 @@ public final class BandReaderService {
         let pairing: PairedBand?
         do { pairing = try keystore.band(address.keystoreKey) } catch { throw .keystore("\(error)") }
         // The store is opened before the band is touched: a bad path fails at once, not after
-        // connecting, authenticating and setting the band's clock (issue 11 item 4).
+        // connecting, authenticating and setting the band's clock, which a user would then have
+        // waited for and the band spent battery on for nothing.
         let store = try openStore(person: pairing?.person)
         var total = BandSession.Outcome()
         var attempt = 0

@@ -6,7 +6,7 @@ import FoundationEssentials
 import HealthModel
 import HealthStore
 
-/// One connection's worth of work, in the order the issue fixes: authenticate, set the clock and
+/// One connection's worth of work, each step relying on the ones before it: authenticate, set the clock and
 /// zone, read Device Information and battery, sync history from the stored cursor, then subscribe
 /// to live heart rate, RSC and activity counters (once) and stream until told to stop. The order
 /// and timing are ``SessionMachine``'s decisions; this class performs them on a link.
@@ -33,7 +33,8 @@ public final class BandSession {
         public var committedMinutes = 0
         /// Set when the run ended at its deadline while disconnected (the next reconnect would
         /// have come after it): why the last connection failed. The run did not end with the link
-        /// it was asked for, so `band stream` exits 1 saying so (issue 13 bug 2).
+        /// it was asked for, so `band stream` exits 1 saying so rather than passing a lost link
+        /// off as success.
         public var endedWithoutLink: String?
         /// Live minutes that went to the local spool while the store was unreachable.
         public var spooledMinutes = 0
@@ -115,7 +116,8 @@ public final class BandSession {
         /// Minutes in the spool (what it held at connect plus what this session added).
         var spooledMinutes = 0
         func write(_ minutes: [LiveMinute], from live: LiveStream?) throws(SessionError) {
-            // The battery level is stored when it changes, with the minutes (issue 13 bug 3).
+            // The battery level is stored when it changes, with the minutes: one transaction, and no
+            // row per notification for a value that rarely moves.
             let battery = live?.takeBatteryUpdate()
             let gaps = live?.takeStepGaps() ?? []
             guard !minutes.isEmpty || battery != nil || !gaps.isEmpty, let writer else { return }

@@ -1,6 +1,6 @@
 /// The contributions ("parts") that live streams made to one stored live sample, kept in the
 /// sample's metadata so that a later stream can add its readings for the same minute without
-/// losing the earlier ones or counting any of them twice (issue 13 bug 1).
+/// losing the earlier ones or counting any of them twice.
 ///
 /// A part is everything one ``LiveStream`` filed under one minute, identified by
 /// ``LiveMinute/part``: the reader's time, in milliseconds, of the first reading it filed there.

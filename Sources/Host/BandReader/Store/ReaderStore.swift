@@ -1,11 +1,12 @@
 import HealthModel
 import HealthStore
 
-/// The store a reader session writes to, opened (and its path validated) before any band is
-/// touched (issue 11 item 4), and handed to ``BandSession`` at construction: the session opens
-/// its ``SampleWriter`` from it once Device Information says which device it is, so nothing calls
-/// back into the service that created the session. A value: the writer a run keeps across its
-/// reconnects is the run's (``BandSession/reusableWriter``), not the store's.
+/// The store a reader session writes to, opened (and its path validated) before any band is touched
+/// (a bad path must fail at once, not after the band was woken and its clock set), and handed to
+/// ``BandSession`` at construction: the session opens its ``SampleWriter`` from it once Device
+/// Information says which device it is, so nothing calls back into the service that created the
+/// session. A value: the writer a run keeps across its reconnects is the run's
+/// (``BandSession/reusableWriter``), not the store's.
 public struct ReaderStore {
     public let store: HealthStore
     /// The band's keystore address: the device identifier of a band without a serial number.

@@ -124,7 +124,7 @@ public final class SampleWriter {
     }
 
     /// Saves provisional live minutes (one transaction), each merged with what the store already
-    /// holds for its minute (issue 13 bug 1).
+    /// holds for its minute, so no reading received is lost or counted twice.
     ///
     /// A minute can be filed by more than one stream: the link drops and comes back within it, or
     /// the reader is restarted. Each stream's readings for it are one part (``LiveMinute/part``);
