@@ -32,7 +32,7 @@ let package = Package(
                                              "BandReader"]),
         .library(name: "BandTrace", targets: ["BandTrace"]),
         .library(name: "BandReplay", targets: ["BandReplay"]),
-        .library(name: "BandFirmware", targets: ["BandFirmwareCore", "FirmwareBoard", "BandFirmware"]),
+        .library(name: "BandFirmware", targets: ["BandFirmwareCore", "ChipRuntime", "BandFirmware"]),
         .library(name: "BandSimulation", targets: ["BandPeers", "FirmwareBridge"]),
         .library(name: "HealthStore", targets: ["HealthModel", "HealthStore"]),
         .library(name: "HealthAnalysis", targets: ["HealthAnalysis"]),
@@ -112,13 +112,15 @@ let package = Package(
                 path: "Sources/Trace/BandReplay", swiftSettings: strict),
 
         // MARK: firmware-sim — the band's firmware.
-        // The board layer: what the core asks of a chip (UART, clock, flash), and QEMU mps2-an386's.
-        .target(name: "FirmwareBoard", dependencies: ["BandWire", "BandATT", "BandGATTServer", "FirmwareCrypto", "UARTFraming"],
-                path: "firmware-sim/Sources/Embedded/FirmwareBoard", swiftSettings: strict),
+        // The chip's runtime, below the band's logic: the Board interface (what the firmware asks of a
+        // chip: UART, clock, flash), the main loop that turns UART frames into ATT answers and link
+        // messages (FirmwareRuntime), the boot record and the flash layout.
+        .target(name: "ChipRuntime", dependencies: ["BandWire", "BandATT", "BandGATTServer", "FirmwareCrypto", "UARTFraming"],
+                path: "firmware-sim/Sources/Embedded/ChipRuntime", swiftSettings: strict),
         // The band's own logic, one source tree for Linux and the chip: sensor model, clock, minute
         // accumulation, flash image, the one-second tick, and the band's GATT services generic over a host.
         .target(name: "BandFirmwareCore",
-                dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandProtocol", "FirmwareBoard",
+                dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandProtocol", "ChipRuntime",
                                "FirmwareCrypto", "UARTFraming"],
                 path: "firmware-sim/Sources/Embedded/BandFirmwareCore", swiftSettings: strict),
         // The firmware as a Linux process: the core's GATT services on an ATT bearer, run loop, state file.
@@ -206,10 +208,10 @@ let package = Package(
         .testTarget(name: "BandReplayTests",
                     dependencies: ["BandReplay", "BandGATTServer", "BandTrace", "BandLink", "BandATT", "HealthStore", "BandTestSupport",
                                    "BandWire", "BandGATT", "BandProtocol", "BandReader", "BandFirmware", "HealthModel"]),
-        .testTarget(name: "FirmwareBoardTests",
-                    dependencies: ["FirmwareBoard", "FirmwareCrypto", "UARTFraming", "BandFirmware", "BandFirmwareCore", "BandProtocol",
+        .testTarget(name: "ChipRuntimeTests",
+                    dependencies: ["ChipRuntime", "FirmwareCrypto", "UARTFraming", "BandFirmware", "BandFirmwareCore", "BandProtocol",
                                    "BandLink", "BandWire", "BandATT"],
-                    path: "firmware-sim/Tests/FirmwareBoardTests"),
+                    path: "firmware-sim/Tests/ChipRuntimeTests"),
         .testTarget(name: "BandFirmwareTests", dependencies: ["BandWire", "BandProtocol", "BandLink", "BandFirmware", "BandTestSupport"],
                     path: "firmware-sim/Tests/BandFirmwareTests"),
         .testTarget(name: "BandPeersTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandPeers"]),

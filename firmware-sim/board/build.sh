@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the band's firmware image for QEMU's mps2-an386 (Cortex-M4) with Embedded Swift:
-# BandWire, BandATT, BandGATTServer, FirmwareCrypto, UARTFraming, FirmwareBoard, BandGATT,
+# BandWire, BandATT, BandGATTServer, FirmwareCrypto, UARTFraming, ChipRuntime, BandGATT,
 # BandProtocol and BandFirmwareCore (the band's own logic) compiled from the same sources bandsim
 # uses, the board's Main.swift, start.c and libm.c, linked by link.ld.
 #

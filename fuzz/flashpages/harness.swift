@@ -1,5 +1,5 @@
 // libFuzzer harness for the chip's flash recovery (BandFirmwareCore's FlashMinuteLog and
-// FlashStateLog over FirmwareBoard's page map) and the scenario segment message
+// FlashStateLog over ChipRuntime's page map) and the scenario segment message
 // (ScenarioSegmentMessage). The input writes the flash in 25-byte items (so that inputs within
 // libFuzzer's length reach every page): item byte 0 picks the page (2 + b % 12: the state pages
 // 2–3 and the ring pages 4–13) and the 24-byte slot in it (b / 12), the other 24 bytes are
@@ -19,7 +19,7 @@
 import BandFirmwareCore
 import BandProtocol
 import BandWire
-import FirmwareBoard
+import ChipRuntime
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -6,7 +6,7 @@ import Testing
 
 /// The Linux-only ATT conversations. Discovery, reads, writes, CCCDs, control points and the
 /// error responses run on the Linux band and on the chip's band alike in
-/// FirmwareBoardTests/ATTConversationTests; these stay here because the chip differs or lacks the
+/// ChipRuntimeTests/ATTConversationTests; these stay here because the chip differs or lacks the
 /// feature: its MTU (247, not 517), its fixed device name (no long name to Read Blob through), its
 /// confirmation (always automatic, no `--confirm deny`) and its link (the UART, no socket to hang up).
 @Suite("ATT server: fixed handles, MTU, Read Blob, refused confirmation, hang-up (Linux band)")

@@ -7,7 +7,7 @@ import Testing
 
 /// The Linux-only authentication conversations. Pairing with automatic confirmation, the
 /// challenge–response, wrong proofs, the lockout and spent challenges run on the Linux band and on
-/// the chip's band alike in FirmwareBoardTests/AuthenticationConversationTests; these stay here
+/// the chip's band alike in ChipRuntimeTests/AuthenticationConversationTests; these stay here
 /// because the chip lacks the feature: `--confirm deny`/`ask` (the chip always confirms), the log
 /// lines, the in-memory key store and the state file.
 @Suite("Activity service authentication: confirmation modes, log lines, state file (Linux band)")

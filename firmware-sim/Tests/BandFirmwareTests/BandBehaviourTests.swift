@@ -17,7 +17,7 @@ private func recordsOf(_ configuration: BandConfiguration, minutes: Int) throws 
 /// The Linux band's behaviour the chip has no feature for: `--fault` injection (`reboot-at`,
 /// `clock-drift`, `battery`), `--history-days`, the state file, a configurable ring size. The
 /// rest (determinism, a reset keeping the history, live counters, midnight, the sensor models)
-/// runs on both bands in FirmwareBoardTests/BandBehaviourConversationTests.
+/// runs on both bands in ChipRuntimeTests/BandBehaviourConversationTests.
 @Suite("Band behaviour: faults, backfill, state file, ring size (Linux band)")
 struct BandBehaviourTests {
     @Test("reboot-at fault fires at its run time")

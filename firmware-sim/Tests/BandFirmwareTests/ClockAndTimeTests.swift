@@ -5,7 +5,7 @@ import BandWire
 import Testing
 
 /// Civil-time arithmetic (no band). The Current Time Service conversations run on the Linux band
-/// and the chip's band in FirmwareBoardTests/ClockConversationTests.
+/// and the chip's band in ChipRuntimeTests/ClockConversationTests.
 @Suite("Civil time")
 struct ClockAndTimeTests {
     @Test("Civil dates convert both ways, weekdays are 1 = Monday … 7 = Sunday")

@@ -59,7 +59,7 @@ private func acknowledge(_ c: Conversation, end: UInt32, crc: UInt32) throws -> 
 
 /// The Linux-only history conversations. Fetch, packets, CRC, acknowledgement, cursor gap and
 /// cursor ahead, busy and abort run on the Linux band and on the chip's band alike in
-/// FirmwareBoardTests/HistoryConversationTests; these stay here because the chip has no fault
+/// ChipRuntimeTests/HistoryConversationTests; these stay here because the chip has no fault
 /// injection (`--fault disconnect-mid-history`, `corrupt`, `drop` are bandsim options).
 @Suite("History transfer: injected faults (Linux band)")
 struct HistoryTransferTests {
@@ -98,7 +98,7 @@ struct HistoryTransferTests {
 
 /// Two readers' positions in the state file (Linux only: the chip keeps them in its flash pages).
 /// The two-reader conversations themselves (acknowledgements, erasure, overflow, a late reader, a
-/// reset) run on the Linux band and the chip's band in FirmwareBoardTests/TwoReaderConversationTests.
+/// reset) run on the Linux band and the chip's band in ChipRuntimeTests/TwoReaderConversationTests.
 @Suite("History with two paired readers: per-reader positions in the state file (Linux band)")
 struct TwoReaderHistoryTests {
     static let phone: UInt64 = 0x1122_3344_5566_7788

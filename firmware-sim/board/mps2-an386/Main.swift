@@ -1,7 +1,7 @@
 // The firmware image's entry: the mps2-an386 board (start.c's C functions) behind the Board
-// protocol, and the one BoardFirmware in static storage running the band's logic (ChipBand).
+// protocol, and the one FirmwareRuntime in static storage running the band's logic (ChipBand).
 import BandFirmwareCore
-import FirmwareBoard
+import ChipRuntime
 
 @_silgen_name("board_uart_write") func board_uart_write(_ byte: UInt8)
 @_silgen_name("board_uart_read") func board_uart_read() -> Int32
@@ -44,7 +44,7 @@ struct MPS2Board: Board {
     }
 }
 
-nonisolated(unsafe) var firmware = BoardFirmware(board: MPS2Board(), application: ChipBand())
+nonisolated(unsafe) var firmware = FirmwareRuntime(board: MPS2Board(), application: ChipBand())
 
 @_cdecl("swift_main")
 public func swiftMain() {

@@ -1,7 +1,7 @@
 // Board support for QEMU's mps2-an386 (ARM MPS2 with a Cortex-M4, CMSDK peripherals): vector
 // table, reset, SysTick as the band's millisecond clock, the UART0 driver, a hard-fault handler
 // that reports its PC on the UART, the allocation hook and stack painting. The band's logic is
-// Swift (firmware-sim/Sources/FirmwareBoard, generic over a Board); this file is the only C.
+// Swift (firmware-sim/Sources/ChipRuntime, generic over a Board); this file is the only C.
 // Register addresses: ARM AN386 application note, CMSDK UART (DDI 0479), ARMv7-M ARM (SysTick, SCB).
 #include <stdint.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 import BandATT
 import BandProtocol
 import FirmwareCrypto
-import FirmwareBoard
+import ChipRuntime
 import UARTFraming
 
 /// The band's own logic on the chip: the same ``BandCore`` the Linux band ticks, driven by the
@@ -14,7 +14,7 @@ import UARTFraming
 /// built-in `day` scenario are the only allocations, so it ends start-up — and every poll after
 /// that ticks the core once per band second up to the board's band time (board uptime since the
 /// message, at the SysTick scale the host set with 0x09). Same seed and start as a Linux band →
-/// the same minute records, byte for byte (firmware-sim's FirmwareBoardTests and
+/// the same minute records, byte for byte (firmware-sim's ChipRuntimeTests and
 /// Tests/checks/firmware-band.sh compare them).
 ///
 /// **Flash.** Every minute the core records is programmed into the ring's flash pages

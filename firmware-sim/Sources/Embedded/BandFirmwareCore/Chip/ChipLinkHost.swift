@@ -1,6 +1,6 @@
 import BandProtocol
 import BandWire
-import FirmwareBoard
+import ChipRuntime
 import FirmwareCrypto
 import UARTFraming
 

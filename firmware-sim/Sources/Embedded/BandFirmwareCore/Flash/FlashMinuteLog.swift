@@ -1,6 +1,6 @@
 import BandProtocol
 import BandWire
-import FirmwareBoard
+import ChipRuntime
 
 /// The chip's minute ring in flash pages (``FlashLayout/ringPages``): every record the band
 /// closes is programmed into the next free 24-byte slot, so the ring survives a firmware reset and

@@ -1,6 +1,6 @@
 import BandProtocol
 import BandWire
-import FirmwareBoard
+import ChipRuntime
 
 /// The band's state that changes rarely, in flash pages (``FlashLayout/statePages``): the paired
 /// readers' keys with their acknowledged positions (``KeyStore``) and the ring's acknowledged-through

@@ -1,6 +1,6 @@
 import BandProtocol
 import BandWire
-import FirmwareBoard
+import ChipRuntime
 
 /// The minute-record ring in the band's flash: `capacity` fixed 16-byte slots addressed by
 /// record sequence number (`seq % capacity`).
@@ -11,7 +11,7 @@ import FirmwareBoard
 /// counting); ``erase(before:)`` drops acknowledged records. Storage is one buffer allocated at
 /// boot; appending and reading never allocate.
 public struct MinuteRing {
-    /// Which records are stored and where: FirmwareBoard's ``MinuteRingIndex``, the bookkeeping
+    /// Which records are stored and where: ChipRuntime's ``MinuteRingIndex``, the bookkeeping
     /// the firmware core shares; this type adds the slots.
     public private(set) var index: MinuteRingIndex
     public var capacity: Int { index.capacity }

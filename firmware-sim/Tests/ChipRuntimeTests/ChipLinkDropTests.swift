@@ -1,5 +1,5 @@
 import BandFirmwareCore
-import FirmwareBoard
+import ChipRuntime
 import Testing
 import UARTFraming
 

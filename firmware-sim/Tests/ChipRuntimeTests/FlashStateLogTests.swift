@@ -1,7 +1,7 @@
 import BandFirmwareCore
 import BandProtocol
 import BandWire
-import FirmwareBoard
+import ChipRuntime
 import Testing
 
 /// The band's keys and acknowledged position in flash (``FlashStateLog``): the newest whole

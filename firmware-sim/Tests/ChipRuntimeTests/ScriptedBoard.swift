@@ -1,4 +1,4 @@
-import FirmwareBoard
+import ChipRuntime
 import Foundation
 import Testing
 import UARTFraming
@@ -65,7 +65,7 @@ func encodeFrame(_ channel: UARTChannel, _ payload: [UInt8]) -> [UInt8] {
 
 /// The host side of a conversation with the firmware core over the scripted board.
 struct FirmwareConversation {
-    var firmware = BoardFirmware(board: ScriptedBoard())
+    var firmware = FirmwareRuntime(board: ScriptedBoard())
     private var hostDecoder = UARTFrameDecoder()
 
     init(flash: [UInt8]? = nil) {

@@ -2,7 +2,7 @@ import BandFirmware
 import BandLink
 import BandProtocol
 import BandWire
-import FirmwareBoard
+import ChipRuntime
 import Testing
 import UARTFraming
 
@@ -39,7 +39,7 @@ import UARTFraming
 
     /// The chip, configured and with a reader connected (link message 0x02).
     struct Chip {
-        var firmware = BoardFirmware(board: ScriptedBoard(), application: ChipBand())
+        var firmware = FirmwareRuntime(board: ScriptedBoard(), application: ChipBand())
         var decoder = UARTFrameDecoder()
         /// Debug message 0x87 frames seen so far: the firmware's truth.
         var truth: [(UInt32, MinuteRecord)] = []

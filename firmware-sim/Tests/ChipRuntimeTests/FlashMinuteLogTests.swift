@@ -1,6 +1,6 @@
 import BandFirmwareCore
 import BandWire
-import FirmwareBoard
+import ChipRuntime
 import Testing
 
 /// The chip's minute ring in flash pages (``FlashMinuteLog``) on the scripted board's flash

@@ -1,6 +1,6 @@
 import BandFirmware
 import BandFirmwareCore
-import FirmwareBoard
+import ChipRuntime
 import Testing
 import UARTFraming
 

@@ -1,4 +1,4 @@
-import FirmwareBoard
+import ChipRuntime
 import Testing
 
 @Suite("Boot record in flash: survives resets, alternates pages, recovers from a damaged page")

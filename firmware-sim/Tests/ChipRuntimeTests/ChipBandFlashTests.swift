@@ -1,6 +1,6 @@
 import BandFirmwareCore
 import BandProtocol
-import FirmwareBoard
+import ChipRuntime
 import Testing
 import UARTFraming
 
@@ -8,15 +8,15 @@ import UARTFraming
 /// next boot rebuilds the ring from them, with the boot record's count as the band's boot epoch.
 @Suite struct ChipBandFlashTests {
     /// A reset: the same flash, everything else fresh (RAM, the board's clock, the UART).
-    static func reset(_ board: ScriptedBoard) -> BoardFirmware<ScriptedBoard, ChipBand> {
+    static func reset(_ board: ScriptedBoard) -> FirmwareRuntime<ScriptedBoard, ChipBand> {
         var fresh = ScriptedBoard()
         fresh.flash = board.flash
-        var firmware = BoardFirmware(board: fresh, application: ChipBand())
+        var firmware = FirmwareRuntime(board: fresh, application: ChipBand())
         firmware.start()
         return firmware
     }
 
-    static func frames(_ firmware: inout BoardFirmware<ScriptedBoard, ChipBand>) -> [Frame] {
+    static func frames(_ firmware: inout FirmwareRuntime<ScriptedBoard, ChipBand>) -> [Frame] {
         var frames: [Frame] = []
         var decoder = UARTFrameDecoder()
         firmware.board.outbound.withUnsafeBytes { raw in
@@ -26,7 +26,7 @@ import UARTFraming
         return frames
     }
 
-    static func run(_ firmware: inout BoardFirmware<ScriptedBoard, ChipBand>, start: BandInstant, minutes: Int) -> [Frame] {
+    static func run(_ firmware: inout FirmwareRuntime<ScriptedBoard, ChipBand>, start: BandInstant, minutes: Int) -> [Frame] {
         firmware.board.inbound = encodeFrame(.link, ChipBandTests.configure(start: start, seed: 7, zone: 4))
         firmware.poll()
         for _ in 0..<(minutes * 60 / 5) {
@@ -53,7 +53,7 @@ import UARTFraming
 
     @Test("After a reset the ring holds the minutes recorded before it, and the sequence numbers go on")
     func theRingSurvivesAReset() throws {
-        var first = BoardFirmware(board: ScriptedBoard(), application: ChipBand())
+        var first = FirmwareRuntime(board: ScriptedBoard(), application: ChipBand())
         first.start()
         let firstReport = Self.reportAndNewest(Self.frames(&first))
         #expect(firstReport?.0 == [1, 0, 0, 0, 0] && firstReport?.1 == 0, "boot 1 on erased flash: nothing recovered, no newest minute")
@@ -83,7 +83,7 @@ import UARTFraming
     @Test("A reset in the middle of writing a minute loses at most that minute; the ring and numbering go on",
           arguments: Array(0...24))
     func aResetMidRecordLosesAtMostThatRecord(budget: Int) throws {
-        var first = BoardFirmware(board: ScriptedBoard(), application: ChipBand())
+        var first = FirmwareRuntime(board: ScriptedBoard(), application: ChipBand())
         first.start()
         let before = try ChipBandTests.minutes(in: Self.run(&first, start: ChipBandTests.start, minutes: 10))
         // The next minute's write is cut after `budget` bytes.
@@ -105,7 +105,7 @@ import UARTFraming
 
     @Test("A minute in flash whose CRC matches but which does not parse: counted at boot, never held or served, no trap")
     func anUnparseableMinuteIsRecoveredLikeADamagedOne() throws {
-        var first = BoardFirmware(board: ScriptedBoard(), application: ChipBand())
+        var first = FirmwareRuntime(board: ScriptedBoard(), application: ChipBand())
         first.start()
         _ = Self.frames(&first)
         let before = try ChipBandTests.minutes(in: Self.run(&first, start: ChipBandTests.start, minutes: 40))

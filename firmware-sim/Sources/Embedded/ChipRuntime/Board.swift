@@ -1,10 +1,10 @@
-/// What the firmware needs from the chip it runs on: the small board interface. The firmware core
-/// (``BoardFirmware``) is generic over it — no existentials, so it compiles with Embedded Swift —
+/// What the firmware needs from the chip it runs on: the small board interface. The chip's
+/// runtime (``FirmwareRuntime``) is generic over it — no existentials, so it compiles with Embedded Swift —
 /// and two boards implement it: QEMU's `mps2-an386` (firmware-sim/board/, a Cortex-M4) and the
-/// scripted board of the host tests (FirmwareBoardTests).
+/// scripted board of the host tests (ChipRuntimeTests).
 ///
 /// Logging is not a board call: the core frames its `StaticString` log lines onto the debug
-/// channel itself (``BoardFirmware/log(_:)``).
+/// channel itself (``FirmwareRuntime/log(_:)``).
 public protocol Board {
     /// Band time since reset in milliseconds, monotonic (SysTick on the MCU; it may run faster
     /// than real time, as `bandsim --speed` does).

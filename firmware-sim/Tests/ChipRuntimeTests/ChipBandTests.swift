@@ -1,6 +1,6 @@
 import BandFirmware
 import BandProtocol
-import FirmwareBoard
+import ChipRuntime
 import Testing
 import UARTFraming
 
@@ -20,8 +20,8 @@ import UARTFraming
     /// Boots the firmware with ChipBand, sends it the `prelude` link messages (a scenario's
     /// segments), configures it, runs `minutes` band minutes in 7-second steps of the board clock
     /// and returns every frame it sent.
-    static func runChip(seed: UInt64, zone: Int8, minutes: Int, prelude: [[UInt8]] = [], configure body: [UInt8]? = nil) -> (frames: [Frame], firmware: BoardFirmware<ScriptedBoard, ChipBand>) {
-        var firmware = BoardFirmware(board: ScriptedBoard(), application: ChipBand())
+    static func runChip(seed: UInt64, zone: Int8, minutes: Int, prelude: [[UInt8]] = [], configure body: [UInt8]? = nil) -> (frames: [Frame], firmware: FirmwareRuntime<ScriptedBoard, ChipBand>) {
+        var firmware = FirmwareRuntime(board: ScriptedBoard(), application: ChipBand())
         firmware.start()
         firmware.board.inbound = prelude.flatMap { encodeFrame(.link, $0) } + encodeFrame(.link, body ?? configure(start: start, seed: seed, zone: zone))
         firmware.poll()
@@ -65,7 +65,7 @@ import UARTFraming
     }
 
     @Test func startUpEndsWithTheConfigurationSoItsAllocationsAreNotCountedAfterIt() throws {
-        var firmware = BoardFirmware(board: ScriptedBoard(), application: ChipBand())
+        var firmware = FirmwareRuntime(board: ScriptedBoard(), application: ChipBand())
         firmware.start()   // baseline: the scripted board's 3 allocations
         firmware.board.allocations = 10   // what building the ring and the scenario took
         firmware.board.inbound = encodeFrame(.link, Self.configure(start: Self.start, seed: 7, zone: 0))

@@ -1,7 +1,7 @@
 import BandFirmware
 import BandFirmwareCore
 import BandLink
-import FirmwareBoard
+import ChipRuntime
 import UARTFraming
 
 /// The chip's band on the scripted board as the link and fault tests drive it: booted, the host's
@@ -10,7 +10,7 @@ import UARTFraming
 /// channel. And the Linux band the same seed makes, with the same faults, over a socket pair.
 struct ChipUnderFaults {
     static let seed: UInt64 = 7
-    var firmware = BoardFirmware(board: ScriptedBoard(), application: ChipBand())
+    var firmware = FirmwareRuntime(board: ScriptedBoard(), application: ChipBand())
 
     /// `bandFaults`: a link 0x13 body sent before the configuration; `connectFirst`: the reader's
     /// 0x02 comes before the configuration.

@@ -2,7 +2,7 @@ import UARTFraming
 
 /// What runs on the firmware core besides its own link handling: the band's logic
 /// (BandFirmwareCore's `ChipBand`) on the image, ``NoApplication`` in the core's own tests.
-/// ``BoardFirmware`` is generic over it (no existentials, Embedded Swift), hands it the link
+/// ``FirmwareRuntime`` is generic over it (no existentials, Embedded Swift), hands it the link
 /// messages it does not handle itself (codes 0x10…0x3F are the application's) and calls
 /// ``poll(board:)`` on every pass of its loop.
 public protocol FirmwareApplication {

@@ -1,4 +1,4 @@
-import FirmwareBoard
+import ChipRuntime
 import Testing
 
 @Suite struct MinuteRingIndexTests {

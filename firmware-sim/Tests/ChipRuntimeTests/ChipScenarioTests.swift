@@ -1,6 +1,6 @@
 import BandFirmware
 import BandProtocol
-import FirmwareBoard
+import ChipRuntime
 import Testing
 import UARTFraming
 

@@ -3,7 +3,7 @@ import BandGATTServer
 import FirmwareCrypto
 import UARTFraming
 
-/// The firmware's core on any ``Board``: UART bytes in → frames (``UARTFrameDecoder``) → ATT
+/// The chip's firmware runtime on any ``Board``: UART bytes in → frames (``UARTFrameDecoder``) → ATT
 /// PDUs answered by the shared ``GATTServer`` over ``BoardAttributeSource``, link messages
 /// (``LinkMessage``) acted on, answers framed back out. State lives in this value (the MCU keeps
 /// it in a static), the response and frame buffers on the stack (their depth is in the stack
@@ -13,12 +13,12 @@ import UARTFraming
 /// transmits what is owed; ``run()`` is the MCU's main loop (poll, then sleep until an interrupt).
 /// The band's own logic rides along as the ``FirmwareApplication`` `A`: link messages 0x10…0x3F
 /// go to it, and it runs on every poll.
-public struct BoardFirmware<B: Board, A: FirmwareApplication> {
+public struct FirmwareRuntime<B: Board, A: FirmwareApplication> {
     public var board: B
     public var application: A
     public private(set) var source = BoardAttributeSource()
     private var decoder = UARTFrameDecoder()
-    private var server = GATTServer(serverMTU: BoardFirmware.serverMTU, mtu: ATT.defaultLEMTU, answersReadMultiple: false)
+    private var server = GATTServer(serverMTU: FirmwareRuntime.serverMTU, mtu: ATT.defaultLEMTU, answersReadMultiple: false)
     private var drbg: HMACDRBG?
     private var attPDUs: UInt32 = 0
     private var allocationsAtStartUp: UInt32 = 0
@@ -210,7 +210,7 @@ public struct BoardFirmware<B: Board, A: FirmwareApplication> {
     public mutating func log(_ message: StaticString) { FirmwareOutput.log(message, on: &board) }
 }
 
-extension BoardFirmware where A == NoApplication {
+extension FirmwareRuntime where A == NoApplication {
     /// The core alone.
     public init(board: B) { self.init(board: board, application: NoApplication()) }
 }

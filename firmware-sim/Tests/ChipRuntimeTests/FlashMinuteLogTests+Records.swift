@@ -1,7 +1,7 @@
 import BandFirmwareCore
 import BandProtocol
 import BandWire
-import FirmwareBoard
+import ChipRuntime
 import Testing
 
 /// The records the log tests write, and the log's check of them: FlashMinuteLog keeps only slots

@@ -1,5 +1,5 @@
 import BandFirmware
-import FirmwareBoard
+import ChipRuntime
 import Testing
 import UARTFraming
 

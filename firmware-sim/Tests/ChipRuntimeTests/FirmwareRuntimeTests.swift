@@ -1,11 +1,11 @@
-import FirmwareBoard
+import ChipRuntime
 import FirmwareCrypto
 import Foundation
 import Testing
 import UARTFraming
 
 @Suite("Firmware core on a scripted board: UART frames, ATT, link and debug messages")
-struct BoardFirmwareTests {
+struct FirmwareRuntimeTests {
     @Test("Start-up announces the firmware on the link channel")
     func booted() {
         var c = FirmwareConversation()
