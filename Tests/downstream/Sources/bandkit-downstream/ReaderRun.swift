@@ -23,7 +23,7 @@ enum ReaderRun {
                 return try SeqPacketLink.connect(path: path)
             },
             report: { event in
-                if case .anomaly(let what) = event { fputs("bandkit-downstream: band: \(what.escapingControlCharacters)\n", stderr) }
+                if case .anomaly(let what) = event { printError("band: \(what)") }
             })
         // The simulated band's clock runs faster than this host's: read it, do not set it.
         service.setsClock = false

@@ -9,9 +9,14 @@ import BandTrace
 /// tab-separated (`-` for an unknown handle, UUID or value), then `pdus N`.
 enum TraceLines {
     static func print(path: String) throws {
-        let decoder = try TraceDecoder(path: path)
+        // The reader's errors say where in the file; which file is the caller's to say.
+        let decoder: TraceDecoder<BtsnoopFileReader>
+        do { decoder = try TraceDecoder(path: path) } catch { throw DownstreamFailure("\(path): \(error)") }
         var pdus = 0
-        while let event = try decoder.next() {
+        while true {
+            let next: TraceDecoderEvent?
+            do { next = try decoder.next() } catch { throw DownstreamFailure("\(path): \(error)") }
+            guard let event = next else { break }
             guard case .att(let att) = event else { continue }
             pdus += 1
             let trace = att.trace

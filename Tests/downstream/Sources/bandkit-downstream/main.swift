@@ -9,17 +9,13 @@
 //       statistics (HealthStore)
 //
 // Exit status: 0 done, 1 failure (the reason on stderr), 64 usage.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let usage = "usage: bandkit-downstream trace TRACE | sync SOCKET STORE KEYSTORE | stats STORE"
 
 func fail(_ message: String, status: Int32 = 1) -> Never {
-    fputs("bandkit-downstream: \(message.escapingControlCharacters)\n", stderr)
+    printError(message)
     exit(status)
 }
 

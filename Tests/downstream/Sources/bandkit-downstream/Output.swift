@@ -1,3 +1,10 @@
+import Foundation
+
+/// A line on stderr, control characters escaped.
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data("bandkit-downstream: \(message.escapingControlCharacters)\n".utf8))
+}
+
 extension String {
     /// The text with control characters as `\u{…}` escapes: what a trace or a store holds never
     /// reaches a terminal raw.
