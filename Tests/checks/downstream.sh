@@ -69,7 +69,7 @@ summary = rows.pop()
 expected = [json.loads(line) for line in open(decoded)]
 expected = [e for e in expected if "opcode" in e]
 def fail(message): sys.exit(f"downstream: {trace}: {message}")
-if summary != ["pdus", str(len(rows))]: fail(f"summary {summary} after {len(rows)} lines")
+if summary != [f"pdus {len(rows)}"]: fail(f"summary {summary} after {len(rows)} lines")
 if len(rows) != len(expected): fail(f"{len(rows)} ATT PDUs, bandsim decode has {len(expected)}")
 if not rows: fail("no ATT PDUs")
 values = 0
