@@ -6,17 +6,16 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
-swift package describe --type json 2>/dev/null | python3 -c '
+description="$(mktemp)"
+trap 'rm -f "$description"' EXIT
+swift package describe --type json >"$description" 2>/dev/null
+python3 - "$description" <<'PY'
 import json, pathlib, sys
-package = json.load(sys.stdin)
+package = json.load(open(sys.argv[1]))
 paths = {t["name"]: pathlib.Path(t["path"]) for t in package["targets"]}
-missing = []
-for product in package["products"]:
-    if "library" not in product["type"]:
-        continue
-    if not any((paths[t] / f"{t}.docc").is_dir() for t in product["targets"]):
-        missing.append(f"{product['"'"'name'"'"']} (targets {', '.join(product['"'"'targets'"'"'])})")
+missing = [f"{p['name']} (targets {', '.join(p['targets'])})" for p in package["products"]
+           if "library" in p["type"] and not any((paths[t] / f"{t}.docc").is_dir() for t in p["targets"])]
 if missing:
-    sys.exit("docs: library products without a DocC catalog (TARGET/TARGET.docc): " + "; ".join(missing))
-'
+    sys.exit("docs: library products without a DocC catalog TARGET/TARGET.docc in one of their targets: " + "; ".join(missing))
+PY
 bash scripts/build-docs.sh
