@@ -99,12 +99,9 @@ let package = Package(
                 path: "Sources/Host/BandReader", swiftSettings: strict),
 
         // MARK: Sources/Trace — btsnoop, pcapng and air captures: decoding, and replay.
-        // Release builds skip the dynamic exclusivity checks of the trace pipeline's classes (one
-        // per record and stage, 16 % of decoding; docs/performance.md). Its state is touched by one
-        // thread and no callback runs during an access; debug builds, which the tests use, keep the checks.
         .target(name: "BandTrace", dependencies: ["BandWire", "BandATT", "BandGATT", "BandHCI", "BandLink"],
                 path: "Sources/Trace/BandTrace",
-                swiftSettings: strict + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
+                swiftSettings: strict),
         // Replay of recorded traces: into the store through the reader's code, or served to a live reader.
         .target(name: "BandReplay",
                 dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandProtocol", "BandCrypto", "BandTrace",

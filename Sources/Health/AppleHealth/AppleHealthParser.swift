@@ -4,7 +4,7 @@ import HealthModel
 
 /// Reads export.xml (the Health app's "Export All Health Data") piece by piece and hands each
 /// record, workout and the `Me` characteristics to a sink as soon as its end tag is read: no
-/// DOM, memory bounded by one element (see ``ExpatStream`` for the XML safety rules).
+/// DOM, memory bounded by one element (see `ExpatStream` for the XML safety rules).
 ///
 /// Elements: `HealthData` (the root; anything else is not an export), `ExportDate` (ignored),
 /// `Me`, `Record` with `MetadataEntry` children, `Correlation` (its `Record` children are read as

@@ -6,7 +6,7 @@ import Glibc
 
 /// An HTTP/1.1 server for read-only GET requests on libmicrohttpd (Debian's, through CMicroHTTPD).
 ///
-/// ``Acceptor`` owns the listening socket: it waits for each request head (at most
+/// `Acceptor` owns the listening socket: it waits for each request head (at most
 /// ``Limits/headerTimeoutSeconds``, else 408), refuses what ``RequestGate`` refuses (a Host this
 /// server is not, DNS rebinding: 421; two Host or Content-Length headers, a malformed length or
 /// request line: 400; a body: 413; a head beyond ``Limits/memoryPerConnection``: 431) and answers

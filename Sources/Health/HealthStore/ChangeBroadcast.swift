@@ -11,7 +11,7 @@ import Glibc
 ///
 /// The watching thread starts with the first subscriber and runs until ``stop()``. Each subscriber
 /// has a pipe that is signalled when the latest anchor or the failure count changes; it reads
-/// ``Subscription/latest`` then. When the watch fails (the database went away), subscribers are
+/// `Subscription/latest` then. When the watch fails (the database went away), subscribers are
 /// signalled with a higher failure count, the full error goes to `log` (the server's standard
 /// error, never to clients) and the watch is set up again after `retryInterval`.
 public final class ChangeBroadcast: @unchecked Sendable {

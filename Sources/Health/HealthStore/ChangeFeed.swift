@@ -21,10 +21,10 @@ extension HealthStore {
 
     /// Samples added or replaced and samples deleted after `anchor`, of the types given (all when
     /// nil), that `app` may see: everything of a type it may read, else only its own samples.
-    /// Workouts (type ``SampleType/workout``) come in ``ChangeSet/workouts``, deleted ones in
-    /// ``ChangeSet/deleted``. Apply ``ChangeSet/deleted`` before ``ChangeSet/samples``. With a
+    /// Workouts (type `SampleType/workout`) come in `ChangeSet/workouts`, deleted ones in
+    /// `ChangeSet/deleted`. Apply `ChangeSet/deleted` before `ChangeSet/samples`. With a
     /// `limit`, at most that many samples and workouts together come back and
-    /// ``ChangeSet/newAnchor`` stops where they stop; call again until ``ChangeSet/newAnchor``
+    /// `ChangeSet/newAnchor` stops where they stop; call again until `ChangeSet/newAnchor`
     /// stops moving.
     public func changes(since anchor: Anchor, types: Set<SampleType>? = nil, limit: Int? = nil,
                         as app: AppIdentity) throws -> ChangeSet {

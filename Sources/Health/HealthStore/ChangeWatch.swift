@@ -6,7 +6,7 @@ import HealthModel
 ///
 /// It owns one wake-up source for its whole life: on a SQLite store an inotify watch of the
 /// store's directory (wakes when any process writes the `-wal` file); on PostgreSQL one connection
-/// of its own that LISTENs for the writers' `NOTIFY bandkit_changes` (``PostgresListener``).
+/// of its own that LISTENs for the writers' `NOTIFY bandkit_changes` (`PostgresListener`).
 /// So a stream that waits in one-second slices for a year opens one connection, not one per
 /// slice, and a notification that arrives between two slices waits in that connection's queue
 /// instead of being lost with a closed one. Each wake (and at least every `recheckInterval`)

@@ -10,9 +10,9 @@ import HealthModel
 /// writer waits up to ``busyTimeoutMilliseconds`` for another's lock. Within a process an
 /// instance may be shared between threads: calls are serialized.
 ///
-/// Every call names the app it acts for (``AppIdentity``). Writes need a write grant per type;
+/// Every call names the app it acts for (`AppIdentity`). Writes need a write grant per type;
 /// reads follow HealthKit: an app without a read grant is not told so, it simply sees only the
-/// samples it wrote itself. ``AppIdentity/owner`` (the `health` command) sees and may do everything.
+/// samples it wrote itself. `AppIdentity/owner` (the `health` command) sees and may do everything.
 public final class HealthStore: @unchecked Sendable {
     public static let busyTimeoutMilliseconds: Int32 = 10_000
 
@@ -48,7 +48,7 @@ public final class HealthStore: @unchecked Sendable {
     /// store exists yet, without creating one.
     public static let inMemoryPath = ":memory:"
 
-    /// Whether this instance was opened for reading only (``init(path:cacheKiB:readOnly:)``).
+    /// Whether this instance was opened for reading only (`init(path:cacheKiB:readOnly:)`).
     public let isReadOnly: Bool
 
     /// Opens the store at `path`, creating the file (mode 0600) and applying missing migrations.

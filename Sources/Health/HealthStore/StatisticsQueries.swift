@@ -9,10 +9,10 @@ extension HealthStore {
     ///
     /// - Every bucket inside the range is returned, empty ones with nil values; buckets at the
     ///   range edges are clipped to it.
-    /// - Cumulative types: the sum merged over sources by priority (see ``PriorityMerge``).
+    /// - Cumulative types: the sum merged over sources by priority (see `PriorityMerge`).
     /// - Discrete types: average, minimum, maximum, most recent over all visible sources.
     /// - `bySource`: each bucket also lists every source's own values, in priority order.
-    /// Values are in the type's canonical unit (``Statistics/unit``).
+    /// Values are in the type's canonical unit (`Statistics/unit`).
     public func statistics(type: QuantityType, range: Range<Date>, options: StatisticsOptions,
                            bucket: BucketInterval? = nil, anchor: Date? = nil, timeZone: TimeZone = .current,
                            bySource: Bool = false, as app: AppIdentity) throws -> [Statistics] {

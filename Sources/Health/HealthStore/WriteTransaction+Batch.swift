@@ -1,7 +1,7 @@
 import FoundationEssentials
 import HealthModel
 
-/// One sample of a batch saved by ``WriteTransaction/save(_:)-(_:[SampleToSave])``.
+/// One sample of a batch saved by ``WriteTransaction/save(_:)->[SaveOutcome]``.
 public struct SampleToSave: Sendable {
     public enum Payload: Sendable {
         case quantity(QuantitySample)

@@ -1,7 +1,7 @@
 import FoundationEssentials
 import HealthModel
 
-/// The inside of ``HealthStore/write(as:_:)``: saves, deletes and app state, all committed at once.
+/// The inside of `HealthStore/write(as:_:)`: saves, deletes and app state, all committed at once.
 ///
 /// Valid only during the closure it is passed to.
 public final class WriteTransaction {
@@ -134,7 +134,7 @@ public final class WriteTransaction {
 
     // MARK: Saving
 
-    /// Saves a quantity sample as ``app``; honours the sync-identifier rule (see ``SaveOutcome``).
+    /// Saves a quantity sample as ``app``; honours the sync-identifier rule (see `SaveOutcome`).
     @discardableResult
     public func save(_ sample: QuantitySample) throws -> SaveOutcome {
         try save(Self.rowValues(sample), source: app)
@@ -183,7 +183,7 @@ public final class WriteTransaction {
     }
 
     /// Saves a workout as ``app``. A workout whose id is already stored is left alone
-    /// (``SaveOutcome/unchanged(existing:)``): `health export | health import -` twice adds nothing.
+    /// (`SaveOutcome/unchanged(existing:)`): `health export | health import -` twice adds nothing.
     @discardableResult
     public func save(_ workout: Workout) throws -> SaveOutcome { try save(workout, source: app) }
 
@@ -489,7 +489,7 @@ public final class WriteTransaction {
 
     /// Deletes a workout (HealthKit `delete(_:)` of an `HKWorkout`): same rules as samples — apps
     /// delete only workouts they saved, the owner any. The change feed reports it as a deleted
-    /// object of type ``SampleType/workout``. Samples recorded during it stay (HealthKit keeps
+    /// object of type `SampleType/workout`. Samples recorded during it stay (HealthKit keeps
     /// them too). Returns false when there is no such workout (or it belongs to another app).
     @discardableResult
     public func delete(workoutID id: UUID) throws -> Bool {

@@ -2,7 +2,7 @@ import HealthModel
 
 /// One thing export.xml holds that the store keeps, as the parser hands it on.
 public enum AppleHealthItem: Sendable {
-    /// A `Record` of a quantity type; its ``QuantitySample/source`` is the record's sourceName/sourceVersion.
+    /// A `Record` of a quantity type; its `QuantitySample/source` is the record's sourceName/sourceVersion.
     case quantity(QuantitySample)
     /// A `Record` of a category type (sleep analysis, stand hour).
     case category(CategorySample)

@@ -7,7 +7,7 @@ import HealthModel
 ///
 /// Fields are `key:value` separated by `, `; values may themselves contain `, ` (hardware
 /// `Watch6,1` does not, but names do), so a new field starts only at a known key.
-/// Mapped onto ``DeviceInfo``: name, manufacturer, model; `hardware` → hardware identifier;
+/// Mapped onto `DeviceInfo`: name, manufacturer, model; `hardware` → hardware identifier;
 /// `software` (else `firmware`) → firmware version. Other keys (localIdentifier, UDI, creation
 /// date) are not kept.
 public enum DeviceString {

@@ -3,7 +3,7 @@ import BandProtocol
 /// A walk or run session of the band, open or closed, with its totals summed from its minute
 /// records (docs/protocol.md, "Activity sessions").
 ///
-/// Kept in the store's app state while open (``stored``), so a session that a sync or a
+/// Kept in the store's app state while open (`stored`), so a session that a sync or a
 /// reconnect splits is summed across the batches and becomes one workout.
 /// Text form: `v1 <history ID hex> <next sequence> <activity> <start> <last minute> <offset>
 /// <start seen 0|1> <minutes> <steps> <dm> <0.1 kcal> <HR minutes> <HR sum> <HR max>`.

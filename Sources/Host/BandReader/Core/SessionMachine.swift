@@ -36,7 +36,7 @@ import BandProtocol
 /// | after | next |
 /// |---|---|
 /// | writer open, the spool holds entries from an earlier outage | replay the spool first, then go on |
-/// | a history sync failed on the store (``historyEnded``: its commit failed, so its acknowledgement was never sent) | nothing was acknowledged (the band keeps the records): report, retry the store at the next backoff instant; streaming goes on, a sync (`band sync`) waits on the link |
+/// | a history sync failed on the store (`historyEnded`: its commit failed, so its acknowledgement was never sent) | nothing was acknowledged (the band keeps the records): report, retry the store at the next backoff instant; streaming goes on, a sync (`band sync`) waits on the link |
 /// | a live write failed on the store | spool the minutes it held; report "store unreachable, N minutes spooled" |
 /// | live minutes due while the store is down | spool them (no store round trip) |
 /// | the retry instant came | replay the spool through the store's write path: it worked → the store is back, the owed history sync runs; it failed → the next, doubled delay (``storeRetry``, 1 s … 60 s) |

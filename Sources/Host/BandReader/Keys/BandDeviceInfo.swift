@@ -1,7 +1,7 @@
 /// What a band says about itself in its Device Information service (0x180A), plus its name.
 ///
 /// Becomes the store's device description of every sample written from this band, and the
-/// device part of each sample's sync identifier (``deviceIdentifier``).
+/// device part of each sample's sync identifier (`deviceIdentifier`).
 public struct BandDeviceInfo: Codable, Equatable, Sendable {
     public var name: String?
     public var manufacturer: String?

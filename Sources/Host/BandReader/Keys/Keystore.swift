@@ -11,7 +11,7 @@ import Glibc
 ///
 /// One JSON file, `$XDG_CONFIG_HOME/bandkit/keys.json` (`~/.config/bandkit/keys.json` when the
 /// variable is unset), mode 0600 in a 0700 directory. Written whole through
-/// ``SystemCalls/replaceFile(at:with:mode:)`` (temporary file set to 0600 before a byte is
+/// `SystemCalls/replaceFile(at:with:mode:)` (temporary file set to 0600 before a byte is
 /// written, fsynced, renamed over the old one, directory fsynced), so a crash or power cut leaves
 /// either the old or the new file, never half of one and never a moment where the key is
 /// world-readable.

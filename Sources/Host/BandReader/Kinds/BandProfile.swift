@@ -24,7 +24,7 @@ public struct BandProfile: Sendable {
     /// Device Information strings present, by characteristic UUID.
     public var deviceInformation: [BluetoothUUID: GATTCharacteristic]
     public var activity: ActivityService?
-    /// InfiniTime's step count (Motion service, ``InfiniTimeMotionService``), or nil.
+    /// InfiniTime's step count (Motion service, `InfiniTimeMotionService`), or nil.
     public var motionStepCount: GATTCharacteristic?
 
     public init(_ database: GATTDatabase) {

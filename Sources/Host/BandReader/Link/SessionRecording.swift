@@ -21,7 +21,7 @@ public final class SessionRecording {
     /// `bearer`, recording into this trace; the peer is ``BandAddress/recordedPeer``.
     ///
     /// A trace that cannot be written must not break the session it records: the first write
-    /// error is handed to `onError` once and recording stops (``RecordingFailurePolicy/report(_:)``).
+    /// error is handed to `onError` once and recording stops (`RecordingFailurePolicy/report(_:)`).
     public func wrap(_ bearer: any ATTBearer, address: BandAddress, onError: @escaping (String) -> Void) -> any ATTBearer {
         do throws(LinkError) {
             // 0x13 on close, as these traces have always said; `.report` never throws.

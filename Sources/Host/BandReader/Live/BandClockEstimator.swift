@@ -6,7 +6,7 @@ import FoundationEssentials
 ///
 /// One damaged notification must not drag the estimate away: once the rate is known (half a
 /// second of host time observed), an observation farther from the extrapolated time than
-/// ``window(after:)`` is held back, and only a run of ``outliersBeforeReset`` such observations
+/// `window(after:)` is held back, and only a run of ``outliersBeforeReset`` such observations
 /// in a row (the clock really was set) restarts the estimate from them.
 public struct BandClockEstimator: Sendable {
     public static let outliersBeforeReset = 3

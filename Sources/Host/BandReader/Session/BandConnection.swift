@@ -7,7 +7,7 @@ import BandWire
 /// everything the device pushes.
 ///
 /// Control point responses (indications on a control point) are queued per control point and
-/// picked up by ``request(_:on:what:timeout:)``; every other value goes to ``valueHandler``
+/// picked up by `request(_:on:what:timeout:)`; every other value goes to ``valueHandler``
 /// straight from the client's receive buffer. Waiting is one `poll()` over the link and the stop
 /// request, so Ctrl-C ends any wait at once.
 public final class BandConnection {

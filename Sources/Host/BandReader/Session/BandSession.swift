@@ -82,7 +82,7 @@ public final class BandSession {
     private var machine: SessionMachine
     private var live: LiveStream?
 
-    /// - Parameter store: the store, opened before connecting; the session's writer comes from it
+    /// `store` is the store, opened before connecting; the session's writer comes from it
     ///   once Device Information is read.
     public init(connection: BandConnection, address: String, pairing: PairedBand?, store: ReaderStore,
                 report: @escaping (ReaderEvent) -> Void) {

@@ -1,6 +1,6 @@
 import BandLink
 
-/// How a running session is asked to stop: Ctrl-C (through ``StopSignals``), a deadline reached
+/// How a running session is asked to stop: Ctrl-C (through `StopSignals`), a deadline reached
 /// by the caller, or a test. A descriptor that becomes readable wakes the session's `poll()`, so
 /// a stop takes effect at once, never after a sleep.
 public final class StopRequest {

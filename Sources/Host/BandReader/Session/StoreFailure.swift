@@ -27,9 +27,9 @@ public struct StoreFailure: Error, Equatable, Sendable, CustomStringConvertible 
 
     public var step: Step
     /// The store's error, when the failure was one (always, in practice: the writer's calls
-    /// throw ``HealthStoreError``).
+    /// throw `HealthStoreError`).
     public var error: HealthStoreError?
-    /// The failure's text, for anything that is not a ``HealthStoreError``.
+    /// The failure's text, for anything that is not a `HealthStoreError`.
     public var detail: String
 
     public init(_ step: Step, _ error: any Error) {
@@ -54,7 +54,7 @@ public struct StoreFailure: Error, Equatable, Sendable, CustomStringConvertible 
         return false
     }
 
-    /// The disk under the store is full (``DatabaseError/isStorageFull``): a stream keeps going
+    /// The disk under the store is full (`DatabaseError/isStorageFull`): a stream keeps going
     /// without the store, as for an unreachable one, until space is freed.
     public var isStorageFull: Bool {
         if case .database(let database)? = error { return database.isStorageFull }

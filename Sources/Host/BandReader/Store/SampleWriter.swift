@@ -9,7 +9,7 @@ import HealthStore
 /// Every minute becomes one sample per type, keyed by a sync identifier
 /// `<device>|<type>|<minute start, Unix seconds>`. History records are written with
 /// ``historySyncVersion`` and live minutes with ``liveSyncVersion`` (plus one per merge of
-/// another stream's readings for the same minute, see ``writeLive(_:batteryPercent:batteryTime:)``);
+/// another stream's readings for the same minute, see `writeLive(_:batteryPercent:batteryTime:)`);
 /// the store replaces a sample only by a greater version, so the band's record of a minute
 /// replaces the provisional live one, re-syncing the same record changes nothing, and a late
 /// live minute never overwrites history.
@@ -24,7 +24,7 @@ import HealthStore
 public final class SampleWriter {
     public static let app = AppIdentity(id: "bandkit.band", version: "1")
     /// Above every live version: a live minute merged from several streams gets a greater
-    /// version each time (see ``writeLive(_:batteryPercent:batteryTime:)``), and history must
+    /// version each time (see `writeLive(_:batteryPercent:batteryTime:)`), and history must
     /// still replace it. (Stores written before this held history at version 2; those samples
     /// are recognised by their `origin` metadata and never overwritten by live ones.)
     public static let historySyncVersion: Int64 = 1 << 32
@@ -80,11 +80,11 @@ public final class SampleWriter {
     /// after a crash either both are stored or neither. The band's sessions the batch closes are
     /// saved as workouts in the same transaction, and the one it leaves open is kept for the next
     /// batch (``WorkoutWriter``). Provisional live values the batch shows
-    /// the band never recorded (see ``supersededLiveSamples(_:after:)``) are deleted in the same
+    /// the band never recorded (see `supersededLiveSamples(_:after:)`) are deleted in the same
     /// transaction. `previous` is the cursor the batch continues from.
     ///
     /// The commit is durable against a power loss before this returns
-    /// (``Durability/beforeAcknowledgement``): the caller acknowledges the records next, and the
+    /// (`Durability/beforeAcknowledgement`): the caller acknowledges the records next, and the
     /// band erases what it acknowledged.
     @discardableResult
     public func commitHistory(_ records: [MinuteRecord], cursor: HistoryCursor, previous: HistoryCursor? = nil) throws -> StoreWrite {
@@ -170,7 +170,7 @@ public final class SampleWriter {
     /// Writes what a spool kept while the store was unreachable, through ``writeLive(_:batteryPercent:batteryTime:stepGaps:)``.
     /// Minutes the band's history already covers (at or before the stored cursor's last minute)
     /// are left out: the history sync that covered them deleted the live values the band did not
-    /// record (``supersededLiveSamples(_:after:)``), and a spool replayed later — a stale
+    /// record (`supersededLiveSamples(_:after:)`), and a spool replayed later — a stale
     /// gateway's — must not bring them back. Returns the minutes written.
     @discardableResult
     public func writeSpooled(_ minutes: [LiveMinute], batteryPercent: Int?, batteryTime: Date?, stepGaps: [StepGap]) throws -> Int {

@@ -3,7 +3,7 @@ import HealthAnalysis
 import HealthModel
 import HealthStore
 
-/// Scores the band's closed nights (HealthAnalysis's ``SleepScorer``) and stores them as
+/// Scores the band's closed nights (HealthAnalysis's `SleepScorer`) and stores them as
 /// `sleep-analysis` samples of `bandkit.band`, after each history sync.
 ///
 /// Input is what the band's history put in the store for this band (steps and heart rate per
@@ -14,7 +14,7 @@ import HealthStore
 /// never duplicates a night, and a night whose minutes changed is replaced, not added to.
 ///
 /// A night is *closed* once the band's history reaches the end of its window (noon the next
-/// day, ``SleepNight``): only then is it scored.
+/// day, `SleepNight`): only then is it scored.
 public struct SleepWriter {
     public static let type = CategoryType.sleepAnalysis
     public static let algorithm = "cole-kripke-1992+heart-rate/1"

@@ -18,7 +18,7 @@ public final class PeerRunner<Device: PeerDevice> {
         /// The host instant simulated time starts at (default: when ``run(stop:stopDescriptor:)``
         /// starts), so a test's clocks can share the runner's exactly.
         public var realStart: ContinuousClock.Instant?
-        /// Link security on the socket link (``SocketSecurityPDU`` envelopes before ATT): the
+        /// Link security on the socket link (`SocketSecurityPDU` envelopes before ATT): the
         /// device's SMP responder. Nil: such envelopes get ATT's Request Not Supported.
         public var security: SocketPairingResponder?
         public init() {}

@@ -7,7 +7,7 @@ import BandWire
 /// services and characteristics built once (``PeerTableBuilder``), values the peer's model sets
 /// (``setValue(_:_:)``), one Client Characteristic Configuration per notifying characteristic.
 ///
-/// Served by the one ``GATTServer``; this type owns only data and permissions: a read of a
+/// Served by the one `GATTServer`; this type owns only data and permissions: a read of a
 /// characteristic without the read property gets Read Not Permitted, a write without write
 /// property Write Not Permitted, a CCCD write of other than 2 bytes Invalid Attribute Value
 /// Length (Core 5.4 Vol 3 Part G §3.3.3.3), and a value write the peer's ``validate`` check

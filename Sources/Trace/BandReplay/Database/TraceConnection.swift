@@ -1,7 +1,7 @@
 /// Which end of a recorded link sent a PDU.
 ///
 /// A trace is recorded on one host (a phone's HCI log, `btmon`, or BandKit's own
-/// ``TraceRecorder``); its records say "sent" or "received" from that host's side.
+/// `TraceRecorder`); its records say "sent" or "received" from that host's side.
 /// Either end may be the GATT server, so the reconstruction names ends, not roles.
 public enum ATTSender: Hashable, Sendable, CustomStringConvertible {
     /// The host that recorded the trace (btsnoop "sent", host → controller).

@@ -3,7 +3,7 @@ import BandGATT
 import BandGATTServer
 import BandWire
 
-/// A recorded database as the attribute source of the one ``GATTServer``: the reconstructed
+/// A recorded database as the attribute source of the one `GATTServer`: the reconstructed
 /// table, the values the trace showed, and the CCCDs the live client configured.
 ///
 /// Where the trace is silent the answers are the ones a real server gives for something it

@@ -5,7 +5,7 @@ import BandLink
 import BandWire
 
 /// One live client served by a replay: answers its requests from the recorded database and
-/// pushes the recorded notifications on the recorded schedule, over any ``ATTBearer``.
+/// pushes the recorded notifications on the recorded schedule, over any `ATTBearer`.
 ///
 /// Single-threaded, one `poll()` per turn: the wait until the next push is due is the
 /// `poll()` timeout on the link (and the stop-signal pipe). `poll()` counts whole
@@ -46,7 +46,7 @@ public final class ReplayServeSession {
     /// Called after every push with (pushes done, pushes total).
     public var progress: ((Int, Int) -> Void)?
 
-    /// - Parameter authResponder: answers a BandKit band's Auth Control Point live (the
+    /// `authResponder` answers a BandKit band's Auth Control Point live (the
     ///   recorded answers to it are then dropped from the timeline); nil replays them as recorded.
     public init(database: RecordedGATTDatabase, timeline: NotificationTimeline, speed: ReplaySpeed,
                 serverMTU: Int? = nil, gateTimeout: Duration = .seconds(2), authResponder: ReplayAuthResponder? = nil) {

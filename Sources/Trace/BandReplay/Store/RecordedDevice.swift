@@ -13,7 +13,7 @@ public struct RecordedDevice: Equatable, Sendable {
     /// or whatever `--device` says.
     public var address: String?
 
-    /// Reads the strings the trace holds through the live reader's ``DeviceInformationMachine``;
+    /// Reads the strings the trace holds through the live reader's `DeviceInformationMachine`;
     /// values that are not UTF-8 are left out, as the live reader leaves them out.
     public init(database: RecordedGATTDatabase, peer: LEAddress?) {
         var readable: [DeviceInformationMachine.Field: UInt16] = [:]
@@ -39,13 +39,13 @@ public struct RecordedDevice: Equatable, Sendable {
     /// Whether the trace (or a flag) says enough to name the device: a serial number or an address.
     public var isIdentified: Bool { !(information.serialNumber ?? "").isEmpty || address != nil }
 
-    /// The sync-identifier prefix, as ``BandReaderService`` derives it (nil when unidentified).
+    /// The sync-identifier prefix, as `BandReaderService` derives it (nil when unidentified).
     public var deviceIdentifier: String? {
         guard isIdentified else { return nil }
         return information.deviceIdentifier(address: address ?? "")
     }
 
-    /// The store's description of the device, as ``BandReaderService`` builds it.
+    /// The store's description of the device, as `BandReaderService` builds it.
     public var storeDevice: DeviceInfo {
         DeviceInfo(name: information.name, manufacturer: information.manufacturer, model: information.model,
                    hardwareIdentifier: information.serialNumber ?? address,

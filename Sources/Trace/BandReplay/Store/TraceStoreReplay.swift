@@ -13,7 +13,7 @@ private struct PushKey: Hashable {
 }
 
 /// `bandsim replay --into`: a trace fed through the live reader's own handling into a health
-/// store, connection by connection (``RecordedSessionFeed``).
+/// store, connection by connection (`RecordedSessionFeed`).
 ///
 /// Two passes over the file. The first rebuilds each connection's GATT database and device
 /// identity (Device Information may be read anywhere in a trace, and the store writer needs
@@ -95,7 +95,7 @@ public final class TraceStoreReplay {
         self.options = options
     }
 
-    /// Replays into `store`. Throws ``Failure/damaged`` after replaying everything before the
+    /// Replays into `store`. Throws `Failure/damaged` after replaying everything before the
     /// damage (unless `keepGoing` skipped it), so the caller can exit 65 with the summary.
     public func run(into store: HealthStore) throws -> Summary {
         // Pass 1: databases and devices.

@@ -2,7 +2,7 @@ import BandATT
 import BandWire
 
 /// Where an ATT PDU keeps its handle and its attribute value, found by reading at most three
-/// bytes: the hot path never copies a PDU or builds a ``BandATT/ATTPDU``.
+/// bytes: the hot path never copies a PDU or builds a `BandATT/ATTPDU`.
 ///
 /// Which handle a PDU "is about" follows Wireshark's `btatt.handle` (ble-formats.md §5), so
 /// `bandsim decode --json` and `tshark -e btatt.handle` agree PDU for PDU:

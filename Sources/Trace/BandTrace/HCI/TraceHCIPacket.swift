@@ -9,7 +9,7 @@ import BandWire
 /// | datalink | packet type | direction | adapter |
 /// |---|---|---|---|
 /// | 1001 H1 | flags bit 1: 1 = command/event, 0 = ACL | flags bit 0: 1 = received | 0 |
-/// | 1002 H4 | first data byte (``HCIPacketType``) | flags bit 0: 1 = received | 0 |
+/// | 1002 H4 | first data byte (`HCIPacketType`) | flags bit 0: 1 = received | 0 |
 /// | 2001 monitor | flags bits 0–15 (``MonitorOpcode``) | from the opcode | flags bits 16–31 |
 public struct TraceHCIPacket {
     public var type: HCIPacketType

@@ -5,7 +5,7 @@ import BandHCI
 import BandLink
 import BandWire
 
-/// The one trace recorder: an ``ATTBearer`` that records everything it carries into a btsnoop
+/// The one trace recorder: an `ATTBearer` that records everything it carries into a btsnoop
 /// file (through an ``ATTTraceRecorder``) as the HCI traffic a controller would have shown the
 /// recording host — LE Connection Complete when recording starts, every PDU sent and received as
 /// ACL data on L2CAP CID 4, Disconnection Complete when the link closes. Wrap the link and use
@@ -40,6 +40,7 @@ public final class RecordingBearer: ATTBearer {
     /// Records `inner` as one connection: writes LE Connection Complete at once.
     ///
     /// - Parameters:
+    ///   - inner: the link whose traffic is recorded.
     ///   - recorder: the file and the HCI connection handle this connection is recorded under.
     ///   - vantage: whose host the trace shows (role in LE Connection Complete, direction of sends).
     ///   - peer: the device at the other end, as the controller's event would name it.

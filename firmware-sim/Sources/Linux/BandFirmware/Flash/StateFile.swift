@@ -6,7 +6,7 @@ import BandWire
 
 /// The `--state` file: the band's flash image on disk, replaced atomically.
 ///
-/// Saving goes through BandLink's ``SystemCalls/replaceFile(at:with:mode:)``: a temporary file
+/// Saving goes through BandLink's `SystemCalls/replaceFile(at:with:mode:)`: a temporary file
 /// beside it (mode 0600 set first), fsynced, renamed over `PATH` (atomic on POSIX file systems),
 /// then the directory fsynced so the rename itself survives a power cut: a crash leaves the old
 /// image or the new one, never a mix.
@@ -50,7 +50,7 @@ public enum StateFile {
         }
     }
 
-    /// Replaces the file at `path` with `image` (``SystemCalls/replaceFile(at:with:mode:)``).
+    /// Replaces the file at `path` with `image` (`SystemCalls/replaceFile(at:with:mode:)`).
     public static func save(_ image: FlashImage, to path: String) throws(Failure) {
         if case .failure(let error) = SystemCalls.live.replaceFile(at: path, with: image.serialized(), mode: 0o600) {
             throw .system(call: error.call, path: error.path, errno: error.errno.rawValue)

@@ -6,7 +6,7 @@ import BandProtocol
 import BandWire
 
 /// A simulated band: sensors, flash, clock and a GATT server on one ATT bearer at a time — the
-/// Linux shell around the band's services (BandFirmwareCore's ``BandServices``, the same code the
+/// Linux shell around the band's services (BandFirmwareCore's `BandServices`, the same code the
 /// chip's image runs), with the bearer, the kernel's CSPRNG and log lines as its host.
 ///
 /// Single-threaded and driven from outside, like firmware's main loop: ``advance(to:)`` moves
@@ -81,7 +81,7 @@ public final class SimulatedBand {
         receiveBuffer.deallocate()
     }
 
-    /// The records simulated before `start` (``BandConfiguration/historyDays``) were produced
+    /// The records simulated before `start` (`BandConfiguration/historyDays`) were produced
     /// inside `init`, before anyone could listen; this replays them from flash for `--truth`.
     public func replayStoredRecords(_ body: (UInt32, MinuteRecord) -> Void) {
         services.forEachStoredRecord(body)
