@@ -23,7 +23,9 @@ let strict: [SwiftSetting] = [
 
 let package = Package(
     name: "BandKit",
-    platforms: [.macOS(.v15)],
+    // No `platforms:` claim: BandKit builds and is tested on Linux only (Debian 12, Swift 6.3; the
+    // link layer is BlueZ, the system layer Glibc). OpenHealthKitShim is Apple's HealthKit on Apple
+    // platforms by `canImport`, without this package's other products.
     products: [
         // Libraries, one per room (a room may offer more than one).
         .library(name: "BandCore", targets: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandProtocol",

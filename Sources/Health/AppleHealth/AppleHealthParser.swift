@@ -1,4 +1,4 @@
-import CExpat
+internal import CExpat
 import FoundationEssentials
 import HealthModel
 

@@ -1,4 +1,4 @@
-import CCrypto
+internal import CCrypto
 
 /// Drains libcrypto's thread-local error queue into a ``CryptoError`` for `function`.
 func lastOpenSSLError(_ function: String) -> CryptoError {

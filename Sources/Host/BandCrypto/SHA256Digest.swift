@@ -1,4 +1,4 @@
-import CCrypto
+internal import CCrypto
 
 /// A 32-byte SHA-256-sized value (an HMAC-SHA256 tag), stored inline.
 ///

@@ -1,4 +1,4 @@
-import CExpat
+internal import CExpat
 
 /// Expat set up to read untrusted XML in pieces: elements and attributes only, no DOM.
 ///

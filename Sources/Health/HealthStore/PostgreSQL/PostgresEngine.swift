@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CPostgres
+internal import CPostgres
 
 /// The PostgreSQL engine: one libpq connection.
 ///

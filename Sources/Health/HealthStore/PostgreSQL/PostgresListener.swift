@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CPostgres
+internal import CPostgres
 
 /// Waits for commits announced on PostgreSQL (`LISTEN bandkit_changes`), on a connection of its
 /// own so that the store's connection stays free while a reader waits.

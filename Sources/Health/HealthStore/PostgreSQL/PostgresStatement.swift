@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CPostgres
+internal import CPostgres
 
 /// A statement on PostgreSQL: translated once (``PostgresDialect``), prepared on the server as a
 /// named statement (the server infers each parameter's type from where it is used, so bad SQL

@@ -1,4 +1,4 @@
-import CSQLite
+internal import CSQLite
 
 /// The SQLite engine: one `sqlite3` connection in WAL mode.
 ///

@@ -1,4 +1,4 @@
-import CSQLite
+internal import CSQLite
 
 /// A prepared SQLite statement, finalized when released.
 final class SQLiteStatement: EngineStatement {

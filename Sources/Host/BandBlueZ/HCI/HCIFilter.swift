@@ -1,5 +1,5 @@
 import BandHCI
-import CBlueZ
+internal import CBlueZ
 
 /// The raw HCI socket filter (`struct hci_filter`, `SOL_HCI`/`HCI_FILTER`): which packet
 /// types and event codes the kernel delivers to this socket.

@@ -1,7 +1,7 @@
 import BandHCI
 import BandLink
 import BandWire
-import CBlueZ
+internal import CBlueZ
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,4 @@
-import CBlueZ
+internal import CBlueZ
 
 /// `BT_SECURITY` levels (`<bluetooth/bluetooth.h>`), as the kernel maps them onto LE
 /// (net/bluetooth/smp.c): low = no encryption, medium = encrypted (Just Works pairing is

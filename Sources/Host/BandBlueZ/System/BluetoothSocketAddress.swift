@@ -1,6 +1,6 @@
 import BandLink
 import BandWire
-import CBlueZ
+internal import CBlueZ
 #if canImport(Glibc)
 import Glibc
 #endif
