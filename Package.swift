@@ -4,7 +4,7 @@
 // Layers flow one way (see docs/architecture.md):
 //   BandWire → BandATT → BandGATT / BandProtocol → BandTrace, BandGATTClient, BandFirmware
 //   HealthModel → HealthStore;  BandReader joins the band side to the store.
-// Only BandBlueZ (CBlueZ), HealthStore (CSQLite, CPostgres), BandCrypto (CCrypto) and AppleHealth (CExpat, CZlib) link C libraries.
+// Only BandBlueZ (CBlueZ), HealthStore (CSQLite), HealthStorePostgreSQL (CPostgres), BandCrypto (CCrypto) and AppleHealth (CExpat, CZlib) link C libraries.
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -65,7 +65,11 @@ let package = Package(
 
         // The health store.
         .target(name: "HealthModel", dependencies: ["SystemRandom"], swiftSettings: strict),
-        .target(name: "HealthStore", dependencies: ["CSQLite", "CPostgres", "HealthModel"], swiftSettings: strict),
+        .target(name: "HealthStore", dependencies: ["CSQLite", "HealthModel"], swiftSettings: strict),
+        // The store's PostgreSQL engine (libpq), opt-in: a program links it and calls
+        // HealthStore.enablePostgreSQL() to open postgresql:// stores; others link no libpq.
+        .target(name: "HealthStorePostgreSQL", dependencies: ["HealthStore", "CPostgres"],
+                path: "Sources/Health/HealthStorePostgreSQL", swiftSettings: strict),
         // Pure analysis of stored minutes (sleep scoring): no I/O, no store, Foundation only.
         .target(name: "HealthAnalysis", swiftSettings: strict),
         // The dashboard's HTTP server: libmicrohttpd (CMicroHTTPD) behind a small GET-only API.
@@ -140,12 +144,12 @@ let package = Package(
             name: "bandsim",
             dependencies: ["CommandKit", "BandWire", "BandATT", "BandGATT", "BandProtocol", "BandTrace",
                            "BandLink", "BandBlueZ", "BandFirmware", "BandPeers", "BandReader", "BandReplay", "HealthStore",
-                           "FirmwareBridge", "UARTFraming", "SystemRandom", "SocketSecurity"],
+                           "HealthStorePostgreSQL", "FirmwareBridge", "UARTFraming", "SystemRandom", "SocketSecurity"],
             path: "firmware-sim/Sources/bandsim",
             swiftSettings: strict),
         .executableTarget(
             name: "band",
-            dependencies: ["CommandKit", "BandGATT", "BandProtocol", "BandLink", "BandBlueZ", "BandReader", "HealthStore", "HealthModel",
+            dependencies: ["CommandKit", "BandGATT", "BandProtocol", "BandLink", "BandBlueZ", "BandReader", "HealthStore", "HealthStorePostgreSQL", "HealthModel",
                            "SocketSecurity", "SystemRandom"],
             swiftSettings: strict,
             // The Swift runtime and FoundationEssentials linked in (docs/architecture.md, "Foundation
@@ -161,12 +165,12 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(
             name: "health",
-            dependencies: ["CommandKit", "HealthModel", "HealthStore", "HealthAnalysis", "AppleHealth", "HealthHTTP", "FitFile"],
+            dependencies: ["CommandKit", "HealthModel", "HealthStore", "HealthStorePostgreSQL", "HealthAnalysis", "AppleHealth", "HealthHTTP", "FitFile"],
             swiftSettings: strict),
 
         // Tests.
         .target(name: "BandTestSupport", dependencies: ["BandWire", "BandLink"], path: "Tests/BandTestSupport"),
-        .target(name: "HealthTestSupport", dependencies: ["HealthModel", "HealthStore", "FitFile"], path: "Tests/HealthTestSupport"),
+        .target(name: "HealthTestSupport", dependencies: ["HealthModel", "HealthStore", "HealthStorePostgreSQL", "FitFile"], path: "Tests/HealthTestSupport"),
         .testTarget(name: "BandWireTests", dependencies: ["BandWire", "BandTestSupport"]),
         .testTarget(name: "BandATTTests", dependencies: ["BandWire", "BandATT", "BandTestSupport"]),
         .testTarget(name: "BandGATTTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandTestSupport"]),
@@ -179,15 +183,19 @@ let package = Package(
         .testTarget(name: "BandGATTClientTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandLink", "BandGATTClient", "BandTestSupport"]),
         .testTarget(name: "SystemRandomTests", dependencies: ["SystemRandom"]),
         .testTarget(name: "SocketSecurityTests", dependencies: ["SocketSecurity", "BandWire", "BandLink", "BandTestSupport"]),
-        .testTarget(name: "HealthAnalysisTests", dependencies: ["HealthAnalysis", "BandFirmware", "BandProtocol"]),
+        .testTarget(name: "HealthAnalysisTests", dependencies: ["HealthAnalysis"]),
+        .testTarget(name: "HealthHTTPTests", dependencies: ["HealthHTTP"]),
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel", "HealthTestSupport"]),
         .testTarget(name: "AppleHealthTests", dependencies: ["AppleHealth", "HealthModel"]),
         .testTarget(name: "FitFileTests", dependencies: ["FitFile", "BandWire", "HealthTestSupport"]),
-        .testTarget(name: "HealthStoreTests", dependencies: ["CPostgres", "HealthModel", "HealthStore", "HealthTestSupport"]),
+        .testTarget(name: "HealthStoreTests", dependencies: ["HealthModel", "HealthStore", "HealthTestSupport"]),
+        .testTarget(name: "HealthStorePostgreSQLTests", dependencies: ["CPostgres", "HealthModel", "HealthStore", "HealthStorePostgreSQL", "HealthTestSupport"]),
         // The `health` command run as a process (the built binary beside the test bundle).
         .testTarget(name: "HealthCommandTests", dependencies: ["HealthModel", "HealthStore", "HealthTestSupport", "FitFile"]),
         .testTarget(name: "BandPeersTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandPeers"],
                     path: "firmware-sim/Tests/BandPeersTests"),
+        .testTarget(name: "BandFirmwareCoreTests", dependencies: ["BandFirmwareCore", "BandProtocol"],
+                    path: "firmware-sim/Tests/BandFirmwareCoreTests"),
         .testTarget(name: "BandFirmwareTests", dependencies: ["BandWire", "BandProtocol", "BandLink", "BandFirmware", "BandTestSupport"],
                     path: "firmware-sim/Tests/BandFirmwareTests"),
         .testTarget(name: "FirmwareCryptoTests", dependencies: ["FirmwareCrypto", "BandCrypto"],

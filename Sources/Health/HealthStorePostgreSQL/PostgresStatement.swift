@@ -1,7 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CPostgres
+internal import CPostgres
+internal import HealthStore
 
 /// A statement on PostgreSQL: translated once (``PostgresDialect``), prepared on the server as a
 /// named statement (the server infers each parameter's type from where it is used, so bad SQL
