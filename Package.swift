@@ -9,7 +9,7 @@
 //   Sources/Host        links (BlueZ, sockets), HCI, the GATT client, link security, the reader session.
 //   Sources/Trace       captures: decoding (btsnoop, pcapng, air) and replay.
 //   Sources/Simulation  simulated peers (InfiniTime, a heart-rate strap) and the QEMU firmware bridge.
-//   Sources/Health      the store (SQLite), its analysis, its file formats, its dashboard, HealthKit's API.
+//   Sources/Health      the store (SQLite; PostgreSQL opt-in), its analysis, its file formats, its dashboard, HealthKit's API.
 //   Sources/Commands    the executables, thin over the libraries.
 //   Sources/C           C libraries from Debian packages (only the link, the store, the file formats,
 //                       the dashboard and the crypto oracle touch C).
@@ -37,6 +37,8 @@ let package = Package(
         .library(name: "BandFirmware", targets: ["BandFirmwareCore", "ChipRuntime", "BandFirmware"]),
         .library(name: "BandSimulation", targets: ["BandPeers", "FirmwareBridge"]),
         .library(name: "HealthStore", targets: ["HealthModel", "HealthStore"]),
+        // PostgreSQL for the store, opt-in: the only product that links libpq.
+        .library(name: "HealthStorePostgreSQL", targets: ["HealthStorePostgreSQL"]),
         .library(name: "HealthAnalysis", targets: ["HealthAnalysis"]),
         .library(name: "HealthFormats", targets: ["AppleHealth", "FitFile"]),
         .library(name: "HealthDashboard", targets: ["HealthHTTP"]),
@@ -138,8 +140,11 @@ let package = Package(
 
         // MARK: Sources/Health — the store and what reads and writes it.
         .target(name: "HealthModel", dependencies: ["SystemRandom"], path: "Sources/Health/HealthModel", swiftSettings: strict),
-        .target(name: "HealthStore", dependencies: ["CSQLite", "CPostgres", "HealthModel"], path: "Sources/Health/HealthStore",
-                swiftSettings: strict),
+        .target(name: "HealthStore", dependencies: ["CSQLite", "HealthModel"], path: "Sources/Health/HealthStore", swiftSettings: strict),
+        // The store's PostgreSQL engine (libpq), opt-in: a program links it and calls
+        // HealthStore.enablePostgreSQL() to open postgresql:// stores; others link no libpq.
+        .target(name: "HealthStorePostgreSQL", dependencies: ["HealthStore", "CPostgres"],
+                path: "Sources/Health/HealthStorePostgreSQL", swiftSettings: strict),
         // Pure analysis of stored minutes (sleep scoring): no I/O, no store, Foundation only.
         .target(name: "HealthAnalysis", path: "Sources/Health/HealthAnalysis", swiftSettings: strict),
         // Apple Health's export.zip / export.xml: streaming XML (expat), zip members (zlib), the writer.
@@ -161,12 +166,12 @@ let package = Package(
             name: "bandsim",
             dependencies: ["CommandKit", "BandWire", "BandATT", "BandGATT", "BandProtocol", "BandTrace",
                            "BandLink", "BandBlueZ", "BandFirmware", "BandPeers", "BandReader", "BandReplay", "HealthStore",
-                           "FirmwareBridge", "UARTFraming", "SystemRandom", "SocketSecurity"],
+                           "HealthStorePostgreSQL", "FirmwareBridge", "UARTFraming", "SystemRandom", "SocketSecurity"],
             path: "Sources/Commands/bandsim", swiftSettings: strict),
         .executableTarget(
             name: "band",
-            dependencies: ["CommandKit", "BandGATT", "BandProtocol", "BandLink", "BandBlueZ", "BandReader", "HealthStore", "HealthModel",
-                           "SocketSecurity", "SystemRandom"],
+            dependencies: ["CommandKit", "BandGATT", "BandProtocol", "BandLink", "BandBlueZ", "BandReader", "HealthStore", "HealthStorePostgreSQL",
+                           "HealthModel", "SocketSecurity", "SystemRandom"],
             path: "Sources/Commands/band", swiftSettings: strict,
             // The Swift runtime and FoundationEssentials linked in (docs/architecture.md, "Foundation
             // and linking"). The modules are compiled against the shared toolchain's module files, whose
@@ -180,12 +185,13 @@ let package = Package(
                           path: "Sources/Commands/bandradio", swiftSettings: strict),
         .executableTarget(
             name: "health",
-            dependencies: ["CommandKit", "HealthModel", "HealthStore", "HealthAnalysis", "AppleHealth", "HealthHTTP", "FitFile"],
+            dependencies: ["CommandKit", "HealthModel", "HealthStore", "HealthStorePostgreSQL", "HealthAnalysis", "AppleHealth", "HealthHTTP",
+                           "FitFile"],
             path: "Sources/Commands/health", swiftSettings: strict),
 
         // MARK: Tests — one test target per library target; shared helpers in support targets.
         .target(name: "BandTestSupport", dependencies: ["BandWire", "BandLink"], path: "Tests/BandTestSupport"),
-        .target(name: "HealthTestSupport", dependencies: ["HealthModel", "HealthStore", "FitFile"], path: "Tests/HealthTestSupport"),
+        .target(name: "HealthTestSupport", dependencies: ["HealthModel", "HealthStore", "HealthStorePostgreSQL", "FitFile"], path: "Tests/HealthTestSupport"),
         .testTarget(name: "BandWireTests", dependencies: ["BandWire", "BandTestSupport"]),
         .testTarget(name: "BandATTTests", dependencies: ["BandWire", "BandATT", "BandTestSupport"]),
         .testTarget(name: "BandGATTTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandTestSupport"]),
@@ -211,13 +217,18 @@ let package = Package(
                     dependencies: ["ChipRuntime", "FirmwareCrypto", "UARTFraming", "BandFirmware", "BandFirmwareCore", "BandProtocol",
                                    "BandLink", "BandWire", "BandATT"],
                     path: "firmware-sim/Tests/ChipRuntimeTests"),
+        .testTarget(name: "BandFirmwareCoreTests", dependencies: ["BandFirmwareCore", "BandProtocol"],
+                    path: "firmware-sim/Tests/BandFirmwareCoreTests"),
         .testTarget(name: "BandFirmwareTests", dependencies: ["BandWire", "BandProtocol", "BandLink", "BandFirmware", "BandTestSupport"],
                     path: "firmware-sim/Tests/BandFirmwareTests"),
         .testTarget(name: "BandPeersTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandPeers"]),
         .testTarget(name: "FirmwareBridgeTests", dependencies: ["FirmwareBridge", "UARTFraming"]),
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel", "HealthTestSupport"]),
-        .testTarget(name: "HealthStoreTests", dependencies: ["CPostgres", "HealthModel", "HealthStore", "HealthTestSupport"]),
-        .testTarget(name: "HealthAnalysisTests", dependencies: ["HealthAnalysis", "BandFirmware", "BandProtocol"]),
+        .testTarget(name: "HealthStoreTests", dependencies: ["HealthModel", "HealthStore", "HealthTestSupport"]),
+        .testTarget(name: "HealthStorePostgreSQLTests",
+                    dependencies: ["CPostgres", "HealthModel", "HealthStore", "HealthStorePostgreSQL", "HealthTestSupport"]),
+        .testTarget(name: "HealthAnalysisTests", dependencies: ["HealthAnalysis"]),
+        .testTarget(name: "HealthHTTPTests", dependencies: ["HealthHTTP"]),
         .testTarget(name: "AppleHealthTests", dependencies: ["AppleHealth", "HealthModel"]),
         .testTarget(name: "FitFileTests", dependencies: ["FitFile", "BandWire", "HealthTestSupport"]),
         .testTarget(name: "OpenHealthKitTests", dependencies: ["OpenHealthKit", "HealthModel", "HealthStore", "HealthTestSupport"]),

@@ -7,6 +7,7 @@ The manifest is read through `swift package dump-package` (the resolved JSON, no
 imports from each target's sources (`import M`, `@testable import M`, `public/internal/package import M`,
 `@_implementationOnly import M`, `import struct M.T`), `#if canImport(M)` blocks included.
 Modules outside the package (Foundation, Glibc, Testing, …) are not this check's business.
+It also checks which targets reach the C libraries only some programs may link (LINKED_ONLY_BY).
 
     python3 scripts/check-manifest.py [--graph]     # --graph: print the module graph (Mermaid) instead
 """
@@ -41,6 +42,28 @@ def imports_of(directory):
                     if match:
                         found.add(match.group(1))
     return found
+
+
+# C libraries only some programs may link: the targets (tests and test support aside) that reach
+# each one, directly or through other targets. A consumer of the store needs no libpq (PostgreSQL
+# is opt-in: HealthStorePostgreSQL), and only the dashboard's server needs libmicrohttpd.
+LINKED_ONLY_BY = {
+    "CPostgres": {"HealthStorePostgreSQL", "health", "band", "bandsim"},
+    "CMicroHTTPD": {"HealthHTTP", "health"},
+}
+
+
+def reaching(module, declared, targets):
+    """The non-test targets whose dependency closure holds `module`."""
+    def closure(name, seen):
+        for dep in declared.get(name, ()):
+            if dep not in seen:
+                seen.add(dep)
+                closure(dep, seen)
+        return seen
+    return {t["name"] for t in targets
+            if t["type"] not in ("test", "system") and not t["name"].endswith("TestSupport")
+            and module in closure(t["name"], set())}
 
 
 def main():
@@ -79,6 +102,12 @@ def main():
             problems.append(f"{name}: imports {module}, which Package.swift does not declare")
         for module in sorted(declared[name] - used):
             problems.append(f"{name}: declares {module}, which none of its files imports")
+    for module, expected in LINKED_ONLY_BY.items():
+        actual = reaching(module, declared, targets)
+        for name in sorted(actual - expected):
+            problems.append(f"{name}: links {module}, which only {', '.join(sorted(expected))} may")
+        for name in sorted(expected - actual):
+            problems.append(f"{name}: expected to link {module} but does not (update LINKED_ONLY_BY)")
     for line in problems:
         print(f"check-manifest: {line}")
     if problems:

@@ -36,7 +36,7 @@ import Testing
         }
 
         func connect() throws -> Connection {
-            if TemporaryStore.usesPostgreSQL { return Connection(engine: try PostgresEngine.connect(url: path).get()) }
+            if TemporaryStore.usesPostgreSQL { return Connection(engine: try #require(PostgreSQLEngines.registered).connect(url: path, readOnly: false).get()) }
             return Connection(engine: try SQLiteEngine.open(path: path, create: true).get())
         }
     }

@@ -140,28 +140,6 @@ import Testing
         #expect(try temp.store.waitForChanges(after: mark, timeout: .seconds(60)) == temp.store.currentAnchor())
     }
 
-    /// On PostgreSQL the NOTIFY payload names the person (`schema/person-id`): a listener of the
-    /// default person's feed reads ana's notification and sleeps on; its own wakes it. Commits'
-    /// notifications arrive in commit order, so when its own has woken it, ana's was read first.
-    @Test(.enabled(if: TemporaryStore.usesPostgreSQL))
-    func aListenerWakesOnlyForItsOwnPersonsNotifications() throws {
-        let watch = try temp.store.changeWatch()
-        let listener = try #require(watch.watch as? PostgresListener)
-        #expect(listener.payload.hasSuffix("/\(temp.store.personID)"))
-        try ana.write(as: .owner) { try $0.save(steps(5, "2026-11-30T08:00:00Z", "2026-11-30T08:01:00Z")) }
-        try temp.store.write(as: .owner) { try $0.save(steps(6, "2026-11-30T08:00:00Z", "2026-11-30T08:01:00Z")) }
-        for _ in 0..<120 where listener.wakes == 0 { try listener.wait(milliseconds: 1_000) }
-        #expect(listener.wakes == 1)
-        #expect(listener.ignored == 1)
-        // And a listener of ana's feed wakes for ana's commit only.
-        let anasListener = try #require(try ana.changeWatch().watch as? PostgresListener)
-        try temp.store.write(as: .owner) { try $0.save(steps(7, "2026-11-30T09:00:00Z", "2026-11-30T09:01:00Z")) }
-        try ana.write(as: .owner) { try $0.save(steps(8, "2026-11-30T09:00:00Z", "2026-11-30T09:01:00Z")) }
-        for _ in 0..<120 where anasListener.wakes == 0 { try anasListener.wait(milliseconds: 1_000) }
-        #expect(anasListener.wakes == 1)
-        #expect(anasListener.ignored == 1)
-    }
-
     @Test func characteristicsArePerPerson() throws {
         try ana.setCharacteristic(.dateOfBirth, "1990-05-17")
         #expect(try ana.characteristics(as: .owner).dateOfBirth?.year == 1990)

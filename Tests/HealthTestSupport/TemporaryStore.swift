@@ -1,6 +1,7 @@
 import Foundation
 import HealthModel
 import HealthStore
+import HealthStorePostgreSQL
 
 /// A fresh store for one test, removed when the test ends: a file in a fresh temporary
 /// directory, or, when `BANDKIT_TEST_POSTGRES_URL` names a PostgreSQL database
@@ -13,8 +14,10 @@ public final class TemporaryStore {
     private let schema: String?
 
     /// The PostgreSQL database the store tests run against, or nil for SQLite files.
+    /// Reading it first registers the PostgreSQL engine, so that the store suites open URLs.
     public static let postgresURL: String? = {
         guard let url = ProcessInfo.processInfo.environment["BANDKIT_TEST_POSTGRES_URL"], !url.isEmpty else { return nil }
+        HealthStore.enablePostgreSQL()
         return url
     }()
 

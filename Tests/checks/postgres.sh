@@ -3,7 +3,8 @@
 # and pg_ctl as an unprivileged user, a Unix socket in a temporary directory, stopped on EXIT
 # also when a test fails), then runs the store-level test suites against it: every test that
 # makes its store with TemporaryStore gets a fresh schema in that database
-# (BANDKIT_TEST_POSTGRES_URL). WorkoutFilesCommandTests run too (FIT import, GPX/TCX/FIT export).
+# (BANDKIT_TEST_POSTGRES_URL), and the engine's own suites (HealthStorePostgreSQLTests: libpq's layer,
+# batches, LISTEN/NOTIFY). WorkoutFilesCommandTests run too (FIT import, GPX/TCX/FIT export).
 # AppleHealthImportTests run too: `health import export.zip|xml`
 # and `health export --format apple-health` as processes on a PostgreSQL store (the bulk write
 # path, merged hours, the streaming export, rollback of a killed import). ServeCommandTests run
@@ -21,7 +22,7 @@ source "$root/Tests/support/postgres-cluster.sh"
 postgres_cluster_start
 cd "$root"
 echo "==> store suites, Apple Health import and the dashboard server on PostgreSQL ($BANDKIT_TEST_POSTGRES_URL)"
-postgres_cluster_swift_test postgres 'HealthStoreTests|AppleHealthImportTests|ServeCommandTests|WorkoutFilesCommandTests'
+postgres_cluster_swift_test postgres 'HealthStoreTests|HealthStorePostgreSQLTests|AppleHealthImportTests|ServeCommandTests|WorkoutFilesCommandTests'
 # The outage test stops the server: alone, so no other suite's connection dies under it.
 echo "==> the dashboard's change feed through a server outage (alone on the cluster)"
 BANDKIT_TEST_POSTGRES_OUTAGE=1 postgres_cluster_swift_test postgres-outage 'ServeCommandTests/liveEventsOnPostgreSQLComeFromOneListeningConnection'

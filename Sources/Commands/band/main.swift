@@ -1,4 +1,6 @@
 import CommandKit
+import HealthStore
+import HealthStorePostgreSQL
 
 struct Root: Command {
     static let configuration = CommandConfiguration(
@@ -14,4 +16,6 @@ struct Root: Command {
                       DevicesCommand.self, ForgetCommand.self])
 }
 
+// Stores (--store, --into, BANDKIT_STORE) may be postgresql:// URLs as well as files.
+HealthStore.enablePostgreSQL()
 CommandRunner.main(Root.self)

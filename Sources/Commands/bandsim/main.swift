@@ -1,4 +1,6 @@
 import CommandKit
+import HealthStore
+import HealthStorePostgreSQL
 
 struct Root: Command {
     static let configuration = CommandConfiguration(
@@ -11,4 +13,6 @@ struct Root: Command {
         ])
 }
 
+// Stores (--store, --into, BANDKIT_STORE) may be postgresql:// URLs as well as files.
+HealthStore.enablePostgreSQL()
 CommandRunner.main(Root.self)

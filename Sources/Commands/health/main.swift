@@ -1,4 +1,6 @@
 import CommandKit
+import HealthStore
+import HealthStorePostgreSQL
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -17,5 +19,7 @@ struct Health: Command {
                       WorkoutsCommand.self, PeopleCommand.self])
 }
 
+// --store and BANDKIT_STORE accept postgresql:// URLs as well as files.
+HealthStore.enablePostgreSQL()
 let code = CommandRunner.run(Health.self, arguments: GlobalOptions.movingStoreAfterSubcommand(GlobalOptions.expandingShortOptions(Array(CommandLine.arguments.dropFirst()))))
 exit(code.rawValue)

@@ -6,7 +6,7 @@ import HealthModel
 ///
 /// It owns one wake-up source for its whole life: on a SQLite store an inotify watch of the
 /// store's directory (wakes when any process writes the `-wal` file); on PostgreSQL one connection
-/// of its own that LISTENs for the writers' `NOTIFY bandkit_changes` (`PostgresListener`).
+/// of its own that LISTENs for the writers' `NOTIFY bandkit_changes` (module HealthStorePostgreSQL).
 /// So a stream that waits in one-second slices for a year opens one connection, not one per
 /// slice, and a notification that arrives between two slices waits in that connection's queue
 /// instead of being lost with a closed one. Each wake (and at least every `recheckInterval`)
@@ -21,7 +21,9 @@ public final class ChangeWatch {
     init(store: HealthStore) throws {
         self.store = store
         switch store.location {
-        case .postgresql(let url): watch = try PostgresListener(url: url, person: store.personID)
+        case .postgresql(let url):
+            guard let postgreSQL = store.postgreSQL else { throw PostgreSQLEngines.missing(url) }
+            watch = try postgreSQL.listener(url: url, person: store.personID)
         case .file:
             let directory = StoreFile.directory(of: store.path)
             watch = DirectoryWatch(directory: directory.isEmpty ? "." : directory)
@@ -54,3 +56,10 @@ extension HealthStore {
     /// A wait for changes to keep and reuse (``ChangeWatch``); opens its PostgreSQL connection now.
     public func changeWatch() throws -> ChangeWatch { try ChangeWatch(store: self) }
 }
+
+/// Something a reader sleeps on until another process may have committed.
+package protocol ChangeWaiting {
+    func wait(milliseconds: Int32) throws
+}
+
+extension DirectoryWatch: ChangeWaiting {}

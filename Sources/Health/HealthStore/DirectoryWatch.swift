@@ -53,7 +53,8 @@ final class DirectoryWatch {
 }
 
 /// A POSIX error number.
-struct Errno: Error, Hashable, CustomStringConvertible {
-    var rawValue: Int32
-    var description: String { String(cString: strerror(rawValue)) }
+package struct Errno: Error, Hashable, CustomStringConvertible {
+    package var rawValue: Int32
+    package init(rawValue: Int32) { self.rawValue = rawValue }
+    package var description: String { String(cString: strerror(rawValue)) }
 }

@@ -20,6 +20,8 @@ public final class HealthStore: @unchecked Sendable {
     public let path: String
     /// Where the store lives, credentials included (never printed: see ``path``).
     let location: StoreLocation
+    /// The engine a `postgresql://` location was opened with (nil for a file).
+    let postgreSQL: (any PostgreSQLSupport)?
     let connection: Connection
     /// Recursive so that a query made inside a `write` closure (same thread) runs inside that
     /// transaction and sees its uncommitted samples, instead of deadlocking.
@@ -70,13 +72,24 @@ public final class HealthStore: @unchecked Sendable {
     /// characteristics this instance reads and writes; nil is the default person (every store's
     /// first, the only one a store written before people existed has). An unknown name throws
     /// ``HealthStoreError/unknownPerson(_:)``.
-    public init(path: String, cacheKiB: Int = HealthStore.defaultCacheKiB, readOnly: Bool = false,
-                person personName: String? = nil) throws {
+    ///
+    /// Opening a PostgreSQL URL needs the engine of module HealthStorePostgreSQL, registered once
+    /// with `HealthStore.enablePostgreSQL()`; without it the open fails saying so.
+    public convenience init(path: String, cacheKiB: Int = HealthStore.defaultCacheKiB, readOnly: Bool = false,
+                            person personName: String? = nil) throws {
+        try self.init(path: path, cacheKiB: cacheKiB, readOnly: readOnly, person: personName,
+                      postgreSQL: PostgreSQLEngines.registered)
+    }
+
+    /// ``init(path:cacheKiB:readOnly:person:)`` with the PostgreSQL engine given (nil: none linked).
+    init(path: String, cacheKiB: Int, readOnly: Bool, person personName: String?,
+         postgreSQL: (any PostgreSQLSupport)?) throws {
         let location: StoreLocation
-        do { location = try StoreLocation.parse(path) } catch {
+        do { location = try StoreLocation.parse(path, connectionInfoProblem: postgreSQL?.connectionInfoProblem) } catch {
             throw HealthStoreError.file(path: error.url, reason: "is not a valid PostgreSQL URL: \(error.reason)")
         }
         self.location = location
+        self.postgreSQL = postgreSQL
         let path = location.redacted
         self.path = path
         isReadOnly = readOnly
@@ -87,8 +100,9 @@ public final class HealthStore: @unchecked Sendable {
         }
         let connection: Connection
         if case .postgresql(let url) = location {
+            guard let postgreSQL else { throw PostgreSQLEngines.missing(url) }
             connection = try step("connect") {
-                Connection(engine: try PostgresEngine.connect(url: url, readOnly: readOnly).get())
+                Connection(engine: try postgreSQL.connect(url: url, readOnly: readOnly).get())
             }
             if readOnly {
                 let applied = try step("read the schema") { try HealthStore.appliedMigrations(connection) }

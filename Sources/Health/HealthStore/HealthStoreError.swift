@@ -45,7 +45,7 @@ public enum HealthStoreError: Error, Hashable, Sendable, CustomStringConvertible
 
 extension Result where Failure == DatabaseError {
     /// Unwraps into the public error type (the third layer's throwing API).
-    func get() throws(HealthStoreError) -> Success {
+    package func get() throws(HealthStoreError) -> Success {
         switch self {
         case .success(let value): return value
         case .failure(let error): throw .database(error)

@@ -55,7 +55,7 @@ extension WriteTransaction {
     public func save(_ samples: [SampleToSave]) throws(BatchSaveError) -> [SaveOutcome] {
         var outcomes: [SaveOutcome] = []
         outcomes.reserveCapacity(samples.count)
-        let batches = connection.engine is PostgresEngine
+        let batches = connection.kind == .postgresql
         var pending: [(index: Int, row: CheckedRow)] = []
         for (index, sample) in samples.enumerated() {
             // A refused sample is reported after the samples before it are written, as one by one.

@@ -76,8 +76,8 @@ public final class WriteTransaction {
             let update = try connection.cached("UPDATE change_counter SET anchor = ? WHERE id = 1").get()
             update.bind(1, anchor)
             try update.run().get()
-            if connection.engine is PostgresEngine {
-                let announce = try connection.cached(PostgresEngine.announceCommitSQL).get()
+            if connection.kind == .postgresql {
+                let announce = try connection.cached(PostgreSQLNotifications.announceCommitSQL).get()
                 announce.bind(1, String(store.personID))
                 try announce.run().get()
             }

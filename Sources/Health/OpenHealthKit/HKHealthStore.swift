@@ -16,7 +16,8 @@ public enum HKAuthorizationStatus: Int, Sendable {
 /// HealthKit's entry point over BandKit's store (`HKHealthStore`).
 ///
 /// The store is `BANDKIT_STORE` (else `$XDG_DATA_HOME/bandkit/health.sqlite`), a file or a
-/// `postgresql://` URL, opened on first use; the app is `BANDKIT_APP_ID` (else the process's
+/// `postgresql://` URL (the app then links HealthStorePostgreSQL and calls
+/// `HealthStore.enablePostgreSQL()` once), opened on first use; the app is `BANDKIT_APP_ID` (else the process's
 /// name). ``init(appIdentifier:appVersion:storePath:person:)`` names both explicitly. A store
 /// that cannot be opened makes every call fail with ``HKError/Code/errorDatabaseInaccessible``
 /// and the reason. Completion handlers run on a background queue, as HealthKit's do.

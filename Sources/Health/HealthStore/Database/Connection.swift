@@ -4,7 +4,7 @@ import FoundationEssentials
 /// ones run repeatedly), runs scripts, and closes on release.
 ///
 /// The store's code talks only to this and to ``Statement``; the engine behind them
-/// (``SQLiteEngine``, ``PostgresEngine``) holds the raw C calls. A connection is not
+/// (``SQLiteEngine``, or HealthStorePostgreSQL's engine) holds the raw C calls. A connection is not
 /// thread-safe; ``HealthStore`` serializes access.
 final class Connection {
     let engine: any DatabaseEngine

@@ -8,7 +8,7 @@
 /// survive, and how other processes learn of a commit.
 ///
 /// Layer 2 of the usual three: results carry ``DatabaseError``; ``HealthStore`` is the throwing API.
-protocol DatabaseEngine: AnyObject {
+package protocol DatabaseEngine: AnyObject {
     var kind: DatabaseError.Engine { get }
     /// Prepares one statement; the caller owns it.
     func prepare(_ sql: String) -> Result<any EngineStatement, DatabaseError>
@@ -26,7 +26,7 @@ protocol DatabaseEngine: AnyObject {
 }
 
 /// One prepared statement of an engine. Binding is 1-based, columns 0-based (SQLite's convention).
-protocol EngineStatement: AnyObject {
+package protocol EngineStatement: AnyObject {
     var sql: String { get }
     /// Advances: true when a row is available, false when done.
     func step() -> Result<Bool, DatabaseError>

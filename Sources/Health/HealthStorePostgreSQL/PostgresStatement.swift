@@ -2,6 +2,7 @@
 import Glibc
 #endif
 internal import CPostgres
+internal import HealthStore
 
 /// A statement on PostgreSQL: translated once (``PostgresDialect``), prepared on the server as a
 /// named statement (the server infers each parameter's type from where it is used, so bad SQL

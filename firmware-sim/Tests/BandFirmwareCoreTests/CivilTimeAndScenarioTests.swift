@@ -1,7 +1,4 @@
-import BandFirmware
-import BandProtocol
-import BandTestSupport
-import BandWire
+import BandFirmwareCore
 import Testing
 
 /// Civil-time arithmetic (no band). The Current Time Service conversations run on the Linux band

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 internal import CPostgres
+internal import HealthStore
 
 /// The raw layer under the PostgreSQL engine: exactly the libpq calls the store makes, as
 /// function values, so that tests can replace them (a lost connection, a failed result, a NULL

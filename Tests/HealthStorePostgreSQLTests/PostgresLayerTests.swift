@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CPostgres
 @testable import HealthStore
+@testable import HealthStorePostgreSQL
 import Testing
 
 /// The PostgreSQL engine over a scripted libpq (``ScriptedLibPQ``, the raw layer mocked): how

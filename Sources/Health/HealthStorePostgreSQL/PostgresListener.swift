@@ -2,12 +2,13 @@
 import Glibc
 #endif
 internal import CPostgres
+internal import HealthStore
 
 /// Waits for commits announced on PostgreSQL (`LISTEN bandkit_changes`), on a connection of its
 /// own so that the store's connection stays free while a reader waits.
 ///
 /// Sleeps in `poll(2)` on libpq's socket; a notification for its own store and person (the
-/// payload, ``PostgresEngine/notificationPayload(schema:person:)``) or the timeout wakes it.
+/// payload, ``PostgreSQLNotifications/payload(schema:person:)``) or the timeout wakes it.
 /// Another person's commits, or another store's in the same database, are read and dropped
 /// without waking the caller: a dashboard of one person sleeps through a household's other
 /// bands. As with ``DirectoryWatch``, the wake is a hint: the caller re-reads the change counter either way.
@@ -24,12 +25,12 @@ final class PostgresListener: ChangeWaiting {
         let schema = try engine.prepare("SELECT current_schema()").flatMap { statement in
             statement.step().map { _ in statement.text(0) ?? "" }
         }.get()
-        payload = PostgresEngine.notificationPayload(schema: schema, person: person)
+        payload = PostgreSQLNotifications.payload(schema: schema, person: person)
         try listen()
     }
 
     private func listen() throws(HealthStoreError) {
-        try engine.execute("LISTEN \(PostgresEngine.notificationChannel)").get()
+        try engine.execute("LISTEN \(PostgreSQLNotifications.channel)").get()
     }
 
     func wait(milliseconds: Int32) throws {
@@ -64,10 +65,3 @@ final class PostgresListener: ChangeWaiting {
         }
     }
 }
-
-/// Something a reader sleeps on until another process may have committed.
-protocol ChangeWaiting {
-    func wait(milliseconds: Int32) throws
-}
-
-extension DirectoryWatch: ChangeWaiting {}

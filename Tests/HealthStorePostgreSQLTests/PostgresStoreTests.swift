@@ -2,10 +2,14 @@ import HealthTestSupport
 import Foundation
 import HealthModel
 @testable import HealthStore
+@testable import HealthStorePostgreSQL
 import Testing
 
 /// PostgreSQL URLs: parsing, redaction, and the dialect rewrite; no server needed.
 @Suite struct PostgresURLTests {
+    /// Only libpq can tell a malformed URL: the engine must be registered for parse to ask it.
+    init() { HealthStore.enablePostgreSQL() }
+
     @Test func thePasswordIsRedactedFromUserInfoAndParameters() {
         #expect(StoreLocation.redacted("postgresql://ann:s3cret@db.example/health?sslmode=require")
                 == "postgresql://ann:***@db.example/health?sslmode=require")

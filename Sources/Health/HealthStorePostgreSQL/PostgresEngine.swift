@@ -2,6 +2,7 @@
 import Glibc
 #endif
 internal import CPostgres
+internal import HealthStore
 
 /// The PostgreSQL engine: one libpq connection.
 ///
@@ -15,8 +16,8 @@ internal import CPostgres
 /// - Readers get one snapshot per read transaction (REPEATABLE READ, READ ONLY), as a WAL reader.
 /// - A commit is durable when COMMIT returns (`synchronous_commit = on`, forced for
 ///   ``Durability/beforeAcknowledgement`` whatever the server's default).
-/// - Commits are announced with `NOTIFY bandkit_changes` (payload: the schema and the person whose
-///   data changed, `schema/person-id`), which ``PostgresListener`` waits for.
+/// - Commits are announced with `NOTIFY bandkit_changes` (``PostgreSQLNotifications``: the schema and
+///   the person whose data changed, `schema/person-id`), which ``PostgresListener`` waits for.
 ///
 /// A connection the server dropped (restart, network) is re-established at the next transaction;
 /// its prepared statements are prepared again (``generation``).
@@ -36,8 +37,6 @@ final class PostgresEngine: DatabaseEngine {
     var lastChanges = 0
     /// Statements sent to the server (prepare, execute, script): what batching saves, counted for tests.
     var roundTrips = 0
-
-    static let notificationChannel = "bandkit_changes"
 
     private init(handle: OpaquePointer, pq: LibPQ, url: String, readOnly: Bool) {
         self.handle = handle
@@ -164,14 +163,6 @@ final class PostgresEngine: DatabaseEngine {
     func beginRead() -> Result<Void, DatabaseError> {
         begin("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
     }
-
-    /// Tells listeners (other processes' ``PostgresListener``) that `person`'s data changed; sent by
-    /// the server only if the transaction commits. The payload is ``notificationPayload(schema:person:)``.
-    static let announceCommitSQL = "SELECT pg_notify('\(notificationChannel)', current_schema() || '/' || ?)"
-
-    /// A notification's payload: the store's schema and the person whose data changed, so that a
-    /// listener wakes only for its own store and person.
-    static func notificationPayload(schema: String, person: Int64) -> String { "\(schema)/\(person)" }
 
     /// Outside a transaction; a dead connection is in none (the next transaction reconnects).
     var isAutocommit: Bool { pq.transactionStatus(handle) == PQTRANS_IDLE || isBroken }

@@ -26,13 +26,18 @@ public enum StoreLocation: Hashable, Sendable {
     }
 
     /// The location `text` names; a PostgreSQL URL libpq cannot parse throws ``MalformedURL``.
+    ///
+    /// Only libpq knows its URL syntax: without a PostgreSQL engine registered (module
+    /// HealthStorePostgreSQL, `HealthStore.enablePostgreSQL()`) a PostgreSQL URL is returned as
+    /// given, and opening it fails saying the build has no PostgreSQL engine.
     public static func parse(_ text: String) throws(MalformedURL) -> StoreLocation {
-        try parse(text, libpq: .live)
+        try parse(text, connectionInfoProblem: PostgreSQLEngines.registered?.connectionInfoProblem)
     }
 
-    static func parse(_ text: String, libpq: LibPQ) throws(MalformedURL) -> StoreLocation {
+    /// ``parse(_:)`` with libpq's verdict on a URL given (nil: no engine to ask).
+    package static func parse(_ text: String, connectionInfoProblem: ((String) -> String?)?) throws(MalformedURL) -> StoreLocation {
         guard isPostgreSQL(text) else { return .file(text) }
-        if let reason = libpq.connectionInfoProblem(text) {
+        if let reason = connectionInfoProblem?(text) {
             throw MalformedURL(url: redacted(text), reason: scrubbed(reason.trimmingTrailingNewlines, of: text))
         }
         return .postgresql(url: text)
@@ -118,7 +123,7 @@ extension StoreLocation {
 }
 
 extension String {
-    var trimmingTrailingNewlines: String {
+    package var trimmingTrailingNewlines: String {
         var text = self
         while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
         return text

@@ -1,6 +1,7 @@
 import CPostgres
 import Foundation
 @testable import HealthStore
+@testable import HealthStorePostgreSQL
 
 /// libpq replaced by a script (the raw layer, ``LibPQ``, mocked): the store's PostgreSQL engine
 /// runs against it without a server, and a test makes any call fail the way libpq does — a
