@@ -6,7 +6,7 @@
 # over a static attribute source; the firmware's own crypto (FirmwareCrypto) and its UART frame
 # codec (UARTFraming) and core (FirmwareBoard) likewise, and the band's own protocol (BandProtocol:
 # live activity, minute history, pairing and the HMAC challenge, over FirmwareCrypto), the standard
-# characteristics (BandGATT) and the band's own logic (BandFirmwareCore: sensor model, clock, minute
+# characteristics (BandGATT) over the civil calendar (CivilTime) and the band's own logic (BandFirmwareCore: sensor model, clock, minute
 # accumulation, flash image, the one-second tick, the GATT services); firmware-sim/board/build.sh links them
 # into the image Tests/checks/firmware-qemu.sh runs. Exit 0: clean; 1: the compiler's errors are printed.
 #
@@ -31,9 +31,10 @@ compile FirmwareBoard "$root"/firmware-sim/Sources/FirmwareBoard/*.swift
 # One array element per file, so a checkout path with spaces stays one argument per source.
 mapfile -t protocol_sources < <(find "$root/Sources/BandProtocol" -name '*.swift' | sort)
 compile BandProtocol "${protocol_sources[@]}"
+compile CivilTime "$root"/Sources/Core/CivilTime/*.swift
 compile BandGATT "$root"/Sources/BandGATT/*.swift
 mapfile -t core_sources < <(find "$root/firmware-sim/Sources/BandFirmwareCore" -name '*.swift' | sort)
 compile BandFirmwareCore "${core_sources[@]}"
 swiftc "${flags[@]}" -module-name GATTServerProbe "$root/scripts/embedded/GATTServerProbe.swift" -c -o "$out/GATTServerProbe.o"
 if command -v llvm-size >/dev/null; then llvm-size "$out"/BandGATTServer.o "$out"/GATTServerProbe.o "$out"/FirmwareCrypto.o "$out"/UARTFraming.o "$out"/FirmwareBoard.o; fi
-echo "check-embedded: BandWire, BandATT, BandGATTServer, FirmwareCrypto, UARTFraming, FirmwareBoard, BandProtocol, BandGATT, BandFirmwareCore and the probe compile with Embedded Swift (armv7em-none-none-eabi)"
+echo "check-embedded: BandWire, BandATT, BandGATTServer, FirmwareCrypto, UARTFraming, FirmwareBoard, BandProtocol, CivilTime, BandGATT, BandFirmwareCore and the probe compile with Embedded Swift (armv7em-none-none-eabi)"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the band's firmware image for QEMU's mps2-an386 (Cortex-M4) with Embedded Swift:
-# BandWire, BandATT, BandGATTServer, FirmwareCrypto, UARTFraming, FirmwareBoard, BandGATT,
+# BandWire, BandATT, BandGATTServer, FirmwareCrypto, UARTFraming, FirmwareBoard, CivilTime, BandGATT,
 # BandProtocol and BandFirmwareCore (the band's own logic) compiled from the same sources bandsim
 # uses, the board's Main.swift, start.c and libm.c, linked by link.ld.
 #
@@ -19,8 +19,8 @@ target=armv7em-none-none-eabi
 swift_flags=(-enable-experimental-feature Embedded -enable-experimental-feature Extern -target "$target" -parse-as-library -wmo -Osize
              -Xfrontend -disable-stack-protector -Xfrontend -function-sections -Xcc -mcpu=cortex-m4 -package-name bandkit -I "$out")
 objects=()
-for module in BandWire BandATT BandGATTServer FirmwareCrypto UARTFraming FirmwareBoard BandGATT BandProtocol BandFirmwareCore; do
-  dir="$root/Sources/$module"; [[ -d "$dir" ]] || dir="$root/firmware-sim/Sources/$module"
+for module in BandWire BandATT BandGATTServer FirmwareCrypto UARTFraming FirmwareBoard CivilTime BandGATT BandProtocol BandFirmwareCore; do
+  dir="$root/Sources/$module"; [[ -d "$dir" ]] || dir="$root/Sources/Core/$module"; [[ -d "$dir" ]] || dir="$root/firmware-sim/Sources/$module"
   # One array element per file (subfolders included), so a path with spaces stays one argument.
   mapfile -t sources < <(find "$dir" -name '*.swift' | sort)
   swiftc "${swift_flags[@]}" -module-name "$module" -emit-module -emit-module-path "$out/$module.swiftmodule" \
