@@ -34,13 +34,19 @@ let package = Package(
         .systemLibrary(name: "CPostgres", path: "Sources/CPostgres", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
 
+        // The one civil calendar (days from civil and back), below both the Band and the Health
+        // modules. Embedded-Swift-clean: scripts/check-embedded.sh.
+        .target(name: "CivilTime", path: "Sources/Core/CivilTime", swiftSettings: strict),
+        // The one JSON writer, below the commands, the store and the simulated peers.
+        .target(name: "JSONOutput", path: "Sources/Support/JSONOutput", swiftSettings: strict),
+
         // Wire layer: bytes, ATT, characteristics, the band's own protocol.
         .target(name: "BandWire", swiftSettings: strict),
         .target(name: "BandATT", dependencies: ["BandWire"], swiftSettings: strict),
         // HCI packets and events (headers, LE Connection Complete, advertising reports, commands):
         // one model for traces (BandTrace) and the controller socket (BandBlueZ).
         .target(name: "BandHCI", dependencies: ["BandWire"], swiftSettings: strict),
-        .target(name: "BandGATT", dependencies: ["BandWire", "BandATT"], swiftSettings: strict),
+        .target(name: "BandGATT", dependencies: ["BandWire", "BandATT", "CivilTime"], swiftSettings: strict),
         .target(name: "BandCrypto", dependencies: ["CCrypto", "SystemRandom"], swiftSettings: strict),
         .target(name: "BandProtocol", dependencies: ["BandWire", "BandATT", "FirmwareCrypto"], swiftSettings: strict),
         // The one ATT server, generic over an attribute source (the firmware's static table, a
@@ -64,8 +70,8 @@ let package = Package(
         .target(name: "SystemRandom", swiftSettings: strict),
 
         // The health store.
-        .target(name: "HealthModel", dependencies: ["SystemRandom"], swiftSettings: strict),
-        .target(name: "HealthStore", dependencies: ["CSQLite", "CPostgres", "HealthModel"], swiftSettings: strict),
+        .target(name: "HealthModel", dependencies: ["SystemRandom", "CivilTime"], swiftSettings: strict),
+        .target(name: "HealthStore", dependencies: ["CSQLite", "CPostgres", "HealthModel", "JSONOutput"], swiftSettings: strict),
         // Pure analysis of stored minutes (sleep scoring): no I/O, no store, Foundation only.
         .target(name: "HealthAnalysis", swiftSettings: strict),
         // The dashboard's HTTP server: libmicrohttpd (CMicroHTTPD) behind a small GET-only API.
@@ -74,7 +80,7 @@ let package = Package(
         // monitoring content. Pure Swift, no I/O.
         .target(name: "FitFile", dependencies: ["BandWire"], swiftSettings: strict),
         // Apple Health's export.zip / export.xml: streaming XML (expat), zip members (zlib), the writer.
-        .target(name: "AppleHealth", dependencies: ["CExpat", "CZlib", "HealthModel"], swiftSettings: strict),
+        .target(name: "AppleHealth", dependencies: ["CExpat", "CZlib", "HealthModel", "CivilTime"], swiftSettings: strict),
 
         // The reader: band sessions, minute aggregation, history sync, keys.
         .target(
@@ -110,14 +116,14 @@ let package = Package(
         // (minute ring, key store), the one-second tick (BandCore), truth lines, and the band's
         // GATT services (BandServices: attribute table, activity/history/auth, Current Time,
         // notifications) generic over a host — Linux's bearer, the chip's UART (ChipBand).
-        .target(name: "BandFirmwareCore", dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandProtocol", "FirmwareBoard", "FirmwareCrypto", "UARTFraming"],
+        .target(name: "BandFirmwareCore", dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandProtocol", "FirmwareBoard", "FirmwareCrypto", "UARTFraming", "CivilTime"],
                 path: "firmware-sim/Sources/BandFirmwareCore", swiftSettings: strict),
         // The simulated band firmware: the Linux shell around BandFirmwareCore (its GATT services
         // hosted on an ATT bearer, run loop, state file), re-exporting the core.
         .target(
             name: "BandFirmware",
             dependencies: ["BandWire", "BandATT", "BandGATT", "BandProtocol", "BandCrypto", "BandLink", "BandTrace",
-                           "BandFirmwareCore"],
+                           "BandFirmwareCore", "JSONOutput"],
             path: "firmware-sim/Sources/BandFirmware",
             swiftSettings: strict),
 
@@ -130,12 +136,12 @@ let package = Package(
         // standard heart-rate strap, on the one GATT server (not the band's firmware).
         .target(
             name: "BandPeers",
-            dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandLink", "SocketSecurity"],
+            dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandLink", "SocketSecurity", "CivilTime", "JSONOutput"],
             path: "firmware-sim/Sources/BandPeers",
             swiftSettings: strict),
 
         // Command-line framework and the three commands.
-        .target(name: "CommandKit", swiftSettings: strict),
+        .target(name: "CommandKit", dependencies: ["JSONOutput"], swiftSettings: strict),
         .executableTarget(
             name: "bandsim",
             dependencies: ["CommandKit", "BandWire", "BandATT", "BandGATT", "BandProtocol", "BandTrace",
@@ -145,7 +151,7 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(
             name: "band",
-            dependencies: ["CommandKit", "BandGATT", "BandProtocol", "BandLink", "BandBlueZ", "BandReader", "HealthStore", "HealthModel",
+            dependencies: ["CommandKit", "JSONOutput", "BandGATT", "BandProtocol", "BandLink", "BandBlueZ", "BandReader", "HealthStore", "HealthModel",
                            "SocketSecurity", "SystemRandom"],
             swiftSettings: strict,
             // The Swift runtime and FoundationEssentials linked in (docs/architecture.md, "Foundation
@@ -161,7 +167,7 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(
             name: "health",
-            dependencies: ["CommandKit", "HealthModel", "HealthStore", "HealthAnalysis", "AppleHealth", "HealthHTTP", "FitFile"],
+            dependencies: ["CommandKit", "JSONOutput", "HealthModel", "HealthStore", "HealthAnalysis", "AppleHealth", "HealthHTTP", "FitFile"],
             swiftSettings: strict),
 
         // Tests.
@@ -185,7 +191,7 @@ let package = Package(
         .testTarget(name: "FitFileTests", dependencies: ["FitFile", "BandWire", "HealthTestSupport"]),
         .testTarget(name: "HealthStoreTests", dependencies: ["CPostgres", "HealthModel", "HealthStore", "HealthTestSupport"]),
         // The `health` command run as a process (the built binary beside the test bundle).
-        .testTarget(name: "HealthCommandTests", dependencies: ["HealthModel", "HealthStore", "HealthTestSupport", "FitFile"]),
+        .testTarget(name: "HealthCommandTests", dependencies: ["HealthModel", "HealthStore", "HealthTestSupport", "FitFile", "JSONOutput"]),
         .testTarget(name: "BandPeersTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandPeers"],
                     path: "firmware-sim/Tests/BandPeersTests"),
         .testTarget(name: "BandFirmwareTests", dependencies: ["BandWire", "BandProtocol", "BandLink", "BandFirmware", "BandTestSupport"],
@@ -201,7 +207,9 @@ let package = Package(
         .testTarget(name: "BandReaderTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTClient", "BandProtocol", "BandReader", "BandFirmware", "BandPeers", "BandLink", "HealthStore", "HealthModel", "HealthAnalysis", "BandTestSupport", "CSQLite"]),
         .testTarget(name: "BandReplayTests", dependencies: ["BandReplay", "BandGATTServer", "BandTrace", "BandLink", "BandATT", "HealthStore", "BandTestSupport",
                                                          "BandWire", "BandGATT", "BandProtocol", "BandReader", "BandFirmware", "HealthModel"]),
-        .testTarget(name: "CommandKitTests", dependencies: ["CommandKit"]),
+        .testTarget(name: "CommandKitTests", dependencies: ["CommandKit", "JSONOutput"]),
+        .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime"]),
+        .testTarget(name: "JSONOutputTests", dependencies: ["JSONOutput", "HealthModel"]),
         .testTarget(name: "EndToEndTests"),
 
         // HealthKit's Swift API over the store (its types stay internal: `internal import`), the

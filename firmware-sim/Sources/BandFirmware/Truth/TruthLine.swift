@@ -1,4 +1,6 @@
+import BandFirmwareCore
 import BandProtocol
+import JSONOutput
 
 /// The band's own minute records as ground truth (`--truth FILE`): one JSON object per line.
 ///
@@ -15,21 +17,27 @@ import BandProtocol
 /// band's truth about its walk and run sessions.
 public enum TruthLine {
     public static func json(sequence: UInt32, record: MinuteRecord) -> String {
-        let minute = CivilTime(unixSeconds: Int64(record.minuteStart)).iso8601UTC
-        func tenths(_ value: UInt16) -> String { "\(value / 10).\(value % 10)" }
-        func optional(_ value: UInt8?) -> String { value.map { String($0) } ?? "null" }
-        let offset = record.utcOffset.seconds.map { String($0 / 60) } ?? "null"
-        let activity: String
-        switch record.activity {
-        case .none: activity = "null"
-        case .walking: activity = "\"walking\""
-        case .running: activity = "\"running\""
-        default: activity = String(record.activity.rawValue)
+        JSON.text(capacity: 256) { json in
+            json.beginObject()
+            json.key("minute"); json.value(CivilTime(unixSeconds: Int64(record.minuteStart)).iso8601UTC)
+            json.key("steps"); json.value(Int(record.steps))
+            json.key("distance_m"); json.value(Int64(record.distanceDecimetres), decimals: 1)
+            json.key("energy_kcal"); json.value(Int64(record.energyDecikilocalories), decimals: 1)
+            json.key("hr_avg"); json.value(record.heartRate.map { Int($0.average) })
+            json.key("hr_min"); json.value(record.heartRate.map { Int($0.minimum) })
+            json.key("hr_max"); json.value(record.heartRate.map { Int($0.maximum) })
+            json.key("worn"); json.value(record.worn)
+            json.key("seq"); json.value(Int(sequence))
+            json.key("utc_offset_min"); json.value(record.utcOffset.seconds.map { $0 / 60 })
+            json.key("activity")
+            switch record.activity {
+            case .none: json.null()
+            case .walking: json.value(verbatim: "walking")
+            case .running: json.value(verbatim: "running")
+            default: json.value(Int(record.activity.rawValue))
+            }
+            json.key("session_start"); json.value(record.startsSession)
+            json.endObject()
         }
-        return "{\"minute\":\"\(minute)\",\"steps\":\(record.steps),\"distance_m\":\(tenths(record.distanceDecimetres))"
-            + ",\"energy_kcal\":\(tenths(record.energyDecikilocalories)),\"hr_avg\":\(optional(record.heartRate?.average))"
-            + ",\"hr_min\":\(optional(record.heartRate?.minimum)),\"hr_max\":\(optional(record.heartRate?.maximum))"
-            + ",\"worn\":\(record.worn),\"seq\":\(sequence),\"utc_offset_min\":\(offset)"
-            + ",\"activity\":\(activity),\"session_start\":\(record.startsSession)}"
     }
 }
