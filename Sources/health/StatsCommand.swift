@@ -75,6 +75,17 @@ struct StatsCommand: Command {
         }
         var objects = JSONWriter(sink: JSONBuffer(capacity: json ? 128 * stats.count + 2 : 0))
         objects.beginArray()
+        /// One bucket's figure, on a line of its own: a source's, or the merged one (no source).
+        func addObject(_ start: String, _ end: String, _ value: Double?, source: String? = nil) {
+            objects.lineBreak()
+            objects.beginObject()
+            objects.key("start"); objects.value(start)
+            objects.key("end"); objects.value(end)
+            objects.key("value"); objects.value(value)
+            objects.key("unit"); objects.value(unit.symbol)
+            if let source { objects.key("source"); objects.value(source) }
+            objects.endObject()
+        }
         var lines: [String] = []
         for bucketStats in stats {
             let start = TimeParsing.format(bucketStats.start, in: zone)
@@ -83,25 +94,12 @@ struct StatsCommand: Command {
             if bySource {
                 for source in bucketStats.bySource {
                     let sourceValue = try converted(source.values.value(for: option), start, end, source.source)
-                    objects.lineBreak()
-                    objects.beginObject()
-                    objects.key("start"); objects.value(start)
-                    objects.key("end"); objects.value(end)
-                    objects.key("value"); objects.value(sourceValue)
-                    objects.key("unit"); objects.value(unit.symbol)
-                    objects.key("source"); objects.value(source.source)
-                    objects.endObject()
+                    addObject(start, end, sourceValue, source: source.source)
                     lines.append("\(start)  \(end)  \(sourceValue.map(formatValue) ?? "—") \(unit.symbol)  \(source.source.terminalEscaped)")
                 }
                 lines.append("\(start)  \(end)  \(value.map(formatValue) ?? "—") \(unit.symbol)  (merged)")
             } else {
-                objects.lineBreak()
-                objects.beginObject()
-                objects.key("start"); objects.value(start)
-                objects.key("end"); objects.value(end)
-                objects.key("value"); objects.value(value)
-                objects.key("unit"); objects.value(unit.symbol)
-                objects.endObject()
+                addObject(start, end, value)
                 lines.append("\(start)  \(end)  \(value.map(formatValue) ?? "—") \(unit.symbol)")
             }
         }
