@@ -5,7 +5,7 @@
 //   Sources/Core        the band's wire: bytes, ATT, GATT, the band's protocol, the GATT server, the
 //                       firmware's crypto and UART frames. Embedded-Swift-clean (scripts/check-embedded.sh
 //                       compiles every module in this folder for a Cortex-M4).
-//   Sources/System      the system layer below both halves (kernel randomness).
+//   Sources/System      below both halves: kernel randomness, the one JSON writer.
 //   Sources/Host        links (BlueZ, sockets), HCI, the GATT client, link security, the reader session.
 //   Sources/Trace       captures: decoding (btsnoop, pcapng, air) and replay.
 //   Sources/Simulation  simulated peers (InfiniTime, a heart-rate strap) and the QEMU firmware bridge.
@@ -29,7 +29,7 @@ let package = Package(
     products: [
         // Libraries, one per room (a room may offer more than one).
         .library(name: "BandCore", targets: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandProtocol",
-                                             "FirmwareCrypto", "UARTFraming"]),
+                                             "FirmwareCrypto", "UARTFraming", "CivilTime"]),
         .library(name: "BandHost", targets: ["BandLink", "BandHCI", "BandBlueZ", "BandGATTClient", "SocketSecurity",
                                              "BandReader"]),
         .library(name: "BandTrace", targets: ["BandTrace"]),
@@ -64,8 +64,10 @@ let package = Package(
 
         // MARK: Sources/Core — the band's wire, Embedded-Swift-clean.
         .target(name: "BandWire", path: "Sources/Core/BandWire", swiftSettings: strict),
+        // The one civil calendar (days from civil and back), below both the Band and the Health modules.
+        .target(name: "CivilTime", path: "Sources/Core/CivilTime", swiftSettings: strict),
         .target(name: "BandATT", dependencies: ["BandWire"], path: "Sources/Core/BandATT", swiftSettings: strict),
-        .target(name: "BandGATT", dependencies: ["BandWire", "BandATT"], path: "Sources/Core/BandGATT", swiftSettings: strict),
+        .target(name: "BandGATT", dependencies: ["BandWire", "BandATT", "CivilTime"], path: "Sources/Core/BandGATT", swiftSettings: strict),
         // The one ATT server, generic over an attribute source (the firmware's static table, a
         // replay's reconstructed one).
         .target(name: "BandGATTServer", dependencies: ["BandWire", "BandATT"], path: "Sources/Core/BandGATTServer",
@@ -79,9 +81,11 @@ let package = Package(
         // sides (docs/protocol.md "UART framing").
         .target(name: "UARTFraming", path: "Sources/Core/UARTFraming", swiftSettings: strict),
 
-        // MARK: Sources/System — below both halves: both need unpredictable bytes and neither may
-        // import the other.
+        // MARK: Sources/System — below both halves: both need unpredictable bytes and JSON, and
+        // neither may import the other.
         .target(name: "SystemRandom", path: "Sources/System/SystemRandom", swiftSettings: strict),
+        // The one JSON writer, below the commands, the store and the simulated peers.
+        .target(name: "JSONOutput", path: "Sources/System/JSONOutput", swiftSettings: strict),
 
         // MARK: Sources/Host — links carrying ATT PDUs, HCI, the GATT client, the reader.
         .target(name: "BandLink", path: "Sources/Host/BandLink", swiftSettings: strict),
@@ -122,25 +126,25 @@ let package = Package(
         // accumulation, flash image, the one-second tick, and the band's GATT services generic over a host.
         .target(name: "BandFirmwareCore",
                 dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandProtocol", "ChipRuntime",
-                               "FirmwareCrypto", "UARTFraming"],
+                               "FirmwareCrypto", "UARTFraming", "CivilTime"],
                 path: "firmware-sim/Sources/Embedded/BandFirmwareCore", swiftSettings: strict),
         // The firmware as a Linux process: the core's GATT services on an ATT bearer, run loop, state file.
         .target(name: "BandFirmware",
                 dependencies: ["BandWire", "BandATT", "BandGATT", "BandProtocol", "BandCrypto", "BandLink", "BandTrace",
-                               "BandFirmwareCore"],
+                               "BandFirmwareCore", "JSONOutput"],
                 path: "firmware-sim/Sources/Linux/BandFirmware", swiftSettings: strict),
 
         // MARK: Sources/Simulation — peers other than the band, and the bridge to the firmware in QEMU.
         // An InfiniTime watch and a standard heart-rate strap, on the one GATT server.
-        .target(name: "BandPeers", dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandLink", "SocketSecurity"],
+        .target(name: "BandPeers", dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandLink", "SocketSecurity", "CivilTime", "JSONOutput"],
                 path: "Sources/Simulation/BandPeers", swiftSettings: strict),
         // The host side of `bandsim serve --firmware`: reader ATT PDUs ↔ UART frames, no I/O.
         .target(name: "FirmwareBridge", dependencies: ["UARTFraming"], path: "Sources/Simulation/FirmwareBridge",
                 swiftSettings: strict),
 
         // MARK: Sources/Health — the store and what reads and writes it.
-        .target(name: "HealthModel", dependencies: ["SystemRandom"], path: "Sources/Health/HealthModel", swiftSettings: strict),
-        .target(name: "HealthStore", dependencies: ["CSQLite", "HealthModel"], path: "Sources/Health/HealthStore", swiftSettings: strict),
+        .target(name: "HealthModel", dependencies: ["SystemRandom", "CivilTime"], path: "Sources/Health/HealthModel", swiftSettings: strict),
+        .target(name: "HealthStore", dependencies: ["CSQLite", "HealthModel", "JSONOutput"], path: "Sources/Health/HealthStore", swiftSettings: strict),
         // The store's PostgreSQL engine (libpq), opt-in: a program links it and calls
         // HealthStore.enablePostgreSQL() to open postgresql:// stores; others link no libpq.
         .target(name: "HealthStorePostgreSQL", dependencies: ["HealthStore", "CPostgres"],
@@ -148,7 +152,7 @@ let package = Package(
         // Pure analysis of stored minutes (sleep scoring): no I/O, no store, Foundation only.
         .target(name: "HealthAnalysis", path: "Sources/Health/HealthAnalysis", swiftSettings: strict),
         // Apple Health's export.zip / export.xml: streaming XML (expat), zip members (zlib), the writer.
-        .target(name: "AppleHealth", dependencies: ["CExpat", "CZlib", "HealthModel"], path: "Sources/Health/AppleHealth",
+        .target(name: "AppleHealth", dependencies: ["CExpat", "CZlib", "HealthModel", "CivilTime"], path: "Sources/Health/AppleHealth",
                 swiftSettings: strict),
         // FIT files (Garmin's activity and monitoring format): decoder, writer. Pure Swift, no I/O.
         .target(name: "FitFile", dependencies: ["BandWire"], path: "Sources/Health/FitFile", swiftSettings: strict),
@@ -161,7 +165,7 @@ let package = Package(
                 swiftSettings: strict),
 
         // MARK: Sources/Commands — the command-line framework and the executables.
-        .target(name: "CommandKit", path: "Sources/Commands/CommandKit", swiftSettings: strict),
+        .target(name: "CommandKit", dependencies: ["JSONOutput"], path: "Sources/Commands/CommandKit", swiftSettings: strict),
         .executableTarget(
             name: "bandsim",
             dependencies: ["CommandKit", "BandWire", "BandATT", "BandGATT", "BandProtocol", "BandTrace",
@@ -171,7 +175,7 @@ let package = Package(
         .executableTarget(
             name: "band",
             dependencies: ["CommandKit", "BandGATT", "BandProtocol", "BandLink", "BandBlueZ", "BandReader", "HealthStore", "HealthStorePostgreSQL",
-                           "HealthModel", "SocketSecurity", "SystemRandom"],
+                           "HealthModel", "SocketSecurity", "SystemRandom", "JSONOutput"],
             path: "Sources/Commands/band", swiftSettings: strict,
             // The Swift runtime and FoundationEssentials linked in (docs/architecture.md, "Foundation
             // and linking"). The modules are compiled against the shared toolchain's module files, whose
@@ -186,7 +190,7 @@ let package = Package(
         .executableTarget(
             name: "health",
             dependencies: ["CommandKit", "HealthModel", "HealthStore", "HealthStorePostgreSQL", "HealthAnalysis", "AppleHealth", "HealthHTTP",
-                           "FitFile"],
+                           "FitFile", "JSONOutput"],
             path: "Sources/Commands/health", swiftSettings: strict),
 
         // MARK: Tests — one test target per library target; shared helpers in support targets.
@@ -234,9 +238,11 @@ let package = Package(
         .testTarget(name: "OpenHealthKitTests", dependencies: ["OpenHealthKit", "HealthModel", "HealthStore", "HealthTestSupport"]),
         // The tutorials' calls run against a store `band sync` filled.
         .testTarget(name: "HealthKitCompatibilityTests", dependencies: ["OpenHealthKitShim"]),
-        .testTarget(name: "CommandKitTests", dependencies: ["CommandKit"]),
+        .testTarget(name: "CommandKitTests", dependencies: ["CommandKit", "JSONOutput"]),
+        .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime"]),
+        .testTarget(name: "JSONOutputTests", dependencies: ["JSONOutput", "HealthModel"]),
         // The `health` command run as a process (the built binary beside the test bundle).
-        .testTarget(name: "HealthCommandTests", dependencies: ["HealthModel", "HealthStore", "HealthTestSupport", "FitFile"]),
+        .testTarget(name: "HealthCommandTests", dependencies: ["HealthModel", "HealthStore", "HealthTestSupport", "FitFile", "JSONOutput"]),
         .testTarget(name: "EndToEndTests"),
     ],
     swiftLanguageModes: [.v6]

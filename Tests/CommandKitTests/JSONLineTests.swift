@@ -1,6 +1,7 @@
 import CommandKit
 import Foundation
 import Glibc
+import JSONOutput
 import Testing
 
 @Suite struct JSONLineTests {
@@ -52,6 +53,25 @@ import Testing
         #expect(text == "{\"s\":\"a\\\"b\\\\c\\nd\\u0001é\"}\n")
         let decoded = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: String]
         #expect(decoded?["s"] == "a\"b\\c\nd\u{01}é")
+    }
+
+    /// The output line's own fast paths (keys in one reservation, table-driven digits and hex)
+    /// write exactly the bytes of the writer's portable ones.
+    @Test func outputLinesWriteWhatTheInMemoryWriterWrites() throws {
+        let strings = ["", "plain", "a\"b\\c\nd\u{01}\u{7F}\u{85}é😀\u{10FFFF}", String((0..<0xA0).map { Character(Unicode.Scalar($0)!) })]
+        let numbers: [Int64] = [0, -1, 9, 10, 99, 100, 9999, 10_000, 99_999_999, 100_000_000, .max, .min]
+        func body<Sink: JSONSink>(_ json: inout JSONWriter<Sink>) {
+            json.beginObject()
+            json.key("n"); json.beginArray(); for number in numbers { json.value(number) }; json.endArray()
+            json.key("strings"); json.beginArray(); for text in strings { json.value(text) }; json.endArray()
+            json.key("fraction"); json.value(numerator: -896, denominator: 256)
+            json.key("hex"); [UInt8](0...255).withUnsafeBytes { json.value(hex: $0) }
+            json.key("uuid"); json.value(hex: 0x2a37, digits: 4)
+            json.key("x"); json.value(0.1)
+            json.endObject()
+        }
+        let line = try written(capacity: 1 << 16) { output in try output.writeJSONLine(maximumLength: 8192) { body(&$0) } }
+        #expect(line == JSON.text { body(&$0) } + "\n")
     }
 
     @Test func exactDecimalsForBinaryAndDecimalScales() throws {

@@ -2,6 +2,7 @@ import HealthTestSupport
 import Foundation
 import HealthModel
 import HealthStore
+import JSONOutput
 import Testing
 
 /// Every HKWorkoutActivityType survives `health export` → `health import` (NDJSON) and
@@ -100,7 +101,7 @@ import Testing
 
     @Test(arguments: ["<script>", "Running", "strength", "traditional_strength_training"])
     func aMadeUpNDJSONActivityIsRefusedNamingTheLineAndField(_ name: String) throws {
-        let line = #"{"type":"workout","activity":\#(JSONString.quoted(name)),"start":"2026-11-30T07:00:00Z","end":"2026-11-30T08:00:00Z","source":"x"}"#
+        let line = #"{"type":"workout","activity":\#(JSON.quoted(name)),"start":"2026-11-30T07:00:00Z","end":"2026-11-30T08:00:00Z","source":"x"}"#
         let result = try health.run("import", "-", input: #"{"type":"step-count","value":3,"start":"2026-11-30T07:00:00Z","source":"x"}"# + "\n" + line + "\n")
         #expect(result.code == 65, "\(result.error)")
         #expect(result.error.contains("line 2: field 'activity'"), "\(result.error)")

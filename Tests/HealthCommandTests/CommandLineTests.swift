@@ -2,6 +2,7 @@ import HealthTestSupport
 import Foundation
 import HealthModel
 import HealthStore
+import JSONOutput
 import Testing
 
 @Suite struct CommandLineTests {
@@ -104,7 +105,7 @@ import Testing
     /// A band named with terminal escapes cannot repaint the terminal that `cat`s the CSV.
     @Test func csvExportWritesNoRawControlCharacters() throws {
         let evil = "Evil\u{1B}]0;pwn\u{07}\u{1B}[2J\u{9B}31m"
-        let line = #"{"type":"heart-rate","value":60,"start":"2026-11-30T09:00:00Z","source":\#(JSONString.quoted(evil)),"device":\#(JSONString.quoted(evil + "\n"))}"#
+        let line = #"{"type":"heart-rate","value":60,"start":"2026-11-30T09:00:00Z","source":\#(JSON.quoted(evil)),"device":\#(JSON.quoted(evil + "\n"))}"#
         #expect(try health.run("import", "-", input: line + "\n").code == 0)
         let csv = try health.run("export", "--format", "csv").output
         #expect(!csv.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value) }, "\(csv.debugDescription)")
@@ -116,7 +117,7 @@ import Testing
     @Test func csvExportNeutralisesFormulas() throws {
         var lines = ""
         for (index, source) in ["=HYPERLINK(\"http://x\",\"y\")", "+1+1", "-2+3", "@SUM(A1)", "\tlead", "plain"].enumerated() {
-            lines += #"{"type":"heart-rate","value":6\#(index),"start":"2026-11-30T09:0\#(index):00Z","source":\#(JSONString.quoted(source))}"# + "\n"
+            lines += #"{"type":"heart-rate","value":6\#(index),"start":"2026-11-30T09:0\#(index):00Z","source":\#(JSON.quoted(source))}"# + "\n"
         }
         #expect(try health.run("import", "-", input: lines).code == 0)
         let csv = try health.run("export", "--format", "csv").output.split(separator: "\n").dropFirst()

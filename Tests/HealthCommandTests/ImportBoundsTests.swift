@@ -2,6 +2,7 @@ import HealthTestSupport
 import Foundation
 import HealthModel
 import HealthStore
+import JSONOutput
 import Testing
 
 /// Bounded inputs: names, lines, statistics buckets, dashboard and chart dates; files that are
@@ -22,7 +23,7 @@ import Testing
     }
 
     static func line(source: String = "com.example", extra: String = "") -> String {
-        #"{"type":"step-count","value":3,"start":"2026-11-30T07:00:00Z","source":\#(JSONString.quoted(source))\#(extra)}"# + "\n"
+        #"{"type":"step-count","value":3,"start":"2026-11-30T07:00:00Z","source":\#(JSON.quoted(source))\#(extra)}"# + "\n"
     }
 
     @Test(arguments: [

@@ -1,5 +1,6 @@
 import BandReader
 import CommandKit
+import JSONOutput
 import FoundationEssentials
 
 struct DevicesCommand: Command {
@@ -23,12 +24,19 @@ struct DevicesCommand: Command {
         do { bands = try keystore.load() } catch { throw RuntimeFailure("band devices: \(error)") }
         for band in bands {
             if json {
-                writeLine(JSONValue.object([("address", .string(band.address)), ("name", .optional(band.device.name)),
-                                        ("manufacturer", .optional(band.device.manufacturer)), ("model", .optional(band.device.model)),
-                                        ("serial", .optional(band.device.serialNumber)), ("kind", .string(band.kind.rawValue)),
-                                        ("firmware", .optional(band.device.firmwareRevision)),
-                                        ("paired_at", .string(utcTimestamp(band.pairedAt))),
-                                        ("person", .optional(band.person))]).text)
+                writeJSONLine { json in
+                    json.beginObject()
+                    json.key("address"); json.value(band.address)
+                    json.key("name"); json.value(band.device.name)
+                    json.key("manufacturer"); json.value(band.device.manufacturer)
+                    json.key("model"); json.value(band.device.model)
+                    json.key("serial"); json.value(band.device.serialNumber)
+                    json.key("kind"); json.value(band.kind.rawValue)
+                    json.key("firmware"); json.value(band.device.firmwareRevision)
+                    json.key("paired_at"); json.value(utcTimestamp(band.pairedAt))
+                    json.key("person"); json.value(band.person)
+                    json.endObject()
+                }
             } else {
                 let what = [band.device.name, band.device.model, band.device.serialNumber.map { "serial \($0)" }].compactMap { $0 }
                 // The person only when one was named at pairing: a default person's line is as before.

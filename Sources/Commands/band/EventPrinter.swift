@@ -1,5 +1,6 @@
 import BandReader
 import CommandKit
+import JSONOutput
 import FoundationEssentials
 import HealthModel
 #if canImport(Glibc)
@@ -133,95 +134,118 @@ final class EventPrinter {
     // MARK: JSON
 
     private func printJSON(_ event: ReaderEvent) {
-        var object: [(String, JSONValue)] = []
-        switch event {
-        case .connecting(let address, let attempt):
-            object = [("event", "connecting"), ("address", .string(address)), ("attempt", .int(attempt))]
-        case .connected(let mtu, let kind):
-            // "band" stays for older consumers: true only for a BandKit band.
-            object = [("event", "connected"), ("mtu", .int(mtu)), ("kind", .string(kind.rawValue)), ("band", .bool(kind == .bandkit))]
-        case .paired(let readerID):
-            object = [("event", "paired"), ("reader_id", .string(String(readerID, radix: 16)))]
-        case .authenticated:
-            object = [("event", "authenticated")]
-        case .clockSet(let setting):
-            object = [("event", "clock_set"), ("utc_offset_s", .int(setting.utcOffsetSeconds)),
-                      ("time_zone_quarter_hours", .int(Int(setting.timeZoneQuarterHours))), ("dst_code", .int(Int(setting.dstOffsetCode)))]
-        case .clockChecked(let offset):
-            object = [("event", "clock_checked"), ("band_ahead_s", offset.map { .int($0) } ?? .null)]
-        case .device(let device, let battery):
-            object = [("event", "device"), ("name", .optional(device.name)), ("manufacturer", .optional(device.manufacturer)),
-                      ("model", .optional(device.model)), ("serial", .optional(device.serialNumber)),
-                      ("firmware", .optional(device.firmwareRevision)), ("battery", battery.map { .int($0) } ?? .null)]
-        case .historyTransferStarted(let first, let count, let gap):
-            object = [("event", "history_transfer"), ("first", .int(Int(first))), ("count", .int(Int(count))), ("gap", .int(Int(gap)))]
-        case .historyProgress(let received, let total):
-            object = [("event", "history_progress"), ("received", .int(received)), ("total", .int(total))]
-        case .historyCommitted(let minutes, let cursor, let acknowledged):
-            object = [("event", "history_committed"), ("minutes", .int(minutes)), ("cursor", .int(Int(cursor.nextSequence))),
-                      ("history_id", .string(String(cursor.historyID, radix: 16))), ("acknowledged", .bool(acknowledged))]
-        case .historyDiscarded(let why):
-            object = [("event", "history_discarded"), ("reason", .string(why))]
-        case .historyComplete(let minutes):
-            object = [("event", "history_complete"), ("minutes", .int(minutes))]
-        case .streaming:
-            object = [("event", "streaming")]
-        case .reading(let reading):
-            guard showReadings else { return }
-            object = [("event", "reading"), ("time", .string(utcTimestamp(reading.time))), ("kind", .string(reading.kind)),
-                      ("heart_rate", reading.heartRate.map { .int($0) } ?? .null),
-                      ("rr_ms", .array(reading.rrMilliseconds.map { .double($0) })),
-                      ("steps_today", reading.stepsToday.map { .int(Int($0)) } ?? .null),
-                      ("cadence", reading.cadence.map { .int($0) } ?? .null),
-                      ("battery", reading.batteryPercent.map { .int($0) } ?? .null),
-                      ("sensor_contact", reading.sensorContact.map { .bool($0) } ?? .null),
-                      ("energy_expended_kj", reading.energyExpendedKilojoules.map { .int($0) } ?? .null)]
-        case .liveMinutesStored(let count):
-            object = [("event", "live_minutes_stored"), ("count", .int(count))]
-        case .anomaly(let what):
-            object = [("event", "anomaly"), ("what", .string(what))]
-        case .disconnected(let why):
-            object = [("event", "disconnected"), ("reason", .string(why))]
-        case .reconnecting(let delay):
-            let (seconds, attoseconds) = delay.components
-            object = [("event", "reconnecting"), ("after_ms", .int(Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)))]
-        case .stopped:
-            object = [("event", "stopped")]
-        case .storeUnavailable(let outage):
-            let (seconds, attoseconds) = outage.retryIn.components
-            object = [("event", "store_unavailable"), ("reason", .string(outage.reason)), ("spooled_minutes", .int(outage.spooledMinutes)),
-                      ("dropped_minutes", .int(outage.droppedMinutes)), ("history_deferred", .bool(outage.historyDeferred)),
-                      ("retry_after_ms", .int(Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)))]
-        case .storeAvailable(let replayed):
-            object = [("event", "store_available"), ("replayed_minutes", .int(replayed))]
-        case .storeWrite(let timing):
-            let (seconds, attoseconds) = timing.duration.components
-            object = [("event", "store_write"), ("batch", .string(timing.batch.rawValue)), ("rows", .int(timing.rows)),
-                      ("us", .int(Int(seconds) * 1_000_000 + Int(attoseconds / 1_000_000_000_000)))]
+        if case .reading = event, !showReadings { return }
+        writeJSONLine { json in
+            json.beginObject()
+            json.key("event")
+            switch event {
+            case .connecting(let address, let attempt):
+                json.value(verbatim: "connecting")
+                json.key("address"); json.value(address)
+                json.key("attempt"); json.value(attempt)
+            case .connected(let mtu, let kind):
+                json.value(verbatim: "connected")
+                json.key("mtu"); json.value(mtu)
+                json.key("kind"); json.value(kind.rawValue)
+                // "band" stays for older consumers: true only for a BandKit band.
+                json.key("band"); json.value(kind == .bandkit)
+            case .paired(let readerID):
+                json.value(verbatim: "paired")
+                json.key("reader_id"); json.value(String(readerID, radix: 16))
+            case .authenticated:
+                json.value(verbatim: "authenticated")
+            case .clockSet(let setting):
+                json.value(verbatim: "clock_set")
+                json.key("utc_offset_s"); json.value(setting.utcOffsetSeconds)
+                json.key("time_zone_quarter_hours"); json.value(Int(setting.timeZoneQuarterHours))
+                json.key("dst_code"); json.value(Int(setting.dstOffsetCode))
+            case .clockChecked(let offset):
+                json.value(verbatim: "clock_checked")
+                json.key("band_ahead_s"); json.value(offset)
+            case .device(let device, let battery):
+                json.value(verbatim: "device")
+                json.key("name"); json.value(device.name)
+                json.key("manufacturer"); json.value(device.manufacturer)
+                json.key("model"); json.value(device.model)
+                json.key("serial"); json.value(device.serialNumber)
+                json.key("firmware"); json.value(device.firmwareRevision)
+                json.key("battery"); json.value(battery)
+            case .historyTransferStarted(let first, let count, let gap):
+                json.value(verbatim: "history_transfer")
+                json.key("first"); json.value(Int(first))
+                json.key("count"); json.value(Int(count))
+                json.key("gap"); json.value(Int(gap))
+            case .historyProgress(let received, let total):
+                json.value(verbatim: "history_progress")
+                json.key("received"); json.value(received)
+                json.key("total"); json.value(total)
+            case .historyCommitted(let minutes, let cursor, let acknowledged):
+                json.value(verbatim: "history_committed")
+                json.key("minutes"); json.value(minutes)
+                json.key("cursor"); json.value(Int(cursor.nextSequence))
+                json.key("history_id"); json.value(String(cursor.historyID, radix: 16))
+                json.key("acknowledged"); json.value(acknowledged)
+            case .historyDiscarded(let why):
+                json.value(verbatim: "history_discarded")
+                json.key("reason"); json.value(why)
+            case .historyComplete(let minutes):
+                json.value(verbatim: "history_complete")
+                json.key("minutes"); json.value(minutes)
+            case .streaming:
+                json.value(verbatim: "streaming")
+            case .reading(let reading):
+                json.value(verbatim: "reading")
+                json.key("time"); json.value(utcTimestamp(reading.time))
+                json.key("kind"); json.value(reading.kind)
+                json.key("heart_rate"); json.value(reading.heartRate)
+                json.key("rr_ms")
+                json.beginArray()
+                for interval in reading.rrMilliseconds { json.value(interval, fractionDigits: 1) }
+                json.endArray()
+                json.key("steps_today"); json.value(reading.stepsToday.map { Int($0) })
+                json.key("cadence"); json.value(reading.cadence)
+                json.key("battery"); json.value(reading.batteryPercent)
+                json.key("sensor_contact"); json.value(reading.sensorContact)
+                json.key("energy_expended_kj"); json.value(reading.energyExpendedKilojoules)
+            case .liveMinutesStored(let count):
+                json.value(verbatim: "live_minutes_stored")
+                json.key("count"); json.value(count)
+            case .anomaly(let what):
+                json.value(verbatim: "anomaly")
+                json.key("what"); json.value(what)
+            case .disconnected(let why):
+                json.value(verbatim: "disconnected")
+                json.key("reason"); json.value(why)
+            case .reconnecting(let delay):
+                json.value(verbatim: "reconnecting")
+                json.key("after_ms"); json.value(milliseconds(delay))
+            case .stopped:
+                json.value(verbatim: "stopped")
+            case .storeUnavailable(let outage):
+                json.value(verbatim: "store_unavailable")
+                json.key("reason"); json.value(outage.reason)
+                json.key("spooled_minutes"); json.value(outage.spooledMinutes)
+                json.key("dropped_minutes"); json.value(outage.droppedMinutes)
+                json.key("history_deferred"); json.value(outage.historyDeferred)
+                json.key("retry_after_ms"); json.value(milliseconds(outage.retryIn))
+            case .storeAvailable(let replayed):
+                json.value(verbatim: "store_available")
+                json.key("replayed_minutes"); json.value(replayed)
+            case .storeWrite(let timing):
+                let (seconds, attoseconds) = timing.duration.components
+                json.value(verbatim: "store_write")
+                json.key("batch"); json.value(timing.batch.rawValue)
+                json.key("rows"); json.value(timing.rows)
+                json.key("us"); json.value(Int(seconds) * 1_000_000 + Int(attoseconds / 1_000_000_000_000))
+            }
+            json.endObject()
         }
-        writeLine(JSONValue.object(object).text)
     }
-}
 
-/// Just enough JSON for NDJSON lines with a fixed key order.
-enum JSONValue: ExpressibleByStringLiteral {
-    case string(String), int(Int), double(Double), bool(Bool), null
-    case array([JSONValue])
-    case object([(String, JSONValue)])
-
-    init(stringLiteral value: String) { self = .string(value) }
-    static func optional(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
-
-    var text: String {
-        switch self {
-        case .string(let s): return JSONString.quoted(s)
-        case .int(let i): return String(i)
-        case .double(let d): return d.isFinite ? oneDecimal(d) : "null"
-        case .bool(let b): return b ? "true" : "false"
-        case .null: return "null"
-        case .array(let items): return "[" + items.map(\.text).joined(separator: ",") + "]"
-        case .object(let pairs): return "{" + pairs.map { JSONString.quoted($0.0) + ":" + $0.1.text }.joined(separator: ",") + "}"
-        }
+    /// Whole milliseconds of `delay`, truncated.
+    private func milliseconds(_ delay: Duration) -> Int {
+        let (seconds, attoseconds) = delay.components
+        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
     }
 }
 
@@ -230,16 +254,13 @@ func utcTimestamp(_ date: Date) -> String {
     TimeParsing.format(Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down)), utcOffsetSeconds: 0)
 }
 
-/// `value` with one decimal, exactly as C's `%.1f` rounds it (half to even on the binary value).
-func oneDecimal(_ value: Double) -> String {
-    withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
-        let count = withVaList([value]) { vsnprintf(buffer.baseAddress!, buffer.count, "%.1f", $0) }
-        return String(decoding: UnsafeRawBufferPointer(start: buffer.baseAddress!, count: Int(max(0, min(count, 63)))).bindMemory(to: UInt8.self), as: UTF8.self)
-    }
-}
-
 /// Writes one line to stdout at once, so a pipe sees each reading as it happens and a killed
 /// process loses no printed line; a write error is reported when the command ends (exit 1).
 func writeLine(_ line: String) {
     StandardOutput.shared.lineNow(line)
+}
+
+/// Writes one JSON object (or value) as a line, at once (see ``writeLine(_:)``).
+func writeJSONLine(_ body: (inout JSONWriter<JSONBuffer>) -> Void) {
+    writeLine(JSON.text(body))
 }

@@ -1,6 +1,7 @@
 import BandLink
 import BandReader
 import CommandKit
+import JSONOutput
 import HealthStore
 
 struct PairCommand: Command {
@@ -78,11 +79,18 @@ struct PairCommand: Command {
             return .failure
         }
         if options.json {
-            var fields: [(String, JSONValue)] = [("event", "paired_band"), ("address", .string(band.address)),
-                                                 ("keystore", .string(options.keystore.path)),
-                                                 ("person", .optional(person))]
-            if band.isBondOnly { fields += [("kind", .string(band.kind.rawValue)), ("bond_only", .bool(true))] }
-            writeLine(JSONValue.object(fields).text)
+            writeJSONLine { json in
+                json.beginObject()
+                json.key("event"); json.value(verbatim: "paired_band")
+                json.key("address"); json.value(band.address)
+                json.key("keystore"); json.value(options.keystore.path)
+                json.key("person"); json.value(person)
+                if band.isBondOnly {
+                    json.key("kind"); json.value(band.kind.rawValue)
+                    json.key("bond_only"); json.value(true)
+                }
+                json.endObject()
+            }
         } else if band.isBondOnly {
             writeLine("paired \(band.address) (\(band.kind)) for \(personShown.terminalEscaped): bond only, no BandKit key; entry stored in \(options.keystore.path)")
         } else {

@@ -3,6 +3,7 @@ import BandGATT
 import BandProtocol
 import BandReader
 import CommandKit
+import JSONOutput
 
 struct ScanCommand: Command {
     static let configuration = CommandConfiguration(
@@ -41,13 +42,20 @@ struct ScanCommand: Command {
         for device in devices {
             let kind = BandKind(advertisedServices: device.serviceUUIDs, name: device.name)
             if json {
-                writeLine(JSONValue.object([
-                    ("address", .string(device.address.address.description)),
-                    ("address_type", .string(device.address.type.isRandom ? "random" : "public")),
-                    ("name", .optional(device.name)), ("rssi", device.rssi.map { .int(Int($0)) } ?? .null),
-                    ("kind", .string(kind.rawValue)), ("services", .array(device.serviceUUIDs.map { .string($0.description) })),
-                    ("connectable", .bool(device.isConnectable)),
-                ]).text)
+                writeJSONLine { json in
+                    json.beginObject()
+                    json.key("address"); json.value(device.address.address.description)
+                    json.key("address_type"); json.value(device.address.type.isRandom ? "random" : "public")
+                    json.key("name"); json.value(device.name)
+                    json.key("rssi"); json.value(device.rssi.map { Int($0) })
+                    json.key("kind"); json.value(kind.rawValue)
+                    json.key("services")
+                    json.beginArray()
+                    for service in device.serviceUUIDs { json.value(service.description) }
+                    json.endArray()
+                    json.key("connectable"); json.value(device.isConnectable)
+                    json.endObject()
+                }
             } else {
                 let random = device.address.type.isRandom ? " --random" : ""
                 writeLine("\(device.address.address)\(random)  \(device.rssi.map { "\($0) dBm" } ?? "? dBm")  \(kind.rawValue)  \(device.name?.terminalEscaped ?? "(no name)")")

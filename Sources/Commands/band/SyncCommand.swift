@@ -1,6 +1,7 @@
 import BandLink
 import BandReader
 import CommandKit
+import JSONOutput
 
 struct SyncCommand: Command {
     static let configuration = CommandConfiguration(
@@ -38,7 +39,13 @@ struct SyncCommand: Command {
             return .failure
         }
         if options.json {
-            writeLine(JSONValue.object([("event", "synced"), ("minutes", .int(outcome.historyMinutes)), ("store", .string(options.storeName))]).text)
+            writeJSONLine { json in
+                json.beginObject()
+                json.key("event"); json.value(verbatim: "synced")
+                json.key("minutes"); json.value(outcome.historyMinutes)
+                json.key("store"); json.value(options.storeName)
+                json.endObject()
+            }
         } else {
             writeLine("synced \(outcome.historyMinutes) minutes into \(options.storeName.terminalEscaped)")
         }

@@ -2,6 +2,7 @@ import CommandKit
 import Foundation
 import HealthModel
 import HealthStore
+import JSONOutput
 
 /// `health bmi [--save]`: body-mass index from the latest height and body mass.
 struct BMICommand: Command {
@@ -43,7 +44,13 @@ struct BMICommand: Command {
             }
         }
         if json {
-            StandardOutput.shared.line(jsonObject([("bmi", jsonNumber(bmi)), ("height_m", jsonNumber(meters)), ("body_mass_kg", jsonNumber(kilograms))]))
+            StandardOutput.shared.line(JSON.text { json in
+                json.beginObject()
+                json.key("bmi"); json.value(bmi)
+                json.key("height_m"); json.value(meters)
+                json.key("body_mass_kg"); json.value(kilograms)
+                json.endObject()
+            })
         } else {
             StandardOutput.shared.line("BMI \(String(format: "%.1f", bmi)) kg/m² (body mass \(formatValue(kilograms)) kg, "
                   + "height \(formatValue(meters)) m)\(save ? "; saved" : "")")

@@ -2,6 +2,7 @@ import CommandKit
 import Foundation
 import HealthModel
 import HealthStore
+import JSONOutput
 
 /// `health changes --since ANCHOR`: the change feed; `--wait` blocks until something changes.
 struct ChangesCommand: Command {
@@ -48,13 +49,28 @@ struct ChangesCommand: Command {
         }
         let changes = try store.changes(since: since, types: types, limit: limit, as: .owner)
         if json {
-            let samples = changes.samples.map { SampleFormatting.json($0, zone: zone) }.joined(separator: ",")
-            let deleted = changes.deleted.map {
-                jsonObject([("id", jsonString($0.id.uuidString.lowercased())), ("type", jsonString($0.type.identifier))])
-            }.joined(separator: ",")
-            let workouts = changes.workouts.map { WorkoutFormatting.importLine($0, zone: zone) }.joined(separator: ",")
-            StandardOutput.shared.line(jsonObject([("anchor", String(changes.newAnchor.rawValue)), ("samples", "[\(samples)]"),
-                                                   ("deleted", "[\(deleted)]"), ("workouts", "[\(workouts)]")]))
+            StandardOutput.shared.line(JSON.text { json in
+                json.beginObject()
+                json.key("anchor"); json.value(changes.newAnchor.rawValue)
+                json.key("samples")
+                json.beginArray()
+                for sample in changes.samples { SampleFormatting.writeJSON(sample, zone: zone, to: &json) }
+                json.endArray()
+                json.key("deleted")
+                json.beginArray()
+                for deleted in changes.deleted {
+                    json.beginObject()
+                    json.key("id"); json.value(deleted.id.uuidString.lowercased())
+                    json.key("type"); json.value(deleted.type.identifier)
+                    json.endObject()
+                }
+                json.endArray()
+                json.key("workouts")
+                json.beginArray()
+                for workout in changes.workouts { WorkoutFormatting.writeImportObject(workout, zone: zone, to: &json) }
+                json.endArray()
+                json.endObject()
+            })
         } else {
             for deleted in changes.deleted { StandardOutput.shared.line("deleted \(deleted.type) \(deleted.id.uuidString.lowercased())") }
             for sample in changes.samples { StandardOutput.shared.line("\(sample.sampleType)  " + SampleFormatting.line(sample, zone: zone)) }

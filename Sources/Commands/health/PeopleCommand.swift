@@ -2,6 +2,7 @@ import CommandKit
 import Foundation
 import HealthModel
 import HealthStore
+import JSONOutput
 
 /// `health people list|add|rename`: the people whose data the store holds (docs/architecture.md, "People").
 struct PeopleCommand: Command {
@@ -38,11 +39,18 @@ struct PeopleListCommand: Command {
         let people = try store.people()
         let utc = TimeZone(identifier: "UTC")!
         if json {
-            StandardOutput.shared.line("[" + people.map { person in
-                jsonObject([("id", String(person.id)), ("name", jsonString(person.name)),
-                            ("created", jsonString(TimeParsing.format(person.created, in: utc))),
-                            ("default", person.isDefault ? "true" : "false")])
-            }.joined(separator: ",") + "]")
+            StandardOutput.shared.line(JSON.text { json in
+                json.beginArray()
+                for person in people {
+                    json.beginObject()
+                    json.key("id"); json.value(person.id)
+                    json.key("name"); json.value(person.name)
+                    json.key("created"); json.value(TimeParsing.format(person.created, in: utc))
+                    json.key("default"); json.value(person.isDefault)
+                    json.endObject()
+                }
+                json.endArray()
+            })
         } else {
             for person in people {
                 StandardOutput.shared.line("\(person.id)\t\(person.name.terminalEscaped)\t\(TimeParsing.format(person.created, in: utc))"

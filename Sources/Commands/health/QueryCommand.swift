@@ -2,6 +2,7 @@ import CommandKit
 import Foundation
 import HealthModel
 import HealthStore
+import JSONOutput
 
 /// `health query TYPE`: raw samples (not merged: summing them double-counts; use stats).
 struct QueryCommand: Command {
@@ -46,7 +47,14 @@ struct QueryCommand: Command {
         let store = try openStore(storePath, readOnly: true)
         let samples = try store.samples(query, as: .owner)
         if json {
-            StandardOutput.shared.line("[" + samples.map { SampleFormatting.json($0, zone: zone) }.joined(separator: ",\n") + "]")
+            StandardOutput.shared.line(JSON.text(capacity: 256 * samples.count + 2) { json in
+                json.beginArray()
+                for sample in samples {
+                    json.lineBreak()
+                    SampleFormatting.writeJSON(sample, zone: zone, to: &json)
+                }
+                json.endArray()
+            })
         } else if samples.isEmpty {
             StandardOutput.shared.line("no \(query.type) samples")
         } else {
@@ -76,42 +84,65 @@ enum SampleFormatting {
         return text
     }
 
+    /// One line of the import format (`health import` reads it back).
     static func json(_ sample: Sample, zone: TimeZone) -> String {
-        var pairs: [(String, String)] = [("type", jsonString(sample.sampleType.identifier))]
+        JSON.text { writeJSON(sample, zone: zone, to: &$0) }
+    }
+
+    static func writeJSON(_ sample: Sample, zone: TimeZone, to json: inout JSONWriter<JSONBuffer>) {
+        json.beginObject()
+        json.key("type"); json.value(sample.sampleType.identifier)
         let device: DeviceInfo?, syncID: String?, syncVersion: Int64, userEntered: Bool, metadata: [String: String], recorded: TimeZone?
         switch sample {
         case .quantity(let q):
-            pairs.append(("value", jsonNumber(q.quantity.value)))
-            pairs.append(("unit", jsonString(q.quantity.unit.symbol)))
+            json.key("value"); json.value(q.quantity.value)
+            json.key("unit"); json.value(q.quantity.unit.symbol)
             (device, syncID, syncVersion, userEntered, metadata, recorded) = (q.device, q.syncIdentifier, q.syncVersion, q.userEntered, q.metadata, q.timeZone)
         case .category(let c):
-            pairs.append(("value", jsonString(c.type.valueNames[c.value])))
+            json.key("value"); json.value(c.type.valueNames[c.value])
             (device, syncID, syncVersion, userEntered, metadata, recorded) = (c.device, c.syncIdentifier, c.syncVersion, c.userEntered, c.metadata, c.timeZone)
         }
-        pairs.append(("start", jsonString(TimeParsing.format(sample.start, in: zone))))
-        pairs.append(("end", jsonString(TimeParsing.format(sample.end, in: zone))))
-        pairs.append(("source", jsonString(sample.source?.id ?? "")))
-        if let version = sample.source?.version, !version.isEmpty { pairs.append(("source_version", jsonString(version))) }
+        json.key("start"); json.value(TimeParsing.format(sample.start, in: zone))
+        json.key("end"); json.value(TimeParsing.format(sample.end, in: zone))
+        json.key("source"); json.value(sample.source?.id ?? "")
+        if let version = sample.source?.version, !version.isEmpty { json.key("source_version"); json.value(version) }
         if let device {
-            var parts: [(String, String)] = []
-            if let v = device.name { parts.append(("name", jsonString(v))) }
-            if let v = device.manufacturer { parts.append(("manufacturer", jsonString(v))) }
-            if let v = device.model { parts.append(("model", jsonString(v))) }
-            if let v = device.hardwareIdentifier { parts.append(("hardware_id", jsonString(v))) }
-            if let v = device.firmwareVersion { parts.append(("firmware", jsonString(v))) }
-            pairs.append(("device", jsonObject(parts)))
+            json.key("device")
+            writeDevice(device, to: &json)
         }
         if let syncID {
-            pairs.append(("sync_id", jsonString(syncID)))
-            pairs.append(("sync_version", String(syncVersion)))
+            json.key("sync_id"); json.value(syncID)
+            json.key("sync_version"); json.value(syncVersion)
         }
-        if let recorded { pairs.append(("zone", jsonString(recorded.identifier))) }
-        if userEntered { pairs.append(("user_entered", "true")) }
+        if let recorded { json.key("zone"); json.value(recorded.identifier) }
+        if userEntered { json.key("user_entered"); json.value(true) }
         if !metadata.isEmpty {
-            pairs.append(("metadata", jsonObject(metadata.keys.sorted().map { ($0, jsonString(metadata[$0]!)) })))
+            json.key("metadata")
+            writeMetadata(metadata, to: &json)
         }
-        pairs.append(("id", jsonString(sample.id.uuidString.lowercased())))
-        return jsonObject(pairs)
+        json.key("id"); json.value(sample.id.uuidString.lowercased())
+        json.endObject()
+    }
+
+    /// The device's fields that are known, as an object.
+    static func writeDevice(_ device: DeviceInfo, to json: inout JSONWriter<JSONBuffer>) {
+        json.beginObject()
+        if let v = device.name { json.key("name"); json.value(v) }
+        if let v = device.manufacturer { json.key("manufacturer"); json.value(v) }
+        if let v = device.model { json.key("model"); json.value(v) }
+        if let v = device.hardwareIdentifier { json.key("hardware_id"); json.value(v) }
+        if let v = device.firmwareVersion { json.key("firmware"); json.value(v) }
+        json.endObject()
+    }
+
+    /// Metadata as an object with its keys sorted.
+    static func writeMetadata(_ metadata: [String: String], to json: inout JSONWriter<JSONBuffer>) {
+        json.beginObject()
+        for key in metadata.keys.sorted() {
+            json.key(escaping: key)
+            json.value(metadata[key]!)
+        }
+        json.endObject()
     }
 
     static let csvHeader = "type,start,end,value,unit,source,source_version,device,sync_id,sync_version,user_entered,zone,id"

@@ -3,6 +3,7 @@ import Foundation
 import HealthAnalysis
 import HealthModel
 import HealthStore
+import JSONOutput
 
 /// `health sleep [--night DATE]`: one night's sleep from every source, merged by priority.
 struct SleepCommand: Command {
@@ -108,19 +109,36 @@ struct NightReport {
     static func valueName(_ value: SleepValue) -> String { CategoryType.sleepAnalysis.valueNames[value.rawValue] }
 
     func json(zone: TimeZone) -> String {
-        func time(_ date: Date?) -> String { date.map { jsonString(TimeParsing.format($0, in: zone)) } ?? "null" }
-        let segments = summary.timeline.map { stretch in
-            jsonObject([("start", time(stretch.start)), ("end", time(stretch.end)), ("value", jsonString(Self.valueName(stretch.value))),
-                        ("source", jsonString(sourcesByRank[stretch.rank] ?? "?"))])
+        JSON.text { json in
+            func time(_ date: Date?) -> String? { date.map { TimeParsing.format($0, in: zone) } }
+            json.beginObject()
+            json.key("night"); json.value(night)
+            json.key("window_start"); json.value(time(window.lowerBound))
+            json.key("window_end"); json.value(time(window.upperBound))
+            json.key("start"); json.value(time(summary.start))
+            json.key("end"); json.value(time(summary.end))
+            json.key("in_bed_s"); json.value(summary.inBed)
+            json.key("asleep_s"); json.value(summary.asleep)
+            json.key("awake_s"); json.value(summary.awake)
+            json.key("awakenings"); json.value(summary.awakenings)
+            json.key("efficiency"); json.value(summary.efficiency)
+            json.key("sources")
+            json.beginArray()
+            for source in sources { json.value(source) }
+            json.endArray()
+            json.key("segments")
+            json.beginArray()
+            for stretch in summary.timeline {
+                json.beginObject()
+                json.key("start"); json.value(time(stretch.start))
+                json.key("end"); json.value(time(stretch.end))
+                json.key("value"); json.value(Self.valueName(stretch.value))
+                json.key("source"); json.value(sourcesByRank[stretch.rank] ?? "?")
+                json.endObject()
+            }
+            json.endArray()
+            json.endObject()
         }
-        return jsonObject([
-            ("night", jsonString(night)), ("window_start", time(window.lowerBound)), ("window_end", time(window.upperBound)),
-            ("start", time(summary.start)), ("end", time(summary.end)),
-            ("in_bed_s", jsonNumber(summary.inBed)), ("asleep_s", jsonNumber(summary.asleep)), ("awake_s", jsonNumber(summary.awake)),
-            ("awakenings", String(summary.awakenings)), ("efficiency", jsonNumber(summary.efficiency)),
-            ("sources", "[" + sources.map(jsonString).joined(separator: ",") + "]"),
-            ("segments", "[" + segments.joined(separator: ",") + "]"),
-        ])
     }
 
     func text(zone: TimeZone) -> String {

@@ -2,6 +2,7 @@ import CommandKit
 import Foundation
 import HealthModel
 import HealthStore
+import JSONOutput
 
 /// `health stats TYPE`: totals merged across sources (no double counting), in calendar buckets.
 struct StatsCommand: Command {
@@ -72,7 +73,19 @@ struct StatsCommand: Command {
                            "health stats: the \(statistic) of \(type) from \(start) to \(end)\(source.map { " from \($0.terminalEscaped)" } ?? "")")
             }
         }
-        var objects: [String] = []
+        var objects = JSONWriter(sink: JSONBuffer(capacity: json ? 128 * stats.count + 2 : 0))
+        objects.beginArray()
+        /// One bucket's figure, on a line of its own: a source's, or the merged one (no source).
+        func addObject(_ start: String, _ end: String, _ value: Double?, source: String? = nil) {
+            objects.lineBreak()
+            objects.beginObject()
+            objects.key("start"); objects.value(start)
+            objects.key("end"); objects.value(end)
+            objects.key("value"); objects.value(value)
+            objects.key("unit"); objects.value(unit.symbol)
+            if let source { objects.key("source"); objects.value(source) }
+            objects.endObject()
+        }
         var lines: [String] = []
         for bucketStats in stats {
             let start = TimeParsing.format(bucketStats.start, in: zone)
@@ -81,18 +94,17 @@ struct StatsCommand: Command {
             if bySource {
                 for source in bucketStats.bySource {
                     let sourceValue = try converted(source.values.value(for: option), start, end, source.source)
-                    objects.append(jsonObject([("start", jsonString(start)), ("end", jsonString(end)), ("value", jsonNumber(sourceValue)),
-                                               ("unit", jsonString(unit.symbol)), ("source", jsonString(source.source))]))
+                    addObject(start, end, sourceValue, source: source.source)
                     lines.append("\(start)  \(end)  \(sourceValue.map(formatValue) ?? "—") \(unit.symbol)  \(source.source.terminalEscaped)")
                 }
                 lines.append("\(start)  \(end)  \(value.map(formatValue) ?? "—") \(unit.symbol)  (merged)")
             } else {
-                objects.append(jsonObject([("start", jsonString(start)), ("end", jsonString(end)), ("value", jsonNumber(value)),
-                                           ("unit", jsonString(unit.symbol))]))
+                addObject(start, end, value)
                 lines.append("\(start)  \(end)  \(value.map(formatValue) ?? "—") \(unit.symbol)")
             }
         }
-        StandardOutput.shared.line(json ? "[" + objects.joined(separator: ",\n") + "]" : lines.joined(separator: "\n"))
+        objects.endArray()
+        StandardOutput.shared.line(json ? objects.text : lines.joined(separator: "\n"))
         return .success
     }
 }

@@ -2,6 +2,7 @@ import CommandKit
 import Foundation
 import HealthModel
 import HealthStore
+import JSONOutput
 
 /// `health workouts add|list|export|delete`.
 struct WorkoutsCommand: Command {
@@ -126,11 +127,18 @@ struct WorkoutsListCommand: Command {
         let distance = total(stats.map(\.distanceMetres))
         let energy = total(stats.map(\.energyKilocalories))
         if json {
-            StandardOutput.shared.line(jsonObject([
-                ("count", String(stats.count)), ("duration_s", jsonNumber(duration)), ("distance_m", jsonNumber(distance)),
-                ("energy_kcal", jsonNumber(energy)),
-                ("workouts", "[" + stats.map { WorkoutFormatting.json($0, zone: zone) }.joined(separator: ",") + "]"),
-            ]))
+            StandardOutput.shared.line(JSON.text { json in
+                json.beginObject()
+                json.key("count"); json.value(stats.count)
+                json.key("duration_s"); json.value(duration)
+                json.key("distance_m"); json.value(distance)
+                json.key("energy_kcal"); json.value(energy)
+                json.key("workouts")
+                json.beginArray()
+                for stat in stats { WorkoutFormatting.writeJSON(stat, zone: zone, to: &json) }
+                json.endArray()
+                json.endObject()
+            })
         } else {
             for stat in stats { StandardOutput.shared.line(WorkoutFormatting.line(stat, zone: zone)) }
             StandardOutput.shared.line("\(stats.count) workout\(stats.count == 1 ? "" : "s"), \(NightReport.duration(duration))"

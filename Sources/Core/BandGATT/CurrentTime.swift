@@ -1,4 +1,5 @@
 import BandWire
+import CivilTime
 
 /// Current Time (0x2A2B), in the Current Time service (0x1805).
 ///
@@ -52,7 +53,7 @@ public struct CurrentTime: WireCodable, Hashable, Sendable {
     /// week computed.
     public init(secondsSince1970: Int64, fractions256: UInt8 = 0, adjustReason: AdjustReason = []) {
         let dateTime = DateTime(secondsSince1970: secondsSince1970)
-        let days = Int(floorDivide(secondsSince1970, 86_400).quotient)
+        let days = Int(CivilCalendar.floorDivide(secondsSince1970, 86_400).quotient)
         self.init(dateTime: dateTime, dayOfWeek: DayOfWeek(rawValue: UInt8(CivilCalendar.isoWeekday(daysSince1970: days))),
                   fractions256: fractions256, adjustReason: adjustReason)
     }

@@ -1,4 +1,5 @@
 import BandWire
+import CivilTime
 
 /// Date Time (0x2A08), also the first 7 bytes of Current Time: a local wall-clock time.
 ///
@@ -36,7 +37,7 @@ public struct DateTime: WireCodable, Hashable, Sendable, CustomStringConvertible
     /// The wall-clock time `secondsSince1970` seconds after 1970-01-01 00:00:00 (proleptic
     /// Gregorian, no leap seconds). Years outside 1582–9999 are a programming error.
     public init(secondsSince1970: Int64) {
-        let (days, secondOfDay) = floorDivide(secondsSince1970, 86_400)
+        let (days, secondOfDay) = CivilCalendar.floorDivide(secondsSince1970, 86_400)
         let date = CivilCalendar.date(daysSince1970: Int(days))
         precondition(Self.yearRange.contains(UInt16(clamping: date.year)), "year \(date.year) outside 1582–9999")
         self.init(year: UInt16(date.year), month: UInt8(date.month), day: UInt8(date.day),

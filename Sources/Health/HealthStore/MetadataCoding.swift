@@ -1,17 +1,18 @@
 import HealthModel
+import JSONOutput
 
 /// Metadata is stored as a JSON object with sorted keys (NULL when empty).
 enum MetadataCoding {
     static func encode(_ metadata: [String: String]) -> String? {
         if metadata.isEmpty { return nil }
-        var out = "{"
-        for (index, key) in metadata.keys.sorted().enumerated() {
-            if index > 0 { out += "," }
-            JSONString.appendQuoted(key, to: &out)
-            out += ":"
-            JSONString.appendQuoted(metadata[key]!, to: &out)
+        var json = JSONWriter(sink: JSONBuffer())
+        json.beginObject()
+        for key in metadata.keys.sorted() {
+            json.key(escaping: key)
+            json.value(metadata[key]!)
         }
-        return out + "}"
+        json.endObject()
+        return json.text
     }
 
     /// The object `encode` wrote; a value that is not a string (only another writer could have
@@ -34,11 +35,10 @@ enum MetadataCoding {
 
     /// A JSON array of strings, bound as one parameter and expanded in SQL with `json_each`.
     static func array(_ items: [String]) -> String {
-        var out = "["
-        for (index, item) in items.enumerated() {
-            if index > 0 { out += "," }
-            JSONString.appendQuoted(item, to: &out)
+        JSON.text { json in
+            json.beginArray()
+            for item in items { json.value(item) }
+            json.endArray()
         }
-        return out + "]"
     }
 }

@@ -51,7 +51,7 @@ public struct OutputLine {
         UnsafeMutableRawPointer(claim(bytes.count)).copyMemory(from: source, byteCount: bytes.count)
     }
 
-    /// A String's UTF-8 as it is (no escaping; see ``append(jsonEscaped:)``).
+    /// A String's UTF-8 as it is (no escaping: JSON strings go through ``JSONLine``).
     @_disfavoredOverload
     public mutating func append(_ text: String) {
         var text = text
@@ -142,26 +142,6 @@ public struct OutputLine {
         UnsafeMutableRawPointer(out).copyMemory(from: OutputTables.digitPairs.utf8Start + 2 * pair, byteCount: 2)
     }
 
-    /// `numerator / denominator` exactly in decimal (denominator a product of 2s and 5s, e.g.
-    /// 10, 100, 256, 1024), without trailing zeros: 896/256 → "3.5".
-    public mutating func append(numerator: Int64, denominator: Int64) {
-        precondition(denominator > 0)
-        if numerator < 0 { append(UInt8(ascii: "-")) }
-        let magnitude = numerator.magnitude
-        let d = UInt64(denominator)
-        append(decimal: magnitude / d)
-        var remainder = magnitude % d
-        guard remainder != 0 else { return }
-        append(UInt8(ascii: "."))
-        var digits = 0
-        while remainder != 0 && digits < 18 {
-            remainder *= 10
-            append(UInt8(truncatingIfNeeded: remainder / d) &+ 48)
-            remainder %= d
-            digits += 1
-        }
-    }
-
     // MARK: Hex
 
     /// Lowercase hex of `bytes`, two characters per byte from a 256-entry table.
@@ -187,32 +167,6 @@ public struct OutputLine {
             rest >>= 8
         }
         if index == 1 { out.storeBytes(of: (table + 2 * Int(rest & 0xF) + 1).load(as: UInt8.self), as: UInt8.self) }
-    }
-
-    // MARK: JSON strings
-
-    /// The UTF-8 of `text` escaped as the inside of a JSON string (RFC 8259 §7); up to six
-    /// bytes per input byte.
-    public mutating func append(jsonEscaped text: String) {
-        var text = text
-        text.withUTF8 { utf8 in
-            var start = 0
-            for (i, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                append(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(utf8)[start..<i]))
-                switch byte {
-                case UInt8(ascii: "\""): append("\\\"")
-                case UInt8(ascii: "\\"): append("\\\\")
-                case 0x0A: append("\\n")
-                case 0x0D: append("\\r")
-                case 0x09: append("\\t")
-                default:
-                    append("\\u00")
-                    append(hex: UInt64(byte), digits: 2)
-                }
-                start = i + 1
-            }
-            append(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(utf8)[start...]))
-        }
     }
 }
 

@@ -3,6 +3,7 @@ import Foundation
 import HealthHTTP
 import HealthModel
 import HealthStore
+import JSONOutput
 
 /// `/events`: the store's change feed as server-sent events. Every stream of the server waits on
 /// one ``ChangeBroadcast`` (one inotify watch of a SQLite store's directory, or one connection
@@ -55,7 +56,7 @@ final class DashboardEvents: HTTPStream, @unchecked Sendable {
                 let state = subscription.acknowledge()
                 if state.failures > failuresSeen {
                     failed = true
-                    return Array("event: error\ndata: \(JSONString.quoted(Self.failureMessage))\n\n".utf8)
+                    return Array("event: error\ndata: \(JSON.quoted(Self.failureMessage))\n\n".utf8)
                 }
                 if let latest = state.anchor, latest > anchor { return change(latest) }
             case .timedOut: break
@@ -77,6 +78,6 @@ final class DashboardEvents: HTTPStream, @unchecked Sendable {
     private func failure(_ error: any Error) -> [UInt8] {
         failed = true
         CommandRunner.printError("health serve: the change feed failed: \(error)")
-        return Array("event: error\ndata: \(JSONString.quoted(Self.failureMessage))\n\n".utf8)
+        return Array("event: error\ndata: \(JSON.quoted(Self.failureMessage))\n\n".utf8)
     }
 }

@@ -2,6 +2,7 @@ import CommandKit
 import Foundation
 import HealthModel
 import HealthStore
+import JSONOutput
 
 /// The `--store PATH` option every subcommand takes (`BANDKIT_STORE` and the XDG default otherwise).
 let storeOption = OptionSpec.option("store", value: "PATH",
@@ -127,18 +128,13 @@ func formatValue(_ value: Double) -> String {
     return text == "-0" ? "0" : text
 }
 
-/// JSON text for a string.
-func jsonString(_ text: String) -> String { JSONString.quoted(text) }
-
 /// A JSON number at full precision (the shortest text that reads back as the same Double).
 ///
 /// JSON has no infinity or NaN. Commands refuse a non-finite result before printing (exit 65,
 /// see ``finite(_:_:)``); should one reach this function anyway it is written as `null`, so
 /// that every document written parses.
 func jsonNumber(_ value: Double?) -> String {
-    guard let value, value.isFinite else { return "null" }
-    if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
-    return value.description
+    JSON.text(capacity: 32) { $0.value(value) }
 }
 
 /// `value` when it is finite; otherwise the data error (exit 65) naming `what` overflowed:
@@ -151,7 +147,3 @@ func finite(_ value: Double, _ what: @autoclosure () -> String) throws -> Double
     return value
 }
 
-/// A JSON object from ordered key/value pairs whose values are already JSON text.
-func jsonObject(_ pairs: [(String, String)]) -> String {
-    "{" + pairs.map { "\(jsonString($0.0)):\($0.1)" }.joined(separator: ",") + "}"
-}

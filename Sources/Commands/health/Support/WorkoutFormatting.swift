@@ -2,41 +2,52 @@ import CommandKit
 import Foundation
 import HealthModel
 import HealthStore
+import JSONOutput
 
 /// Workouts as text and JSON (`health workouts`, `health export`, `health changes`).
 enum WorkoutFormatting {
     /// One line of the import format (`health import` reads it back).
     static func importLine(_ workout: Workout, zone: TimeZone) -> String {
-        var pairs: [(String, String)] = [
-            ("type", jsonString("workout")), ("activity", jsonString(workout.activity.rawValue)),
-            ("start", jsonString(TimeParsing.format(workout.start, in: zone))), ("end", jsonString(TimeParsing.format(workout.end, in: zone))),
-        ]
-        if let energy = try? workout.totalEnergyBurned?.value(in: .kilocalorie) { pairs.append(("total_energy_kcal", jsonNumber(energy))) }
-        if let distance = try? workout.totalDistance?.value(in: .meter) { pairs.append(("total_distance_m", jsonNumber(distance))) }
-        pairs.append(("source", jsonString(workout.source?.id ?? "")))
-        if let version = workout.source?.version, !version.isEmpty { pairs.append(("source_version", jsonString(version))) }
+        JSON.text { writeImportObject(workout, zone: zone, to: &$0) }
+    }
+
+    static func writeImportObject(_ workout: Workout, zone: TimeZone, to json: inout JSONWriter<JSONBuffer>) {
+        json.beginObject()
+        json.key("type"); json.value(verbatim: "workout")
+        json.key("activity"); json.value(workout.activity.rawValue)
+        json.key("start"); json.value(TimeParsing.format(workout.start, in: zone))
+        json.key("end"); json.value(TimeParsing.format(workout.end, in: zone))
+        if let energy = try? workout.totalEnergyBurned?.value(in: .kilocalorie) { json.key("total_energy_kcal"); json.value(energy) }
+        if let distance = try? workout.totalDistance?.value(in: .meter) { json.key("total_distance_m"); json.value(distance) }
+        json.key("source"); json.value(workout.source?.id ?? "")
+        if let version = workout.source?.version, !version.isEmpty { json.key("source_version"); json.value(version) }
         if let device = workout.device {
-            let parts: [(String, String?)] = [("name", device.name), ("manufacturer", device.manufacturer), ("model", device.model),
-                                              ("hardware_id", device.hardwareIdentifier), ("firmware", device.firmwareVersion)]
-            pairs.append(("device", jsonObject(parts.compactMap { key, value in value.map { (key, jsonString($0)) } })))
+            json.key("device")
+            SampleFormatting.writeDevice(device, to: &json)
         }
         if !workout.metadata.isEmpty {
-            pairs.append(("metadata", jsonObject(workout.metadata.sorted { $0.key < $1.key }.map { ($0.key, jsonString($0.value)) })))
+            json.key("metadata")
+            SampleFormatting.writeMetadata(workout.metadata, to: &json)
         }
-        pairs.append(("id", jsonString(workout.id.uuidString.lowercased())))
-        return jsonObject(pairs)
+        json.key("id"); json.value(workout.id.uuidString.lowercased())
+        json.endObject()
     }
 
     /// A workout with its statistics, for `workouts list --json`.
-    static func json(_ stats: WorkoutStatistics, zone: TimeZone) -> String {
+    static func writeJSON(_ stats: WorkoutStatistics, zone: TimeZone, to json: inout JSONWriter<JSONBuffer>) {
         let workout = stats.workout
-        return jsonObject([
-            ("id", jsonString(workout.id.uuidString.lowercased())), ("activity", jsonString(workout.activity.rawValue)),
-            ("start", jsonString(TimeParsing.format(workout.start, in: zone))), ("end", jsonString(TimeParsing.format(workout.end, in: zone))),
-            ("duration_s", jsonNumber(stats.duration)), ("distance_m", jsonNumber(stats.distanceMetres)),
-            ("energy_kcal", jsonNumber(stats.energyKilocalories)), ("hr_avg", jsonNumber(stats.averageHeartRate)),
-            ("hr_max", jsonNumber(stats.maximumHeartRate)), ("source", jsonString(workout.source?.id ?? "")),
-        ])
+        json.beginObject()
+        json.key("id"); json.value(workout.id.uuidString.lowercased())
+        json.key("activity"); json.value(workout.activity.rawValue)
+        json.key("start"); json.value(TimeParsing.format(workout.start, in: zone))
+        json.key("end"); json.value(TimeParsing.format(workout.end, in: zone))
+        json.key("duration_s"); json.value(stats.duration)
+        json.key("distance_m"); json.value(stats.distanceMetres)
+        json.key("energy_kcal"); json.value(stats.energyKilocalories)
+        json.key("hr_avg"); json.value(stats.averageHeartRate)
+        json.key("hr_max"); json.value(stats.maximumHeartRate)
+        json.key("source"); json.value(workout.source?.id ?? "")
+        json.endObject()
     }
 
     /// `2026-11-30T18:30:00+01:00  running  40 min  6.2 km  410 kcal  HR 148 avg / 171 max  bandkit.band`

@@ -1,3 +1,4 @@
+import CivilTime
 import FoundationEssentials
 import HealthModel
 
@@ -68,7 +69,7 @@ public enum ExportXMLWriter {
     public static func me(_ characteristics: Characteristics) -> String {
         var birth = ""
         if let components = characteristics.dateOfBirth, let year = components.year, let month = components.month, let day = components.day {
-            birth = AppleDate.format(Date(timeIntervalSince1970: Double(TimeParsing.daysFromCivil(year: year, month: month, day: day)) * 86_400),
+            birth = AppleDate.format(Date(timeIntervalSince1970: Double(CivilCalendar.daysSince1970(year: year, month: month, day: day)) * 86_400),
                                      utcOffsetSeconds: 0).prefix(10).description
         }
         let sex = characteristics.biologicalSex.flatMap { value in AppleCharacteristics.sex.first { $0.value == value.rawValue }?.key }

@@ -1,3 +1,4 @@
+import CivilTime
 import FoundationEssentials
 import HealthModel
 
@@ -47,10 +48,10 @@ public enum AppleDate {
         guard signByte == 0x2B || signByte == 0x2D else { return nil }
         index += 1
         guard let offsetHours = digits(2), let offsetMinutes = digits(2), text[index] == 0 else { return nil }
-        guard (1...12).contains(month), day >= 1, day <= TimeParsing.daysInMonth(year: year, month: month),
+        guard (1...12).contains(month), day >= 1, day <= CivilCalendar.daysInMonth(year: year, month: month),
               hour < 24, minute < 60, second < 60, offsetHours < 24, offsetMinutes < 60 else { return nil }
         let offset = (signByte == 0x2D ? -1 : 1) * (offsetHours * 3600 + offsetMinutes * 60)
-        let days = TimeParsing.daysFromCivil(year: year, month: month, day: day)
+        let days = CivilCalendar.daysSince1970(year: year, month: month, day: day)
         let local = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
         return Parsed(secondsSince1970: local - Int64(offset), utcOffsetSeconds: Int32(offset))
     }
@@ -60,7 +61,7 @@ public enum AppleDate {
         let seconds = Int64((date.timeIntervalSince1970).rounded(.down)) + Int64(offset)
         let days = Int(seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400)
         let secondOfDay = Int(seconds - Int64(days) * 86_400)
-        let (year, month, day) = TimeParsing.civilFromDays(days)
+        let (year, month, day) = CivilCalendar.date(daysSince1970: days)
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
         func four(_ value: Int) -> String { String(repeating: "0", count: max(0, 4 - String(value).count)) + String(value) }
         let magnitude = abs(offset)

@@ -1,3 +1,4 @@
+import CivilTime
 import FoundationEssentials
 
 /// Instants on the command line and in import files.
@@ -45,7 +46,7 @@ public enum TimeParsing {
             return true
         }
         guard let year = digits(4), expect("-"), let month = digits(2), expect("-"), let day = digits(2),
-              (1...12).contains(month), day >= 1, day <= daysInMonth(year: year, month: month) else { return nil }
+              (1...12).contains(month), day >= 1, day <= CivilCalendar.daysInMonth(year: year, month: month) else { return nil }
         var hour = 0, minute = 0, second = 0
         var fraction = 0.0
         if index < bytes.count, bytes[index] == UInt8(ascii: "T") || bytes[index] == UInt8(ascii: " ") {
@@ -95,7 +96,7 @@ public enum TimeParsing {
         hasOffset = offset != nil
         if explicitZone, offset != nil { return nil }  // "+01:00[Europe/Berlin]" is ambiguous; refuse it
         if let offset {
-            let days = daysFromCivil(year: year, month: month, day: day)
+            let days = CivilCalendar.daysSince1970(year: year, month: month, day: day)
             let seconds = Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset)
             return Date(timeIntervalSince1970: seconds + fraction)
         }
@@ -105,25 +106,6 @@ public enum TimeParsing {
         return calendar.date(from: components)?.addingTimeInterval(fraction)
     }
 
-    /// Days in `month` of `year`, proleptic Gregorian.
-    public static func daysInMonth(year: Int, month: Int) -> Int {
-        switch month {
-        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
-    public static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
     /// The local day `[midnight, next midnight)` in `zone` containing `date`: 23, 24 or 25 hours.
     public static func day(containing date: Date, in zone: TimeZone) -> Range<Date> {
         var calendar = Calendar(identifier: .gregorian)
@@ -131,20 +113,6 @@ public enum TimeParsing {
         let start = calendar.startOfDay(for: date)
         let end = calendar.date(byAdding: .day, value: 1, to: start) ?? start.addingTimeInterval(86_400)
         return start..<end
-    }
-
-    /// Year, month and day of the proleptic Gregorian date `days` after 1970-01-01 (Howard
-    /// Hinnant's `civil_from_days`, the inverse of ``daysFromCivil(year:month:day:)``).
-    public static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
-        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     /// RFC 3339 in `zone`, with the zone's offset: `2026-11-30T08:15:00+01:00`.
@@ -158,9 +126,9 @@ public enum TimeParsing {
     /// `2026-11-30T07:15:00.250Z`. Seconds of the offset are dropped, as RFC 3339 has none.
     public static func format(_ date: Date, utcOffsetSeconds offset: Int) -> String {
         let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded()) + Int64(offset) * 1000
-        let (localSeconds, millisecond) = floorDivide(milliseconds, 1000)
-        let (days, secondOfDay) = floorDivide(localSeconds, 86_400)
-        let (year, month, day) = civilFromDays(Int(days))
+        let (localSeconds, millisecond) = CivilCalendar.floorDivide(milliseconds, 1000)
+        let (days, secondOfDay) = CivilCalendar.floorDivide(localSeconds, 86_400)
+        let (year, month, day) = CivilCalendar.date(daysSince1970: Int(days))
         var out = [UInt8]()
         out.reserveCapacity(29)
         appendDigits(year, width: 4, to: &out)
@@ -205,11 +173,5 @@ public enum TimeParsing {
             out.append(UInt8(ascii: "0") + UInt8(magnitude / divisor % 10))
             divisor /= 10
         }
-    }
-
-    /// `value` split into a floor quotient and a remainder in `0..<divisor`.
-    static func floorDivide(_ value: Int64, _ divisor: Int64) -> (quotient: Int64, remainder: Int64) {
-        let remainder = (value % divisor + divisor) % divisor
-        return ((value - remainder) / divisor, remainder)
     }
 }

@@ -73,4 +73,39 @@ public struct HeartRateAccumulator: Equatable, Sendable {
 
     /// Rounded half up, as the band rounds its minute averages.
     public var average: Int? { count == 0 ? nil : (sum * 2 + count) / (count * 2) }
+
+    /// The readings of both: counts and sums added, the lower minimum, the higher maximum. An
+    /// accumulator without readings contributes only its readings without contact, so whatever
+    /// minimum and maximum it carries never reach the result.
+    func merged(with other: Self) -> Self {
+        var result = count == 0 ? other : self
+        if count != 0 && other.count != 0 {
+            result.count = count + other.count
+            result.sum = sum + other.sum
+            result.minimum = Swift.min(minimum, other.minimum)
+            result.maximum = Swift.max(maximum, other.maximum)
+        }
+        result.withoutContact = withoutContact + other.withoutContact
+        return result
+    }
+}
+
+extension HeartRateAccumulator {
+    /// How many integers a stored live part holds for heart rate (``LiveMinuteParts``).
+    static let storedFieldCount = 5
+
+    /// The accumulator a stored live part describes: `count,sum,minimum,maximum,withoutContact`,
+    /// taken as stored (missing trailing fields are 0), since a stored sample is kept, never
+    /// second-guessed.
+    init(storedFields fields: [Int]) {
+        func field(_ index: Int) -> Int { fields.indices.contains(index) ? fields[index] : 0 }
+        count = field(0)
+        sum = field(1)
+        minimum = field(2)
+        maximum = field(3)
+        withoutContact = field(4)
+    }
+
+    /// The integers stored for this accumulator in a live part, in ``init(storedFields:)``'s order.
+    var storedFields: [Int] { [count, sum, minimum, maximum, withoutContact] }
 }

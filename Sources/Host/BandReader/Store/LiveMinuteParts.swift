@@ -90,13 +90,12 @@ struct LiveMinuteParts: Equatable {
         (0..<max(a.count, b.count)).map { (a.indices.contains($0) ? a[$0] : 0) + (b.indices.contains($0) ? b[$0] : 0) }
     }
 
-    /// Heart rate `[count, sum, min, max, withoutContact]`.
+    /// Heart rate: the two parts' ``HeartRateAccumulator``s merged; a part with the wrong number
+    /// of fields (damaged metadata) gives way to the other.
     static func heartRate(_ a: [Int], _ b: [Int]) -> [Int] {
-        guard a.count == 5 else { return b }
-        guard b.count == 5 else { return a }
-        if a[0] == 0 { return [b[0], b[1], b[2], b[3], a[4] + b[4]] }
-        if b[0] == 0 { return [a[0], a[1], a[2], a[3], a[4] + b[4]] }
-        return [a[0] + b[0], a[1] + b[1], min(a[2], b[2]), max(a[3], b[3]), a[4] + b[4]]
+        guard a.count == HeartRateAccumulator.storedFieldCount else { return b }
+        guard b.count == HeartRateAccumulator.storedFieldCount else { return a }
+        return HeartRateAccumulator(storedFields: a).merged(with: HeartRateAccumulator(storedFields: b)).storedFields
     }
 
     /// RR intervals: concatenated in part order, bounded like one stream's minute.

@@ -285,7 +285,7 @@ public final class SampleWriter {
         }
         let hr = minute.heartRate
         if hr.count > 0 {
-            out.append((.heartRate, [hr.count, hr.sum, hr.minimum, hr.maximum, hr.withoutContact], LiveMinuteParts.heartRate))
+            out.append((.heartRate, hr.storedFields, LiveMinuteParts.heartRate))
         }
         if !minute.rrIntervals.isEmpty {
             out.append((.heartRateVariabilitySDNN, minute.rrIntervals.map(Int.init), LiveMinuteParts.intervals))
@@ -410,15 +410,15 @@ public final class SampleWriter {
             let kilojoules = field(1)
             return sample(Quantity(Double(field(0)) / 10 + (kilojoules == 0 ? 0 : Double(kilojoules) / 4.184), .kilocalorie))
         case .heartRate:
-            let count = field(0)
-            guard count > 0 else { return nil }
+            let readings = HeartRateAccumulator(storedFields: total)
+            guard readings.count > 0, let average = readings.average else { return nil }
             var metadata = [
-                MetadataKey.heartRateMinimum: String(field(2)),
-                MetadataKey.heartRateMaximum: String(field(3)),
-                MetadataKey.heartRateReadings: String(count),
+                MetadataKey.heartRateMinimum: String(readings.minimum),
+                MetadataKey.heartRateMaximum: String(readings.maximum),
+                MetadataKey.heartRateReadings: String(readings.count),
             ]
-            if field(4) > 0 { metadata[MetadataKey.heartRateReadingsWithoutContact] = String(field(4)) }
-            return sample(Quantity(Double((field(1) * 2 + count) / (count * 2)), .countPerMinute), metadata)
+            if readings.withoutContact > 0 { metadata[MetadataKey.heartRateReadingsWithoutContact] = String(readings.withoutContact) }
+            return sample(Quantity(Double(average), .countPerMinute), metadata)
         case .heartRateVariabilitySDNN:
             let intervals = total.map { UInt16(clamping: $0) }
             guard let sdnn = Self.sdnnMilliseconds(intervals) else { return nil }

@@ -1,6 +1,7 @@
 import BandATT
 import BandGATT
 import BandWire
+import JSONOutput
 
 /// A PineTime running InfiniTime, as a reader sees it over BLE (facts from
 /// `/work/shared/reference/infinitime.md`, read from InfiniTime's `src/components/ble/*.cpp`):
@@ -63,9 +64,18 @@ public final class InfiniTimePeer: PeerDevice, SecondTickedPeer {
 
         /// One NDJSON line of `bandsim serve --profile infinitime --truth`.
         public var json: String {
-            "{\"profile\":\"infinitime\",\"minute\":\"\(PeerTime.iso8601(start))\",\"steps\":\(steps),\"steps_today\":\(stepsToday),"
-                + "\"heart_rate\":\(heartRate.map { "\($0)" } ?? "null"),\"boot\":\(boot),"
-                + "\"watch_local\":\"\(PeerTime.iso8601(watchLocalStart - PeerMilliseconds(watchUTCOffsetSeconds) * 1000, offsetSeconds: watchUTCOffsetSeconds))\"}"
+            JSON.text(capacity: 160) { json in
+                json.beginObject()
+                json.key("profile"); json.value(verbatim: "infinitime")
+                json.key("minute"); json.value(PeerTime.iso8601(start))
+                json.key("steps"); json.value(Int(steps))
+                json.key("steps_today"); json.value(Int(stepsToday))
+                json.key("heart_rate"); json.value(heartRate.map { Int($0) })
+                json.key("boot"); json.value(boot)
+                json.key("watch_local")
+                json.value(PeerTime.iso8601(watchLocalStart - PeerMilliseconds(watchUTCOffsetSeconds) * 1000, offsetSeconds: watchUTCOffsetSeconds))
+                json.endObject()
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 import BandATT
 import BandGATT
 import BandWire
+import JSONOutput
 
 /// A standard chest strap (Heart Rate Service 1.0), the kind a third-party vendor sells:
 ///
@@ -42,8 +43,16 @@ public final class HeartRateStrapPeer: PeerDevice, SecondTickedPeer {
         public var rrIntervals: Int
 
         public var json: String {
-            "{\"profile\":\"hr-strap\",\"minute\":\"\(PeerTime.iso8601(start))\",\"heart_rate\":\(heartRate.map { "\($0)" } ?? "null"),"
-                + "\"contact\":\(contact),\"energy_kj\":\(energyKilojoules),\"rr_intervals\":\(rrIntervals)}"
+            JSON.text(capacity: 128) { json in
+                json.beginObject()
+                json.key("profile"); json.value(verbatim: "hr-strap")
+                json.key("minute"); json.value(PeerTime.iso8601(start))
+                json.key("heart_rate"); json.value(heartRate.map { Int($0) })
+                json.key("contact"); json.value(contact)
+                json.key("energy_kj"); json.value(energyKilojoules)
+                json.key("rr_intervals"); json.value(rrIntervals)
+                json.endObject()
+            }
         }
     }
 

@@ -1,4 +1,4 @@
-import BandGATT
+import CivilTime
 
 /// Simulated true time of a peer: UTC milliseconds since 1970 (the wearer's world, not the
 /// peer's clock, which a reader may set to anything).
@@ -20,8 +20,7 @@ enum PeerTime {
 
     /// Floor division that rounds toward −∞ (times before 1970 stay on the right day).
     static func floorDivide(_ value: Int64, _ divisor: Int64) -> Int64 {
-        let quotient = value / divisor
-        return (value % divisor != 0 && (value < 0) != (divisor < 0)) ? quotient - 1 : quotient
+        CivilCalendar.floorDivide(value, divisor).quotient
     }
 
     /// `yyyy-mm-ddThh:mm:ssZ` (UTC) or with `±hh:mm` for a non-zero offset.

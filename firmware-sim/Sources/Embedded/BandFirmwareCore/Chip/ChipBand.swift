@@ -7,7 +7,7 @@ import UARTFraming
 /// The band's own logic on the chip: the same ``BandCore`` the Linux band ticks, driven by the
 /// board's clock instead of `bandsim`'s run loop, its recorded minutes sent to the host as the
 /// firmware's truth (debug message 0x87), which `bandsim serve --firmware … --truth FILE` writes
-/// as ``TruthLine``s.
+/// as truth lines (BandFirmware's `TruthLine`).
 ///
 /// It starts when the host sends link message 0x10 (start time, seed, time zone; the host knows
 /// the wall clock, the chip has none): that message builds the core — its minute ring and the

@@ -1,7 +1,7 @@
-import BandGATT
+import CivilTime
 
 /// A proleptic Gregorian date and time of day, converted to and from Unix seconds without
-/// Foundation (the date arithmetic is BandGATT's `CivilCalendar`, after H. Hinnant's
+/// Foundation (the date arithmetic is module CivilTime's `CivilCalendar`, after H. Hinnant's
 /// "chrono-Compatible Low-Level Date Algorithms").
 public struct CivilTime: Hashable, Sendable {
     public var year: Int

@@ -1,5 +1,7 @@
-/// Proleptic Gregorian date arithmetic on integers, so time characteristics convert without
-/// Foundation (and without allocating) on the parse path; the simulated band's clock uses it too.
+/// Proleptic Gregorian date arithmetic on integers, without Foundation and without allocating:
+/// the one civil calendar of the package. The GATT time characteristics, the band's clock and
+/// the health store's timestamp parsing and formatting all convert through it, and it compiles
+/// with Embedded Swift.
 ///
 /// The algorithms are Howard Hinnant's `days_from_civil` / `civil_from_days`
 /// ("chrono-Compatible Low-Level Date Algorithms"), exact for every year BandKit sees.
@@ -45,8 +47,11 @@ public enum CivilCalendar {
     }
 }
 
-/// Splits `value` into a floor quotient and a non-negative remainder.
-func floorDivide(_ value: Int64, _ divisor: Int64) -> (quotient: Int64, remainder: Int64) {
-    let quotient = value >= 0 ? value / divisor : -((-value + divisor - 1) / divisor)
-    return (quotient, value - quotient * divisor)
+extension CivilCalendar {
+    /// `value` split into a floor quotient and a remainder in `0..<divisor` (`divisor` > 0):
+    /// -1 s is day -1 at second 86 399, where `/` and `%` would give day 0 at -1.
+    public static func floorDivide(_ value: Int64, _ divisor: Int64) -> (quotient: Int64, remainder: Int64) {
+        let remainder = value % divisor
+        return remainder < 0 ? (value / divisor - 1, remainder + divisor) : (value / divisor, remainder)
+    }
 }
