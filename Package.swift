@@ -80,7 +80,7 @@ let package = Package(
         .target(
             name: "BandReader",
             dependencies: ["BandWire", "BandGATT", "BandProtocol", "BandCrypto", "BandLink",
-                           "BandGATTClient", "BandTrace", "HealthModel", "HealthStore", "HealthAnalysis"],
+                           "BandGATTClient", "HealthModel", "HealthStore", "HealthAnalysis"],
             swiftSettings: strict),
 
         // Replay of recorded traces: into the store through the reader's code, or served to a live reader.
@@ -146,7 +146,7 @@ let package = Package(
         .executableTarget(
             name: "band",
             dependencies: ["CommandKit", "BandGATT", "BandProtocol", "BandLink", "BandBlueZ", "BandReader", "HealthStore", "HealthModel",
-                           "SocketSecurity", "SystemRandom"],
+                           "SocketSecurity", "SystemRandom", "BandTrace"],
             swiftSettings: strict,
             // The Swift runtime and FoundationEssentials linked in (docs/architecture.md, "Foundation
             // and linking"). The modules are compiled against the shared toolchain's module files, whose
