@@ -102,7 +102,7 @@ let package = Package(
         .target(name: "BandCrypto", dependencies: ["CCrypto", "SystemRandom"], path: "Sources/Host/BandCrypto", swiftSettings: strict),
         // The reader: band sessions, minute aggregation, history sync, keys.
         .target(name: "BandReader",
-                dependencies: ["BandWire", "BandGATT", "BandProtocol", "BandCrypto", "BandLink", "BandGATTClient", "BandTrace",
+                dependencies: ["BandWire", "BandGATT", "BandProtocol", "BandCrypto", "BandLink", "BandGATTClient",
                                "HealthModel", "HealthStore", "HealthAnalysis"],
                 path: "Sources/Host/BandReader", swiftSettings: strict),
 
@@ -175,7 +175,7 @@ let package = Package(
         .executableTarget(
             name: "band",
             dependencies: ["CommandKit", "BandGATT", "BandProtocol", "BandLink", "BandBlueZ", "BandReader", "HealthStore", "HealthStorePostgreSQL",
-                           "HealthModel", "SocketSecurity", "SystemRandom", "JSONOutput"],
+                           "HealthModel", "SocketSecurity", "SystemRandom", "JSONOutput", "BandTrace"],
             path: "Sources/Commands/band", swiftSettings: strict,
             // The Swift runtime and FoundationEssentials linked in (docs/architecture.md, "Foundation
             // and linking"). The modules are compiled against the shared toolchain's module files, whose

@@ -50,7 +50,7 @@ import Testing
     func previousStore() throws -> PreviousSchemaStore {
         let old = try PreviousSchemaStore()
         let connection = try old.connect()
-        #expect(try Migrator.migrate(connection, migrations: Self.previousMigrations, now: 0).get().count == 2)
+        #expect(try Migrator.migrate(connection, migrations: Self.previousMigrations, now: 0).count == 2)
         try connection.engine.beginWrite(durability: .ordinary).get()
         let typeID = try connection.scalar("INSERT INTO sample_type (identifier, max_duration_us) VALUES ('step-count', ?) RETURNING id") {
             $0.bind(1, Self.minute)

@@ -50,10 +50,26 @@ extension HealthStore {
         return Authorization(read: status(0), write: status(1))
     }
 
+    /// The type identifiers `appID` has a write grant for (for this person), read in one
+    /// statement: a transaction checks every type it saves against this, not with a query each.
+    func writeGrants(appID: Int64?, _ connection: Connection) throws(HealthStoreError) -> Set<String> {
+        guard let appID else { return [] }
+        let select = try connection.cached(
+            "SELECT type, can_write FROM \"authorization\" WHERE app_id = ? AND person_id = ?").get()
+        defer { select.reset() }
+        select.bind(1, appID)
+        select.bind(2, personID)
+        var granted: Set<String> = []
+        while try select.step().get() {
+            if !select.isNull(1), select.int64(1) != 0, let type = select.text(0) { granted.insert(type) }
+        }
+        return granted
+    }
+
     /// The permissions of `app` for `type` (a sample type or characteristic identifier).
-    public func authorization(app: String, type: String) throws -> Authorization {
+    public func authorization(app: String, type: String) throws(HealthStoreError) -> Authorization {
         if app == AppIdentity.owner.id { return Authorization(read: .granted, write: .granted) }
-        return try withConnection { connection in
+        return try withConnection { (connection) throws(HealthStoreError) -> Authorization in
             try authorization(appID: existingAppID(app, connection), type: type, connection)
         }
     }
@@ -66,6 +82,7 @@ extension HealthStore {
             let appID = try transaction.appID(app)
             try self.setPermission(appID: appID, type: type, access: access, value: granted, onlyIfUndetermined: false,
                                    transaction.connection)
+            transaction.grantsChanged()
         }
     }
 
@@ -85,6 +102,7 @@ extension HealthStore {
                 try self.setPermission(appID: appID, type: identifier, access: .read, value: true,
                                        onlyIfUndetermined: true, transaction.connection)
             }
+            transaction.grantsChanged()
             var result: [String: Authorization] = [:]
             for identifier in toShare.map(\.identifier) + read.map(\.identifier) + readCharacteristics.map(\.rawValue) {
                 result[identifier] = try self.authorization(appID: appID, type: identifier, transaction.connection)

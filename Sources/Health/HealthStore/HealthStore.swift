@@ -111,7 +111,7 @@ public final class HealthStore: @unchecked Sendable {
                     throw HealthStore.needsWriter(path: path, what: "lacks the migrations \(missing.joined(separator: ", "))")
                 }
             } else {
-                _ = try step("migrate") { try Migrator.migrate(connection, now: Date().microsecondsSince1970).get() }
+                _ = try step("migrate") { try Migrator.migrate(connection, now: Date().microsecondsSince1970) }
             }
         } else if readOnly {
             // ":memory:" is SQLite's private in-memory database: no file to prepare.
@@ -147,7 +147,7 @@ public final class HealthStore: @unchecked Sendable {
                     PRAGMA temp_store = MEMORY;
                     """).get()
             }
-            _ = try step("migrate") { try Migrator.migrate(connection, now: Date().microsecondsSince1970).get() }
+            _ = try step("migrate") { try Migrator.migrate(connection, now: Date().microsecondsSince1970) }
         }
         self.connection = connection
         var ids: [SampleType: Int64] = [:]
@@ -203,7 +203,7 @@ public final class HealthStore: @unchecked Sendable {
             let detail = sqlite.message == name ? name : "\(sqlite.message) (\(name))"
             return .file(path: path, reason: "\(step): \(detail), SQLite code \(sqlite.code)")
         case .file(let where_, let reason) where where_.isEmpty: return needsWriter(path: path, what: reason)
-        case .file: return error
+        case .file, .supersededSchema: return error
         default: return .file(path: path, reason: "\(step): \(error)")
         }
     }
@@ -261,7 +261,7 @@ public final class HealthStore: @unchecked Sendable {
     }
 
     /// Runs `body` with exclusive use of the connection.
-    func withConnection<T>(_ body: (Connection) throws -> T) rethrows -> T {
+    func withConnection<T, E: Error>(_ body: (Connection) throws(E) -> T) throws(E) -> T {
         lock.lock()
         defer { lock.unlock() }
         return try body(connection)
@@ -344,8 +344,8 @@ public final class HealthStore: @unchecked Sendable {
     // MARK: App state
 
     /// A value an app stored with ``WriteTransaction/setAppState(_:_:)``, or nil.
-    public func appState(app: String, key: String) throws -> String? {
-        try withConnection { connection in
+    public func appState(app: String, key: String) throws(HealthStoreError) -> String? {
+        try withConnection { (connection) throws(HealthStoreError) -> String? in
             let statement = try connection.cached("""
                 SELECT s.value FROM app_state s JOIN app a ON a.id = s.app_id WHERE a.bundle_id = ? AND s.key = ?
                 """).get()

@@ -21,6 +21,9 @@ public enum HealthStoreError: Error, Hashable, Sendable, CustomStringConvertible
     case invalidPersonName(String, String)
     /// Another person already has this name.
     case personExists(String)
+    /// The store was migrated by a newer BandKit: its ledger holds `storeMigration`, which this
+    /// binary does not know (its newest is `newestKnown`). Opening it for writing is refused.
+    case supersededSchema(storeMigration: String, newestKnown: String)
     case unit(UnitError)
     case statistics(StatisticsError)
     case model(HealthModelError)
@@ -36,6 +39,9 @@ public enum HealthStoreError: Error, Hashable, Sendable, CustomStringConvertible
         case .unknownPerson(let name): return "no person named '\(name)' in this store (see 'health people list')"
         case .invalidPersonName(let name, let problem): return "the person's name '\(name)' \(problem)"
         case .personExists(let name): return "a person named '\(name)' already exists"
+        case .supersededSchema(let storeMigration, let newestKnown):
+            return "was migrated by a newer BandKit (its newest migration is \(storeMigration); this BandKit's newest is "
+                + "\(newestKnown)): open it with that newer version, as this one could misread or damage it"
         case .unit(let error): return error.description
         case .statistics(let error): return error.description
         case .model(let error): return error.description

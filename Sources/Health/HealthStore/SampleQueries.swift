@@ -72,6 +72,32 @@ extension HealthStore {
         }
     }
 
+    /// The samples `app` itself saved, of any of `types`, starting in `range`, by start time: one
+    /// statement for every type (a writer reading back what it stored, to merge into it). An app
+    /// always sees its own samples, so no read grant is consulted.
+    public func ownSamples(of types: [SampleType], startingIn range: Range<Date>, as app: AppIdentity) throws -> [Sample] {
+        if types.isEmpty { return [] }
+        return try read { connection in
+            guard let appID = try existingAppID(app.id, connection) else { return [] }
+            let typeList = Array(repeating: "?", count: types.count).joined(separator: ", ")
+            let statement = try connection.cached("""
+                SELECT \(Self.sampleColumns) WHERE s.person_id = ? AND s.app_id = ? AND s.start_us >= ? AND s.start_us < ? \
+                AND s.type_id IN (\(typeList)) ORDER BY s.start_us ASC, s.anchor ASC
+                """).get()
+            defer { statement.reset() }
+            statement.bind(1, personID)
+            statement.bind(2, appID)
+            statement.bind(3, range.lowerBound.microsecondsSince1970)
+            statement.bind(4, range.upperBound.microsecondsSince1970)
+            for (index, type) in types.enumerated() { statement.bind(Int32(index + 5), typeID(type)) }
+            var samples: [Sample] = []
+            while try statement.step().get() {
+                if let sample = decodeSample(statement) { samples.append(sample) }
+            }
+            return samples
+        }
+    }
+
     /// The sample of `type` that ended last (HealthKit's "most recent"), or nil.
     public func mostRecentSample(of type: QuantityType, as app: AppIdentity) throws -> QuantitySample? {
         try samples(HealthQuery(type: type, limit: 1, sort: .endDescending), as: app).first?.quantitySample

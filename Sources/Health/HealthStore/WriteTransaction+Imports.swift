@@ -7,7 +7,7 @@ import HealthModel
 extension WriteTransaction {
     /// Sets a characteristic inside this transaction (owner only); the value must be one the
     /// store accepts (`YYYY-MM-DD`, a known sex or blood type).
-    public func setCharacteristic(_ type: CharacteristicType, _ value: String) throws {
+    public func setCharacteristic(_ type: CharacteristicType, _ value: String) throws(HealthStoreError) {
         guard app.isOwner else { throw HealthStoreError.ownerOnly(operation: "setting characteristics", app: app.id) }
         guard isOpen else { throw HealthStoreError.misuse("the write transaction has ended; use the one passed to write(as:)") }
         let valid: Bool

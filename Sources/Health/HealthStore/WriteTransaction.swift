@@ -15,7 +15,9 @@ public final class WriteTransaction {
     private let startAnchor: Int64
     var createdApps: [String] = []
     var createdDevices: [DeviceInfo] = []
-    private var writableTypes: [SampleType: Bool] = [:]
+    /// The type identifiers ``app`` may write, read at the transaction's first check (nil until
+    /// then, and again after a grant changes inside it).
+    private var writeGrants: Set<String>?
     private var maxDurations: [Int64: Int64] = [:]
     private var appsRecordingDevices: Set<Int64> = []
     /// UTC hours touched per cumulative type, whose merged sums are recomputed at commit.
@@ -122,41 +124,45 @@ public final class WriteTransaction {
 
     func checkWritable(_ type: SampleType) throws(HealthStoreError) {
         if app.isOwner { return }
-        if let allowed = writableTypes[type] {
-            if allowed { return }
-            throw .notAuthorized(app: app.id, type: type.identifier)
+        let granted: Set<String>
+        if let writeGrants {
+            granted = writeGrants
+        } else {
+            // One statement for every type: grants cannot change under the writer's lock.
+            granted = try store.writeGrants(appID: store.existingAppID(app.id, connection), connection)
+            writeGrants = granted
         }
-        let status = try store.authorization(appID: store.existingAppID(app.id, connection), type: type.identifier,
-                                             connection)
-        writableTypes[type] = status.write == .granted
-        if status.write != .granted { throw .notAuthorized(app: app.id, type: type.identifier) }
+        if !granted.contains(type.identifier) { throw .notAuthorized(app: app.id, type: type.identifier) }
     }
+
+    /// A grant was set inside this transaction: the next check reads them again.
+    func grantsChanged() { writeGrants = nil }
 
     // MARK: Saving
 
     /// Saves a quantity sample as ``app``; honours the sync-identifier rule (see `SaveOutcome`).
     @discardableResult
-    public func save(_ sample: QuantitySample) throws -> SaveOutcome {
+    public func save(_ sample: QuantitySample) throws(HealthStoreError) -> SaveOutcome {
         try save(Self.rowValues(sample), source: app)
     }
 
     /// Saves a category sample as ``app``; the value must be one of the category's values.
     @discardableResult
-    public func save(_ sample: CategorySample) throws -> SaveOutcome {
+    public func save(_ sample: CategorySample) throws(HealthStoreError) -> SaveOutcome {
         try save(Self.rowValues(sample), source: app)
     }
 
     /// Saves a sample attributed to another source: how `health import` keeps each line's source.
     /// Only the owner may do this; apps always save as themselves.
     @discardableResult
-    public func save(_ sample: QuantitySample, attributedTo source: AppIdentity) throws -> SaveOutcome {
+    public func save(_ sample: QuantitySample, attributedTo source: AppIdentity) throws(HealthStoreError) -> SaveOutcome {
         guard app.isOwner else { throw HealthStoreError.ownerOnly(operation: "saving for another source", app: app.id) }
         return try save(Self.rowValues(sample), source: source)
     }
 
     /// Saves a category sample attributed to another source (owner only, as for quantities).
     @discardableResult
-    public func save(_ sample: CategorySample, attributedTo source: AppIdentity) throws -> SaveOutcome {
+    public func save(_ sample: CategorySample, attributedTo source: AppIdentity) throws(HealthStoreError) -> SaveOutcome {
         guard app.isOwner else { throw HealthStoreError.ownerOnly(operation: "saving for another source", app: app.id) }
         return try save(Self.rowValues(sample), source: source)
     }
@@ -185,16 +191,16 @@ public final class WriteTransaction {
     /// Saves a workout as ``app``. A workout whose id is already stored is left alone
     /// (`SaveOutcome/unchanged(existing:)`): `health export | health import -` twice adds nothing.
     @discardableResult
-    public func save(_ workout: Workout) throws -> SaveOutcome { try save(workout, source: app) }
+    public func save(_ workout: Workout) throws(HealthStoreError) -> SaveOutcome { try save(workout, source: app) }
 
     /// Saves a workout attributed to another source: `health import` (owner only, as for samples).
     @discardableResult
-    public func save(_ workout: Workout, attributedTo source: AppIdentity) throws -> SaveOutcome {
+    public func save(_ workout: Workout, attributedTo source: AppIdentity) throws(HealthStoreError) -> SaveOutcome {
         guard app.isOwner else { throw HealthStoreError.ownerOnly(operation: "saving for another source", app: app.id) }
         return try save(workout, source: source)
     }
 
-    private func save(_ workout: Workout, source: AppIdentity) throws -> SaveOutcome {
+    private func save(_ workout: Workout, source: AppIdentity) throws(HealthStoreError) -> SaveOutcome {
         try ensureOpen()
         try checkWritable(.workout)
         guard workout.end >= workout.start else { throw HealthStoreError.invalidSample("workout ends before it starts") }
@@ -465,7 +471,7 @@ public final class WriteTransaction {
     /// Deletes a sample. Apps may delete only samples they saved; the owner may delete any.
     /// Returns false when there is no such sample (or it belongs to another app or person).
     @discardableResult
-    public func delete(sampleID id: UUID) throws -> Bool {
+    public func delete(sampleID id: UUID) throws(HealthStoreError) -> Bool {
         try ensureOpen()
         let select = try connection.cached(
             "SELECT anchor, type_id, app_id, start_us, end_us FROM sample WHERE uuid = ? AND person_id = ?").get()
@@ -492,7 +498,7 @@ public final class WriteTransaction {
     /// object of type `SampleType/workout`. Samples recorded during it stay (HealthKit keeps
     /// them too). Returns false when there is no such workout (or it belongs to another app).
     @discardableResult
-    public func delete(workoutID id: UUID) throws -> Bool {
+    public func delete(workoutID id: UUID) throws(HealthStoreError) -> Bool {
         try ensureOpen()
         let select = try connection.cached("SELECT anchor, app_id FROM workout WHERE uuid = ? AND person_id = ?").get()
         select.bind(1, id)
@@ -512,7 +518,7 @@ public final class WriteTransaction {
     }
 
     /// Stores `value` under `key` for ``app`` (e.g. a sync cursor), committed with the samples.
-    public func setAppState(_ key: String, _ value: String?) throws {
+    public func setAppState(_ key: String, _ value: String?) throws(HealthStoreError) {
         try ensureOpen()
         let appID = try appID(app.id)
         if let value {
@@ -533,7 +539,7 @@ public final class WriteTransaction {
     }
 
     /// Reads back state of ``app`` inside the transaction (sees its own uncommitted writes).
-    public func appState(_ key: String) throws -> String? {
+    public func appState(_ key: String) throws(HealthStoreError) -> String? {
         try ensureOpen()
         guard let appID = try store.existingAppID(app.id, connection) else { return nil }
         let select = try connection.cached("SELECT value FROM app_state WHERE app_id = ? AND key = ?").get()

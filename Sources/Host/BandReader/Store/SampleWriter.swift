@@ -225,13 +225,11 @@ public final class SampleWriter {
         guard let first = minutes.map(\.start).min(), let last = minutes.map(\.start).max() else { return [:] }
         let range = Date(timeIntervalSince1970: TimeInterval(first))..<Date(timeIntervalSince1970: TimeInterval(last) + 60)
         var result: [String: QuantitySample] = [:]
-        for type in Self.writtenTypes {
-            let query = HealthQuery(type: type, range: range, predicate: .strictStart, sources: [Self.app.id])
-            for sample in try store.samples(query, as: Self.app) {
-                guard let quantity = sample.quantitySample, let id = quantity.syncIdentifier,
-                      id.hasPrefix(deviceIdentifier + "|") else { continue }
-                result[id] = quantity
-            }
+        // One statement for every written type: this runs before each live write.
+        for sample in try store.ownSamples(of: Self.writtenTypes.map(SampleType.quantity), startingIn: range, as: Self.app) {
+            guard let quantity = sample.quantitySample, let id = quantity.syncIdentifier,
+                  id.hasPrefix(deviceIdentifier + "|") else { continue }
+            result[id] = quantity
         }
         return result
     }

@@ -1,4 +1,5 @@
 import BandLink
+import BandReader
 import BandTrace
 
 /// A btsnoop trace of every connection one `band` run makes (`band … --record`), reconnects
@@ -6,13 +7,13 @@ import BandTrace
 /// connection handle, from the reader host's vantage point like a phone's or BlueZ's HCI log:
 /// what the reader sends goes host → controller, what the band sends arrives controller → host.
 /// The trace opens in Wireshark and replays with `bandsim replay`.
-public final class SessionRecording {
-    public let path: String
+final class SessionRecording {
+    let path: String
     private let writer: BtsnoopWriter
     private let recorder: ATTTraceRecorder
 
     /// Creates (or truncates) the trace file (a `BtsnoopError` names what failed).
-    public init(path: String) throws {
+    init(path: String) throws {
         self.path = path
         writer = try BtsnoopWriter(path: path, datalink: .h4)
         recorder = ATTTraceRecorder(writer: writer, connection: 0x0040)
@@ -21,8 +22,13 @@ public final class SessionRecording {
     /// `bearer`, recording into this trace; the peer is ``BandAddress/recordedPeer``.
     ///
     /// A trace that cannot be written must not break the session it records: the first write
+<<<<<<<< HEAD:Sources/Host/BandReader/Link/SessionRecording.swift
     /// error is handed to `onError` once and recording stops (`RecordingFailurePolicy/report(_:)`).
     public func wrap(_ bearer: any ATTBearer, address: BandAddress, onError: @escaping (String) -> Void) -> any ATTBearer {
+========
+    /// error is handed to `onError` once and recording stops (``RecordingFailurePolicy/report(_:)``).
+    func wrap(_ bearer: any ATTBearer, address: BandAddress, onError: @escaping (String) -> Void) -> any ATTBearer {
+>>>>>>>> session:Sources/Commands/band/SessionRecording.swift
         do throws(LinkError) {
             // 0x13 on close, as these traces have always said; `.report` never throws.
             return try RecordingBearer(recording: bearer, into: recorder, vantage: .central, peer: address.recordedPeer,
@@ -34,7 +40,7 @@ public final class SessionRecording {
     }
 
     /// Flushes and closes the file (a `BtsnoopError` names what failed).
-    public func close() throws {
+    func close() throws {
         try writer.close()
     }
 }
