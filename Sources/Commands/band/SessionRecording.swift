@@ -22,13 +22,8 @@ final class SessionRecording {
     /// `bearer`, recording into this trace; the peer is ``BandAddress/recordedPeer``.
     ///
     /// A trace that cannot be written must not break the session it records: the first write
-<<<<<<<< HEAD:Sources/Host/BandReader/Link/SessionRecording.swift
-    /// error is handed to `onError` once and recording stops (`RecordingFailurePolicy/report(_:)`).
-    public func wrap(_ bearer: any ATTBearer, address: BandAddress, onError: @escaping (String) -> Void) -> any ATTBearer {
-========
     /// error is handed to `onError` once and recording stops (``RecordingFailurePolicy/report(_:)``).
     func wrap(_ bearer: any ATTBearer, address: BandAddress, onError: @escaping (String) -> Void) -> any ATTBearer {
->>>>>>>> session:Sources/Commands/band/SessionRecording.swift
         do throws(LinkError) {
             // 0x13 on close, as these traces have always said; `.report` never throws.
             return try RecordingBearer(recording: bearer, into: recorder, vantage: .central, peer: address.recordedPeer,
