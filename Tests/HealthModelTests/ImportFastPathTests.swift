@@ -16,7 +16,7 @@ import Testing
         #"{"type":"stand-hour","value":1,"start":"2026-11-30T08:00:00Z","end":"2026-11-30T09:00:00Z","source":"x"}"#,
         #"{"type":"stand-hour","value":0,"start":"2026-11-30T08:00:00Z","end":"2026-11-30T09:00:00Z","source":"x"}"#,
         #"{"type":"HKQuantityTypeIdentifierHeartRate","value":60,"start":"2026-07-01T12:00:00","zone":"America/New_York","source":"x"}"#,
-        #" { "type" : "heart-rate" ,	"value" : 6.5e1 , "start" : "2026-07-01T12:00:00.250+02:00" , "source" : "x" } "#,
+        #" { "type" : "heart-rate" ,\#t"value" : 6.5e1 , "start" : "2026-07-01T12:00:00.250+02:00" , "source" : "x" } "#,
         #"{"source":"com.example","type":"heart-rate","value":60,"start":"2026-07-01T12:00:00Z","sync_id":"ride-1","sync_version":4,"user_entered":true,"metadata":{"note":"café 🚲","a":"1","a":"2"},"id":"6f1c1a2e-0000-7000-8000-000000000001"}"#,
         #"{"type":"heart-rate","value":60,"start":"2026-07-01T12:00:00Z","source":"x","sync_version":-8999999999999999,"user_entered":false,"metadata":{}}"#,
         #"{"type":"heart-rate","value":60,"start":"2026-07-01T12:00:00Z","source":"x","sync_version":123456789012345,"device":"𝄞 Band"}"#,

@@ -168,31 +168,11 @@ struct ImportLineScan {
             if byte < 0x80 {
                 index += 1
             } else {
-                guard let length = utf8SequenceLength() else { return nil }
+                guard case .success(let length) = UTF8Sequence.length(bytes, at: index) else { return nil }
                 index += length
             }
         }
         return nil
-    }
-
-    /// The length of the well-formed UTF-8 sequence at a byte ≥ 0x80 (Unicode Table 3-7), or nil.
-    private func utf8SequenceLength() -> Int? {
-        let lead = bytes[index]
-        let length: Int
-        var second: ClosedRange<UInt8> = 0x80...0xBF
-        switch lead {
-        case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; second = 0xA0...0xBF
-        case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: length = 3; second = 0x80...0x9F
-        case 0xF0: length = 4; second = 0x90...0xBF
-        case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; second = 0x80...0x8F
-        default: return nil
-        }
-        guard index + length <= bytes.count, second.contains(bytes[index + 1]) else { return nil }
-        for offset in 2..<length where !(0x80...0xBF).contains(bytes[index + offset]) { return nil }
-        return length
     }
 
     private mutating func boolean() -> Bool? {
