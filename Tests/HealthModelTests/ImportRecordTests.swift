@@ -69,6 +69,10 @@ import Testing
         (#"{"type":"step-count","value":1,"value":2,"start":"2026-11-30T08:00:00Z","source":"x"}"#, "line 7: field 'value': given twice"),
         (#"{"type":"step-count","value":1,"start":"2026-11-30T08:00:00Z","source":"x","sync_version":1.5}"#, "line 7: field 'sync_version': expected an integer"),
         (#"{"type":"stand-hour","value":"sat","start":"2026-11-30T08:00:00Z","source":"x"}"#, "line 7: field 'value': 'sat' is not a stand-hour value"),
+        // Category numbers beyond Int once trapped in Int(number) instead of being refused.
+        (#"{"type":"stand-hour","value":1e300,"start":"2026-11-30T08:00:00Z","source":"x"}"#, "line 7: field 'value': 1e+300 is not a stand-hour value (0=stood, 1=idle)"),
+        (#"{"type":"stand-hour","value":-1e300,"start":"2026-11-30T08:00:00Z","source":"x"}"#, "line 7: field 'value': -1e+300 is not a stand-hour value"),
+        (#"{"type":"stand-hour","value":-1,"start":"2026-11-30T08:00:00Z","source":"x"}"#, "line 7: field 'value': -1.0 is not a stand-hour value"),
         (#"{"type":"step-count","value":01,"start":"2026-11-30T08:00:00Z","source":"x"}"#, "line 7: malformed JSON at byte 30: leading zero"),
         (#"["step-count"]"#, "line 7: expected a JSON object"),
         (#"{"type":"step-count","value":1,"start":"2026-11-30T08:00:00Z","source":"x"} trailing"#, "line 7: malformed JSON at byte 77: unexpected text"),

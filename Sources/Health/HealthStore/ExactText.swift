@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import HealthModel
 
 /// A cache key that compares text byte for byte.
@@ -26,5 +31,30 @@ struct ExactText: Hashable {
         let count = UInt32(truncatingIfNeeded: text.utf8.count)
         withUnsafeBytes(of: count.littleEndian) { bytes.append(contentsOf: $0) }
         bytes.append(contentsOf: text.utf8)
+    }
+}
+
+extension ExactText {
+    /// Whether two texts have the same bytes, without building keys.
+    static func same(_ a: String, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
+        var (a, b) = (a, b)  // withUTF8 is mutating; native strings are not copied
+        return a.withUTF8 { x in
+            b.withUTF8 { y in x.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 }
+        }
+    }
+
+    static func same(_ a: String?, _ b: String?) -> Bool {
+        switch (a, b) {
+        case (nil, nil): true
+        case (let a?, let b?): same(a, b)
+        default: false
+        }
+    }
+
+    /// Whether two devices have the same fields byte for byte (as their keys compare).
+    static func same(_ a: DeviceInfo, _ b: DeviceInfo) -> Bool {
+        same(a.name, b.name) && same(a.manufacturer, b.manufacturer) && same(a.model, b.model)
+            && same(a.hardwareIdentifier, b.hardwareIdentifier) && same(a.firmwareVersion, b.firmwareVersion)
     }
 }

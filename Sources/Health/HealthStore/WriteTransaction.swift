@@ -22,16 +22,21 @@ public final class WriteTransaction {
     private var appsRecordingDevices: Set<Int64> = []
     /// UTC hours touched per cumulative type, whose merged sums are recomputed at commit.
     private var dirtyHours: [Int64: Set<Int64>] = [:]
-    private var lastDirty: (typeID: Int64, hour: Int64) = (-1, -1)
+    /// Per type of the latest samples: whether it keeps merged hours, and the last hour marked
+    /// (interleaved types each write minute after minute into the same hour).
+    private var recentHours: [(typeID: Int64, keepsMergedHours: Bool, hour: Int64)] = []
     /// Types whose merged sums are recomputed in full at commit (source ranking changed).
     var typesToRebuild: Set<Int64> = []
     /// The statements run once per sample, held here so the hot path skips the cache lookup.
     private var findSyncStatement: Statement?
     private var insertSampleStatement: Statement?
-    /// The app and device of the sample before: a bulk import's rows repeat them, and comparing
-    /// bytes is cheaper than building a byte-exact cache key per row (``ExactText``).
-    private var lastApp: (bundleID: String, id: Int64)?
-    private var lastDevice: (device: DeviceInfo, id: Int64)?
+    /// The types, apps and devices of the latest samples: a bulk import's rows cycle through a
+    /// few of each, and comparing bytes is cheaper than hashing a type or building a byte-exact
+    /// cache key (``ExactText``) per row.
+    private var recentTypes: [(type: SampleType, id: Int64)] = []
+    private var recentApps: [(bundleID: String, id: Int64)] = []
+    private var recentDevices: [(device: DeviceInfo, id: Int64)] = []
+    private var lastAppRecordingDevices: Int64?
 
     init(store: HealthStore, connection: Connection, app: AppIdentity, anchor: Int64) {
         self.store = store
@@ -294,40 +299,42 @@ public final class WriteTransaction {
         if let problem = PlausibleRange.problem(start: row.start, end: row.end, maximumDuration: row.type.maximumDuration) {
             throw .invalidSample("\(row.type) \(problem)")
         }
-        let typeID = store.typeID(row.type)
+        let typeID: Int64
+        if let recent = recentTypes.first(where: { $0.type == row.type }) {
+            typeID = recent.id
+        } else {
+            typeID = store.typeID(row.type)
+            Self.remember((row.type, typeID), in: &recentTypes)
+        }
         let appID: Int64
-        if let last = lastApp, last.bundleID.utf8.elementsEqual(source.id.utf8) {
-            appID = last.id
+        if let recent = recentApps.first(where: { ExactText.same($0.bundleID, source.id) }) {
+            appID = recent.id
         } else {
             appID = try self.appID(source.id)
-            lastApp = (source.id, appID)
+            Self.remember((source.id, appID), in: &recentApps)
         }
         var deviceID: Int64?
         if let device = row.device {
-            if let last = lastDevice, Self.sameBytes(last.device, device) {
-                deviceID = last.id
+            if let recent = recentDevices.first(where: { ExactText.same($0.device, device) }) {
+                deviceID = recent.id
             } else {
                 let id = try self.deviceID(device)
-                lastDevice = (device, id)
+                Self.remember((device, id), in: &recentDevices)
                 deviceID = id
             }
+            if lastAppRecordingDevices != appID {
+                appsRecordingDevices.insert(appID)
+                lastAppRecordingDevices = appID
+            }
         }
-        if deviceID != nil, !appsRecordingDevices.contains(appID) { appsRecordingDevices.insert(appID) }
         return CheckedRow(values: row, typeID: typeID, appID: appID, version: source.version, deviceID: deviceID,
                           start: start, end: end)
     }
 
-    /// Whether two devices have the same fields byte for byte (as ``ExactText`` compares them).
-    private static func sameBytes(_ a: DeviceInfo, _ b: DeviceInfo) -> Bool {
-        func same(_ x: String?, _ y: String?) -> Bool {
-            switch (x, y) {
-            case (nil, nil): return true
-            case (let x?, let y?): return x.utf8.elementsEqual(y.utf8)
-            default: return false
-            }
-        }
-        return same(a.name, b.name) && same(a.manufacturer, b.manufacturer) && same(a.model, b.model)
-            && same(a.hardwareIdentifier, b.hardwareIdentifier) && same(a.firmwareVersion, b.firmwareVersion)
+    /// Keeps `entry` among the few most recently resolved, replacing the oldest when full.
+    private static func remember<Entry>(_ entry: Entry, in recent: inout [Entry]) {
+        if recent.count == 8 { recent.removeFirst() }
+        recent.append(entry)
     }
 
     /// Writes a checked row under the sync-identifier rule: inserted, replaced or left unchanged.
@@ -375,16 +382,23 @@ public final class WriteTransaction {
 
     /// Notes the UTC hours `[start, end]` covers, for cumulative types.
     func markHours(typeID: Int64, start: Int64, end: Int64) {
-        guard store.keepsMergedHours(typeID) else { return }
+        let position: Int
+        if let found = recentHours.firstIndex(where: { $0.typeID == typeID }) {
+            position = found
+        } else {
+            Self.remember((typeID, store.keepsMergedHours(typeID), Int64.min), in: &recentHours)
+            position = recentHours.count - 1
+        }
+        guard recentHours[position].keepsMergedHours else { return }
         let first = HealthStore.hourFloor(start)
         let last = end > start ? HealthStore.hourFloor(end - 1) : first
-        if first == last, lastDirty == (typeID, first) { return }  // minute after minute: the same hour
+        if first == last, recentHours[position].hour == first { return }  // minute after minute: the same hour
         var hour = first
         while hour <= last {
             dirtyHours[typeID, default: []].insert(hour)
             hour += HealthStore.hourMicroseconds
         }
-        lastDirty = (typeID, last)
+        recentHours[position].hour = last
     }
 
     func recordDuration(typeID: Int64, _ duration: Int64) {

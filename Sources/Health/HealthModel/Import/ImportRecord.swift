@@ -32,9 +32,26 @@ public struct ImportRecord: Sendable {
         var units: [String: HealthUnit] = [:]
         var zones: [String: TimeZone] = [:]
         var sources: [String: AppIdentity] = [:]
+        // The fast path's, keyed by the bytes of the line.
+        let typesByBytes = ByteKeyedCache<SampleType>()
+        let unitsByBytes = ByteKeyedCache<HealthUnit>()
+        let zonesByBytes = ByteKeyedCache<TimeZone>()
+        let sourcesByBytes = ByteKeyedCache<AppIdentity>()
+        let devicesByBytes = ByteKeyedCache<DeviceInfo>()
     }
 
+    /// The line as a record: the fast path's when it reads the line, else the general path's
+    /// (which also words every error).
     public init(line: UnsafeBufferPointer<UInt8>, number: Int, context: Context) throws(ImportError) {
+        if let record = ImportRecord(fastParsing: line, context: context) {
+            self = record
+        } else {
+            try self.init(generalParsing: line, number: number, context: context)
+        }
+    }
+
+    /// The general path: a JSON value tree of the line, then each field checked in turn.
+    package init(generalParsing line: UnsafeBufferPointer<UInt8>, number: Int, context: Context) throws(ImportError) {
         func failure(_ field: String, _ message: String) -> ImportError {
             ImportError(line: number, message: "field '\(field)': \(message)")
         }
@@ -221,7 +238,8 @@ public struct ImportRecord: Sendable {
             let index: Int
             switch fields["value"] {
             case .number(let number)?:
-                guard number == number.rounded(), categoryType.valueNames.indices.contains(Int(number)) else {
+                // Compared as a Double first: Int(1e300) would trap.
+                guard number == number.rounded(), number >= 0, number < Double(categoryType.valueNames.count) else {
                     throw failure("value", "\(number) is not a \(categoryType) value (\(categoryType.valueNames.enumerated().map { "\($0.offset)=\($0.element)" }.joined(separator: ", ")))")
                 }
                 index = Int(number)

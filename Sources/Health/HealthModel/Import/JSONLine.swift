@@ -201,43 +201,12 @@ public struct JSONLineParser {
     }
 
     /// Steps over one well-formed UTF-8 sequence starting at a byte ≥ 0x80, or fails at its
-    /// first byte. Well-formed is Unicode's Table 3-7 (RFC 3629 §4): no overlong forms
-    /// (`C0 AF` for "/"), no surrogates (`ED A0 80`), nothing above U+10FFFF, no stray
-    /// continuation bytes, no sequence cut short.
+    /// first byte (``UTF8Sequence``).
     private mutating func utf8Sequence() throws(Failure) {
-        let lead = bytes[index]
-        let length: Int
-        var secondRange: ClosedRange<UInt8> = 0x80...0xBF
-        switch lead {
-        case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; secondRange = 0xA0...0xBF
-        case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: length = 3; secondRange = 0x80...0x9F
-        case 0xF0: length = 4; secondRange = 0x90...0xBF
-        case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; secondRange = 0x80...0x8F
-        case 0x80...0xBF: throw fail("invalid UTF-8: continuation byte \(hexByte(lead)) without a lead byte")
-        case 0xC0, 0xC1: throw fail("invalid UTF-8: overlong encoding (lead byte \(hexByte(lead)))")
-        default: throw fail("invalid UTF-8: byte \(hexByte(lead)) never occurs in UTF-8")
+        switch UTF8Sequence.length(bytes, at: index) {
+        case .success(let length): index += length
+        case .failure(let problem): throw fail(problem.message)
         }
-        for offset in 1..<length {
-            let position = index + offset
-            guard position < bytes.count else { throw fail("invalid UTF-8: sequence cut short by the end of the line") }
-            let byte = bytes[position]
-            let allowed = offset == 1 ? secondRange : 0x80...0xBF
-            guard allowed.contains(byte) else {
-                let what = offset == 1 && (0x80...0xBF).contains(byte)
-                    ? (lead == 0xED ? "a UTF-16 surrogate" : lead == 0xF4 ? "above U+10FFFF" : "an overlong encoding")
-                    : "a truncated sequence"
-                throw fail("invalid UTF-8: \(what) (bytes \(hexByte(lead)) \(hexByte(byte)))")
-            }
-        }
-        index += length
-    }
-
-    private func hexByte(_ byte: UInt8) -> String {
-        let digits = Array("0123456789ABCDEF")
-        return "0x" + String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 0xF)])
     }
 
     private mutating func hex4() throws(Failure) -> UInt32 {
@@ -289,3 +258,49 @@ public struct JSONLineParser {
     }
 }
 
+/// Well-formed UTF-8 as Unicode's Table 3-7 (RFC 3629 §4) has it: no overlong forms (`C0 AF`
+/// for "/"), no surrogates (`ED A0 80`), nothing above U+10FFFF, no stray continuation bytes,
+/// no sequence cut short.
+enum UTF8Sequence {
+    struct Problem: Error {
+        var message: String
+    }
+
+    /// The length of the well-formed sequence starting at `bytes[index]` (a byte ≥ 0x80), or why
+    /// it is not one.
+    static func length(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Result<Int, Problem> {
+        let lead = bytes[index]
+        let length: Int
+        var secondRange: ClosedRange<UInt8> = 0x80...0xBF
+        switch lead {
+        case 0xC2...0xDF: length = 2
+        case 0xE0: length = 3; secondRange = 0xA0...0xBF
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xED: length = 3; secondRange = 0x80...0x9F
+        case 0xF0: length = 4; secondRange = 0x90...0xBF
+        case 0xF1...0xF3: length = 4
+        case 0xF4: length = 4; secondRange = 0x80...0x8F
+        case 0x80...0xBF: return .failure(Problem(message: "invalid UTF-8: continuation byte \(hexByte(lead)) without a lead byte"))
+        case 0xC0, 0xC1: return .failure(Problem(message: "invalid UTF-8: overlong encoding (lead byte \(hexByte(lead)))"))
+        default: return .failure(Problem(message: "invalid UTF-8: byte \(hexByte(lead)) never occurs in UTF-8"))
+        }
+        for offset in 1..<length {
+            let position = index + offset
+            guard position < bytes.count else { return .failure(Problem(message: "invalid UTF-8: sequence cut short by the end of the line")) }
+            let byte = bytes[position]
+            let allowed = offset == 1 ? secondRange : 0x80...0xBF
+            guard allowed.contains(byte) else {
+                let what = offset == 1 && (0x80...0xBF).contains(byte)
+                    ? (lead == 0xED ? "a UTF-16 surrogate" : lead == 0xF4 ? "above U+10FFFF" : "an overlong encoding")
+                    : "a truncated sequence"
+                return .failure(Problem(message: "invalid UTF-8: \(what) (bytes \(hexByte(lead)) \(hexByte(byte)))"))
+            }
+        }
+        return .success(length)
+    }
+
+    private static func hexByte(_ byte: UInt8) -> String {
+        let digits = Array("0123456789ABCDEF")
+        return "0x" + String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 0xF)])
+    }
+}
