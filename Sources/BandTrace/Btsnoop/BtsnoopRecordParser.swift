@@ -12,10 +12,8 @@ import BandWire
 /// Checks every length before trusting it: included ≤ original, and included ≤
 /// ``maximumRecordLength`` (tshark's `WTAP_MAX_PACKET_SIZE_STANDARD`; the largest HCI
 /// packet, an ACL packet with an H4 byte, is 65 540 bytes).
-public struct BtsnoopRecordParser: CapturePacketFramer, Sendable {
+public struct BtsnoopRecordParser: Sendable {
     public static let maximumRecordLength = 262_144
-    public static var maximumBufferedLength: Int { BtsnoopRecordHeader.size + maximumRecordLength }
-    public static var traceFileFormat: TraceFileFormat { .btsnoop }
 
     /// The file's datalink, once its header has been parsed.
     public private(set) var datalink: BtsnoopDatalink?
@@ -66,7 +64,7 @@ public struct BtsnoopRecordParser: CapturePacketFramer, Sendable {
     }
 
     /// The next record, or nil when `input` ends before it does (nothing consumed then).
-    public mutating func nextPacket(_ input: inout ByteCursor) throws(BtsnoopError) -> BtsnoopRecord? {
+    public mutating func nextRecord(_ input: inout ByteCursor) throws(BtsnoopError) -> BtsnoopRecord? {
         if datalink == nil {
             guard try parseFileHeader(&input) else { return nil }
         }
@@ -95,7 +93,7 @@ public struct BtsnoopRecordParser: CapturePacketFramer, Sendable {
         return record
     }
 
-    /// Called at end of input with the bytes ``nextPacket(_:)`` could not use: throws the
+    /// Called at end of input with the bytes ``nextRecord(_:)`` could not use: throws the
     /// truncation error they amount to, if any.
     public func finish(unconsumed input: ByteCursor) throws(BtsnoopError) {
         let available = input.remaining
@@ -130,30 +128,4 @@ public struct BtsnoopRecordParser: CapturePacketFramer, Sendable {
             return try peek.readUInt32BE()
         }()) ?? 0
     }
-}
-
-extension BtsnoopRecordParser {
-    public static func systemError(_ call: StaticString, errno: Int32, during parser: Self?) -> BtsnoopError {
-        BtsnoopError(.system(call: call, errno: errno), recordIndex: parser?.recordIndex, offset: parser?.offset ?? 0)
-    }
-
-    public static func truncatedFileHeader(available: Int) -> BtsnoopError {
-        BtsnoopError(.truncatedFileHeader(available: available), recordIndex: nil, offset: 0)
-    }
-
-    @inlinable
-    public static func traceFileError(_ error: BtsnoopError) -> TraceFileError { .btsnoop(error) }
-
-    /// The record through the datalink's framing.
-    @inlinable
-    public func traceRecord(of record: BtsnoopRecord?, unwrapper: inout BtsnoopRecordUnwrapper) -> TraceRecord? {
-        guard let record, let datalink else { return nil }
-        return TraceRecord(record, datalink: datalink)
-    }
-}
-
-/// btsnoop records are HCI packets already, whose datalink the framer knows: nothing is kept
-/// between them and nothing is skipped.
-public struct BtsnoopRecordUnwrapper: CapturePacketUnwrapper {
-    public init() {}
 }

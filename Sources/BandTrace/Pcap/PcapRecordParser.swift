@@ -5,7 +5,7 @@ import BandWire
 ///
 /// Checks the magic (all four: µs/ns, both byte orders), major version 2, and every record's
 /// captured length (≤ ``maximumPacketLength``) before trusting it.
-public struct PcapRecordParser: CaptureContainerFramer, Sendable {
+public struct PcapRecordParser: CapturePacketFramer, Sendable {
     public static let format = CaptureFileError.Format.pcap
     public static let maximumPacketLength = 262_144
     public static var maximumBufferedLength: Int { PcapRecordHeader.size + maximumPacketLength }

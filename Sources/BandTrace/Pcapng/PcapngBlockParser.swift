@@ -16,7 +16,7 @@ import BandWire
 /// ``maximumBlockLength``, options inside their block, at most ``maximumInterfaces``
 /// interfaces per section. Several sections, each with its own byte order and interfaces,
 /// follow one another.
-public struct PcapngBlockParser: CaptureContainerFramer, Sendable {
+public struct PcapngBlockParser: CapturePacketFramer, Sendable {
     public static let format = CaptureFileError.Format.pcapng
     /// The largest packet BandKit reads (tshark's `WTAP_MAX_PACKET_SIZE_STANDARD`).
     public static let maximumPacketLength = 262_144
