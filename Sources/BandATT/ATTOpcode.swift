@@ -59,7 +59,7 @@ public struct ATTOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
     @inlinable public var entry: ATTPDUEntry? { ATTPDUTable.entry(self) }
 
     /// What the PDU is for; nil for opcodes Core 5.4 Table 3.37 does not define.
-    @inlinable public var kind: ATTPDUKind? { entry?.kind }
+    @inlinable public var kind: ATTPDUKind? { ATTPDUTable.kind(self) }
 
     /// True for the client→server PDUs that expect exactly one response; a request opens a
     /// transaction that its response (or an Error Response naming it) closes (§3.3.2).

@@ -145,6 +145,25 @@ public enum ATTPDUTable {
         return visit(opcode, &lookup)
     }
 
+    /// The kind of `opcode`; nil for opcodes Core 5.4 Table 3.37 does not define. What the
+    /// per-PDU paths ask (the trace decoder's discovery, client and server dispatch): its own
+    /// lookup, so the name a row carries is never built for it.
+    @inlinable
+    public static func kind(_ opcode: ATTOpcode) -> ATTPDUKind? {
+        var lookup = KindLookup()
+        return visit(opcode, &lookup)
+    }
+
+    @usableFromInline
+    struct KindLookup: ATTPDUTableVisitor {
+        @usableFromInline typealias Failure = Never
+        @inlinable init() {}
+        @inlinable
+        func visit<PDU: ATTPDUType>(_ entry: ATTPDUEntry, _ type: PDU.Type, wrap: (PDU) -> ATTPDU) -> ATTPDUKind? { entry.kind }
+        @inlinable
+        func visitUnknown(_ opcode: ATTOpcode) -> ATTPDUKind? { nil }
+    }
+
     @usableFromInline
     struct EntryLookup: ATTPDUTableVisitor {
         @usableFromInline typealias Failure = Never
