@@ -48,11 +48,7 @@ let package = Package(
         .target(name: "BandGATTServer", dependencies: ["BandWire", "BandATT"], swiftSettings: strict),
 
         // Traces: btsnoop, HCI, L2CAP reassembly, ATT extraction and decoding.
-        // Release builds skip the dynamic exclusivity checks of the trace pipeline's classes (one
-        // per record and stage, 16 % of decoding; docs/performance.md). Its state is touched by one
-        // thread and no callback runs during an access; debug builds, which the tests use, keep the checks.
-        .target(name: "BandTrace", dependencies: ["BandWire", "BandATT", "BandGATT", "BandHCI", "BandLink"],
-                swiftSettings: strict + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
+        .target(name: "BandTrace", dependencies: ["BandWire", "BandATT", "BandGATT", "BandHCI", "BandLink"], swiftSettings: strict),
 
         // Links carrying ATT PDUs, and the GATT client on top of them.
         .target(name: "BandLink", swiftSettings: strict),
