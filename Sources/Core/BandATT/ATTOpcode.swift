@@ -55,76 +55,41 @@ public struct ATTOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// Bit 7: the PDU ends in a 12-byte authentication signature (§3.3.1).
     public var hasAuthenticationSignature: Bool { rawValue & 0x80 != 0 }
 
-    /// Request → response pairs of Table 3.37; a request opens a transaction that its response
-    /// (or an Error Response naming it) closes (§3.3.2).
-    static let requestResponsePairs: [(UInt8, UInt8)] = [
-        (0x02, 0x03), (0x04, 0x05), (0x06, 0x07), (0x08, 0x09), (0x0A, 0x0B), (0x0C, 0x0D),
-        (0x0E, 0x0F), (0x10, 0x11), (0x12, 0x13), (0x16, 0x17), (0x18, 0x19), (0x20, 0x21),
-    ]
+    /// This opcode's row of ``ATTPDUTable``; nil for opcodes Core 5.4 Table 3.37 does not define.
+    @inlinable public var entry: ATTPDUEntry? { ATTPDUTable.entry(self) }
 
-    /// True for the client→server PDUs that expect exactly one response.
-    public var isRequest: Bool { responseOpcode != nil }
+    /// What the PDU is for; nil for opcodes Core 5.4 Table 3.37 does not define.
+    @inlinable public var kind: ATTPDUKind? { ATTPDUTable.kind(self) }
+
+    /// True for the client→server PDUs that expect exactly one response; a request opens a
+    /// transaction that its response (or an Error Response naming it) closes (§3.3.2).
+    @inlinable public var isRequest: Bool { responseOpcode != nil }
 
     /// True for the PDUs that answer a request (including Error Response).
-    public var isResponse: Bool { self == .errorResponse || requestOpcode != nil }
+    @inlinable
+    public var isResponse: Bool {
+        switch kind {
+        case .response?, .errorResponse?: return true
+        default: return false
+        }
+    }
 
     /// The opcode of the success response to this request; nil when this is not a request.
+    @inlinable
     public var responseOpcode: ATTOpcode? {
-        switch rawValue {
-        case 0x02, 0x04, 0x06, 0x08, 0x0A, 0x0C, 0x0E, 0x10, 0x12, 0x16, 0x18, 0x20:
-            return ATTOpcode(rawValue: rawValue + 1)
-        default:
-            return nil
-        }
+        if case .request(let response)? = kind { return response }
+        return nil
     }
 
     /// The request this PDU answers; nil unless this is a success response.
+    @inlinable
     public var requestOpcode: ATTOpcode? {
-        switch rawValue {
-        case 0x03, 0x05, 0x07, 0x09, 0x0B, 0x0D, 0x0F, 0x11, 0x13, 0x17, 0x19, 0x21:
-            return ATTOpcode(rawValue: rawValue - 1)
-        default:
-            return nil
-        }
+        if case .response(let request)? = kind { return request }
+        return nil
     }
 
-    /// The name used in Core 5.4 Table 3.37, or the hex value for opcodes it does not define.
-    public var name: String? {
-        switch rawValue {
-        case 0x01: "Error Response"
-        case 0x02: "Exchange MTU Request"
-        case 0x03: "Exchange MTU Response"
-        case 0x04: "Find Information Request"
-        case 0x05: "Find Information Response"
-        case 0x06: "Find By Type Value Request"
-        case 0x07: "Find By Type Value Response"
-        case 0x08: "Read By Type Request"
-        case 0x09: "Read By Type Response"
-        case 0x0A: "Read Request"
-        case 0x0B: "Read Response"
-        case 0x0C: "Read Blob Request"
-        case 0x0D: "Read Blob Response"
-        case 0x0E: "Read Multiple Request"
-        case 0x0F: "Read Multiple Response"
-        case 0x10: "Read By Group Type Request"
-        case 0x11: "Read By Group Type Response"
-        case 0x12: "Write Request"
-        case 0x13: "Write Response"
-        case 0x16: "Prepare Write Request"
-        case 0x17: "Prepare Write Response"
-        case 0x18: "Execute Write Request"
-        case 0x19: "Execute Write Response"
-        case 0x1B: "Handle Value Notification"
-        case 0x1D: "Handle Value Indication"
-        case 0x1E: "Handle Value Confirmation"
-        case 0x20: "Read Multiple Variable Request"
-        case 0x21: "Read Multiple Variable Response"
-        case 0x23: "Multiple Handle Value Notification"
-        case 0x52: "Write Command"
-        case 0xD2: "Signed Write Command"
-        default: nil
-        }
-    }
+    /// The name used in Core 5.4 Table 3.37; nil for opcodes it does not define.
+    @inlinable public var name: String? { entry?.name }
 
     public var description: String {
         let hex = "0x" + Hex.encode([rawValue])

@@ -43,54 +43,33 @@ public enum ATTPDU: Equatable, Sendable, WireDecodable, WireEncodable {
     case unknown(ATTOpcode, ATTParameterBytes)
 
     public init(parsing input: inout ByteCursor) throws(ParseError) {
-        let opcode = ATTOpcode(rawValue: try input.peekUInt8("opcode"))
-        // One destination for every case (see `decode(_:into:as:)`).
+        var parser = Parser(input: input)
+        try ATTPDUTable.visit(ATTOpcode(rawValue: try input.peekUInt8("opcode")), &parser)
+        input = parser.input
+        self = parser.decoded
+    }
+
+    /// Decodes the PDU the table's row names into one destination. Why one destination, and
+    /// the payload decoded out of line: when each case decoded in place (or returned its PDU),
+    /// every case got its own stack slots for its payload and its `ATTPDU` (a 516-byte parameter
+    /// buffer each), and `init(parsing:)` reserved 12-19 KB of stack on the Cortex-M4. Now the
+    /// parser holds one `ATTPDU` and only the payload being decoded is on the stack, in
+    /// `decode(_:into:as:)`'s frame.
+    struct Parser: ATTPDUTableVisitor {
+        typealias Failure = ParseError
+        var input: ByteCursor
         var decoded = ATTPDU.handleValueConfirmation(ATTHandleValueConfirmation())
-        switch opcode {
-        case .errorResponse: try Self.decode(&input, into: &decoded, as: ATTPDU.errorResponse)
-        case .exchangeMTURequest: try Self.decode(&input, into: &decoded, as: ATTPDU.exchangeMTURequest)
-        case .exchangeMTUResponse: try Self.decode(&input, into: &decoded, as: ATTPDU.exchangeMTUResponse)
-        case .findInformationRequest: try Self.decode(&input, into: &decoded, as: ATTPDU.findInformationRequest)
-        case .findInformationResponse: try Self.decode(&input, into: &decoded, as: ATTPDU.findInformationResponse)
-        case .findByTypeValueRequest: try Self.decode(&input, into: &decoded, as: ATTPDU.findByTypeValueRequest)
-        case .findByTypeValueResponse: try Self.decode(&input, into: &decoded, as: ATTPDU.findByTypeValueResponse)
-        case .readByTypeRequest: try Self.decode(&input, into: &decoded, as: ATTPDU.readByTypeRequest)
-        case .readByTypeResponse: try Self.decode(&input, into: &decoded, as: ATTPDU.readByTypeResponse)
-        case .readRequest: try Self.decode(&input, into: &decoded, as: ATTPDU.readRequest)
-        case .readResponse: try Self.decode(&input, into: &decoded, as: ATTPDU.readResponse)
-        case .readBlobRequest: try Self.decode(&input, into: &decoded, as: ATTPDU.readBlobRequest)
-        case .readBlobResponse: try Self.decode(&input, into: &decoded, as: ATTPDU.readBlobResponse)
-        case .readMultipleRequest: try Self.decode(&input, into: &decoded, as: ATTPDU.readMultipleRequest)
-        case .readMultipleResponse: try Self.decode(&input, into: &decoded, as: ATTPDU.readMultipleResponse)
-        case .readByGroupTypeRequest: try Self.decode(&input, into: &decoded, as: ATTPDU.readByGroupTypeRequest)
-        case .readByGroupTypeResponse: try Self.decode(&input, into: &decoded, as: ATTPDU.readByGroupTypeResponse)
-        case .writeRequest: try Self.decode(&input, into: &decoded, as: ATTPDU.writeRequest)
-        case .writeResponse: try Self.decode(&input, into: &decoded, as: ATTPDU.writeResponse)
-        case .writeCommand: try Self.decode(&input, into: &decoded, as: ATTPDU.writeCommand)
-        case .prepareWriteRequest: try Self.decode(&input, into: &decoded, as: ATTPDU.prepareWriteRequest)
-        case .prepareWriteResponse: try Self.decode(&input, into: &decoded, as: ATTPDU.prepareWriteResponse)
-        case .executeWriteRequest: try Self.decode(&input, into: &decoded, as: ATTPDU.executeWriteRequest)
-        case .executeWriteResponse: try Self.decode(&input, into: &decoded, as: ATTPDU.executeWriteResponse)
-        case .handleValueNotification: try Self.decode(&input, into: &decoded, as: ATTPDU.handleValueNotification)
-        case .handleValueIndication: try Self.decode(&input, into: &decoded, as: ATTPDU.handleValueIndication)
-        case .handleValueConfirmation: try Self.decode(&input, into: &decoded, as: ATTPDU.handleValueConfirmation)
-        case .readMultipleVariableRequest: try Self.decode(&input, into: &decoded, as: ATTPDU.readMultipleVariableRequest)
-        case .readMultipleVariableResponse: try Self.decode(&input, into: &decoded, as: ATTPDU.readMultipleVariableResponse)
-        case .multipleHandleValueNotification: try Self.decode(&input, into: &decoded, as: ATTPDU.multipleHandleValueNotification)
-        case .signedWriteCommand: try Self.decode(&input, into: &decoded, as: ATTPDU.signedWriteCommand)
-        default:
+
+        mutating func visit<PDU: ATTPDUType>(_ entry: ATTPDUEntry, _ type: PDU.Type, wrap: (PDU) -> ATTPDU) throws(ParseError) {
+            try ATTPDU.decode(&input, into: &decoded, as: wrap)
+        }
+
+        mutating func visitUnknown(_ opcode: ATTOpcode) throws(ParseError) {
             try input.skip(1, "opcode")
             decoded = .unknown(opcode, try input.readParameters("parameters"))
         }
-        self = decoded
     }
 
-    /// Decodes one payload and stores it, wrapped in its case, through `destination`. Why out of
-    /// line and through one `inout` destination: when each case decoded in place (or returned
-    /// its PDU), every case got its own stack slots for its payload and its `ATTPDU` (a
-    /// 516-byte parameter buffer each), and `init(parsing:)` reserved 12-19 KB of stack on the
-    /// Cortex-M4. Now the switch holds one `ATTPDU` and only the payload being decoded is on
-    /// the stack, in this function's frame.
     @inline(never)
     private static func decode<Payload: WireDecodable>(
         _ input: inout ByteCursor, into destination: inout ATTPDU, as wrap: (Payload) -> ATTPDU
@@ -103,79 +82,76 @@ public enum ATTPDU: Equatable, Sendable, WireDecodable, WireEncodable {
         self = try ATTPDU(parsingAll: bytes, baseOffset: baseOffset)
     }
 
-    public var opcode: ATTOpcode {
+    /// Calls `visitor` with the PDU this holds: the one place that takes the cases apart.
+    @inlinable
+    public func visitPayload<Visitor: ATTPDUPayloadVisitor>(_ visitor: inout Visitor) -> Visitor.Result {
         switch self {
-        case .errorResponse: ATTErrorResponse.opcode
-        case .exchangeMTURequest: ATTExchangeMTURequest.opcode
-        case .exchangeMTUResponse: ATTExchangeMTUResponse.opcode
-        case .findInformationRequest: ATTFindInformationRequest.opcode
-        case .findInformationResponse: ATTFindInformationResponse.opcode
-        case .findByTypeValueRequest: ATTFindByTypeValueRequest.opcode
-        case .findByTypeValueResponse: ATTFindByTypeValueResponse.opcode
-        case .readByTypeRequest: ATTReadByTypeRequest.opcode
-        case .readByTypeResponse: ATTReadByTypeResponse.opcode
-        case .readRequest: ATTReadRequest.opcode
-        case .readResponse: ATTReadResponse.opcode
-        case .readBlobRequest: ATTReadBlobRequest.opcode
-        case .readBlobResponse: ATTReadBlobResponse.opcode
-        case .readMultipleRequest: ATTReadMultipleRequest.opcode
-        case .readMultipleResponse: ATTReadMultipleResponse.opcode
-        case .readByGroupTypeRequest: ATTReadByGroupTypeRequest.opcode
-        case .readByGroupTypeResponse: ATTReadByGroupTypeResponse.opcode
-        case .writeRequest: ATTWriteRequest.opcode
-        case .writeResponse: ATTWriteResponse.opcode
-        case .writeCommand: ATTWriteCommand.opcode
-        case .prepareWriteRequest: ATTPrepareWriteRequest.opcode
-        case .prepareWriteResponse: ATTPrepareWriteResponse.opcode
-        case .executeWriteRequest: ATTExecuteWriteRequest.opcode
-        case .executeWriteResponse: ATTExecuteWriteResponse.opcode
-        case .handleValueNotification: ATTHandleValueNotification.opcode
-        case .handleValueIndication: ATTHandleValueIndication.opcode
-        case .handleValueConfirmation: ATTHandleValueConfirmation.opcode
-        case .readMultipleVariableRequest: ATTReadMultipleVariableRequest.opcode
-        case .readMultipleVariableResponse: ATTReadMultipleVariableResponse.opcode
-        case .multipleHandleValueNotification: ATTMultipleHandleValueNotification.opcode
-        case .signedWriteCommand: ATTSignedWriteCommand.opcode
-        case .unknown(let opcode, _): opcode
+        case .errorResponse(let pdu): visitor.visit(pdu)
+        case .exchangeMTURequest(let pdu): visitor.visit(pdu)
+        case .exchangeMTUResponse(let pdu): visitor.visit(pdu)
+        case .findInformationRequest(let pdu): visitor.visit(pdu)
+        case .findInformationResponse(let pdu): visitor.visit(pdu)
+        case .findByTypeValueRequest(let pdu): visitor.visit(pdu)
+        case .findByTypeValueResponse(let pdu): visitor.visit(pdu)
+        case .readByTypeRequest(let pdu): visitor.visit(pdu)
+        case .readByTypeResponse(let pdu): visitor.visit(pdu)
+        case .readRequest(let pdu): visitor.visit(pdu)
+        case .readResponse(let pdu): visitor.visit(pdu)
+        case .readBlobRequest(let pdu): visitor.visit(pdu)
+        case .readBlobResponse(let pdu): visitor.visit(pdu)
+        case .readMultipleRequest(let pdu): visitor.visit(pdu)
+        case .readMultipleResponse(let pdu): visitor.visit(pdu)
+        case .readByGroupTypeRequest(let pdu): visitor.visit(pdu)
+        case .readByGroupTypeResponse(let pdu): visitor.visit(pdu)
+        case .writeRequest(let pdu): visitor.visit(pdu)
+        case .writeResponse(let pdu): visitor.visit(pdu)
+        case .writeCommand(let pdu): visitor.visit(pdu)
+        case .prepareWriteRequest(let pdu): visitor.visit(pdu)
+        case .prepareWriteResponse(let pdu): visitor.visit(pdu)
+        case .executeWriteRequest(let pdu): visitor.visit(pdu)
+        case .executeWriteResponse(let pdu): visitor.visit(pdu)
+        case .handleValueNotification(let pdu): visitor.visit(pdu)
+        case .handleValueIndication(let pdu): visitor.visit(pdu)
+        case .handleValueConfirmation(let pdu): visitor.visit(pdu)
+        case .readMultipleVariableRequest(let pdu): visitor.visit(pdu)
+        case .readMultipleVariableResponse(let pdu): visitor.visit(pdu)
+        case .multipleHandleValueNotification(let pdu): visitor.visit(pdu)
+        case .signedWriteCommand(let pdu): visitor.visit(pdu)
+        case .unknown(let opcode, let parameters): visitor.visitUnknown(opcode, parameters)
         }
     }
 
+    public var opcode: ATTOpcode {
+        var reader = OpcodeReader()
+        return visitPayload(&reader)
+    }
+
     public func encode(into output: inout ByteWriter) {
-        switch self {
-        case .errorResponse(let pdu): pdu.encode(into: &output)
-        case .exchangeMTURequest(let pdu): pdu.encode(into: &output)
-        case .exchangeMTUResponse(let pdu): pdu.encode(into: &output)
-        case .findInformationRequest(let pdu): pdu.encode(into: &output)
-        case .findInformationResponse(let pdu): pdu.encode(into: &output)
-        case .findByTypeValueRequest(let pdu): pdu.encode(into: &output)
-        case .findByTypeValueResponse(let pdu): pdu.encode(into: &output)
-        case .readByTypeRequest(let pdu): pdu.encode(into: &output)
-        case .readByTypeResponse(let pdu): pdu.encode(into: &output)
-        case .readRequest(let pdu): pdu.encode(into: &output)
-        case .readResponse(let pdu): pdu.encode(into: &output)
-        case .readBlobRequest(let pdu): pdu.encode(into: &output)
-        case .readBlobResponse(let pdu): pdu.encode(into: &output)
-        case .readMultipleRequest(let pdu): pdu.encode(into: &output)
-        case .readMultipleResponse(let pdu): pdu.encode(into: &output)
-        case .readByGroupTypeRequest(let pdu): pdu.encode(into: &output)
-        case .readByGroupTypeResponse(let pdu): pdu.encode(into: &output)
-        case .writeRequest(let pdu): pdu.encode(into: &output)
-        case .writeResponse(let pdu): pdu.encode(into: &output)
-        case .writeCommand(let pdu): pdu.encode(into: &output)
-        case .prepareWriteRequest(let pdu): pdu.encode(into: &output)
-        case .prepareWriteResponse(let pdu): pdu.encode(into: &output)
-        case .executeWriteRequest(let pdu): pdu.encode(into: &output)
-        case .executeWriteResponse(let pdu): pdu.encode(into: &output)
-        case .handleValueNotification(let pdu): pdu.encode(into: &output)
-        case .handleValueIndication(let pdu): pdu.encode(into: &output)
-        case .handleValueConfirmation(let pdu): pdu.encode(into: &output)
-        case .readMultipleVariableRequest(let pdu): pdu.encode(into: &output)
-        case .readMultipleVariableResponse(let pdu): pdu.encode(into: &output)
-        case .multipleHandleValueNotification(let pdu): pdu.encode(into: &output)
-        case .signedWriteCommand(let pdu): pdu.encode(into: &output)
-        case .unknown(let opcode, let parameters):
+        var encoder = Encoder(output: output)
+        visitPayload(&encoder)
+        output = encoder.output
+    }
+
+    struct OpcodeReader: ATTPDUPayloadVisitor {
+        func visit<PDU: ATTPDUType>(_ pdu: PDU) -> ATTOpcode { PDU.opcode }
+        func visitUnknown(_ opcode: ATTOpcode, _ parameters: ATTParameterBytes) -> ATTOpcode { opcode }
+    }
+
+    struct Encoder: ATTPDUPayloadVisitor {
+        var output: ByteWriter
+        mutating func visit<PDU: ATTPDUType>(_ pdu: PDU) { pdu.encode(into: &output) }
+        mutating func visitUnknown(_ opcode: ATTOpcode, _ parameters: ATTParameterBytes) {
             output.writeUInt8(opcode.rawValue)
             parameters.write(to: &output)
         }
     }
+}
+
+/// Something done with whichever PDU an ``ATTPDU`` holds, generic over its type
+/// (``ATTPDU/visitPayload(_:)``).
+public protocol ATTPDUPayloadVisitor {
+    associatedtype Result
+    mutating func visit<PDU: ATTPDUType>(_ pdu: PDU) -> Result
+    /// An opcode without a model, and everything after it.
+    mutating func visitUnknown(_ opcode: ATTOpcode, _ parameters: ATTParameterBytes) -> Result
 }

@@ -129,16 +129,24 @@ public struct GATTServer: Sendable {
         case .handleValueConfirmation:
             event = .confirmedIndication
             return .written
-        case .prepareWriteRequest, .executeWriteRequest, .readMultipleVariableRequest:
-            // No attribute is longer than one Write Request carries; queued writes are not offered (§3.4.6).
+        default:
+            return unhandled(opcode, event: &event)
+        }
+    }
+
+    /// A PDU this server has no handler for, answered as the opcode table says it must be.
+    @inlinable
+    func unhandled<WriteEffect>(_ opcode: ATTOpcode, event: inout GATTServerEvent<WriteEffect>) -> Answer {
+        switch opcode.kind {
+        case .request?:
+            // Prepare/Execute Write, Read Multiple Variable: no attribute is longer than one
+            // Write Request carries, so queued writes are not offered (§3.4.6).
             return .failed(.requestNotSupported, handle: 0)
-        case .unknown(let unknown, _):
-            return unknown.isCommand ? .written : .failed(.requestNotSupported, handle: 0)
-        case .signedWriteCommand, .errorResponse, .exchangeMTUResponse, .findInformationResponse,
-             .findByTypeValueResponse, .readByTypeResponse, .readResponse, .readBlobResponse,
-             .readMultipleResponse, .readByGroupTypeResponse, .writeResponse, .prepareWriteResponse,
-             .executeWriteResponse, .handleValueNotification, .handleValueIndication,
-             .readMultipleVariableResponse, .multipleHandleValueNotification:
+        case nil:
+            // An opcode Core 5.4 does not define says by bit 6 whether it is a command (§3.3.1):
+            // a command is dropped, anything else refused.
+            return opcode.isCommand ? .written : .failed(.requestNotSupported, handle: 0)
+        case .command?, .confirmation?, .response?, .errorResponse?, .notification?, .indication?:
             // Signed writes need a CSRK from bonding, which neither server has; the rest are
             // server PDUs a client must not send. No answer either way.
             event = .unexpected(opcode)

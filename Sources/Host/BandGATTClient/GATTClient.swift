@@ -150,8 +150,12 @@ public final class GATTClient {
             return nil
         }
         let opcode = ATTOpcode(rawValue: pdu[0])
-        switch opcode {
-        case .handleValueNotification:
+        switch opcode.kind {
+        case .notification?:
+            if opcode == .multipleHandleValueNotification {
+                dispatchMultipleNotifications(pdu)
+                return nil
+            }
             do {
                 let notification = try ATTHandleValueNotification(parsingAll: pdu)
                 statistics.notifications += 1
@@ -160,7 +164,7 @@ public final class GATTClient {
                 statistics.droppedMalformed += 1
             }
             return nil
-        case .handleValueIndication:
+        case .indication?:
             do {
                 let indication = try ATTHandleValueIndication(parsingAll: pdu)
                 statistics.indications += 1
@@ -171,39 +175,36 @@ public final class GATTClient {
             // The server waits for this before its next indication (§4.11.1), malformed or not.
             try sendConfirmation()
             return nil
-        case .multipleHandleValueNotification:
-            dispatchMultipleNotifications(pdu)
-            return nil
-        case .handleValueConfirmation:
+        case .confirmation?:
             // We never indicate, so there is nothing to confirm; harmless, so not fatal.
             statistics.unexpectedIgnored += 1
             return nil
-        default:
-            break
-        }
-        if opcode.isResponse {
-            guard let awaiting else {
-                throw violation("\(opcode) arrived with no request outstanding")
+        case .errorResponse?:
+            guard let awaiting else { throw violation("\(opcode) arrived with no request outstanding") }
+            let error: ATTErrorResponse
+            do { error = try ATTErrorResponse(parsingAll: pdu) } catch {
+                throw .malformedResponse(request: awaiting, error)
             }
-            if opcode == .errorResponse {
-                let error: ATTErrorResponse
-                do { error = try ATTErrorResponse(parsingAll: pdu) } catch {
-                    throw .malformedResponse(request: awaiting, error)
-                }
-                guard error.requestOpcode == awaiting else {
-                    throw violation("Error Response names \(error.requestOpcode) while \(awaiting) is outstanding")
-                }
-                throw .attError(request: awaiting, handle: error.handle, code: error.error)
+            guard error.requestOpcode == awaiting else {
+                throw violation("Error Response names \(error.requestOpcode) while \(awaiting) is outstanding")
             }
+            throw .attError(request: awaiting, handle: error.handle, code: error.error)
+        case .response?:
+            guard let awaiting else { throw violation("\(opcode) arrived with no request outstanding") }
             guard opcode == awaiting.responseOpcode else {
                 throw violation("\(opcode) arrived while \(awaiting) is outstanding")
             }
             do { return try ATTPDU(bytes: pdu) } catch { throw .malformedResponse(request: awaiting, error) }
-        }
-        if opcode.isCommand {
+        case .command?:
             // §3.4.9: a command nobody handles is discarded.
             statistics.unexpectedIgnored += 1
             return nil
+        case .request?, nil:
+            // An opcode the table does not know says by bit 6 whether it is a command (§3.3.1).
+            if opcode.isCommand {
+                statistics.unexpectedIgnored += 1
+                return nil
+            }
         }
         // A request from the server's own client role, or an opcode we do not know that is not a
         // command: we hold no attributes, so every request is answered "Request Not Supported"

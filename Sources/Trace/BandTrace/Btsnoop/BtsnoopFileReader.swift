@@ -25,7 +25,8 @@ public final class BtsnoopFileReader: BtsnoopRecordSource {
     private let buffer: UnsafeMutableRawBufferPointer
     /// Everything that changes per record, in one struct so the per-record path makes a
     /// single (dynamically checked) access to the class's state instead of one per field.
-    private var stream: Stream
+    // Unchecked: see "Exclusivity" in docs/performance.md (one thread, no callback during an access).
+    @exclusivity(unchecked) private var stream: Stream
 
     /// Bytes read from the file so far.
     public var bytesRead: Int { stream.bytesRead }

@@ -29,7 +29,8 @@ public final class TraceDecoder<Source: TraceRecordSource> {
     public let extractor: ATTExtractor
     public let discovery: AttributeDiscovery
     /// The source, the event held back behind an anomaly, and the counters.
-    private var pipeline: Pipeline
+    // Unchecked: see "Exclusivity" in docs/performance.md (one thread, no callback during an access).
+    @exclusivity(unchecked) private var pipeline: Pipeline
 
     /// The same type for every source, so output code need not be generic over it.
     public typealias Statistics = TraceDecoderStatistics

@@ -39,11 +39,12 @@ public final class AttributeDiscovery {
     }
 
     public let overrides: [UInt16: BluetoothUUID]
-    private var tables: [TableKey: AttributeTable] = [:]
-    private var requests: [TransactionKey: Outstanding] = [:]
-    private var indications: [TransactionKey: UInt16] = [:]
+    // Unchecked: see "Exclusivity" in docs/performance.md (one thread, no callback during an access).
+    @exclusivity(unchecked) private var tables: [TableKey: AttributeTable] = [:]
+    @exclusivity(unchecked) private var requests: [TransactionKey: Outstanding] = [:]
+    @exclusivity(unchecked) private var indications: [TransactionKey: UInt16] = [:]
     /// The last handle resolved, and what to: notifications come in long runs on one handle.
-    private var lastResolution: (key: TableKey, handle: UInt16, type: BluetoothUUID?)?
+    @exclusivity(unchecked) private var lastResolution: (key: TableKey, handle: UInt16, type: BluetoothUUID?)?
 
     public init(overrides: [UInt16: BluetoothUUID] = [:]) {
         self.overrides = overrides

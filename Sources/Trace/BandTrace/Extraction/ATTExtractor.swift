@@ -27,13 +27,14 @@ public final class ATTExtractor {
     }
 
     public let reassembler: L2CAPReassembler
-    private var peers: [ConnectionKey: LEAddress] = [:]
+    // Unchecked: see "Exclusivity" in docs/performance.md (one thread, no callback during an access).
+    @exclusivity(unchecked) private var peers: [ConnectionKey: LEAddress] = [:]
     /// The last lookup in `peers`: PDUs come in long runs on one connection.
-    private var lastPeer: (key: ConnectionKey, peer: LEAddress?)?
+    @exclusivity(unchecked) private var lastPeer: (key: ConnectionKey, peer: LEAddress?)?
     /// Air-capture frames (per connection and direction) in reassembly that hold a CRC-failed PDU.
-    private var crcFailedFrames: Set<L2CAPReassembler.Key> = []
+    @exclusivity(unchecked) private var crcFailedFrames: Set<L2CAPReassembler.Key> = []
     /// L2CAP frames on channels other than ATT (signaling, SMP), counted and skipped.
-    public private(set) var otherChannelFrames = 0
+    @exclusivity(unchecked) public private(set) var otherChannelFrames = 0
 
     public init(reassembler: L2CAPReassembler = L2CAPReassembler()) {
         self.reassembler = reassembler

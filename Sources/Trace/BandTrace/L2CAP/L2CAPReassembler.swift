@@ -82,9 +82,9 @@ public final class L2CAPReassembler {
 
     public let frameCapacity: Int
     private let storage: UnsafeMutableRawBufferPointer
-    /// All per-fragment state, in one struct so a push makes a single (dynamically checked)
-    /// access to the class's state instead of one per field.
-    private var table: Table
+    /// All per-fragment state, in one struct so a push makes a single access to the class's state.
+    // Unchecked: see "Exclusivity" in docs/performance.md (one thread, no callback during an access).
+    @exclusivity(unchecked) private var table: Table
 
     public init(slotCount: Int = L2CAPReassembler.defaultSlotCount, frameCapacity: Int = L2CAPReassembler.defaultFrameCapacity) {
         precondition(slotCount > 0 && frameCapacity >= L2CAPBasicHeader.size)

@@ -22,7 +22,8 @@ public final class CaptureFileReader<Framer: CapturePacketFramer>: TraceRecordSo
     private let fd: Int32
     private let ownsDescriptor: Bool
     private let buffer: UnsafeMutableRawBufferPointer
-    private var stream: Stream
+    // Unchecked: see "Exclusivity" in docs/performance.md (one thread, no callback during an access).
+    @exclusivity(unchecked) private var stream: Stream
 
     /// Bytes read from the file so far.
     public var bytesRead: Int { stream.bytesRead }
