@@ -4,7 +4,8 @@
 // Layers flow one way (see docs/architecture.md):
 //   BandWire → BandATT → BandGATT / BandProtocol → BandTrace, BandGATTClient, BandFirmware
 //   HealthModel → HealthStore;  BandReader joins the band side to the store.
-// Only BandBlueZ (CBlueZ), HealthStore (CSQLite, CPostgres), BandCrypto (CCrypto) and AppleHealth (CExpat, CZlib) link C libraries.
+// Only BandBlueZ (CBlueZ), HealthStore (CSQLite, CPostgres), AppleHealth (CExpat, CZlib) and HealthHTTP (CMicroHTTPD)
+// link C libraries; OpenSSL (CCrypto) is only the tests' oracle (Tests/CryptoOracle).
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -41,7 +42,6 @@ let package = Package(
         // one model for traces (BandTrace) and the controller socket (BandBlueZ).
         .target(name: "BandHCI", dependencies: ["BandWire"], swiftSettings: strict),
         .target(name: "BandGATT", dependencies: ["BandWire", "BandATT"], swiftSettings: strict),
-        .target(name: "BandCrypto", dependencies: ["CCrypto", "SystemRandom"], swiftSettings: strict),
         .target(name: "BandProtocol", dependencies: ["BandWire", "BandATT", "FirmwareCrypto"], swiftSettings: strict),
         // The one ATT server, generic over an attribute source (the firmware's static table, a
         // replay's reconstructed one). Embedded-Swift-clean: scripts/check-embedded.sh.
@@ -51,42 +51,43 @@ let package = Package(
         // Release builds skip the dynamic exclusivity checks of the trace pipeline's classes (one
         // per record and stage, 16 % of decoding; docs/performance.md). Its state is touched by one
         // thread and no callback runs during an access; debug builds, which the tests use, keep the checks.
-        .target(name: "BandTrace", dependencies: ["BandWire", "BandATT", "BandGATT", "BandHCI", "BandLink"],
+        .target(name: "BandTrace", dependencies: ["BandWire", "BandATT", "BandGATT", "BandHCI", "BandLink", "BandKitSystem"],
                 swiftSettings: strict + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
 
         // Links carrying ATT PDUs, and the GATT client on top of them.
-        .target(name: "BandLink", swiftSettings: strict),
-        .target(name: "BandBlueZ", dependencies: ["CBlueZ", "BandWire", "BandHCI", "BandLink"], swiftSettings: strict),
+        .target(name: "BandLink", dependencies: ["BandKitSystem"], swiftSettings: strict),
+        .target(name: "BandBlueZ", dependencies: ["CBlueZ", "BandWire", "BandHCI", "BandLink", "BandKitSystem"], swiftSettings: strict),
         .target(name: "BandGATTClient", dependencies: ["BandWire", "BandATT", "BandGATT", "BandLink"], swiftSettings: strict),
 
-        // The one secure random source (the kernel's, getrandom(2)), below both the Band and the
-        // Health modules: both need unpredictable bytes and neither may import the other.
-        .target(name: "SystemRandom", swiftSettings: strict),
+        // The system layer, below everything that makes system calls: one Errno, one EINTR retry
+        // (valueOrErrno), the mockable raw-call table, atomic file writes, locks, and the one secure
+        // random source (getrandom(2)) that both the Band and the Health modules draw from.
+        .target(name: "BandKitSystem", path: "Sources/System/BandKitSystem", swiftSettings: strict),
 
         // The health store.
-        .target(name: "HealthModel", dependencies: ["SystemRandom"], swiftSettings: strict),
-        .target(name: "HealthStore", dependencies: ["CSQLite", "CPostgres", "HealthModel"], swiftSettings: strict),
+        .target(name: "HealthModel", dependencies: ["BandKitSystem"], swiftSettings: strict),
+        .target(name: "HealthStore", dependencies: ["CSQLite", "CPostgres", "HealthModel", "BandKitSystem"], swiftSettings: strict),
         // Pure analysis of stored minutes (sleep scoring): no I/O, no store, Foundation only.
         .target(name: "HealthAnalysis", swiftSettings: strict),
         // The dashboard's HTTP server: libmicrohttpd (CMicroHTTPD) behind a small GET-only API.
-        .target(name: "HealthHTTP", dependencies: ["CMicroHTTPD"], swiftSettings: strict),
+        .target(name: "HealthHTTP", dependencies: ["CMicroHTTPD", "BandKitSystem"], swiftSettings: strict),
         // FIT files (Garmin's activity and monitoring format): decoder, writer, activity and
         // monitoring content. Pure Swift, no I/O.
         .target(name: "FitFile", dependencies: ["BandWire"], swiftSettings: strict),
         // Apple Health's export.zip / export.xml: streaming XML (expat), zip members (zlib), the writer.
-        .target(name: "AppleHealth", dependencies: ["CExpat", "CZlib", "HealthModel"], swiftSettings: strict),
+        .target(name: "AppleHealth", dependencies: ["CExpat", "CZlib", "HealthModel", "BandKitSystem"], swiftSettings: strict),
 
         // The reader: band sessions, minute aggregation, history sync, keys.
         .target(
             name: "BandReader",
-            dependencies: ["BandWire", "BandGATT", "BandProtocol", "BandCrypto", "BandLink",
+            dependencies: ["BandWire", "BandGATT", "BandProtocol", "BandKitSystem", "BandLink",
                            "BandGATTClient", "BandTrace", "HealthModel", "HealthStore", "HealthAnalysis"],
             swiftSettings: strict),
 
         // Replay of recorded traces: into the store through the reader's code, or served to a live reader.
         .target(
             name: "BandReplay",
-            dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandProtocol", "BandCrypto", "BandTrace", "BandLink",
+            dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandProtocol", "BandKitSystem", "BandTrace", "BandLink",
                            "BandGATTClient", "BandReader", "HealthModel", "HealthStore"],
             swiftSettings: strict),
 
@@ -116,7 +117,7 @@ let package = Package(
         // hosted on an ATT bearer, run loop, state file), re-exporting the core.
         .target(
             name: "BandFirmware",
-            dependencies: ["BandWire", "BandATT", "BandGATT", "BandProtocol", "BandCrypto", "BandLink", "BandTrace",
+            dependencies: ["BandWire", "BandATT", "BandGATT", "BandProtocol", "BandKitSystem", "BandLink", "BandTrace",
                            "BandFirmwareCore"],
             path: "firmware-sim/Sources/BandFirmware",
             swiftSettings: strict),
@@ -124,7 +125,7 @@ let package = Package(
         // Link security on the simulator's socket link: legacy pairing's SMP messages (passkey,
         // Just Works) and encryption with a bond, as the peer and the reader run them; no I/O but
         // the reader's driver over an ATT bearer and its bond file.
-        .target(name: "SocketSecurity", dependencies: ["BandWire", "BandLink", "FirmwareCrypto"], swiftSettings: strict),
+        .target(name: "SocketSecurity", dependencies: ["BandWire", "BandLink", "BandKitSystem", "FirmwareCrypto"], swiftSettings: strict),
 
         // Simulated third-party peers for `bandsim serve --profile`: an InfiniTime watch and a
         // standard heart-rate strap, on the one GATT server (not the band's firmware).
@@ -135,18 +136,18 @@ let package = Package(
             swiftSettings: strict),
 
         // Command-line framework and the three commands.
-        .target(name: "CommandKit", swiftSettings: strict),
+        .target(name: "CommandKit", dependencies: ["BandKitSystem"], swiftSettings: strict),
         .executableTarget(
             name: "bandsim",
             dependencies: ["CommandKit", "BandWire", "BandATT", "BandGATT", "BandProtocol", "BandTrace",
                            "BandLink", "BandBlueZ", "BandFirmware", "BandPeers", "BandReader", "BandReplay", "HealthStore",
-                           "FirmwareBridge", "UARTFraming", "SystemRandom", "SocketSecurity"],
+                           "FirmwareBridge", "UARTFraming", "BandKitSystem", "SocketSecurity"],
             path: "firmware-sim/Sources/bandsim",
             swiftSettings: strict),
         .executableTarget(
             name: "band",
             dependencies: ["CommandKit", "BandGATT", "BandProtocol", "BandLink", "BandBlueZ", "BandReader", "HealthStore", "HealthModel",
-                           "SocketSecurity", "SystemRandom"],
+                           "SocketSecurity", "BandKitSystem"],
             swiftSettings: strict,
             // The Swift runtime and FoundationEssentials linked in (docs/architecture.md, "Foundation
             // and linking"). The modules are compiled against the shared toolchain's module files, whose
@@ -161,23 +162,25 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(
             name: "health",
-            dependencies: ["CommandKit", "HealthModel", "HealthStore", "HealthAnalysis", "AppleHealth", "HealthHTTP", "FitFile"],
+            dependencies: ["CommandKit", "HealthModel", "HealthStore", "HealthAnalysis", "AppleHealth", "HealthHTTP", "FitFile", "BandKitSystem"],
             swiftSettings: strict),
 
         // Tests.
-        .target(name: "BandTestSupport", dependencies: ["BandWire", "BandLink"], path: "Tests/BandTestSupport"),
+        .target(name: "BandTestSupport", dependencies: ["BandWire", "BandLink", "BandKitSystem"], path: "Tests/BandTestSupport"),
+        // OpenSSL's SHA-256 and HMAC: the oracle FirmwareCrypto's own code is checked against.
+        .target(name: "CryptoOracle", dependencies: ["CCrypto"], path: "Tests/CryptoOracle"),
         .target(name: "HealthTestSupport", dependencies: ["HealthModel", "HealthStore", "FitFile"], path: "Tests/HealthTestSupport"),
         .testTarget(name: "BandWireTests", dependencies: ["BandWire", "BandTestSupport"]),
         .testTarget(name: "BandATTTests", dependencies: ["BandWire", "BandATT", "BandTestSupport"]),
         .testTarget(name: "BandGATTTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandTestSupport"]),
         .testTarget(name: "BandHCITests", dependencies: ["BandWire", "BandHCI", "BandTestSupport"]),
         .testTarget(name: "BandGATTServerTests", dependencies: ["BandWire", "BandATT", "BandGATTServer", "BandTestSupport"]),
-        .testTarget(name: "BandProtocolTests", dependencies: ["BandWire", "BandProtocol", "BandCrypto", "BandTestSupport"]),
-        .testTarget(name: "BandTraceTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandHCI", "BandLink", "BandTrace", "BandTestSupport"]),
+        .testTarget(name: "BandProtocolTests", dependencies: ["BandWire", "BandProtocol", "CryptoOracle", "BandTestSupport"]),
+        .testTarget(name: "BandTraceTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandHCI", "BandLink", "BandTrace", "BandKitSystem", "BandTestSupport"]),
         .testTarget(name: "BandLinkTests", dependencies: ["BandLink", "BandTestSupport"]),
-        .testTarget(name: "BandBlueZTests", dependencies: ["BandWire", "BandHCI", "BandLink", "BandBlueZ", "BandTestSupport"]),
+        .testTarget(name: "BandBlueZTests", dependencies: ["BandWire", "BandHCI", "BandLink", "BandBlueZ", "BandKitSystem", "BandTestSupport"]),
         .testTarget(name: "BandGATTClientTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandLink", "BandGATTClient", "BandTestSupport"]),
-        .testTarget(name: "SystemRandomTests", dependencies: ["SystemRandom"]),
+        .testTarget(name: "BandKitSystemTests", dependencies: ["BandKitSystem"]),
         .testTarget(name: "SocketSecurityTests", dependencies: ["SocketSecurity", "BandWire", "BandLink", "BandTestSupport"]),
         .testTarget(name: "HealthAnalysisTests", dependencies: ["HealthAnalysis", "BandFirmware", "BandProtocol"]),
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel", "HealthTestSupport"]),
@@ -190,7 +193,7 @@ let package = Package(
                     path: "firmware-sim/Tests/BandPeersTests"),
         .testTarget(name: "BandFirmwareTests", dependencies: ["BandWire", "BandProtocol", "BandLink", "BandFirmware", "BandTestSupport"],
                     path: "firmware-sim/Tests/BandFirmwareTests"),
-        .testTarget(name: "FirmwareCryptoTests", dependencies: ["FirmwareCrypto", "BandCrypto"],
+        .testTarget(name: "FirmwareCryptoTests", dependencies: ["FirmwareCrypto", "CryptoOracle"],
                     path: "firmware-sim/Tests/FirmwareCryptoTests"),
         .testTarget(name: "FirmwareBridgeTests", dependencies: ["FirmwareBridge", "UARTFraming"],
                     path: "firmware-sim/Tests/FirmwareBridgeTests"),
@@ -198,7 +201,7 @@ let package = Package(
         .testTarget(name: "FirmwareBoardTests", dependencies: ["FirmwareBoard", "FirmwareCrypto", "UARTFraming", "BandFirmware", "BandFirmwareCore", "BandProtocol", "BandLink", "BandWire", "BandATT"],
                     path: "firmware-sim/Tests/FirmwareBoardTests"),
         // CSQLite: the power-loss VFS (Support/PowerLossVFS.swift) the durability test runs the store on.
-        .testTarget(name: "BandReaderTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTClient", "BandProtocol", "BandReader", "BandFirmware", "BandPeers", "BandLink", "HealthStore", "HealthModel", "HealthAnalysis", "BandTestSupport", "CSQLite"]),
+        .testTarget(name: "BandReaderTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTClient", "BandProtocol", "BandReader", "BandFirmware", "BandPeers", "BandLink", "BandKitSystem", "HealthStore", "HealthModel", "HealthAnalysis", "BandTestSupport", "CSQLite"]),
         .testTarget(name: "BandReplayTests", dependencies: ["BandReplay", "BandGATTServer", "BandTrace", "BandLink", "BandATT", "HealthStore", "BandTestSupport",
                                                          "BandWire", "BandGATT", "BandProtocol", "BandReader", "BandFirmware", "HealthModel"]),
         .testTarget(name: "CommandKitTests", dependencies: ["CommandKit"]),

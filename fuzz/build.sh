@@ -12,9 +12,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Modules in dependency order. A harness may import any of them.
-MODULES=(SystemRandom FirmwareCrypto BandWire BandATT BandGATT BandGATTServer BandHCI BandLink SocketSecurity BandBlueZ BandCrypto BandProtocol BandTrace HealthModel HealthAnalysis UARTFraming FirmwareBoard BandFirmwareCore BandFirmware
+MODULES=(BandKitSystem FirmwareCrypto BandWire BandATT BandGATT BandGATTServer BandHCI BandLink SocketSecurity BandBlueZ BandProtocol BandTrace HealthModel HealthAnalysis UARTFraming FirmwareBoard BandFirmwareCore BandFirmware
          BandGATTClient HealthStore BandReader BandReplay AppleHealth OpenHealthKit FitFile HealthHTTP)
-# FUZZ_MODULES="SystemRandom HealthModel AppleHealth" fuzz/build.sh applehealth builds only those
+# FUZZ_MODULES="BandKitSystem HealthModel AppleHealth" fuzz/build.sh applehealth builds only those
 # (in that order) for a harness that needs no more: minutes less on a shared machine.
 if [[ -n "${FUZZ_MODULES:-}" ]]; then read -r -a MODULES <<<"$FUZZ_MODULES"; fi
 # C modules (module maps) the Swift modules import, and the libraries they link.
@@ -23,7 +23,9 @@ C_LIBRARIES=(-lbluetooth -lcrypto -lsqlite3 -lpq -lexpat -lz -lmicrohttpd)
 
 # Where a module's sources live (the simulator's modules sit under firmware-sim/).
 source_dir() {
-    if [[ -d "Sources/$1" ]]; then echo "Sources/$1"; else echo "firmware-sim/Sources/$1"; fi
+    if [[ -d "Sources/$1" ]]; then echo "Sources/$1"
+    elif [[ -d "Sources/System/$1" ]]; then echo "Sources/System/$1"
+    else echo "firmware-sim/Sources/$1"; fi
 }
 
 SANITIZE=(-sanitize=fuzzer,address)

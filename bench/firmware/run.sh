@@ -17,8 +17,9 @@ mkdir -p "$work"
 FLAGS=(-O -swift-version 6 -enable-upcoming-feature ExistentialAny -parse-as-library -package-name BandKit
        -I Sources/CCrypto -I Sources/CBlueZ)
 objects=()
-for module in BandWire BandATT BandGATT BandGATTServer BandHCI SystemRandom FirmwareCrypto BandCrypto BandProtocol BandLink BandTrace UARTFraming FirmwareBoard BandFirmware; do
+for module in BandWire BandATT BandGATT BandGATTServer BandHCI BandKitSystem FirmwareCrypto BandProtocol BandLink BandTrace UARTFraming FirmwareBoard BandFirmware; do
     dir=Sources/$module
+    [[ -d $dir ]] || dir=Sources/System/$module
     [[ -d $dir ]] || dir=firmware-sim/Sources/$module
     [[ -d $dir ]] || continue   # BandGATTServer, BandHCI: not in revisions before them (before/after runs)
     mapfile -t sources < <(find "$dir" -name '*.swift' | sort)

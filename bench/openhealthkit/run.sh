@@ -5,7 +5,7 @@
 #
 #   bash bench/openhealthkit/run.sh [ITERATIONS]     # default 20 per round, best of 5 rounds
 #
-# Compiles SystemRandom, HealthModel, HealthStore and OpenHealthKit straight from Sources/ with
+# Compiles BandKitSystem, HealthModel, HealthStore and OpenHealthKit straight from Sources/ with
 # -O (no SwiftPM). Figures go to docs/performance.md ("OpenHealthKit") by hand.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -16,10 +16,10 @@ trap '[[ -n "${KEEP_BENCH:-}" ]] || rm -rf "$work"' EXIT
 FLAGS=(-O -swift-version 6 -enable-upcoming-feature ExistentialAny -parse-as-library -package-name BandKit)
 C_MODULES=(-I Sources/CSQLite -I Sources/CPostgres)
 objects=()
-for module in SystemRandom HealthModel HealthStore OpenHealthKit; do
+for module in BandKitSystem HealthModel HealthStore OpenHealthKit; do
     swiftc "${FLAGS[@]}" -wmo -module-name "$module" -I "$work" "${C_MODULES[@]}" \
         -emit-module -emit-module-path "$work/$module.swiftmodule" \
-        -c $(find "Sources/$module" -name '*.swift' | sort) -o "$work/$module.o"
+        -c $(find "Sources/$module" "Sources/System/$module" -name '*.swift' 2>/dev/null | sort) -o "$work/$module.o"
     objects+=("$work/$module.o")
 done
 swiftc "${FLAGS[@]}" -module-name OpenHealthKitBench -I "$work" "${C_MODULES[@]}" bench/openhealthkit/OpenHealthKitBench.swift \
