@@ -5,14 +5,15 @@
 //   Sources/Core        the band's wire: bytes, ATT, GATT, the band's protocol, the GATT server, the
 //                       firmware's crypto and UART frames. Embedded-Swift-clean (scripts/check-embedded.sh
 //                       compiles every module in this folder for a Cortex-M4).
-//   Sources/System      below both halves: kernel randomness, the one JSON writer.
+//   Sources/System      below both halves: the system layer (one Errno, EINTR retry, files, locks,
+//                       randomness) and the one JSON writer.
 //   Sources/Host        links (BlueZ, sockets), HCI, the GATT client, link security, the reader session.
 //   Sources/Trace       captures: decoding (btsnoop, pcapng, air) and replay.
 //   Sources/Simulation  simulated peers (InfiniTime, a heart-rate strap) and the QEMU firmware bridge.
 //   Sources/Health      the store (SQLite; PostgreSQL opt-in), its analysis, its file formats, its dashboard, HealthKit's API.
 //   Sources/Commands    the executables, thin over the libraries.
 //   Sources/C           C libraries from Debian packages (only the link, the store, the file formats,
-//                       the dashboard and the crypto oracle touch C).
+//                       the dashboard touch C; OpenSSL is only the tests' crypto oracle).
 //   firmware-sim        the band's firmware: Embedded/ (the chip's core and board layer), Linux/ (its
 //                       Linux process shell), board/ (the mps2-an386 image).
 import PackageDescription
@@ -81,39 +82,40 @@ let package = Package(
         // sides (docs/protocol.md "UART framing").
         .target(name: "UARTFraming", path: "Sources/Core/UARTFraming", swiftSettings: strict),
 
-        // MARK: Sources/System — below both halves: both need unpredictable bytes and JSON, and
-        // neither may import the other.
-        .target(name: "SystemRandom", path: "Sources/System/SystemRandom", swiftSettings: strict),
+        // MARK: Sources/System — below both halves: both make system calls, need unpredictable bytes
+        // and write JSON, and neither may import the other.
+        // The system layer, below everything that makes system calls: one Errno, one EINTR retry
+        // (valueOrErrno), the mockable raw-call table, atomic file writes, locks, and the one secure
+        // random source (getrandom(2)).
+        .target(name: "BandKitSystem", path: "Sources/System/BandKitSystem", swiftSettings: strict),
         // The one JSON writer, below the commands, the store and the simulated peers.
         .target(name: "JSONOutput", path: "Sources/System/JSONOutput", swiftSettings: strict),
 
         // MARK: Sources/Host — links carrying ATT PDUs, HCI, the GATT client, the reader.
-        .target(name: "BandLink", path: "Sources/Host/BandLink", swiftSettings: strict),
+        .target(name: "BandLink", dependencies: ["BandKitSystem"], path: "Sources/Host/BandLink", swiftSettings: strict),
         // HCI packets and events: one model for traces (BandTrace) and the controller socket (BandBlueZ).
         .target(name: "BandHCI", dependencies: ["BandWire"], path: "Sources/Host/BandHCI", swiftSettings: strict),
-        .target(name: "BandBlueZ", dependencies: ["CBlueZ", "BandWire", "BandHCI", "BandLink"], path: "Sources/Host/BandBlueZ",
+        .target(name: "BandBlueZ", dependencies: ["CBlueZ", "BandWire", "BandHCI", "BandLink", "BandKitSystem"], path: "Sources/Host/BandBlueZ",
                 swiftSettings: strict),
         .target(name: "BandGATTClient", dependencies: ["BandWire", "BandATT", "BandGATT", "BandLink"],
                 path: "Sources/Host/BandGATTClient", swiftSettings: strict),
         // Legacy pairing's SMP messages and encryption with a bond on the simulator's socket link.
-        .target(name: "SocketSecurity", dependencies: ["BandWire", "BandLink", "FirmwareCrypto"],
+        .target(name: "SocketSecurity", dependencies: ["BandWire", "BandLink", "FirmwareCrypto", "BandKitSystem"],
                 path: "Sources/Host/SocketSecurity", swiftSettings: strict),
-        // OpenSSL: the oracle the firmware's own crypto is tested against.
-        .target(name: "BandCrypto", dependencies: ["CCrypto", "SystemRandom"], path: "Sources/Host/BandCrypto", swiftSettings: strict),
         // The reader: band sessions, minute aggregation, history sync, keys.
         .target(name: "BandReader",
-                dependencies: ["BandWire", "BandGATT", "BandProtocol", "BandCrypto", "BandLink", "BandGATTClient",
-                               "HealthModel", "HealthStore", "HealthAnalysis"],
+                dependencies: ["BandWire", "BandGATT", "BandProtocol", "BandLink", "BandGATTClient",
+                               "HealthModel", "HealthStore", "HealthAnalysis", "BandKitSystem"],
                 path: "Sources/Host/BandReader", swiftSettings: strict),
 
         // MARK: Sources/Trace — btsnoop, pcapng and air captures: decoding, and replay.
-        .target(name: "BandTrace", dependencies: ["BandWire", "BandATT", "BandGATT", "BandHCI", "BandLink"],
+        .target(name: "BandTrace", dependencies: ["BandWire", "BandATT", "BandGATT", "BandHCI", "BandLink", "BandKitSystem"],
                 path: "Sources/Trace/BandTrace",
                 swiftSettings: strict),
         // Replay of recorded traces: into the store through the reader's code, or served to a live reader.
         .target(name: "BandReplay",
-                dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandProtocol", "BandCrypto", "BandTrace",
-                               "BandLink", "BandGATTClient", "BandReader", "HealthModel", "HealthStore"],
+                dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandProtocol", "BandTrace",
+                               "BandLink", "BandGATTClient", "BandReader", "HealthModel", "HealthStore", "BandKitSystem"],
                 path: "Sources/Trace/BandReplay", swiftSettings: strict),
 
         // MARK: firmware-sim — the band's firmware.
@@ -130,8 +132,8 @@ let package = Package(
                 path: "firmware-sim/Sources/Embedded/BandFirmwareCore", swiftSettings: strict),
         // The firmware as a Linux process: the core's GATT services on an ATT bearer, run loop, state file.
         .target(name: "BandFirmware",
-                dependencies: ["BandWire", "BandATT", "BandGATT", "BandProtocol", "BandCrypto", "BandLink", "BandTrace",
-                               "BandFirmwareCore", "JSONOutput"],
+                dependencies: ["BandWire", "BandATT", "BandGATT", "BandProtocol", "BandLink", "BandTrace",
+                               "BandFirmwareCore", "JSONOutput", "BandKitSystem"],
                 path: "firmware-sim/Sources/Linux/BandFirmware", swiftSettings: strict),
 
         // MARK: Sources/Simulation — peers other than the band, and the bridge to the firmware in QEMU.
@@ -143,21 +145,21 @@ let package = Package(
                 swiftSettings: strict),
 
         // MARK: Sources/Health — the store and what reads and writes it.
-        .target(name: "HealthModel", dependencies: ["SystemRandom", "CivilTime"], path: "Sources/Health/HealthModel", swiftSettings: strict),
-        .target(name: "HealthStore", dependencies: ["CSQLite", "HealthModel", "JSONOutput"], path: "Sources/Health/HealthStore", swiftSettings: strict),
+        .target(name: "HealthModel", dependencies: ["BandKitSystem", "CivilTime"], path: "Sources/Health/HealthModel", swiftSettings: strict),
+        .target(name: "HealthStore", dependencies: ["CSQLite", "HealthModel", "JSONOutput", "BandKitSystem"], path: "Sources/Health/HealthStore", swiftSettings: strict),
         // The store's PostgreSQL engine (libpq), opt-in: a program links it and calls
         // HealthStore.enablePostgreSQL() to open postgresql:// stores; others link no libpq.
-        .target(name: "HealthStorePostgreSQL", dependencies: ["HealthStore", "CPostgres"],
+        .target(name: "HealthStorePostgreSQL", dependencies: ["HealthStore", "CPostgres", "BandKitSystem"],
                 path: "Sources/Health/HealthStorePostgreSQL", swiftSettings: strict),
         // Pure analysis of stored minutes (sleep scoring): no I/O, no store, Foundation only.
         .target(name: "HealthAnalysis", path: "Sources/Health/HealthAnalysis", swiftSettings: strict),
         // Apple Health's export.zip / export.xml: streaming XML (expat), zip members (zlib), the writer.
-        .target(name: "AppleHealth", dependencies: ["CExpat", "CZlib", "HealthModel", "CivilTime"], path: "Sources/Health/AppleHealth",
+        .target(name: "AppleHealth", dependencies: ["CExpat", "CZlib", "HealthModel", "CivilTime", "BandKitSystem"], path: "Sources/Health/AppleHealth",
                 swiftSettings: strict),
         // FIT files (Garmin's activity and monitoring format): decoder, writer. Pure Swift, no I/O.
         .target(name: "FitFile", dependencies: ["BandWire"], path: "Sources/Health/FitFile", swiftSettings: strict),
         // The dashboard's HTTP server: libmicrohttpd behind a small GET-only API.
-        .target(name: "HealthHTTP", dependencies: ["CMicroHTTPD"], path: "Sources/Health/HealthHTTP", swiftSettings: strict),
+        .target(name: "HealthHTTP", dependencies: ["CMicroHTTPD", "BandKitSystem"], path: "Sources/Health/HealthHTTP", swiftSettings: strict),
         // HealthKit's Swift API over the store (its types stay internal: `internal import`), and the shim.
         .target(name: "OpenHealthKit", dependencies: ["HealthModel", "HealthStore"], path: "Sources/Health/OpenHealthKit",
                 swiftSettings: strict),
@@ -165,17 +167,17 @@ let package = Package(
                 swiftSettings: strict),
 
         // MARK: Sources/Commands — the command-line framework and the executables.
-        .target(name: "CommandKit", dependencies: ["JSONOutput"], path: "Sources/Commands/CommandKit", swiftSettings: strict),
+        .target(name: "CommandKit", dependencies: ["JSONOutput", "BandKitSystem"], path: "Sources/Commands/CommandKit", swiftSettings: strict),
         .executableTarget(
             name: "bandsim",
             dependencies: ["CommandKit", "BandWire", "BandATT", "BandGATT", "BandProtocol", "BandTrace",
                            "BandLink", "BandBlueZ", "BandFirmware", "BandPeers", "BandReader", "BandReplay", "HealthStore",
-                           "HealthStorePostgreSQL", "FirmwareBridge", "UARTFraming", "SystemRandom", "SocketSecurity"],
+                           "HealthStorePostgreSQL", "FirmwareBridge", "UARTFraming", "BandKitSystem", "SocketSecurity"],
             path: "Sources/Commands/bandsim", swiftSettings: strict),
         .executableTarget(
             name: "band",
             dependencies: ["CommandKit", "BandGATT", "BandProtocol", "BandLink", "BandBlueZ", "BandReader", "HealthStore", "HealthStorePostgreSQL",
-                           "HealthModel", "SocketSecurity", "SystemRandom", "JSONOutput", "BandTrace"],
+                           "HealthModel", "SocketSecurity", "BandKitSystem", "JSONOutput", "BandTrace"],
             path: "Sources/Commands/band", swiftSettings: strict,
             // The Swift runtime and FoundationEssentials linked in (docs/architecture.md, "Foundation
             // and linking"). The modules are compiled against the shared toolchain's module files, whose
@@ -190,30 +192,32 @@ let package = Package(
         .executableTarget(
             name: "health",
             dependencies: ["CommandKit", "HealthModel", "HealthStore", "HealthStorePostgreSQL", "HealthAnalysis", "AppleHealth", "HealthHTTP",
-                           "FitFile", "JSONOutput"],
+                           "FitFile", "JSONOutput", "BandKitSystem"],
             path: "Sources/Commands/health", swiftSettings: strict),
 
         // MARK: Tests — one test target per library target; shared helpers in support targets.
-        .target(name: "BandTestSupport", dependencies: ["BandWire", "BandLink"], path: "Tests/BandTestSupport"),
+        .target(name: "BandTestSupport", dependencies: ["BandWire", "BandLink", "BandKitSystem"], path: "Tests/BandTestSupport"),
+        // OpenSSL's SHA-256 and HMAC: the oracle FirmwareCrypto's own code is checked against.
+        .target(name: "CryptoOracle", dependencies: ["CCrypto"], path: "Tests/CryptoOracle"),
         .target(name: "HealthTestSupport", dependencies: ["HealthModel", "HealthStore", "HealthStorePostgreSQL", "FitFile"], path: "Tests/HealthTestSupport"),
         .testTarget(name: "BandWireTests", dependencies: ["BandWire", "BandTestSupport"]),
         .testTarget(name: "BandATTTests", dependencies: ["BandWire", "BandATT", "BandTestSupport"]),
         .testTarget(name: "BandGATTTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandTestSupport"]),
         .testTarget(name: "BandHCITests", dependencies: ["BandWire", "BandHCI", "BandTestSupport"]),
         .testTarget(name: "BandGATTServerTests", dependencies: ["BandWire", "BandATT", "BandGATTServer", "BandTestSupport"]),
-        .testTarget(name: "BandProtocolTests", dependencies: ["BandWire", "BandProtocol", "BandCrypto", "BandTestSupport"]),
-        .testTarget(name: "FirmwareCryptoTests", dependencies: ["FirmwareCrypto", "BandCrypto"]),
+        .testTarget(name: "BandProtocolTests", dependencies: ["BandWire", "BandProtocol", "CryptoOracle", "BandTestSupport"]),
+        .testTarget(name: "FirmwareCryptoTests", dependencies: ["FirmwareCrypto", "CryptoOracle"]),
         .testTarget(name: "UARTFramingTests", dependencies: ["UARTFraming"]),
-        .testTarget(name: "SystemRandomTests", dependencies: ["SystemRandom"]),
+        .testTarget(name: "BandKitSystemTests", dependencies: ["BandKitSystem"]),
         .testTarget(name: "BandLinkTests", dependencies: ["BandLink", "BandTestSupport"]),
-        .testTarget(name: "BandBlueZTests", dependencies: ["BandWire", "BandHCI", "BandLink", "BandBlueZ", "BandTestSupport"]),
+        .testTarget(name: "BandBlueZTests", dependencies: ["BandWire", "BandHCI", "BandLink", "BandBlueZ", "BandTestSupport", "BandKitSystem"]),
         .testTarget(name: "BandGATTClientTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandLink", "BandGATTClient", "BandTestSupport"]),
         .testTarget(name: "SocketSecurityTests", dependencies: ["SocketSecurity", "BandWire", "BandLink", "BandTestSupport"]),
         // CSQLite: the power-loss VFS (Support/PowerLossVFS.swift) the durability test runs the store on.
         .testTarget(name: "BandReaderTests",
                     dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTClient", "BandProtocol", "BandReader", "BandFirmware",
-                                   "BandPeers", "BandLink", "HealthStore", "HealthModel", "HealthAnalysis", "BandTestSupport", "CSQLite"]),
-        .testTarget(name: "BandTraceTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandHCI", "BandLink", "BandTrace", "BandTestSupport"]),
+                                   "BandPeers", "BandLink", "HealthStore", "HealthModel", "HealthAnalysis", "BandTestSupport", "CSQLite", "BandKitSystem"]),
+        .testTarget(name: "BandTraceTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandHCI", "BandLink", "BandTrace", "BandTestSupport", "BandKitSystem"]),
         .testTarget(name: "BandReplayTests",
                     dependencies: ["BandReplay", "BandGATTServer", "BandTrace", "BandLink", "BandATT", "HealthStore", "BandTestSupport",
                                    "BandWire", "BandGATT", "BandProtocol", "BandReader", "BandFirmware", "HealthModel"]),

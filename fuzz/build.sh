@@ -12,9 +12,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Modules in dependency order. A harness may import any of them.
-MODULES=(SystemRandom CivilTime JSONOutput FirmwareCrypto BandWire BandATT BandGATT BandGATTServer BandHCI BandLink SocketSecurity BandBlueZ BandCrypto BandProtocol BandTrace HealthModel HealthAnalysis UARTFraming ChipRuntime BandFirmwareCore BandFirmware
+MODULES=(BandKitSystem CivilTime JSONOutput FirmwareCrypto BandWire BandATT BandGATT BandGATTServer BandHCI BandLink SocketSecurity BandBlueZ BandProtocol BandTrace HealthModel HealthAnalysis UARTFraming ChipRuntime BandFirmwareCore BandFirmware
          BandGATTClient HealthStore HealthStorePostgreSQL BandReader BandReplay AppleHealth OpenHealthKit FitFile HealthHTTP)
-# FUZZ_MODULES="SystemRandom HealthModel AppleHealth" fuzz/build.sh applehealth builds only those
+# FUZZ_MODULES="BandKitSystem CivilTime HealthModel AppleHealth" fuzz/build.sh applehealth builds only those
 # (in that order) for a harness that needs no more: minutes less on a shared machine.
 if [[ -n "${FUZZ_MODULES:-}" ]]; then read -r -a MODULES <<<"$FUZZ_MODULES"; fi
 # C modules (module maps) the Swift modules import, and the libraries they link.

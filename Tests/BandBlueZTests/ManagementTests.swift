@@ -1,4 +1,5 @@
 @testable import BandBlueZ
+import BandKitSystem
 import BandLink
 import BandTestSupport
 import BandWire

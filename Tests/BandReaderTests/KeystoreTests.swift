@@ -1,3 +1,4 @@
+import BandKitSystem
 import BandLink
 @testable import BandReader
 import Foundation

@@ -1,3 +1,4 @@
+import BandKitSystem
 @testable import BandReader
 import BandWire
 import Foundation

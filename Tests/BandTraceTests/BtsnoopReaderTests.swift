@@ -1,3 +1,4 @@
+import BandKitSystem
 import BandTestSupport
 import BandWire
 import Glibc
@@ -106,21 +107,21 @@ import Testing
         var interrupt = true
         init(_ bytes: [UInt8], chunk: Int) { self.bytes = bytes; self.chunk = chunk }
 
-        var calls: FileSystemCalls {
-            FileSystemCalls(
-                open: { _, _, _ in 42 },
-                read: { [self] _, buffer, count in
-                    reads += 1
-                    interrupt.toggle()
-                    if interrupt { return -1 }
-                    let n = min(count, chunk, bytes.count - position)
-                    for i in 0..<n { buffer!.storeBytes(of: bytes[position + i], toByteOffset: i, as: UInt8.self) }
-                    position += n
-                    return n
-                },
-                write: { _, _, count in count },
-                close: { _ in 0 },
-                errno: { EINTR })
+        var calls: SystemCalls {
+            var calls = SystemCalls.live
+            calls.open = { _, _, _ in 42 }
+            calls.read = { [self] _, buffer, count in
+                reads += 1
+                interrupt.toggle()
+                if interrupt { errno = EINTR; return -1 }
+                let n = min(count, chunk, bytes.count - position)
+                for i in 0..<n { buffer!.storeBytes(of: bytes[position + i], toByteOffset: i, as: UInt8.self) }
+                position += n
+                return n
+            }
+            calls.write = { _, _, count in count }
+            calls.close = { _ in 0 }
+            return calls
         }
     }
 
@@ -168,20 +169,22 @@ import Testing
             self.record = record
             total = header.count + count * record.count
         }
-        var calls: FileSystemCalls {
-            FileSystemCalls(
-                open: { _, _, _ in 3 },
-                read: { [self] _, buffer, wanted in
-                    let n = min(wanted, total - served)
-                    for i in 0..<n {
-                        let position = served + i
-                        let byte = position < header.count ? header[position] : record[(position - header.count) % record.count]
-                        buffer!.storeBytes(of: byte, toByteOffset: i, as: UInt8.self)
-                    }
-                    served += n
-                    return n
-                },
-                write: { _, _, c in c }, close: { _ in 0 }, errno: { EIO })
+        var calls: SystemCalls {
+            var calls = SystemCalls.live
+            calls.open = { _, _, _ in 3 }
+            calls.read = { [self] _, buffer, wanted in
+                let n = min(wanted, total - served)
+                for i in 0..<n {
+                    let position = served + i
+                    let byte = position < header.count ? header[position] : record[(position - header.count) % record.count]
+                    buffer!.storeBytes(of: byte, toByteOffset: i, as: UInt8.self)
+                }
+                served += n
+                return n
+            }
+            calls.write = { _, _, c in c }
+            calls.close = { _ in 0 }
+            return calls
         }
     }
 
@@ -206,7 +209,11 @@ import Testing
         let file = RepeatingFile(header: Array(Self.twoRecords.prefix(20)), record: [], count: 0)
         var calls = file.calls
         let first = calls.read
-        calls.read = { [file] fd, buffer, count in file.served < file.total ? first(fd, buffer, count) : -1 }
+        calls.read = { [file] fd, buffer, count in
+            if file.served < file.total { return first(fd, buffer, count) }
+            errno = EIO
+            return -1
+        }
         do {
             let reader = try BtsnoopFileReader(fileDescriptor: 3, ownsDescriptor: false, bufferSize: 1 << 20, calls: calls)
             _ = try reader.next()

@@ -1,4 +1,5 @@
 import BandHCI
+import BandKitSystem
 import BandTestSupport
 import BandWire
 import Foundation
@@ -96,8 +97,11 @@ import Testing
     }
 
     @Test func writeFailureNamesTheRecordAndOffset() throws {
-        let calls = FileSystemCalls(open: { _, _, _ in 9 }, read: { _, _, _ in 0 }, write: { _, _, _ in -1 },
-                                close: { _ in 0 }, errno: { ENOSPC })
+        var calls = SystemCalls.live
+        calls.open = { _, _, _ in 9 }
+        calls.read = { _, _, _ in 0 }
+        calls.write = { _, _, _ in errno = ENOSPC; return -1 }
+        calls.close = { _ in 0 }
         let writer = try BtsnoopWriter(fileDescriptor: 9, ownsDescriptor: true, datalink: .h4, bufferSize: 64, calls: calls)
         #expect(throws: BtsnoopError(.system(call: "write", errno: ENOSPC), recordIndex: 0, offset: 16)) {
             try bytes(String(repeating: "00 ", count: 60)).withUnsafeBytes {

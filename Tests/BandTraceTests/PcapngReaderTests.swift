@@ -243,7 +243,11 @@ import Testing
         let file = BtsnoopReaderTests.RepeatingFile(header: Array(Self.twoPackets(Self.le).prefix(60)), record: [], count: 0)
         var calls = file.calls
         let first = calls.read
-        calls.read = { [file] fd, buffer, count in file.served < file.total ? first(fd, buffer, count) : -1 }
+        calls.read = { [file] fd, buffer, count in
+            if file.served < file.total { return first(fd, buffer, count) }
+            errno = EIO
+            return -1
+        }
         do {
             let reader = try PcapngFileReader(fileDescriptor: 3, ownsDescriptor: false, bufferSize: 1 << 20, calls: calls)
             _ = try reader.nextPacket()

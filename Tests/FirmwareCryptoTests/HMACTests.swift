@@ -1,4 +1,4 @@
-import BandCrypto
+import CryptoOracle
 import FirmwareCrypto
 import Testing
 
@@ -29,7 +29,7 @@ struct HMACTests {
     }
 
     /// Keys and messages of every length around the block size (64) and beyond, random contents:
-    /// the tag equals OpenSSL's (BandCrypto.HMACSHA256, EVP_MAC) byte for byte.
+    /// the tag equals OpenSSL's (CryptoOracle.HMACSHA256, EVP_MAC) byte for byte.
     @Test("Agrees with OpenSSL for keys 0-200 bytes and messages 0-300 bytes")
     func agreesWithOpenSSL() throws {
         var generator = SplitMix64(seed: 0x5EED_F1A4)
@@ -38,7 +38,7 @@ struct HMACTests {
                 let key = (0..<keyLength).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
                 let message = (0..<messageLength).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
                 let ours = hmac(key: key, message: message)
-                let openSSL = try BandCrypto.HMACSHA256.authenticationCode(for: message, key: key)
+                let openSSL = try CryptoOracle.HMACSHA256.authenticationCode(for: message, key: key)
                 let openSSLBytes = openSSL.withUnsafeBytes { Array($0) }
                 #expect(ours.withUnsafeBytes { Array($0) } == openSSLBytes, "key \(keyLength) B, message \(messageLength) B")
             }

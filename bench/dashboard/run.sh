@@ -26,7 +26,7 @@ swift build -c release --product health 2>&1 | grep -E "error|Compiling|Build" |
 swiftc -O -module-name StoreBench bench/store/StoreBench.swift -o "$work/StoreBench" \
   -I .build/release/Modules -Xcc -fmodule-map-file=Sources/C/CSQLite/module.modulemap \
   -Xcc -fmodule-map-file=Sources/C/CPostgres/module.modulemap \
-  $(grep -E '/(SystemRandom|HealthModel|HealthStore)\.build/' .build/release/health.product/Objects.LinkFileList) -lsqlite3 -lpq
+  $(grep -E '/(BandKitSystem|JSONOutput|CivilTime|HealthModel|HealthStore)\.build/' .build/release/health.product/Objects.LinkFileList) -lsqlite3 -lpq
 health=.build/release/health
 export BENCH_DAYS=${BENCH_DAYS:-365}
 runs=${RUNS:-15}

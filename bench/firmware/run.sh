@@ -18,7 +18,7 @@ source scripts/modules.sh
 FLAGS=(-O -swift-version 6 -enable-upcoming-feature ExistentialAny -parse-as-library -package-name BandKit
        -I Sources/C/CCrypto -I Sources/C/CBlueZ)
 objects=()
-for module in BandWire BandATT BandGATT BandGATTServer BandHCI SystemRandom FirmwareCrypto BandCrypto BandProtocol BandLink BandTrace UARTFraming ChipRuntime BandFirmware; do
+for module in CivilTime JSONOutput BandWire BandATT BandGATT BandGATTServer BandHCI BandKitSystem FirmwareCrypto BandProtocol BandLink BandTrace UARTFraming ChipRuntime BandFirmwareCore BandFirmware; do
     # Not every module exists in every revision (before/after runs).
     dir="$(module_dir "$module" 2>/dev/null)" || continue
     mapfile -t sources < <(find "$dir" -name '*.swift' | sort)

@@ -1,7 +1,7 @@
 // Parse-only driver of bench/import: export.xml through AppleHealthParser with a sink that only
 // counts, so the rate is the reader's alone (expat, attribute decoding, unit conversion, hashing,
 // building the samples). Linked against the release objects of AppleHealth, HealthModel and
-// SystemRandom by bench/import/run.sh.
+// BandKitSystem by bench/import/run.sh.
 //
 //   ParseBench export.xml
 #if canImport(Glibc)

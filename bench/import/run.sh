@@ -32,7 +32,7 @@ echo "==> release build"
 swift build -c release --product health 2>&1 | grep -E "error|warning: unre|Build" | tail -3
 swiftc -O -parse-as-library -module-name ParseBench bench/import/ParseBench.swift -o "$work/ParseBench" \
   -I .build/release/Modules -Xcc -fmodule-map-file=Sources/C/CExpat/module.modulemap -Xcc -fmodule-map-file=Sources/C/CZlib/module.modulemap \
-  .build/release/AppleHealth.build/*.o .build/release/HealthModel.build/*.o .build/release/SystemRandom.build/*.o -lexpat -lz
+  .build/release/AppleHealth.build/*.o .build/release/HealthModel.build/*.o .build/release/BandKitSystem.build/*.o .build/release/CivilTime.build/*.o -lexpat -lz
 cc -O2 -o "$work/baseline" bench/import/baseline.c -lsqlite3
 health=.build/release/health
 

@@ -5,7 +5,7 @@
 #
 #   bash bench/openhealthkit/run.sh [ITERATIONS]     # default 20 per round, best of 5 rounds
 #
-# Compiles SystemRandom, HealthModel, HealthStore and OpenHealthKit straight from their folders with
+# Compiles BandKitSystem, CivilTime, JSONOutput, HealthModel, HealthStore and OpenHealthKit straight from their folders with
 # -O (no SwiftPM). Figures go to docs/performance.md ("OpenHealthKit") by hand.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -17,7 +17,7 @@ source scripts/modules.sh
 FLAGS=(-O -swift-version 6 -enable-upcoming-feature ExistentialAny -parse-as-library -package-name BandKit)
 C_MODULES=(-I Sources/C/CSQLite -I Sources/C/CPostgres)
 objects=()
-for module in SystemRandom HealthModel HealthStore OpenHealthKit; do
+for module in BandKitSystem CivilTime JSONOutput HealthModel HealthStore OpenHealthKit; do
     swiftc "${FLAGS[@]}" -wmo -module-name "$module" -I "$work" "${C_MODULES[@]}" \
         -emit-module -emit-module-path "$work/$module.swiftmodule" \
         -c $(find "$(module_dir "$module")" -name '*.swift' | sort) -o "$work/$module.o"

@@ -3,7 +3,7 @@ import BandLink
 import BandReader
 import CommandKit
 import SocketSecurity
-import SystemRandom
+import BandKitSystem
 
 /// Opens the ATT link an address names: the simulator's `SOCK_SEQPACKET` socket, or the LE ATT
 /// channel (L2CAP CID 4) through the kernel's Bluetooth stack.

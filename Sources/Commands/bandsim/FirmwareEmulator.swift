@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import BandKitSystem
 import CommandKit
 
 /// One qemu-system-arm (mps2-an386) running a firmware image, its UART0 connected to a Unix
@@ -69,8 +70,7 @@ final class FirmwareEmulator {
         }
         pid = child
         var entry = pollfd(fd: listening, events: Int16(POLLIN), revents: 0)
-        var ready: Int32 = 0
-        repeat { ready = poll(&entry, 1, 10_000) } while ready < 0 && errno == EINTR
+        let ready = (try? valueOrErrno({ poll(&entry, 1, 10_000) }).get()) ?? -1
         let connected = ready > 0 ? accept(listening, nil, nil) : -1
         if connected >= 0 { _ = fcntl(connected, F_SETFD, FD_CLOEXEC) }
         guard connected >= 0 else {
@@ -87,22 +87,21 @@ final class FirmwareEmulator {
     /// Throws when QEMU closed the UART: the firmware is gone.
     func readUART<Result>(_ handle: (UnsafeRawBufferPointer) -> [Result]) throws -> [Result] {
         var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(uart, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 { throw RuntimeFailure("bandsim serve: reading the firmware's UART: \(String(cString: strerror(errno)))") }
-            if n == 0 { throw RuntimeFailure("bandsim serve: the firmware's UART closed (\(describeExit()))") }
-            return buffer.withUnsafeBytes { handle(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+        switch valueOrErrno({ buffer.withUnsafeMutableBytes { read(uart, $0.baseAddress, $0.count) } }) {
+        case .failure(let error): throw RuntimeFailure("bandsim serve: reading the firmware's UART: \(error.reason)")
+        case .success(0): throw RuntimeFailure("bandsim serve: the firmware's UART closed (\(describeExit()))")
+        case .success(let n): return buffer.withUnsafeBytes { handle(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
         }
     }
 
     func writeUART(_ bytes: [UInt8]) throws {
         var written = 0
         while written < bytes.count {
-            let n = bytes.withUnsafeBytes { send(uart, $0.baseAddress! + written, $0.count - written, Int32(MSG_NOSIGNAL)) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw RuntimeFailure("bandsim serve: writing the firmware's UART: \(String(cString: strerror(errno)))") }
-            written += n
+            switch valueOrErrno({ bytes.withUnsafeBytes { send(uart, $0.baseAddress! + written, $0.count - written, Int32(MSG_NOSIGNAL)) } }) {
+            case .success(let n) where n > 0: written += n
+            case .success: throw RuntimeFailure("bandsim serve: writing the firmware's UART: \(Errno.ioError.reason)")
+            case .failure(let error): throw RuntimeFailure("bandsim serve: writing the firmware's UART: \(error.reason)")
+            }
         }
     }
 
@@ -125,7 +124,7 @@ final class FirmwareEmulator {
         if exitStatus == nil {
             kill(pid, SIGTERM)   // QEMU exits on SIGTERM at once; waitpid blocks until it has
             var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            _ = valueOrErrno { waitpid(pid, &status, 0) }
             exitStatus = status
         }
         Self.removeDirectory(directory)

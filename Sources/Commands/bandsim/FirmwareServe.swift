@@ -7,7 +7,7 @@ import BandProtocol
 import BandWire
 import CommandKit
 import FirmwareBridge
-import SystemRandom
+import BandKitSystem
 import UARTFraming
 
 /// `bandsim serve --firmware IMAGE.elf`: boots the band's firmware image in qemu-system-arm
@@ -109,10 +109,8 @@ struct FirmwareServe {
                            pollfd(fd: emulator.uart, events: Int16(POLLIN), revents: 0),
                            pollfd(fd: reader == nil && !bridge.resetInProgress ? listener.pollDescriptor : -1, events: Int16(POLLIN), revents: 0),
                            pollfd(fd: readerDescriptor, events: Int16(POLLIN), revents: 0)]
-            let ready = poll(&entries, nfds_t(entries.count), -1)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                throw RuntimeFailure("bandsim serve: poll: \(String(cString: strerror(errno)))")
+            if case .failure(let error) = valueOrErrno({ poll(&entries, nfds_t(entries.count), -1) }) {
+                throw RuntimeFailure("bandsim serve: poll: \(error.reason)")
             }
             if entries[0].revents != 0, let stop, !stop.received().isEmpty {
                 CommandRunner.printError("bandsim: stopped by a signal; stopping QEMU")
@@ -243,11 +241,9 @@ struct FirmwareServe {
 
     private func waitReadable(_ descriptors: [Int32], timeoutMs: Int32) throws -> Bool {
         var entries = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-        while true {
-            let ready = poll(&entries, nfds_t(entries.count), timeoutMs)
-            if ready < 0 && errno == EINTR { continue }
-            if ready < 0 { throw RuntimeFailure("bandsim serve: poll: \(String(cString: strerror(errno)))") }
-            return ready > 0
+        switch valueOrErrno({ poll(&entries, nfds_t(entries.count), timeoutMs) }) {
+        case .success(let ready): return ready > 0
+        case .failure(let error): throw RuntimeFailure("bandsim serve: poll: \(error.reason)")
         }
     }
 

@@ -8,7 +8,7 @@ import BandPeers
 import BandWire
 import CommandKit
 import SocketSecurity
-import SystemRandom
+import BandKitSystem
 
 /// `bandsim serve --profile infinitime|hr-strap`: a third-party peer instead of the BandKit band
 /// (BandPeers: ``InfiniTimePeer``, ``HeartRateStrapPeer``), on the same links.
@@ -101,7 +101,7 @@ struct ProfileServe {
 }
 
 extension ProfileServe {
-    /// The kernel's random bytes through SystemRandom's one source; bandsim ends with a message if it ever fails.
+    /// The kernel's random bytes through BandKitSystem's one source; bandsim ends with a message if it ever fails.
     static func kernelRandom(_ count: Int) -> [UInt8] {
         do { return try KernelRandom.bytes(count: count) } catch {
             CommandRunner.printError("bandsim serve: pairing needs random bytes: \(error)")

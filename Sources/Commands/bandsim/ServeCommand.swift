@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import BandFirmware
+import BandKitSystem
 import BandLink
 import BandPeers
 import BandProtocol
@@ -388,16 +389,10 @@ struct ServeCommand: Command {
 
 /// Reads a whole (small) text file.
 func readTextFile(_ path: String) throws -> String {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { throw RuntimeFailure(String(cString: strerror(errno))) }
-    defer { close(fd) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    while true {
-        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n < 0 { if errno == EINTR { continue }; throw RuntimeFailure(String(cString: strerror(errno))) }
-        if n == 0 { break }
-        bytes += chunk[0..<n]
+    let bytes: [UInt8]
+    switch SystemCalls.live.readFile(path: path) {
+    case .success(let read): bytes = read
+    case .failure(let error): throw RuntimeFailure(error.reason)
     }
     guard let text = String(validating: bytes, as: UTF8.self) else { throw DataError("\(path): not UTF-8 text") }
     return text

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import AppleHealth
+import BandKitSystem
 import CommandKit
 import Foundation
 import HealthModel
@@ -77,9 +78,9 @@ struct AppleHealthImport {
                     defer { chunk.deallocate() }
                     var total: UInt64 = 0
                     while true {
-                        let count = read(descriptor, chunk.baseAddress!, chunk.count)
-                        if count < 0, errno == EINTR { continue }
-                        if count < 0 { throw AppleHealthError(.io, place: name, "cannot read: \(String(cString: strerror(errno)))") }
+                        guard case .success(let count) = valueOrErrno({ read(descriptor, chunk.baseAddress!, chunk.count) }) else {
+                            throw AppleHealthError(.io, place: name, "cannot read: \(Errno.current.reason)")
+                        }
                         if count == 0 { break }
                         try parser.parse(UnsafeRawBufferPointer(rebasing: chunk[0..<count]), final: false, into: sink)
                         total += UInt64(count)

@@ -1,3 +1,4 @@
+import BandKitSystem
 internal import CMicroHTTPD
 import Synchronization
 #if canImport(Glibc)
@@ -71,8 +72,9 @@ final class Acceptor: @unchecked Sendable {
             var entries = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0), pollfd(fd: listener, events: Int16(POLLIN), revents: 0)]
             entries += waiting.map { pollfd(fd: $0.descriptor, events: Int16(POLLIN), revents: 0) }
             entries += closing.map { pollfd(fd: $0.descriptor, events: Int16(POLLIN), revents: 0) }
-            let count = poll(&entries, nfds_t(entries.count), nextTimeout())
-            if count < 0 && errno != EINTR { break }
+            // Not retried here: an interrupted wait goes round the loop, which recomputes the timeout.
+            let waited = valueOrErrno(retryOnInterrupt: false) { poll(&entries, nfds_t(entries.count), nextTimeout()) }
+            if case .failure(let error) = waited, error != .interrupted { break }
             if entries[0].revents != 0 { break }
             let now = Self.now()
             // Closing connections: read what came, close at end-of-file or the deadline.
@@ -81,8 +83,10 @@ final class Acceptor: @unchecked Sendable {
                 let slot = entries[2 + waiting.count + index]
                 var ended = Self.isPast(entry.deadline, now)
                 if slot.revents != 0 && !ended {
-                    let got = recv(entry.descriptor, &buffer, buffer.count, bandkit_msg_nowait())
-                    ended = got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)
+                    switch valueOrErrno({ recv(entry.descriptor, &buffer, buffer.count, bandkit_msg_nowait()) }) {
+                    case .success(let got): ended = got == 0
+                    case .failure(let error): ended = error != .wouldBlock
+                    }
                 }
                 if ended { close(entry.descriptor) } else { stillClosing.append(entry) }
             }
@@ -92,8 +96,13 @@ final class Acceptor: @unchecked Sendable {
             for (index, connection) in waiting.enumerated() {
                 let slot = entries[2 + index]
                 if slot.revents != 0 {
-                    let got = recv(connection.descriptor, &buffer, buffer.count, bandkit_msg_peek_nowait())
-                    if got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR) {
+                    let got: Int
+                    switch valueOrErrno({ recv(connection.descriptor, &buffer, buffer.count, bandkit_msg_peek_nowait()) }) {
+                    case .success(let count): got = count
+                    case .failure(.wouldBlock): got = -1
+                    case .failure: got = 0   // the connection failed: gone, as at end of file
+                    }
+                    if got == 0 {
                         close(connection.descriptor)   // the client left before its head was whole
                         continue
                     }

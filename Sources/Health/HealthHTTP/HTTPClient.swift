@@ -1,3 +1,4 @@
+import BandKitSystem
 internal import CMicroHTTPD
 #if canImport(Glibc)
 import Glibc
@@ -28,14 +29,15 @@ public struct HTTPClient: Sendable {
                        pollfd(fd: descriptor, events: readable | bandkit_pollrdhup(), revents: 0)]
         var buffer = [UInt8](repeating: 0, count: 512)
         while true {
-            let count = poll(&entries, 2, milliseconds)
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { return .timedOut }
+            guard case .success(let count) = valueOrErrno({ poll(&entries, 2, milliseconds) }), count > 0 else { return .timedOut }
             let client = entries[1].revents
             if client & hangUp != 0 { return .left }
             if client & readable != 0 {
-                let got = recv(descriptor, &buffer, buffer.count, bandkit_msg_nowait())
-                if got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR) { return .left }
+                switch valueOrErrno({ recv(descriptor, &buffer, buffer.count, bandkit_msg_nowait()) }) {
+                case .success(0): return .left
+                case .failure(let error) where error != .wouldBlock: return .left
+                default: break
+                }
             }
             if entries[0].revents != 0 { return .signalled }
             entries[1].revents = 0

@@ -1,3 +1,4 @@
+import BandKitSystem
 import HealthModel
 import Synchronization
 #if canImport(Glibc)
@@ -34,11 +35,21 @@ public final class ChangeBroadcast: @unchecked Sendable {
     }
     private var thread: pthread_t?
     private var startAnchor: Anchor?
+    /// Readable once ``stop()`` was called: the retry wait is a `poll` on it, never a sleep loop.
+    private let stopPipe: (read: Int32, write: Int32)?
 
     public init(store: HealthStore, retryInterval: Duration = .seconds(5), log: @escaping @Sendable (String) -> Void) {
         self.store = store
         self.retryInterval = retryInterval
         self.log = log
+        stopPipe = try? SystemCalls.live.nonBlockingPipe().get()
+    }
+
+    deinit {
+        if let stopPipe {
+            _ = SystemCalls.live.close(descriptor: stopPipe.read)
+            _ = SystemCalls.live.close(descriptor: stopPipe.write)
+        }
     }
 
     public var state: State { shared.withLock { $0.state } }
@@ -83,6 +94,7 @@ public final class ChangeBroadcast: @unchecked Sendable {
     /// Ends the watching thread (within about a second) and waits for it.
     public func stop() {
         shared.withLock { $0.stopping = true }
+        if let stopPipe { _ = [UInt8(1)].withUnsafeBytes { SystemCalls.live.write(stopPipe.write, $0) } }
         if let thread { pthread_join(thread, nil) }
         thread = nil
     }
@@ -116,8 +128,8 @@ public final class ChangeBroadcast: @unchecked Sendable {
                 watch = nil
                 log("the change feed failed: \(error); trying again in \(retryInterval)")
                 publish { $0.failures += 1 }
-                let deadline = ContinuousClock.now + retryInterval
-                while !stopping && ContinuousClock.now < deadline { usleep(100_000) }
+                var entry = pollfd(fd: stopPipe?.read ?? -1, events: Int16(POLLIN), revents: 0)
+                _ = SystemCalls.live.pollOne(&entry, timeout: retryInterval)
             }
         }
     }

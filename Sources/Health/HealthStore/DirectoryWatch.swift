@@ -1,10 +1,11 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import BandKitSystem
 
 /// An inotify watch on a directory: wakes a waiter when a file in it is written.
 ///
-/// Three layers, as swift-system: the raw calls; `Result<_, Errno>` helpers retrying on EINTR;
+/// Three layers, as swift-system: the raw calls; `Result<_, Errno>` helpers (BandKitSystem's `valueOrErrno`);
 /// a throwing method. Without inotify (other systems, or when the watch cannot be set up) the
 /// wait is a plain timed `poll(2)` on nothing, and the caller's periodic re-check does the work.
 final class DirectoryWatch {
@@ -28,12 +29,7 @@ final class DirectoryWatch {
     /// Layer 2: one `poll(2)`, retried on EINTR.
     private func pollOnce(milliseconds: Int32) -> Result<Bool, Errno> {
         var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        while true {
-            let count = poll(&entry, descriptor >= 0 ? 1 : 0, milliseconds)
-            if count >= 0 { return .success(count > 0) }
-            if errno == EINTR { continue }
-            return .failure(Errno(rawValue: errno))
-        }
+        return valueOrErrno { poll(&entry, descriptor >= 0 ? 1 : 0, milliseconds) }.map { $0 > 0 }
     }
 
     /// Layer 2: discards queued events (their content does not matter, only that they came).
@@ -50,11 +46,4 @@ final class DirectoryWatch {
         case .failure(let error): throw error
         }
     }
-}
-
-/// A POSIX error number.
-package struct Errno: Error, Hashable, CustomStringConvertible {
-    package var rawValue: Int32
-    package init(rawValue: Int32) { self.rawValue = rawValue }
-    package var description: String { String(cString: strerror(rawValue)) }
 }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import BandKitSystem
 internal import CPostgres
 internal import HealthStore
 
@@ -45,12 +46,7 @@ final class PostgresListener: ChangeWaiting {
             let left = max(.zero, deadline - ContinuousClock.now)
             var entry = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
             let millisecondsLeft = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)
-            while true {
-                let count = poll(&entry, 1, millisecondsLeft)
-                if count >= 0 { break }
-                if errno == EINTR { continue }
-                throw Errno(rawValue: errno)
-            }
+            if case .failure(let error) = valueOrErrno({ poll(&entry, 1, millisecondsLeft) }) { throw error }
             if !engine.pq.consumeInput(engine.handle) {
                 try engine.reconnectIfNeeded().get()
                 try listen()

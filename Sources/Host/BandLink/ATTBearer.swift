@@ -1,3 +1,4 @@
+import BandKitSystem
 /// A link that carries whole ATT PDUs, one per datagram.
 ///
 /// This is the seam between the radio and everything above it: an L2CAP LE ATT channel
@@ -63,20 +64,9 @@ public enum LinkError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .closed: return "link closed"
         case .pduTooLarge(let size, let limit): return "PDU of \(size) bytes exceeds the limit of \(limit)"
-        case .system(let call, let errno): return "\(call) failed: \(errnoDescription(errno)) (errno \(errno))"
+        case .system(let call, let errno): return "\(call) failed: \(Errno(rawValue: errno))"
         case .securityFailed(let why): return "security: \(why)"
         }
     }
 }
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
-func errnoDescription(_ code: Int32) -> String {
-    #if canImport(Glibc)
-    return String(cString: strerror(code))
-    #else
-    return "error"
-    #endif
-}

@@ -4,6 +4,7 @@ import JSONOutput
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import BandKitSystem
 
 /// Text output through one fixed buffer: many lines per `write(2)`, nothing allocated per line.
 ///
@@ -177,14 +178,12 @@ public final class BufferedOutput {
         let total = count
         defer { count = 0 }
         while done < total {
-            let n = write(fileDescriptor, buffer.baseAddress! + done, total - done)
-            if n > 0 {
+            switch valueOrErrno({ write(fileDescriptor, buffer.baseAddress! + done, total - done) }) {
+            case .success(0): throw OutputError(errno: EIO)
+            case .success(let n):
                 done += n
                 bytesWritten += n
-            } else if n < 0 && errno == EINTR {
-                continue
-            } else {
-                throw OutputError(errno: n < 0 ? errno : EIO)
+            case .failure(let error): throw OutputError(errno: error.rawValue)
             }
         }
     }

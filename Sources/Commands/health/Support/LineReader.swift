@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import BandKitSystem
 
 /// Reads a file descriptor line by line through one reused buffer: a year of minute samples
 /// (over a gigabyte of NDJSON) streams through in constant memory. A line longer than
@@ -72,12 +73,10 @@ struct LineReader {
             buffer.deallocate()
             buffer = bigger
         }
-        while true {
-            let count = read(descriptor, buffer.baseAddress! + end, buffer.count - end)
-            if count > 0 { end += count; return }
-            if count == 0 { atEOF = true; return }
-            if errno == EINTR { continue }
-            throw ReadFailure(errno: errno)
+        switch valueOrErrno({ read(descriptor, buffer.baseAddress! + end, buffer.count - end) }) {
+        case .success(0): atEOF = true
+        case .success(let count): end += count
+        case .failure(let error): throw ReadFailure(errno: error.rawValue)
         }
     }
 

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import BandKitSystem
 
 /// The central directory of a zip file (APPNOTE.TXT 6.3 §4.3.12–4.3.16, ZIP64 §4.3.14–4.3.15),
 /// read with pread: the members' names, methods, sizes, CRCs and where their data starts.
@@ -131,11 +132,12 @@ public struct ZipDirectory {
         var bytes = [UInt8](repeating: 0, count: count)
         var done = 0
         while done < count {
-            let result = bytes.withUnsafeMutableBytes { buffer in
-                pread(descriptor, buffer.baseAddress! + done, count - done, off_t(offset) + off_t(done))
+            let read = valueOrErrno {
+                bytes.withUnsafeMutableBytes { buffer in
+                    pread(descriptor, buffer.baseAddress! + done, count - done, off_t(offset) + off_t(done))
+                }
             }
-            if result < 0, errno == EINTR { continue }
-            if result < 0 { throw ioError(name, "cannot read at byte \(offset + UInt64(done))") }
+            guard case .success(let result) = read else { throw ioError(name, "cannot read at byte \(offset + UInt64(done))") }
             if result == 0 { throw AppleHealthError(.zip, place: name, "truncated: \(count - done) bytes missing at byte \(offset + UInt64(done))") }
             done += result
         }

@@ -1,3 +1,4 @@
+import BandKitSystem
 internal import CZlib
 #if canImport(Glibc)
 import Glibc
@@ -82,9 +83,8 @@ public struct ZipMemberReader {
             let want = Int(min(UInt64(Self.inputChunk), member.compressedSize - consumed))
             var got = 0
             while got < want {
-                let result = pread(descriptor, input.baseAddress! + got, want - got, off_t(dataOffset + consumed) + off_t(got))
-                if result < 0, errno == EINTR { continue }
-                if result < 0 { throw ZipDirectory.ioError(place, "cannot read at byte \(dataOffset + consumed)") }
+                let read = valueOrErrno { pread(descriptor, input.baseAddress! + got, want - got, off_t(dataOffset + consumed) + off_t(got)) }
+                guard case .success(let result) = read else { throw ZipDirectory.ioError(place, "cannot read at byte \(dataOffset + consumed)") }
                 if result == 0 { throw damaged("the file ends early") }
                 got += result
             }

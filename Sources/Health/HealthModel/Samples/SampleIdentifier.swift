@@ -5,7 +5,7 @@ import Darwin
 #endif
 import FoundationEssentials
 import Synchronization
-import SystemRandom
+import BandKitSystem
 
 extension UUID {
     /// A UUID version 7 (RFC 9562 §5.7): 48-bit Unix milliseconds, then random bits.
@@ -27,7 +27,7 @@ extension UUID {
     }
 }
 
-/// Bytes from BandKit's one random source (SystemRandom's `KernelRandom`, the kernel CSPRNG)
+/// Bytes from BandKit's one random source (BandKitSystem's `KernelRandom`, the kernel CSPRNG)
 /// handed out in small pieces; thread-safe.
 final class RandomBytePool: Sendable {
     static let shared = RandomBytePool()

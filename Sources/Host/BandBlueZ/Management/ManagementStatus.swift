@@ -1,3 +1,4 @@
+import BandKitSystem
 import BandLink
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,4 @@
+import BandKitSystem
 import BandLink
 import BandWire
 

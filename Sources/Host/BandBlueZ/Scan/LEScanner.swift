@@ -1,4 +1,5 @@
 import BandHCI
+import BandKitSystem
 import BandLink
 import BandWire
 

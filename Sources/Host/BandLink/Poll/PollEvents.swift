@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import BandKitSystem
 
 /// What a descriptor is ready for, as `poll(2)` reports it.
 public struct PollEvents: OptionSet, Hashable, Sendable {

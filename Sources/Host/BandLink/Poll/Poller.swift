@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import BandKitSystem
 
 /// One `poll(2)` set over several descriptors, for single-threaded event loops.
 ///

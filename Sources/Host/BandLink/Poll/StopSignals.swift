@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import BandKitSystem
 import Synchronization
 
 /// SIGINT/SIGTERM turned into a readable descriptor (the self-pipe trick), so Ctrl-C stops an

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import BandKitSystem
 
 /// An ATT bearer over a Unix `SOCK_SEQPACKET` socket: how `band` talks to `bandsim serve`
 /// without a radio, and how tests script conversations.

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import BandKitSystem
 
 /// A Unix `SOCK_SEQPACKET` server socket: `bandsim serve` listens here and hands each
 /// accepted connection to its GATT server as a ``SeqPacketLink``.

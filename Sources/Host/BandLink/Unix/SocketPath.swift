@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import BandKitSystem
 
 /// Where `bandsim serve` listens and `band --socket` connects by default.
 public enum SocketPath {

@@ -1,3 +1,4 @@
+import BandKitSystem
 import BandLink
 import BandWire
 import FoundationEssentials
@@ -133,17 +134,9 @@ public struct Keystore: Sendable {
     }
 
     private func readFile() throws(KeystoreError) -> Data {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw KeystoreError(path: path, reason: "cannot read: \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        var data = Data()
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
-            if n > 0 { data.append(contentsOf: chunk[..<n]); continue }
-            if n == 0 { return data }
-            if errno == EINTR { continue }
-            throw KeystoreError(path: path, reason: "cannot read: \(String(cString: strerror(errno)))")
+        switch system.readFile(path: path) {
+        case .success(let bytes): return Data(bytes)
+        case .failure(let error): throw KeystoreError(path: path, reason: "cannot read: \(error.reason)")
         }
     }
 

@@ -1,4 +1,4 @@
-import BandCrypto
+import BandKitSystem
 import BandGATTClient
 import BandProtocol
 import BandWire
@@ -33,7 +33,7 @@ public enum BandAuthentication {
         let readerNonce: UInt64
         do {
             var nonce: UInt64 = 0
-            try withUnsafeMutableBytes(of: &nonce) { (raw) throws(CryptoError) in try SecureRandom.fill(raw) }
+            try withUnsafeMutableBytes(of: &nonce) { (raw) throws(RandomSourceError) in try KernelRandom.fill(raw) }
             readerNonce = nonce
         } catch {
             throw .controlPointProtocol("no random number for the challenge: \(error)")

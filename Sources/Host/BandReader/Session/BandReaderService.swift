@@ -1,4 +1,4 @@
-import BandCrypto
+import BandKitSystem
 import BandLink
 import BandProtocol
 import FoundationEssentials
@@ -73,7 +73,7 @@ public final class BandReaderService {
                     readerID = known.readerID
                 } else {
                     do {
-                        try withUnsafeMutableBytes(of: &readerID) { (raw) throws(CryptoError) in try SecureRandom.fill(raw) }
+                        try withUnsafeMutableBytes(of: &readerID) { (raw) throws(RandomSourceError) in try KernelRandom.fill(raw) }
                     } catch {
                         throw .controlPointProtocol("no random reader ID: \(error)")
                     }

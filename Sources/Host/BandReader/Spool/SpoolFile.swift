@@ -1,3 +1,4 @@
+import BandKitSystem
 import BandWire
 
 /// The spool file's format, with no I/O: an 8-byte header, then records appended one after

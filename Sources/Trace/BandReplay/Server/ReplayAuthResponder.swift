@@ -1,4 +1,4 @@
-import BandCrypto
+import BandKitSystem
 import BandProtocol
 import BandWire
 
@@ -42,7 +42,7 @@ public final class ReplayAuthResponder {
             }
             var nonce = BandNonce(Array(repeating: 0, count: BandNonce.capacity))
             do {
-                let fresh = try SecureRandom.bytes(count: BandNonce.capacity)
+                let fresh = try KernelRandom.bytes(count: BandNonce.capacity)
                 nonce = BandNonce(fresh)
             } catch {
                 return ChallengeResponse(status: .denied).encodedBytes(capacity: 32)

@@ -1,3 +1,4 @@
+import BandKitSystem
 import BandWire
 
 /// A btsnoop file that cannot be read further, and exactly where it went wrong.
@@ -50,7 +51,7 @@ public struct BtsnoopError: Error, Hashable, Sendable, CustomStringConvertible {
         case .truncatedRecordData(let expected, let n): what = "file ends inside record data (header announces \(expected) bytes, \(n) present)"
         case .includedLengthExceedsOriginal(let inc, let orig): what = "included length \(inc) exceeds original length \(orig)"
         case .recordTooLong(let inc, let limit): what = "included length \(inc) exceeds the \(limit)-byte limit"
-        case .system(let call, let errno): what = "\(call) failed: \(systemErrorDescription(errno)) (errno \(errno))"
+        case .system(let call, let errno): what = "\(call) failed: \(Errno(rawValue: errno))"
         }
         return "\(place): \(what)"
     }

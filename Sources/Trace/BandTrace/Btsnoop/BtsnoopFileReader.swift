@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import BandKitSystem
 import BandWire
 
 /// Streams a btsnoop file through one fixed buffer: memory stays the same whatever the
@@ -19,7 +20,7 @@ public final class BtsnoopFileReader: BtsnoopRecordSource {
     public static let defaultBufferSize = 1 << 20
 
     public let datalink: BtsnoopDatalink
-    private let calls: FileSystemCalls
+    private let calls: SystemCalls
     private let fd: Int32
     private let ownsDescriptor: Bool
     private let buffer: UnsafeMutableRawBufferPointer
@@ -42,16 +43,16 @@ public final class BtsnoopFileReader: BtsnoopRecordSource {
         try self.init(fileDescriptor: fileDescriptor, ownsDescriptor: ownsDescriptor, bufferSize: bufferSize, calls: .live)
     }
 
-    convenience init(path: String, bufferSize: Int, calls: FileSystemCalls) throws(BtsnoopError) {
+    convenience init(path: String, bufferSize: Int, calls: SystemCalls) throws(BtsnoopError) {
         let fd: Int32
-        switch calls.openRetrying(path, flags: O_RDONLY) {
+        switch calls.open(path: path, flags: O_RDONLY) {
         case .success(let opened): fd = opened
         case .failure(let errno): throw BtsnoopError(.system(call: "open", errno: errno.rawValue), recordIndex: nil, offset: 0)
         }
         try self.init(fileDescriptor: fd, ownsDescriptor: true, bufferSize: bufferSize, calls: calls)
     }
 
-    init(fileDescriptor: Int32, ownsDescriptor: Bool, bufferSize: Int, calls: FileSystemCalls) throws(BtsnoopError) {
+    init(fileDescriptor: Int32, ownsDescriptor: Bool, bufferSize: Int, calls: SystemCalls) throws(BtsnoopError) {
         precondition(bufferSize >= BtsnoopRecordHeader.size + BtsnoopRecordParser.maximumRecordLength,
                      "buffer must hold the largest record")
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferSize, alignment: 16)
@@ -60,7 +61,7 @@ public final class BtsnoopFileReader: BtsnoopRecordSource {
             try stream.readFileHeader(buffer: buffer, fd: fileDescriptor, calls: calls)
         } catch {
             buffer.deallocate()
-            if ownsDescriptor { _ = calls.closeReportingErrors(fileDescriptor) }
+            if ownsDescriptor { _ = calls.close(descriptor: fileDescriptor) }
             throw error
         }
         self.calls = calls
@@ -73,7 +74,7 @@ public final class BtsnoopFileReader: BtsnoopRecordSource {
 
     deinit {
         buffer.deallocate()
-        if ownsDescriptor { _ = calls.closeReportingErrors(fd) }
+        if ownsDescriptor { _ = calls.close(descriptor: fd) }
     }
 
     /// The next record; its data is valid until the next call.
@@ -91,7 +92,7 @@ public final class BtsnoopFileReader: BtsnoopRecordSource {
         var reachedEnd: Bool { window.reachedEnd }
         var bytesRead: Int { window.bytesRead }
 
-        mutating func readFileHeader(buffer: UnsafeMutableRawBufferPointer, fd: Int32, calls: FileSystemCalls) throws(BtsnoopError) {
+        mutating func readFileHeader(buffer: UnsafeMutableRawBufferPointer, fd: Int32, calls: SystemCalls) throws(BtsnoopError) {
             while true {
                 var cursor = ByteCursor(UnsafeRawBufferPointer(rebasing: buffer[start..<end]))
                 if try parser.parseFileHeader(&cursor) {
@@ -103,7 +104,7 @@ public final class BtsnoopFileReader: BtsnoopRecordSource {
             }
         }
 
-        mutating func nextRecord(buffer: UnsafeMutableRawBufferPointer, fd: Int32, calls: FileSystemCalls) throws(BtsnoopError) -> BtsnoopRecord? {
+        mutating func nextRecord(buffer: UnsafeMutableRawBufferPointer, fd: Int32, calls: SystemCalls) throws(BtsnoopError) -> BtsnoopRecord? {
             while true {
                 var cursor = ByteCursor(UnsafeRawBufferPointer(rebasing: buffer[start..<end]))
                 if let record = try parser.nextRecord(&cursor) {
@@ -119,7 +120,7 @@ public final class BtsnoopFileReader: BtsnoopRecordSource {
         }
 
         /// Refills the window; a read failure is named at the place reading had reached.
-        mutating func fill(_ buffer: UnsafeMutableRawBufferPointer, fd: Int32, calls: FileSystemCalls) throws(BtsnoopError) {
+        mutating func fill(_ buffer: UnsafeMutableRawBufferPointer, fd: Int32, calls: SystemCalls) throws(BtsnoopError) {
             guard let errno = window.refill(buffer, fd: fd, calls: calls) else { return }
             throw BtsnoopError(.system(call: "read", errno: errno), recordIndex: parser.recordIndex, offset: parser.offset)
         }

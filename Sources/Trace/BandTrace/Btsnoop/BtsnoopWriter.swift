@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import BandHCI
+import BandKitSystem
 import BandWire
 
 /// Writes a btsnoop file (datalink 1002 H4, 2001 Linux monitor, or 1001 H1) through a fixed
@@ -21,7 +22,7 @@ public final class BtsnoopWriter {
     public static let defaultBufferSize = 1 << 16
 
     public let datalink: BtsnoopDatalink
-    private let calls: FileSystemCalls
+    private let calls: SystemCalls
     private let fd: Int32
     private let ownsDescriptor: Bool
     private let buffer: UnsafeMutableRawBufferPointer
@@ -46,9 +47,9 @@ public final class BtsnoopWriter {
         try self.init(fileDescriptor: fileDescriptor, ownsDescriptor: ownsDescriptor, datalink: datalink, bufferSize: bufferSize, calls: .live)
     }
 
-    convenience init(path: String, datalink: BtsnoopDatalink, bufferSize: Int, calls: FileSystemCalls) throws(BtsnoopError) {
+    convenience init(path: String, datalink: BtsnoopDatalink, bufferSize: Int, calls: SystemCalls) throws(BtsnoopError) {
         let fd: Int32
-        switch calls.openRetrying(path, flags: O_WRONLY | O_CREAT | O_TRUNC) {
+        switch calls.open(path: path, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: 0o644) {
         case .success(let opened): fd = opened
         case .failure(let errno): throw BtsnoopError(.system(call: "open", errno: errno.rawValue), recordIndex: nil, offset: 0)
         }
@@ -56,7 +57,7 @@ public final class BtsnoopWriter {
         self.path = path
     }
 
-    init(fileDescriptor: Int32, ownsDescriptor: Bool, datalink: BtsnoopDatalink, bufferSize: Int, calls: FileSystemCalls) throws(BtsnoopError) {
+    init(fileDescriptor: Int32, ownsDescriptor: Bool, datalink: BtsnoopDatalink, bufferSize: Int, calls: SystemCalls) throws(BtsnoopError) {
         precondition(datalink.isSupported, "BtsnoopWriter writes datalinks 1001, 1002 and 2001, not \(datalink)")
         precondition(bufferSize >= BtsnoopFileHeader.size + BtsnoopRecordHeader.size, "buffer too small")
         self.datalink = datalink
@@ -153,7 +154,7 @@ public final class BtsnoopWriter {
         closed = true
         var flushError: BtsnoopError?
         do { try flush() } catch { flushError = error }
-        if ownsDescriptor, case .failure(let errno) = calls.closeReportingErrors(fd), flushError == nil {
+        if ownsDescriptor, case .failure(let errno) = calls.close(descriptor: fd), flushError == nil {
             throw BtsnoopError(.system(call: "close", errno: errno.rawValue), recordIndex: nil, offset: byteCount)
         }
         if let flushError { throw flushError }

@@ -1,3 +1,4 @@
+import BandKitSystem
 /// The unconsumed part of a fixed read buffer, and its refill from a file descriptor: the one
 /// refill both streaming file readers use (``BtsnoopFileReader``, ``CaptureFileReader``).
 ///
@@ -14,7 +15,7 @@ struct ReadWindow {
 
     /// Moves the unconsumed tail to the front and reads after it. Returns the `read(2)` errno
     /// on failure (each reader says where in its own format the failure happened).
-    mutating func refill(_ buffer: UnsafeMutableRawBufferPointer, fd: Int32, calls: FileSystemCalls) -> Int32? {
+    mutating func refill(_ buffer: UnsafeMutableRawBufferPointer, fd: Int32, calls: SystemCalls) -> Int32? {
         if start > 0 {
             let pending = end - start
             if pending > 0 {
@@ -23,7 +24,7 @@ struct ReadWindow {
             start = 0
             end = pending
         }
-        switch calls.readRetrying(fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[end...])) {
+        switch calls.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[end...])) {
         case .success(let n):
             end += n
             bytesRead += n

@@ -1,3 +1,4 @@
+import BandKitSystem
 import BandWire
 
 /// A pcapng or pcap file that cannot be read further, and exactly where it went wrong.
@@ -96,7 +97,7 @@ public struct CaptureFileError: Error, Hashable, Sendable, CustomStringConvertib
         case .unsupportedTimestampResolution(let r): what = "if_tsresol 0x\(String(r, radix: 16)) is not supported"
         case .truncatedFileHeader(let n): what = "file ends inside the \(format.rawValue) header (\(n) bytes present)"
         case .truncated(let expected, let n): what = "file ends inside a \(unit) (\(expected) bytes announced, \(n) present)"
-        case .system(let call, let errno): what = "\(call) failed: \(systemErrorDescription(errno)) (errno \(errno))"
+        case .system(let call, let errno): what = "\(call) failed: \(Errno(rawValue: errno))"
         }
         return "\(place): \(what)"
     }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import BandKitSystem
 import BandWire
 
 /// Streams a pcapng or pcap file through one fixed buffer, as ``BtsnoopFileReader`` does
@@ -18,7 +19,7 @@ import BandWire
 public final class CaptureFileReader<Framer: CapturePacketFramer>: TraceRecordSource {
     public static var defaultBufferSize: Int { 1 << 20 }
 
-    private let calls: FileSystemCalls
+    private let calls: SystemCalls
     private let fd: Int32
     private let ownsDescriptor: Bool
     private let buffer: UnsafeMutableRawBufferPointer
@@ -46,16 +47,16 @@ public final class CaptureFileReader<Framer: CapturePacketFramer>: TraceRecordSo
         try self.init(fileDescriptor: fileDescriptor, ownsDescriptor: ownsDescriptor, bufferSize: bufferSize, calls: .live)
     }
 
-    convenience init(path: String, bufferSize: Int, calls: FileSystemCalls) throws(CaptureFileError) {
+    convenience init(path: String, bufferSize: Int, calls: SystemCalls) throws(CaptureFileError) {
         let fd: Int32
-        switch calls.openRetrying(path, flags: O_RDONLY) {
+        switch calls.open(path: path, flags: O_RDONLY) {
         case .success(let opened): fd = opened
         case .failure(let errno): throw CaptureFileError(Framer.format, .system(call: "open", errno: errno.rawValue), blockIndex: nil, offset: 0)
         }
         try self.init(fileDescriptor: fd, ownsDescriptor: true, bufferSize: bufferSize, calls: calls)
     }
 
-    init(fileDescriptor: Int32, ownsDescriptor: Bool, bufferSize: Int, calls: FileSystemCalls) throws(CaptureFileError) {
+    init(fileDescriptor: Int32, ownsDescriptor: Bool, bufferSize: Int, calls: SystemCalls) throws(CaptureFileError) {
         precondition(bufferSize >= Framer.maximumBufferedLength, "buffer must hold the largest block")
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferSize, alignment: 16)
         var stream = Stream()
@@ -63,7 +64,7 @@ public final class CaptureFileReader<Framer: CapturePacketFramer>: TraceRecordSo
             try stream.readFileHeader(buffer: buffer, fd: fileDescriptor, calls: calls)
         } catch {
             buffer.deallocate()
-            if ownsDescriptor { _ = calls.closeReportingErrors(fileDescriptor) }
+            if ownsDescriptor { _ = calls.close(descriptor: fileDescriptor) }
             throw error
         }
         self.calls = calls
@@ -75,7 +76,7 @@ public final class CaptureFileReader<Framer: CapturePacketFramer>: TraceRecordSo
 
     deinit {
         buffer.deallocate()
-        if ownsDescriptor { _ = calls.closeReportingErrors(fd) }
+        if ownsDescriptor { _ = calls.close(descriptor: fd) }
     }
 
     /// The next packet as the container framed it; its data is valid until the next call.
@@ -105,7 +106,7 @@ public final class CaptureFileReader<Framer: CapturePacketFramer>: TraceRecordSo
         var reachedEnd: Bool { window.reachedEnd }
         var bytesRead: Int { window.bytesRead }
 
-        mutating func readFileHeader(buffer: UnsafeMutableRawBufferPointer, fd: Int32, calls: FileSystemCalls) throws(CaptureFileError) {
+        mutating func readFileHeader(buffer: UnsafeMutableRawBufferPointer, fd: Int32, calls: SystemCalls) throws(CaptureFileError) {
             while true {
                 var cursor = ByteCursor(UnsafeRawBufferPointer(rebasing: buffer[start..<end]))
                 if try framer.parseFileHeader(&cursor) {
@@ -121,12 +122,12 @@ public final class CaptureFileReader<Framer: CapturePacketFramer>: TraceRecordSo
             }
         }
 
-        mutating func nextTraceRecord(buffer: UnsafeMutableRawBufferPointer, fd: Int32, calls: FileSystemCalls) throws(CaptureFileError) -> TraceRecord? {
+        mutating func nextTraceRecord(buffer: UnsafeMutableRawBufferPointer, fd: Int32, calls: SystemCalls) throws(CaptureFileError) -> TraceRecord? {
             if let deferred = unwrapper.takeDeferredRecord() { return deferred }
             return unwrapper.nextRecord(try nextPacket(buffer: buffer, fd: fd, calls: calls))
         }
 
-        mutating func nextPacket(buffer: UnsafeMutableRawBufferPointer, fd: Int32, calls: FileSystemCalls) throws(CaptureFileError) -> CapturePacket? {
+        mutating func nextPacket(buffer: UnsafeMutableRawBufferPointer, fd: Int32, calls: SystemCalls) throws(CaptureFileError) -> CapturePacket? {
             while true {
                 var cursor = ByteCursor(UnsafeRawBufferPointer(rebasing: buffer[start..<end]))
                 let packet = try framer.nextPacket(&cursor)
@@ -142,7 +143,7 @@ public final class CaptureFileReader<Framer: CapturePacketFramer>: TraceRecordSo
         }
 
         /// Refills the window; a read failure is named at the place reading had reached.
-        mutating func fill(_ buffer: UnsafeMutableRawBufferPointer, fd: Int32, calls: FileSystemCalls) throws(CaptureFileError) {
+        mutating func fill(_ buffer: UnsafeMutableRawBufferPointer, fd: Int32, calls: SystemCalls) throws(CaptureFileError) {
             guard let errno = window.refill(buffer, fd: fd, calls: calls) else { return }
             let place = framer.errorPlace
             throw CaptureFileError(Framer.format, .system(call: "read", errno: errno),

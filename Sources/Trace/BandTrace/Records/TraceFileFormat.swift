@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import BandKitSystem
 
 /// The container formats BandKit reads traces from, told apart by their first four bytes.
 ///
@@ -34,16 +35,16 @@ public enum TraceFileFormat: String, Hashable, Sendable, CaseIterable, CustomStr
     /// known magic is also left to the btsnoop reader, whose error then says what it is not.
     /// Nil only when the file cannot be opened (the reader then reports why).
     public static func detect(path: String) -> TraceFileFormat? {
-        let calls = FileSystemCalls.live
-        guard case .success(let fd) = calls.openRetrying(path, flags: O_RDONLY) else { return nil }
-        defer { _ = calls.closeReportingErrors(fd) }
+        let calls = SystemCalls.live
+        guard case .success(let fd) = calls.open(path: path, flags: O_RDONLY) else { return nil }
+        defer { _ = calls.close(descriptor: fd) }
         var status = stat()
         guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return .btsnoop }
         var bytes: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
         return withUnsafeMutableBytes(of: &bytes) { buffer -> TraceFileFormat in
             var filled = 0
             while filled < 4 {
-                guard case .success(let n) = calls.readRetrying(fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...])),
+                guard case .success(let n) = calls.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...])),
                       n > 0 else { break }
                 filled += n
             }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import BandKitSystem
 import BandLink
 import BandWire
 
@@ -27,19 +28,23 @@ public enum StateFile {
 
     /// The image stored at `path`, or nil when there is no file yet.
     public static func load(_ path: String, capacity: Int) throws(Failure) -> FlashImage? {
-        let fd = retrying { open(path, O_RDONLY | O_CLOEXEC) }
-        if fd < 0 {
-            if errno == ENOENT { return nil }
-            throw .system(call: "open", path: path, errno: errno)
+        let system = SystemCalls.live
+        let fd: Int32
+        switch system.open(path: path, flags: O_RDONLY) {
+        case .success(let opened): fd = opened
+        case .failure(.noSuchFileOrDirectory): return nil
+        case .failure(let error): throw .system(call: "open", path: path, errno: error.rawValue)
         }
-        defer { _ = close(fd) }
+        defer { _ = system.close(descriptor: fd) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let n = chunk.withUnsafeMutableBytes { raw in retrying { read(fd, raw.baseAddress, raw.count) } }
-            if n < 0 { throw .system(call: "read", path: path, errno: errno) }
-            if n == 0 { break }
-            bytes += chunk[0..<n]
+            switch chunk.withUnsafeMutableBytes({ system.read(fd, into: $0) }) {
+            case .success(0): break
+            case .success(let n): bytes += chunk[0..<n]; continue
+            case .failure(let error): throw .system(call: "read", path: path, errno: error.rawValue)
+            }
+            break
         }
         let result: Result<FlashImage, ParseError> = bytes.withUnsafeBytes { raw in
             do throws(ParseError) { return .success(try FlashImage(parsing: raw, capacity: capacity)) } catch { return .failure(error) }
@@ -54,15 +59,6 @@ public enum StateFile {
     public static func save(_ image: FlashImage, to path: String) throws(Failure) {
         if case .failure(let error) = SystemCalls.live.replaceFile(at: path, with: image.serialized(), mode: 0o600) {
             throw .system(call: error.call, path: error.path, errno: error.errno.rawValue)
-        }
-    }
-
-    /// Repeats a system call interrupted by a signal.
-    private static func retrying<T: BinaryInteger>(_ call: () -> T) -> T {
-        while true {
-            let result = call()
-            if result < 0, errno == EINTR { continue }
-            return result
         }
     }
 }

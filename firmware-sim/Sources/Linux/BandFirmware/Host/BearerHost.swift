@@ -1,4 +1,4 @@
-import BandCrypto
+import BandKitSystem
 import BandLink
 import BandProtocol
 import BandWire
@@ -12,7 +12,7 @@ struct BearerHost: BandServiceHost {
     /// Why the last send failed, the last CSPRNG failure, and the reason of a disconnect the
     /// shell asked for: words for the events that carry none.
     var lastSendError: LinkError?
-    var lastCryptoError: CryptoError?
+    var lastRandomError: RandomSourceError?
     var hostReason = ""
 
     var log: (String) -> Void = { _ in }
@@ -55,11 +55,11 @@ struct BearerHost: BandServiceHost {
     }
 
     mutating func fillSecret(_ buffer: UnsafeMutableRawBufferPointer) -> Bool {
-        do throws(CryptoError) {
-            try SecureRandom.fill(buffer)
+        do throws(RandomSourceError) {
+            try KernelRandom.fill(buffer)
             return true
         } catch {
-            lastCryptoError = error
+            lastRandomError = error
             return false
         }
     }
@@ -85,7 +85,7 @@ struct BearerHost: BandServiceHost {
         case .challengeFromUnknownReader(let number, let reader):
             "connection \(number): challenge requested by unknown reader \(Self.hex(reader))"
         case .noEntropy(let number, let forKey):
-            "connection \(number): cannot draw a \(forKey ? "key" : "challenge"): \(lastCryptoError.map { "\($0)" } ?? "no entropy")"
+            "connection \(number): cannot draw a \(forKey ? "key" : "challenge"): \(lastRandomError.map { "\($0)" } ?? "no entropy")"
         case .wrongProof(let number, let reader, let count, let limit):
             "connection \(number): WRONG PROOF from reader \(Self.hex(reader)) (\(count) of \(limit)); refused"
         case .authenticated(let number, let reader): "connection \(number): reader \(Self.hex(reader)) authenticated"

@@ -1,5 +1,5 @@
 import BandATT
-import BandCrypto
+import BandKitSystem
 import BandGATT
 import BandLink
 import BandProtocol
@@ -61,7 +61,7 @@ public final class SimulatedBand {
     public static let serverMTU = ATT.maximumMTU
 
     /// Boots a band. `flash` is the state restored from `--state` (nil: freshly formatted).
-    public init(configuration: BandConfiguration, flash: FlashImage? = nil) throws(CryptoError) {
+    public init(configuration: BandConfiguration, flash: FlashImage? = nil) throws(RandomSourceError) {
         var image: FlashImage
         if let flash {
             image = flash
@@ -153,8 +153,8 @@ public final class SimulatedBand {
     /// and the radio drops the connection.
     public func reboot() { services.reboot() }
 
-    private static func secureUInt32() throws(CryptoError) -> UInt32 {
-        let bytes = try SecureRandom.bytes(count: 4)
+    private static func secureUInt32() throws(RandomSourceError) -> UInt32 {
+        let bytes = try KernelRandom.bytes(count: 4)
         return bytes.reversed().reduce(0) { $0 << 8 | UInt32($1) }
     }
 }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import BandKitSystem
 
 /// A connected `SOCK_SEQPACKET` socket carrying whole datagrams: the shared engine of
 /// ``SeqPacketLink`` (Unix) and BandBlueZ's L2CAP ATT link.

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 
-/// An `errno` value with a Swift name, in the style of swift-system's `Errno`.
+/// An `errno` value with a Swift name: BandKit's one error number type, as swift-system's `Errno`.
 ///
 /// Open on purpose (a `RawRepresentable` struct, not an enum): the kernel may report codes
 /// BandKit has no name for, and they must survive intact into error messages.
@@ -13,7 +13,10 @@ public struct Errno: RawRepresentable, Error, Hashable, Sendable, CustomStringCo
     /// The calling thread's current `errno`.
     public static var current: Errno { Errno(rawValue: errno) }
 
-    public var description: String { "\(errnoDescription(rawValue)) (errno \(rawValue))" }
+    /// The C library's text for the code, e.g. `"No such file or directory"`.
+    public var reason: String { String(cString: strerror(rawValue)) }
+
+    public var description: String { "\(reason) (errno \(rawValue))" }
 
     public static let notPermitted = Errno(rawValue: EPERM)
     public static let noSuchFileOrDirectory = Errno(rawValue: ENOENT)
@@ -28,8 +31,10 @@ public struct Errno: RawRepresentable, Error, Hashable, Sendable, CustomStringCo
     public static let noSuchDevice = Errno(rawValue: ENODEV)
     public static let notDirectory = Errno(rawValue: ENOTDIR)
     public static let invalidArgument = Errno(rawValue: EINVAL)
+    public static let noSpace = Errno(rawValue: ENOSPC)
     public static let brokenPipe = Errno(rawValue: EPIPE)
     public static let nameTooLong = Errno(rawValue: ENAMETOOLONG)
+    public static let notImplemented = Errno(rawValue: ENOSYS)
     public static let notSocket = Errno(rawValue: ENOTSOCK)
     public static let messageTooLong = Errno(rawValue: EMSGSIZE)
     public static let protocolNotSupported = Errno(rawValue: EPROTONOSUPPORT)
@@ -51,24 +56,4 @@ public struct Errno: RawRepresentable, Error, Hashable, Sendable, CustomStringCo
     public static let noData = Errno(rawValue: ENODATA)
     public static let noProtocolOption = Errno(rawValue: ENOPROTOOPT)
     public static let remoteIO = Errno(rawValue: EREMOTEIO)
-}
-
-extension LinkError {
-    /// A failed system call: `call` names it (e.g. `"connect"`), `errno` says why.
-    public static func system(_ call: String, _ errno: Errno) -> LinkError {
-        .system(call: call, errno: errno.rawValue)
-    }
-
-    /// The `errno` of a ``system(call:errno:)`` failure, nil for the other cases.
-    public var errno: Errno? {
-        if case .system(_, let code) = self { return Errno(rawValue: code) }
-        return nil
-    }
-}
-
-/// Hang-ups look different depending on who noticed first; all of them mean ``LinkError/closed``.
-extension Errno {
-    var meansPeerHungUp: Bool {
-        self == .brokenPipe || self == .connectionReset || self == .notConnected || self == .connectionAborted
-    }
 }

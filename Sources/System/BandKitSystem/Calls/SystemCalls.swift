@@ -2,7 +2,7 @@
 import Glibc
 #endif
 
-/// The raw system calls every BandKit link makes, as a table of replaceable functions.
+/// The raw system calls BandKit makes (links, files, locks), as a table of replaceable functions.
 ///
 /// The bottom of three layers (as swift-system): these are the C calls exactly, returning
 /// `-1` and setting `errno` on failure. ``SystemCalls/live`` calls the C library; tests copy
@@ -14,8 +14,9 @@ import Glibc
 /// running in parallel each see only their own mocks (Swift 6 strict concurrency).
 ///
 /// The middle layer (``SystemCalls/socket(domain:type:protocol:)`` and friends, `package`
-/// access) retries `EINTR` and returns `Result<_, Errno>`; the public links on top throw
-/// ``LinkError`` naming the call that failed.
+/// access) retries `EINTR` through ``valueOrErrno(retryOnInterrupt:_:)`` and returns
+/// `Result<_, Errno>`; the public API on top (links, ``replaceFile(at:with:mode:)``, locks)
+/// throws errors naming the call that failed.
 public struct SystemCalls: Sendable {
     public var socket: @Sendable (_ domain: Int32, _ type: Int32, _ protocol: Int32) -> Int32
     public var socketpair: @Sendable (_ domain: Int32, _ type: Int32, _ protocol: Int32, _ pair: UnsafeMutablePointer<Int32>) -> Int32

@@ -1,4 +1,4 @@
-internal import CCrypto
+import CCrypto
 
 /// Drains libcrypto's thread-local error queue into a ``CryptoError`` for `function`.
 func lastOpenSSLError(_ function: String) -> CryptoError {

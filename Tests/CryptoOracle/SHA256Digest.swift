@@ -1,4 +1,4 @@
-internal import CCrypto
+import CCrypto
 
 /// A 32-byte SHA-256-sized value (an HMAC-SHA256 tag), stored inline.
 ///

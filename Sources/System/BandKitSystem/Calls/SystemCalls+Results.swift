@@ -4,47 +4,37 @@ import Glibc
 
 /// The middle layer: each call once, `EINTR` retried, the outcome as `Result<_, Errno>`.
 ///
-/// `package` so BandBlueZ builds its sockets on the same calls; the public types above
-/// turn failures into ``LinkError/system(call:errno:)`` with the call's name.
+/// `package` so every module of BandKit (links, BlueZ sockets, trace files, the keystore)
+/// makes the same calls; the public types above turn failures into their own errors with the
+/// call's name.
 extension SystemCalls {
-    /// Repeats `body` while it fails with `EINTR`; any other failure is returned with its errno.
-    @inline(__always)
-    func retryingInterrupts<T: BinaryInteger>(_ body: () -> T) -> Result<T, Errno> {
-        while true {
-            let result = body()
-            if result >= 0 { return .success(result) }
-            let error = Errno.current
-            if error != .interrupted { return .failure(error) }
-        }
-    }
-
     package func socket(domain: Int32, type: Int32, protocol proto: Int32) -> Result<Int32, Errno> {
-        retryingInterrupts { socket(domain, type, proto) }
+        valueOrErrno { socket(domain, type, proto) }
     }
 
     package func socketPair(domain: Int32, type: Int32, protocol proto: Int32) -> Result<(Int32, Int32), Errno> {
         var pair: (Int32, Int32) = (-1, -1)
         let result = withUnsafeMutableBytes(of: &pair) { raw in
-            retryingInterrupts { socketpair(domain, type, proto, raw.baseAddress!.assumingMemoryBound(to: Int32.self)) }
+            valueOrErrno { socketpair(domain, type, proto, raw.baseAddress!.assumingMemoryBound(to: Int32.self)) }
         }
         return result.map { _ in pair }
     }
 
     package func bind(_ fd: Int32, address: UnsafeRawBufferPointer) -> Result<Void, Errno> {
-        retryingInterrupts {
+        valueOrErrno {
             bind(fd, address.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(address.count))
         }.map { _ in () }
     }
 
     package func listen(_ fd: Int32, backlog: Int32) -> Result<Void, Errno> {
-        retryingInterrupts { listen(fd, backlog) }.map { _ in () }
+        valueOrErrno { listen(fd, backlog) }.map { _ in () }
     }
 
     /// Accepts one connection; the peer's address, if wanted, goes into `peerAddress`.
     package func accept(_ fd: Int32, peerAddress: UnsafeMutableRawBufferPointer? = nil, flags: Int32) -> Result<Int32, Errno> {
-        guard let peerAddress else { return retryingInterrupts { accept4(fd, nil, nil, flags) } }
+        guard let peerAddress else { return valueOrErrno { accept4(fd, nil, nil, flags) } }
         var length = socklen_t(peerAddress.count)
-        return retryingInterrupts {
+        return valueOrErrno {
             accept4(fd, peerAddress.baseAddress?.assumingMemoryBound(to: sockaddr.self), &length, flags)
         }
     }
@@ -53,8 +43,9 @@ extension SystemCalls {
     /// in the background (POSIX), so a second `connect` would fail with `EALREADY`. Callers
     /// treat `.interrupted` like `.inProgress` and wait with ``awaitConnection(_:timeout:)``.
     package func connect(_ fd: Int32, address: UnsafeRawBufferPointer) -> Result<Void, Errno> {
-        let result = connect(fd, address.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(address.count))
-        return result == 0 ? .success(()) : .failure(.current)
+        valueOrErrno(retryOnInterrupt: false) {
+            connect(fd, address.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(address.count))
+        }.map { _ in () }
     }
 
     /// Waits for an in-progress `connect` to finish and returns its outcome (`SO_ERROR`).
@@ -73,19 +64,19 @@ extension SystemCalls {
     }
 
     package func send(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, flags: Int32) -> Result<Int, Errno> {
-        retryingInterrupts { send(fd, bytes.baseAddress, bytes.count, flags) }
+        valueOrErrno { send(fd, bytes.baseAddress, bytes.count, flags) }
     }
 
     package func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, flags: Int32) -> Result<Int, Errno> {
-        retryingInterrupts { recv(fd, buffer.baseAddress, buffer.count, flags) }
+        valueOrErrno { recv(fd, buffer.baseAddress, buffer.count, flags) }
     }
 
     package func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Result<Int, Errno> {
-        retryingInterrupts { read(fd, buffer.baseAddress, buffer.count) }
+        valueOrErrno { read(fd, buffer.baseAddress, buffer.count) }
     }
 
     package func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Result<Int, Errno> {
-        retryingInterrupts { write(fd, bytes.baseAddress, bytes.count) }
+        valueOrErrno { write(fd, bytes.baseAddress, bytes.count) }
     }
 
     /// Waits up to `timeout` (nil: forever) for any of `fds`; returns how many are ready (0: timed out).
@@ -94,10 +85,10 @@ extension SystemCalls {
         let deadline = timeout.map { ContinuousClock.now.advanced(by: $0) }
         var remaining = timeout
         while true {
-            let result = poll(fds.baseAddress, nfds_t(fds.count), PollTimeout.milliseconds(remaining))
-            if result >= 0 { return .success(Int(result)) }
-            let error = Errno.current
-            if error != .interrupted { return .failure(error) }
+            let result = valueOrErrno(retryOnInterrupt: false) {
+                poll(fds.baseAddress, nfds_t(fds.count), PollTimeout.milliseconds(remaining))
+            }
+            if result != .failure(.interrupted) { return result.map { Int($0) } }
             if let deadline { remaining = max(.zero, deadline - ContinuousClock.now) }
         }
     }
@@ -107,15 +98,19 @@ extension SystemCalls {
     }
 
     /// Closes `fd`. Never retried: on Linux the descriptor is released even when `close`
-    /// reports `EINTR`, and a retry could close a descriptor another thread just opened.
+    /// reports `EINTR`, and a retry could close a descriptor another thread just opened; so
+    /// `EINTR` counts as closed, and only other failures (`EIO`: data lost) are reported.
     package func close(descriptor fd: Int32) -> Result<Void, Errno> {
-        close(fd) == 0 ? .success(()) : .failure(.current)
+        switch valueOrErrno(retryOnInterrupt: false, { close(fd) }) {
+        case .success, .failure(.interrupted): return .success(())
+        case .failure(let error): return .failure(error)
+        }
     }
 
     package func setOption<T>(_ fd: Int32, level: Int32, name: Int32, value: T) -> Result<Void, Errno> {
         var value = value
         return withUnsafeBytes(of: &value) { raw in
-            retryingInterrupts { setsockopt(fd, level, name, raw.baseAddress, socklen_t(raw.count)) }
+            valueOrErrno { setsockopt(fd, level, name, raw.baseAddress, socklen_t(raw.count)) }
         }.map { _ in () }
     }
 
@@ -125,60 +120,62 @@ extension SystemCalls {
         defer { storage.deallocate() }
         storage.initializeMemory(as: UInt8.self, repeating: 0)
         var length = socklen_t(storage.count)
-        return retryingInterrupts { getsockopt(fd, level, name, storage.baseAddress, &length) }
+        return valueOrErrno { getsockopt(fd, level, name, storage.baseAddress, &length) }
             .map { _ in storage.load(as: T.self) }
     }
 
     /// Fills `address` with the socket's own address; returns the length the kernel wrote.
     package func socketName(_ fd: Int32, into address: UnsafeMutableRawBufferPointer) -> Result<Int, Errno> {
         var length = socklen_t(address.count)
-        return retryingInterrupts { getsockname(fd, address.baseAddress?.assumingMemoryBound(to: sockaddr.self), &length) }
+        return valueOrErrno { getsockname(fd, address.baseAddress?.assumingMemoryBound(to: sockaddr.self), &length) }
             .map { _ in Int(length) }
     }
 
     package func unlink(path: String) -> Result<Void, Errno> {
-        retryingInterrupts { unlink(path) }.map { _ in () }
+        valueOrErrno { unlink(path) }.map { _ in () }
     }
 
     package func fileStatus(path: String) -> Result<stat, Errno> {
         var status = stat()
-        return retryingInterrupts { lstat(path, &status) }.map { _ in status }
+        return valueOrErrno { lstat(path, &status) }.map { _ in status }
     }
 
     package func makeDirectory(path: String, mode: mode_t) -> Result<Void, Errno> {
-        retryingInterrupts { mkdir(path, mode) }.map { _ in () }
+        valueOrErrno { mkdir(path, mode) }.map { _ in () }
     }
 
     package func fileControl(_ fd: Int32, command: Int32, argument: Int32 = 0) -> Result<Int32, Errno> {
-        retryingInterrupts { fcntl(fd, command, argument) }
+        valueOrErrno { fcntl(fd, command, argument) }
     }
 
     package func open(path: String, flags: Int32, mode: mode_t = 0) -> Result<Int32, Errno> {
-        retryingInterrupts { open(path, flags | O_CLOEXEC, mode) }
+        valueOrErrno { open(path, flags | O_CLOEXEC, mode) }
     }
 
     package func synchronize(_ fd: Int32) -> Result<Void, Errno> {
-        retryingInterrupts { fsync(fd) }.map { _ in () }
+        valueOrErrno { fsync(fd) }.map { _ in () }
     }
 
     package func rename(from source: String, to destination: String) -> Result<Void, Errno> {
-        retryingInterrupts { rename(source, destination) }.map { _ in () }
+        valueOrErrno { rename(source, destination) }.map { _ in () }
     }
 
     package func changeMode(_ fd: Int32, _ mode: mode_t) -> Result<Void, Errno> {
-        retryingInterrupts { fchmod(fd, mode) }.map { _ in () }
+        valueOrErrno { fchmod(fd, mode) }.map { _ in () }
     }
 
     /// `flock(fd, operation)`; a blocking `LOCK_EX` interrupted by a signal waits again.
     package func lockFile(_ fd: Int32, _ operation: Int32) -> Result<Void, Errno> {
-        retryingInterrupts { flock(fd, operation) }.map { _ in () }
+        valueOrErrno { flock(fd, operation) }.map { _ in () }
     }
 
-    /// Writes all of `bytes`, continuing after short writes (regular files and pipes).
+    /// Writes all of `bytes`, continuing after short writes (regular files and pipes). A write
+    /// that takes nothing is `EIO`, not a reason to spin.
     package func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Result<Void, Errno> {
         var offset = 0
         while offset < bytes.count {
             switch write(fd, UnsafeRawBufferPointer(rebasing: bytes[offset...])) {
+            case .success(0): return .failure(.ioError)
             case .success(let count): offset += count
             case .failure(let error): return .failure(error)
             }
@@ -210,7 +207,7 @@ extension SystemCalls {
     package func nonBlockingPipe() -> Result<(read: Int32, write: Int32), Errno> {
         var ends: (Int32, Int32) = (-1, -1)
         let made = withUnsafeMutableBytes(of: &ends) { raw in
-            retryingInterrupts { pipe(raw.baseAddress!.assumingMemoryBound(to: Int32.self)) }
+            valueOrErrno { pipe(raw.baseAddress!.assumingMemoryBound(to: Int32.self)) }
         }
         if case .failure(let error) = made { return .failure(error) }
         for fd in [ends.0, ends.1] {

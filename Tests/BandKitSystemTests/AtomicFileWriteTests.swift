@@ -1,4 +1,4 @@
-import BandLink
+import BandKitSystem
 import Foundation
 import Synchronization
 import Testing

@@ -1,4 +1,4 @@
-internal import CCrypto
+import CCrypto
 
 /// HMAC-SHA256 (RFC 2104, FIPS 198-1) computed by OpenSSL's `EVP_MAC` "HMAC" implementation.
 ///

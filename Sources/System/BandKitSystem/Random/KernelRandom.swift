@@ -5,10 +5,10 @@ import Glibc
 /// BandKit's one source of unpredictable bytes: the kernel's CSPRNG through `getrandom(2)`.
 ///
 /// Everything that must not be guessed draws from here — pairing keys and authentication
-/// challenges (through BandCrypto's `SecureRandom`), the random part of sample identifiers
-/// (HealthModel's UUIDv7). Its own module, below both the Band and the Health modules, because
-/// both need it and neither may import the other (docs/architecture.md). Everything else in the
-/// simulator draws from seeded PRNGs so runs are reproducible.
+/// challenges, the band's keys, the random part of sample identifiers (HealthModel's UUIDv7).
+/// In the system layer, below both the Band and the Health modules, because both need it and
+/// neither may import the other (docs/architecture.md). Everything else in the simulator draws
+/// from seeded PRNGs so runs are reproducible.
 ///
 /// `getrandom` with no flags blocks only until the kernel's pool is first initialised (early
 /// boot) and then never; it is interrupted by signals (retried) and may return fewer bytes than
@@ -20,15 +20,17 @@ public enum KernelRandom {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return }
         var filled = 0
         while filled < buffer.count {
-            let count = getrandom(base + filled, buffer.count - filled)
-            if count > 0 { filled += count; continue }
-            let code = count < 0 ? errno : EIO
-            if code == EINTR { continue }
-            if code == ENOSYS {
+            switch valueOrErrno({ getrandom(base + filled, buffer.count - filled) }) {
+            case .success(0):
+                throw RandomSourceError(call: "getrandom", errno: EIO)
+            case .success(let count):
+                filled += count
+            case .failure(.notImplemented):
                 try readDeviceRandom(UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
                 return
+            case .failure(let error):
+                throw RandomSourceError(call: "getrandom", errno: error.rawValue)
             }
-            throw RandomSourceError(call: "getrandom", errno: code)
         }
     }
 
@@ -43,15 +45,20 @@ public enum KernelRandom {
     }
 
     private static func readDeviceRandom(_ buffer: UnsafeMutableRawBufferPointer) throws(RandomSourceError) {
-        let fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw RandomSourceError(call: "open /dev/urandom", errno: errno) }
-        defer { close(fd) }
+        let system = SystemCalls.live
+        let fd: Int32
+        switch system.open(path: "/dev/urandom", flags: O_RDONLY) {
+        case .success(let opened): fd = opened
+        case .failure(let error): throw RandomSourceError(call: "open /dev/urandom", errno: error.rawValue)
+        }
+        defer { _ = system.close(descriptor: fd) }
         var filled = 0
         while filled < buffer.count {
-            let count = read(fd, buffer.baseAddress! + filled, buffer.count - filled)
-            if count > 0 { filled += count; continue }
-            if count < 0, errno == EINTR { continue }
-            throw RandomSourceError(call: "read /dev/urandom", errno: count < 0 ? errno : EIO)
+            switch system.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...])) {
+            case .success(0): throw RandomSourceError(call: "read /dev/urandom", errno: EIO)
+            case .success(let count): filled += count
+            case .failure(let error): throw RandomSourceError(call: "read /dev/urandom", errno: error.rawValue)
+            }
         }
     }
 
@@ -77,5 +84,5 @@ public struct RandomSourceError: Error, Equatable, Sendable, CustomStringConvert
     public var call: String
     public var errno: Int32
 
-    public var description: String { "\(call) failed: \(String(cString: strerror(errno))) (errno \(errno))" }
+    public var description: String { "\(call) failed: \(Errno(rawValue: errno))" }
 }
