@@ -39,7 +39,8 @@ clang -O2 -c bench/decode/allocation_counter.c -o "$work/allocation_counter.o"
 swiftc -O -parse-as-library -module-name DecodeBench bench/decode/DecodeBench.swift "$work/allocation_counter.o" \
   -I .build/release/Modules -Xlinker --export-dynamic -o "$work/DecodeBench" \
   .build/release/BandWire.build/*.o .build/release/BandATT.build/*.o .build/release/BandGATT.build/*.o \
-  .build/release/BandHCI.build/*.o .build/release/BandLink.build/*.o .build/release/BandTrace.build/*.o
+  .build/release/BandHCI.build/*.o .build/release/BandLink.build/*.o .build/release/BandTrace.build/*.o \
+  .build/release/BandKitSystem.build/*.o .build/release/CivilTime.build/*.o
 
 echo "==> generating $notifications heart-rate notifications"
 "$bandsim" generate-trace "$work/trace.log" --notifications "$notifications"

@@ -35,7 +35,7 @@ struct ChunkedReader {
                     consumed += cursor.position
                     continue
                 }
-            } else if let record = try parser.nextRecord(&cursor) {
+            } else if let record = try parser.nextPacket(&cursor) {
                 consumed += cursor.position
                 precondition(consumed == parser.offset, "parser offset disagrees with bytes consumed")
                 return record

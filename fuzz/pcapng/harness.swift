@@ -17,7 +17,7 @@ import BandTrace
 import BandWire
 
 /// The framer fed `chunk` more bytes at a time, never given back what it consumed.
-struct ChunkedReader<Framer: CapturePacketFramer> {
+struct ChunkedReader<Framer: CaptureContainerFramer> {
     let input: UnsafeRawBufferPointer
     let chunk: Int
     var framer = Framer()
@@ -50,7 +50,7 @@ struct ChunkedReader<Framer: CapturePacketFramer> {
 }
 
 /// Reads with the in-memory reader and the chunked framer in lockstep; returns the packet count.
-func compareReaders<Framer: CapturePacketFramer>(_ input: UnsafeRawBufferPointer, chunk: Int, _: Framer.Type) -> Int {
+func compareReaders<Framer: CaptureContainerFramer>(_ input: UnsafeRawBufferPointer, chunk: Int, _: Framer.Type) -> Int {
     var chunked = ChunkedReader<Framer>(input: input, chunk: chunk)
     var memory: CaptureMemoryReader<Framer>
     do {
@@ -118,7 +118,7 @@ struct SignatureRecorder: TraceEventHandler {
     mutating func handle(_ anomaly: TraceAnomaly) { events.append(.anomaly(anomaly)) }
 }
 
-func decode<Framer: CapturePacketFramer>(_ input: UnsafeRawBufferPointer, packets: Int, _: Framer.Type) {
+func decode<Framer: CaptureContainerFramer>(_ input: UnsafeRawBufferPointer, packets: Int, _: Framer.Type) {
     guard let reader = try? CaptureMemoryReader<Framer>(bytes: input) else { return }
     let stepped = TraceDecoder(source: reader)
     var events: [EventSignature] = []

@@ -114,7 +114,7 @@ struct PcapngFixtures {
 }
 
 /// Every packet of a pcapng or pcap file in memory (copies) and the error that ended reading.
-func readPackets<Framer: CapturePacketFramer>(_ file: [UInt8], as framer: Framer.Type)
+func readPackets<Framer: CaptureContainerFramer>(_ file: [UInt8], as framer: Framer.Type)
     -> (packets: [(index: Int, offset: Int, interface: Int, linkType: UInt32, micros: Int64, data: [UInt8])], error: CaptureFileError?) {
     file.withUnsafeBytes { raw in
         var out: [(index: Int, offset: Int, interface: Int, linkType: UInt32, micros: Int64, data: [UInt8])] = []

@@ -12,8 +12,10 @@ import BandWire
 /// Checks every length before trusting it: included ≤ original, and included ≤
 /// ``maximumRecordLength`` (tshark's `WTAP_MAX_PACKET_SIZE_STANDARD`; the largest HCI
 /// packet, an ACL packet with an H4 byte, is 65 540 bytes).
-public struct BtsnoopRecordParser: Sendable {
+public struct BtsnoopRecordParser: CapturePacketFramer, Sendable {
     public static let maximumRecordLength = 262_144
+    public static var maximumBufferedLength: Int { BtsnoopRecordHeader.size + maximumRecordLength }
+    public static var traceFileFormat: TraceFileFormat { .btsnoop }
 
     /// The file's datalink, once its header has been parsed.
     public private(set) var datalink: BtsnoopDatalink?
@@ -64,7 +66,7 @@ public struct BtsnoopRecordParser: Sendable {
     }
 
     /// The next record, or nil when `input` ends before it does (nothing consumed then).
-    public mutating func nextRecord(_ input: inout ByteCursor) throws(BtsnoopError) -> BtsnoopRecord? {
+    public mutating func nextPacket(_ input: inout ByteCursor) throws(BtsnoopError) -> BtsnoopRecord? {
         if datalink == nil {
             guard try parseFileHeader(&input) else { return nil }
         }
@@ -93,7 +95,7 @@ public struct BtsnoopRecordParser: Sendable {
         return record
     }
 
-    /// Called at end of input with the bytes ``nextRecord(_:)`` could not use: throws the
+    /// Called at end of input with the bytes ``nextPacket(_:)`` could not use: throws the
     /// truncation error they amount to, if any.
     public func finish(unconsumed input: ByteCursor) throws(BtsnoopError) {
         let available = input.remaining
@@ -127,5 +129,40 @@ public struct BtsnoopRecordParser: Sendable {
             try peek.skip(8)
             return try peek.readUInt32BE()
         }()) ?? 0
+    }
+}
+
+extension BtsnoopRecordParser {
+    public static func systemError(_ call: StaticString, errno: Int32, during parser: Self?) -> BtsnoopError {
+        BtsnoopError(.system(call: call, errno: errno), recordIndex: parser?.recordIndex, offset: parser?.offset ?? 0)
+    }
+
+    public static func truncatedFileHeader(available: Int) -> BtsnoopError {
+        BtsnoopError(.truncatedFileHeader(available: available), recordIndex: nil, offset: 0)
+    }
+
+    @inlinable
+    public static func traceFileError(_ error: BtsnoopError) -> TraceFileError { .btsnoop(error) }
+
+    /// The record through the datalink's framing.
+    @inlinable
+    public func traceRecord(of record: BtsnoopRecord?, unwrapper: inout BtsnoopRecordUnwrapper) -> TraceRecord? {
+        guard let record, let datalink else { return nil }
+        return TraceRecord(record, datalink: datalink)
+    }
+}
+
+/// btsnoop records are HCI packets already, whose datalink the framer knows: nothing is kept
+/// between them and nothing is skipped.
+public struct BtsnoopRecordUnwrapper: CapturePacketUnwrapper {
+    public init() {}
+}
+
+extension BtsnoopRecordParser {
+    // Concrete, not the protocol's default: a caller in another module that specialises
+    // CaptureFileReader<BtsnoopRecordParser> calls this directly, and a default implementation would be its
+    // unspecialised generic body.
+    public static func nextTraceRecord(of reader: CaptureFileReader<BtsnoopRecordParser>) throws(BtsnoopError) -> TraceRecord? {
+        try reader.readNextTraceRecord()
     }
 }

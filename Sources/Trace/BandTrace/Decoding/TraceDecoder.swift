@@ -30,7 +30,7 @@ public final class TraceDecoder<Source: TraceRecordSource> {
     public let discovery: AttributeDiscovery
     /// The source, the event held back behind an anomaly, and the counters.
     // Unchecked: see "Exclusivity" in docs/performance.md (one thread, no callback during an access).
-    @exclusivity(unchecked) private var pipeline: Pipeline
+    @usableFromInline @exclusivity(unchecked) var pipeline: Pipeline
 
     /// The same type for every source, so output code need not be generic over it.
     public typealias Statistics = TraceDecoderStatistics
@@ -79,6 +79,11 @@ public final class TraceDecoder<Source: TraceRecordSource> {
     /// built once and lent to the handler, where ``next()`` returns ~170-byte events by value
     /// through every layer (half the copying `bandsim decode --json` did). The handler may read
     /// ``statistics`` but must not call ``next()`` from inside.
+    ///
+    /// Inlinable so a caller in another module specialises it for its source and handler: the
+    /// per-record call into the source is then direct, with its error type known, instead of a
+    /// witness call that looks up the error's metadata at every record.
+    @inlinable
     public func decodeAll<Handler: TraceEventHandler>(into handler: inout Handler) throws(Handler.Failure) -> Source.Failure? {
         if let event = pipeline.deferred {
             pipeline.deferred = nil
@@ -102,14 +107,14 @@ public final class TraceDecoder<Source: TraceRecordSource> {
         }
     }
 
-    @inline(__always)
-    private func deliver<Handler: TraceEventHandler>(_ event: ATTExtractor.Event, to handler: inout Handler) throws(Handler.Failure) {
+    @inlinable @inline(__always)
+    func deliver<Handler: TraceEventHandler>(_ event: ATTExtractor.Event, to handler: inout Handler) throws(Handler.Failure) {
         switch event {
         case .connection(let change):
             connectionChanged(change)
             try handler.handle(change)
         case .att(let trace):
-            try handler.handle(decodeATT(trace))
+            try handler.handle(decodedATTEvent(trace, discovery: discovery, statistics: &pipeline.statistics))
         }
     }
 
@@ -124,39 +129,49 @@ public final class TraceDecoder<Source: TraceRecordSource> {
         }
     }
 
-    private func connectionChanged(_ change: ConnectionTraceEvent) {
+    @usableFromInline func connectionChanged(_ change: ConnectionTraceEvent) {
         if case .disconnected = change.change {
             discovery.connectionClosed(adapter: change.adapter, connection: change.connection)
         }
     }
 
-    /// The PDU's layout, the handle it concerns and that handle's type, and its value.
     @inline(__always)
     private func decodeATT(_ trace: ATTTraceEvent) -> DecodedATTEvent {
-        pipeline.statistics.attPDUs += 1
-        let layout: ATTPDULayout
-        do throws(ParseError) {
-            layout = try ATTPDULayout(of: trace.pdu)
-        } catch {
-            pipeline.statistics.malformedPDUs += 1
-            return DecodedATTEvent(trace: trace, handle: nil, type: nil, value: nil, error: error)
-        }
-        let (handle, type) = discovery.observe(trace, layout: layout)
-        var decoded = DecodedATTEvent(trace: trace, handle: handle, type: type, value: nil, error: nil)
-        if let range = layout.value {
-            decoded.value = UnsafeRawBufferPointer(rebasing: trace.pdu[range])
-            decoded.valueOffset = range.lowerBound
-        }
-        return decoded
+        decodedATTEvent(trace, discovery: discovery, statistics: &pipeline.statistics)
     }
 
-    private struct Pipeline {
-        var source: Source
-        var deferred: ATTExtractor.Event?
-        var statistics = Statistics()
+    @usableFromInline struct Pipeline {
+        @usableFromInline var source: Source
+        @usableFromInline var deferred: ATTExtractor.Event?
+        @usableFromInline var statistics = Statistics()
 
         init(source: Source) { self.source = source }
     }
+}
+
+/// The PDU's layout, the handle it concerns and that handle's type, and its value.
+///
+/// Outside the generic decoder so that a caller specialised in another module (an inlined
+/// ``TraceDecoder/decodeAll(into:)``) calls non-generic code here: a method of the decoder
+/// would find its state's layout through the generic metadata at every PDU.
+@usableFromInline
+func decodedATTEvent(_ trace: ATTTraceEvent, discovery: AttributeDiscovery,
+                     statistics: inout TraceDecoderStatistics) -> DecodedATTEvent {
+    statistics.attPDUs += 1
+    let layout: ATTPDULayout
+    do throws(ParseError) {
+        layout = try ATTPDULayout(of: trace.pdu)
+    } catch {
+        statistics.malformedPDUs += 1
+        return DecodedATTEvent(trace: trace, handle: nil, type: nil, value: nil, error: error)
+    }
+    let (handle, type) = discovery.observe(trace, layout: layout)
+    var decoded = DecodedATTEvent(trace: trace, handle: handle, type: type, value: nil, error: nil)
+    if let range = layout.value {
+        decoded.value = UnsafeRawBufferPointer(rebasing: trace.pdu[range])
+        decoded.valueOffset = range.lowerBound
+    }
+    return decoded
 }
 
 /// What a ``TraceDecoder`` has seen so far.

@@ -1,6 +1,6 @@
 import BandKitSystem
-/// The unconsumed part of a fixed read buffer, and its refill from a file descriptor: the one
-/// refill both streaming file readers use (``BtsnoopFileReader``, ``CaptureFileReader``).
+/// The unconsumed part of a fixed read buffer, and its refill from a file descriptor: the
+/// streaming file reader's (``CaptureFileReader``, whatever its framer).
 ///
 /// Bytes `start..<end` of the buffer are read but not yet consumed. A refill moves them to the
 /// front (a record cut by the previous read's end is completed in place, never copied out) and

@@ -5,7 +5,7 @@ import BandWire
 ///
 /// Checks the magic (all four: µs/ns, both byte orders), major version 2, and every record's
 /// captured length (≤ ``maximumPacketLength``) before trusting it.
-public struct PcapRecordParser: CapturePacketFramer, Sendable {
+public struct PcapRecordParser: CaptureContainerFramer, Sendable {
     public static let format = CaptureFileError.Format.pcap
     public static let maximumPacketLength = 262_144
     public static var maximumBufferedLength: Int { PcapRecordHeader.size + maximumPacketLength }
@@ -80,5 +80,14 @@ public struct PcapRecordParser: CapturePacketFramer, Sendable {
         let expected = available >= 12 ? PcapRecordHeader.size + Int(order.u32(input.bytes.baseAddress! + input.position, 8))
                                        : PcapRecordHeader.size
         throw error(.truncated(expected: expected, available: available), index: recordIndex, at: offset)
+    }
+}
+
+extension PcapRecordParser {
+    // Concrete, not the protocol's default: a caller in another module that specialises
+    // CaptureFileReader<PcapRecordParser> calls this directly, and a default implementation would be its
+    // unspecialised generic body.
+    public static func nextTraceRecord(of reader: CaptureFileReader<PcapRecordParser>) throws(CaptureFileError) -> TraceRecord? {
+        try reader.readNextTraceRecord()
     }
 }

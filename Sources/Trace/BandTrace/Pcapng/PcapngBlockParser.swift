@@ -16,7 +16,7 @@ import BandWire
 /// ``maximumBlockLength``, options inside their block, at most ``maximumInterfaces``
 /// interfaces per section. Several sections, each with its own byte order and interfaces,
 /// follow one another.
-public struct PcapngBlockParser: CapturePacketFramer, Sendable {
+public struct PcapngBlockParser: CaptureContainerFramer, Sendable {
     public static let format = CaptureFileError.Format.pcapng
     /// The largest packet BandKit reads (tshark's `WTAP_MAX_PACKET_SIZE_STANDARD`).
     public static let maximumPacketLength = 262_144
@@ -263,5 +263,14 @@ extension ByteCursor {
     @inline(__always)
     mutating func advance(_ count: Int) {
         do throws(ParseError) { try skip(count) } catch { preconditionFailure("advance past the checked end") }
+    }
+}
+
+extension PcapngBlockParser {
+    // Concrete, not the protocol's default: a caller in another module that specialises
+    // CaptureFileReader<PcapngBlockParser> calls this directly, and a default implementation would be its
+    // unspecialised generic body.
+    public static func nextTraceRecord(of reader: CaptureFileReader<PcapngBlockParser>) throws(CaptureFileError) -> TraceRecord? {
+        try reader.readNextTraceRecord()
     }
 }

@@ -4,60 +4,61 @@ import Glibc
 import BandKitSystem
 import BandWire
 
-/// Streams a pcapng or pcap file through one fixed buffer, as ``BtsnoopFileReader`` does
-/// btsnoop: memory stays the same whatever the file's size, packets are views into the
-/// buffer (no copy, no allocation per packet).
+/// Streams a trace file (btsnoop, pcapng, pcap: its ``CapturePacketFramer``) through one fixed
+/// buffer: memory stays the same whatever the file's size, packets are views into the buffer
+/// (no copy, no allocation per packet).
 ///
 /// The buffer (1 MiB by default) is allocated once and refilled with `read(2)`, the tail of
-/// a block cut by the refill moved to the front first. Any block the framer needs whole fits,
-/// because the framer refuses longer ones before reading them; blocks it skips stream past.
+/// a record or block cut by the refill moved to the front first. Anything the framer needs
+/// whole fits, because the framer refuses longer ones before reading them; pcapng blocks it
+/// skips stream past.
 ///
 /// ```swift
 /// let reader = try PcapngFileReader(path: "capture.pcapng")
 /// while let record = try reader.nextTraceRecord() { … }
 /// ```
 public final class CaptureFileReader<Framer: CapturePacketFramer>: TraceRecordSource {
+    public typealias Failure = Framer.Failure
     public static var defaultBufferSize: Int { 1 << 20 }
 
     private let calls: SystemCalls
     private let fd: Int32
     private let ownsDescriptor: Bool
     private let buffer: UnsafeMutableRawBufferPointer
+    /// Everything that changes per packet, in one struct so the per-packet path makes a single
+    /// access to the class's state instead of one per field.
     // Unchecked: see "Exclusivity" in docs/performance.md (one thread, no callback during an access).
     @exclusivity(unchecked) private var stream: Stream
 
     /// Bytes read from the file so far.
     public var bytesRead: Int { stream.bytesRead }
-    /// The framer's state (interfaces, sections, indexes).
+    /// The framer's state (datalink, interfaces, sections, indexes).
     public var framer: Framer { stream.framer }
-    /// Packets on link types BandKit does not decode (skipped), and the first such link type.
-    public var otherLinkTypePackets: Int { stream.unwrapper.otherLinkTypePackets }
-    public var firstOtherLinkType: CaptureLinkType? { stream.unwrapper.firstOtherLinkType }
-    /// The air-capture connection follower (link types 256, 272), if any packet needed it.
-    public var follower: LLConnectionFollower? { stream.unwrapper.sawAirPackets ? stream.unwrapper.follower : nil }
+    /// What turns the packets into records (HCI unwrapping, air-capture following).
+    public var unwrapper: Framer.Unwrapper { stream.unwrapper }
 
     /// Opens `path` and checks it starts as its format must.
-    public convenience init(path: String, bufferSize: Int = CaptureFileReader.defaultBufferSize) throws(CaptureFileError) {
+    public convenience init(path: String, bufferSize: Int = CaptureFileReader.defaultBufferSize) throws(Framer.Failure) {
         try self.init(path: path, bufferSize: bufferSize, calls: .live)
     }
 
     /// Reads from an open descriptor (a pipe works too), closed on deinit if `ownsDescriptor`.
     public convenience init(fileDescriptor: Int32, ownsDescriptor: Bool = false,
-                            bufferSize: Int = CaptureFileReader.defaultBufferSize) throws(CaptureFileError) {
+                            bufferSize: Int = CaptureFileReader.defaultBufferSize) throws(Framer.Failure) {
         try self.init(fileDescriptor: fileDescriptor, ownsDescriptor: ownsDescriptor, bufferSize: bufferSize, calls: .live)
     }
 
-    convenience init(path: String, bufferSize: Int, calls: SystemCalls) throws(CaptureFileError) {
+    convenience init(path: String, bufferSize: Int, calls: SystemCalls) throws(Framer.Failure) {
         let fd: Int32
         switch calls.open(path: path, flags: O_RDONLY) {
         case .success(let opened): fd = opened
-        case .failure(let errno): throw CaptureFileError(Framer.format, .system(call: "open", errno: errno.rawValue), blockIndex: nil, offset: 0)
+        case .failure(let errno): throw Framer.systemError("open", errno: errno.rawValue, during: nil)
         }
         try self.init(fileDescriptor: fd, ownsDescriptor: true, bufferSize: bufferSize, calls: calls)
     }
 
-    init(fileDescriptor: Int32, ownsDescriptor: Bool, bufferSize: Int, calls: SystemCalls) throws(CaptureFileError) {
-        precondition(bufferSize >= Framer.maximumBufferedLength, "buffer must hold the largest block")
+    init(fileDescriptor: Int32, ownsDescriptor: Bool, bufferSize: Int, calls: SystemCalls) throws(Framer.Failure) {
+        precondition(bufferSize >= Framer.maximumBufferedLength, "buffer must hold the largest record or block")
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferSize, alignment: 16)
         var stream = Stream()
         do {
@@ -80,25 +81,27 @@ public final class CaptureFileReader<Framer: CapturePacketFramer>: TraceRecordSo
     }
 
     /// The next packet as the container framed it; its data is valid until the next call.
-    public func nextPacket() throws(CaptureFileError) -> CapturePacket? {
+    public func nextPacket() throws(Framer.Failure) -> Framer.Packet? {
         try stream.nextPacket(buffer: buffer, fd: fd, calls: calls)
     }
 
     /// The next packet as a trace record (HCI link types unwrapped).
-    public func nextTraceRecord() throws(CaptureFileError) -> TraceRecord? {
+    @inlinable
+    public func nextTraceRecord() throws(Framer.Failure) -> TraceRecord? {
         // Through the framer's own witness, so that even an unspecialised caller reaches code
         // specialised for the framer (``CapturePacketFramer/nextTraceRecord(of:)``).
         try Framer.nextTraceRecord(of: self)
     }
 
     /// What ``nextTraceRecord()`` does, for ``CapturePacketFramer/nextTraceRecord(of:)``.
-    func readNextTraceRecord() throws(CaptureFileError) -> TraceRecord? {
+    @usableFromInline
+    func readNextTraceRecord() throws(Framer.Failure) -> TraceRecord? {
         try stream.nextTraceRecord(buffer: buffer, fd: fd, calls: calls)
     }
 
     private struct Stream {
         var framer = Framer()
-        var unwrapper = CaptureHCIUnwrapper()
+        var unwrapper = Framer.Unwrapper()
         /// The buffer's unconsumed window (``ReadWindow``), under the names the framing loops use.
         var window = ReadWindow()
         var start: Int { get { window.start } set { window.start = newValue } }
@@ -106,7 +109,7 @@ public final class CaptureFileReader<Framer: CapturePacketFramer>: TraceRecordSo
         var reachedEnd: Bool { window.reachedEnd }
         var bytesRead: Int { window.bytesRead }
 
-        mutating func readFileHeader(buffer: UnsafeMutableRawBufferPointer, fd: Int32, calls: SystemCalls) throws(CaptureFileError) {
+        mutating func readFileHeader(buffer: UnsafeMutableRawBufferPointer, fd: Int32, calls: SystemCalls) throws(Framer.Failure) {
             while true {
                 var cursor = ByteCursor(UnsafeRawBufferPointer(rebasing: buffer[start..<end]))
                 if try framer.parseFileHeader(&cursor) {
@@ -122,12 +125,12 @@ public final class CaptureFileReader<Framer: CapturePacketFramer>: TraceRecordSo
             }
         }
 
-        mutating func nextTraceRecord(buffer: UnsafeMutableRawBufferPointer, fd: Int32, calls: SystemCalls) throws(CaptureFileError) -> TraceRecord? {
+        mutating func nextTraceRecord(buffer: UnsafeMutableRawBufferPointer, fd: Int32, calls: SystemCalls) throws(Framer.Failure) -> TraceRecord? {
             if let deferred = unwrapper.takeDeferredRecord() { return deferred }
-            return unwrapper.nextRecord(try nextPacket(buffer: buffer, fd: fd, calls: calls))
+            return framer.traceRecord(of: try nextPacket(buffer: buffer, fd: fd, calls: calls), unwrapper: &unwrapper)
         }
 
-        mutating func nextPacket(buffer: UnsafeMutableRawBufferPointer, fd: Int32, calls: SystemCalls) throws(CaptureFileError) -> CapturePacket? {
+        mutating func nextPacket(buffer: UnsafeMutableRawBufferPointer, fd: Int32, calls: SystemCalls) throws(Framer.Failure) -> Framer.Packet? {
             while true {
                 var cursor = ByteCursor(UnsafeRawBufferPointer(rebasing: buffer[start..<end]))
                 let packet = try framer.nextPacket(&cursor)
@@ -143,42 +146,51 @@ public final class CaptureFileReader<Framer: CapturePacketFramer>: TraceRecordSo
         }
 
         /// Refills the window; a read failure is named at the place reading had reached.
-        mutating func fill(_ buffer: UnsafeMutableRawBufferPointer, fd: Int32, calls: SystemCalls) throws(CaptureFileError) {
+        mutating func fill(_ buffer: UnsafeMutableRawBufferPointer, fd: Int32, calls: SystemCalls) throws(Framer.Failure) {
             guard let errno = window.refill(buffer, fd: fd, calls: calls) else { return }
-            let place = framer.errorPlace
-            throw CaptureFileError(Framer.format, .system(call: "read", errno: errno),
-                                   blockIndex: place.blockIndex, offset: place.offset)
+            throw Framer.systemError("read", errno: errno, during: framer)
         }
     }
 }
 
-/// Reads pcapng or pcap packets from bytes already in memory (a fuzzer's input, a test
+/// Reads a trace's packets from bytes already in memory (a fuzzer's input, a test
 /// vector). Packets are views into those bytes, which must outlive the reader.
 public struct CaptureMemoryReader<Framer: CapturePacketFramer>: TraceRecordSource {
+    public typealias Failure = Framer.Failure
     public private(set) var framer = Framer()
-    private var unwrapper = CaptureHCIUnwrapper()
+    public private(set) var unwrapper = Framer.Unwrapper()
     private var cursor: ByteCursor
 
     /// Checks that `bytes` start as the format must.
-    public init(bytes: UnsafeRawBufferPointer) throws(CaptureFileError) {
+    public init(bytes: UnsafeRawBufferPointer) throws(Framer.Failure) {
         cursor = ByteCursor(bytes)
         guard try framer.parseFileHeader(&cursor) else {
             try framer.finish(unconsumed: cursor)
-            throw CaptureFileError(Framer.format, .truncatedFileHeader(available: bytes.count), blockIndex: nil, offset: 0)
+            throw Framer.truncatedFileHeader(available: bytes.count)
         }
     }
 
-    public mutating func nextPacket() throws(CaptureFileError) -> CapturePacket? {
+    public mutating func nextPacket() throws(Framer.Failure) -> Framer.Packet? {
         if let packet = try framer.nextPacket(&cursor) { return packet }
         try framer.finish(unconsumed: cursor)
         return nil
     }
 
-    public mutating func nextTraceRecord() throws(CaptureFileError) -> TraceRecord? {
+    public mutating func nextTraceRecord() throws(Framer.Failure) -> TraceRecord? {
         if let deferred = unwrapper.takeDeferredRecord() { return deferred }
-        return unwrapper.nextRecord(try nextPacket())
+        return framer.traceRecord(of: try nextPacket(), unwrapper: &unwrapper)
     }
+}
 
+extension CaptureFileReader where Framer.Unwrapper == CaptureHCIUnwrapper {
+    /// Packets on link types BandKit does not decode (skipped), and the first such link type.
+    public var otherLinkTypePackets: Int { unwrapper.otherLinkTypePackets }
+    public var firstOtherLinkType: CaptureLinkType? { unwrapper.firstOtherLinkType }
+    /// The air-capture connection follower (link types 256, 272), if any packet needed it.
+    public var follower: LLConnectionFollower? { unwrapper.sawAirPackets ? unwrapper.follower : nil }
+}
+
+extension CaptureMemoryReader where Framer.Unwrapper == CaptureHCIUnwrapper {
     public var otherLinkTypePackets: Int { unwrapper.otherLinkTypePackets }
     public var follower: LLConnectionFollower? { unwrapper.sawAirPackets ? unwrapper.follower : nil }
 }

@@ -22,37 +22,24 @@ public protocol StreamingTraceFile: TraceFileRecordSource {
     var skippedPacketsNote: String? { get }
 }
 
-extension BtsnoopRecordSource {
-    @inlinable
-    public static func traceFileError(_ error: BtsnoopError) -> TraceFileError { .btsnoop(error) }
-}
-
-extension BtsnoopMemoryReader: TraceFileRecordSource {}
-
-extension BtsnoopFileReader: StreamingTraceFile {
-    public var format: TraceFileFormat { .btsnoop }
-    public var airCaptureNote: String? { nil }
-    public var skippedPacketsNote: String? { nil }
-}
-
 extension CaptureMemoryReader: TraceFileRecordSource {
     @inlinable
-    public static func traceFileError(_ error: CaptureFileError) -> TraceFileError { .capture(error) }
+    public static func traceFileError(_ error: Framer.Failure) -> TraceFileError { Framer.traceFileError(error) }
 }
 
 extension CaptureFileReader: StreamingTraceFile {
     @inlinable
-    public static func traceFileError(_ error: CaptureFileError) -> TraceFileError { .capture(error) }
+    public static func traceFileError(_ error: Framer.Failure) -> TraceFileError { Framer.traceFileError(error) }
 
-    public var format: TraceFileFormat {
-        switch Framer.format {
-        case .pcapng: return .pcapng
-        case .pcap: return .pcap
-        }
-    }
+    public var format: TraceFileFormat { Framer.traceFileFormat }
+    public var airCaptureNote: String? { unwrapper.airCaptureNote }
+    public var skippedPacketsNote: String? { unwrapper.skippedPacketsNote }
+}
 
+extension CaptureHCIUnwrapper: CapturePacketUnwrapper {
     public var airCaptureNote: String? {
-        guard let s = follower?.statistics else { return nil }
+        guard sawAirPackets else { return nil }
+        let s = follower.statistics
         var note = "air capture: directions are as the central sees them (tx = central → peripheral); "
             + "\(s.connections) connections followed, \(s.dataPDUs) data PDUs, \(s.retransmissions) retransmissions and "
             + "\(s.crcFailures) CRC-failed PDUs dropped, \(s.crcFailedKept) CRC-failed PDUs kept (the peer acknowledged them; marked crc_failed), "
