@@ -82,7 +82,7 @@ public final class CaptureFileReader<Framer: CapturePacketFramer>: TraceRecordSo
 
     /// The next packet as the container framed it; its data is valid until the next call.
     public func nextPacket() throws(Framer.Failure) -> Framer.Packet? {
-        try stream.nextPacket(buffer: buffer, fd: fd, calls: calls)
+        try stream.nextPacket(buffer: buffer, fd: fd, owner: self)
     }
 
     /// The next packet as a trace record (HCI link types unwrapped).
@@ -96,7 +96,7 @@ public final class CaptureFileReader<Framer: CapturePacketFramer>: TraceRecordSo
     /// What ``nextTraceRecord()`` does, for ``CapturePacketFramer/nextTraceRecord(of:)``.
     @usableFromInline
     func readNextTraceRecord() throws(Framer.Failure) -> TraceRecord? {
-        try stream.nextTraceRecord(buffer: buffer, fd: fd, calls: calls)
+        try stream.nextTraceRecord(buffer: buffer, fd: fd, owner: self)
     }
 
     private struct Stream {
@@ -125,12 +125,14 @@ public final class CaptureFileReader<Framer: CapturePacketFramer>: TraceRecordSo
             }
         }
 
-        mutating func nextTraceRecord(buffer: UnsafeMutableRawBufferPointer, fd: Int32, calls: SystemCalls) throws(Framer.Failure) -> TraceRecord? {
+        // The per-packet calls take the reader, not its ~400-byte `SystemCalls`, which would be
+        // copied at every packet although only a refill needs it.
+        mutating func nextTraceRecord(buffer: UnsafeMutableRawBufferPointer, fd: Int32, owner: CaptureFileReader) throws(Framer.Failure) -> TraceRecord? {
             if let deferred = unwrapper.takeDeferredRecord() { return deferred }
-            return framer.traceRecord(of: try nextPacket(buffer: buffer, fd: fd, calls: calls), unwrapper: &unwrapper)
+            return framer.traceRecord(of: try nextPacket(buffer: buffer, fd: fd, owner: owner), unwrapper: &unwrapper)
         }
 
-        mutating func nextPacket(buffer: UnsafeMutableRawBufferPointer, fd: Int32, calls: SystemCalls) throws(Framer.Failure) -> Framer.Packet? {
+        mutating func nextPacket(buffer: UnsafeMutableRawBufferPointer, fd: Int32, owner: CaptureFileReader) throws(Framer.Failure) -> Framer.Packet? {
             while true {
                 var cursor = ByteCursor(UnsafeRawBufferPointer(rebasing: buffer[start..<end]))
                 let packet = try framer.nextPacket(&cursor)
@@ -141,7 +143,7 @@ public final class CaptureFileReader<Framer: CapturePacketFramer>: TraceRecordSo
                     try framer.finish(unconsumed: cursor)
                     return nil
                 }
-                try fill(buffer, fd: fd, calls: calls)
+                try fill(buffer, fd: fd, calls: owner.calls)
             }
         }
 
