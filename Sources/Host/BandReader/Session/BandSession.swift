@@ -97,7 +97,7 @@ public final class BandSession {
     }
 
     /// Runs the connection's work as ``SessionMachine`` orders it, performing each action on the
-    /// link, the store and the live stream (``perform(_:)``) and handing what follows back to the
+    /// link, the store and the live stream (`perform(_:)`) and handing what follows back to the
     /// machine, until it says the session is finished or failed.
     public func run(_ goal: Goal) throws(SessionError) -> Outcome {
         machine = SessionMachine(plan: SessionPlan(profile: connection.profile), goal: goal)
