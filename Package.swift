@@ -196,6 +196,8 @@ let package = Package(
             path: "Sources/Commands/health", swiftSettings: strict),
 
         // MARK: Tests — one test target per library target; shared helpers in support targets.
+        // One seeded generator for every test target; depends on nothing BandKit.
+        .target(name: "SeededRandom", path: "Tests/SeededRandom"),
         .target(name: "BandTestSupport", dependencies: ["BandWire", "BandLink", "BandKitSystem"], path: "Tests/BandTestSupport"),
         // OpenSSL's SHA-256 and HMAC: the oracle FirmwareCrypto's own code is checked against.
         .target(name: "CryptoOracle", dependencies: ["CCrypto"], path: "Tests/CryptoOracle"),
@@ -206,7 +208,7 @@ let package = Package(
         .testTarget(name: "BandHCITests", dependencies: ["BandWire", "BandHCI", "BandTestSupport"]),
         .testTarget(name: "BandGATTServerTests", dependencies: ["BandWire", "BandATT", "BandGATTServer", "BandTestSupport"]),
         .testTarget(name: "BandProtocolTests", dependencies: ["BandWire", "BandProtocol", "CryptoOracle", "BandTestSupport"]),
-        .testTarget(name: "FirmwareCryptoTests", dependencies: ["FirmwareCrypto", "CryptoOracle"]),
+        .testTarget(name: "FirmwareCryptoTests", dependencies: ["FirmwareCrypto", "CryptoOracle", "SeededRandom"]),
         .testTarget(name: "UARTFramingTests", dependencies: ["UARTFraming"]),
         .testTarget(name: "BandKitSystemTests", dependencies: ["BandKitSystem"]),
         .testTarget(name: "BandLinkTests", dependencies: ["BandLink", "BandTestSupport"]),
@@ -216,11 +218,11 @@ let package = Package(
         // CSQLite: the power-loss VFS (Support/PowerLossVFS.swift) the durability test runs the store on.
         .testTarget(name: "BandReaderTests",
                     dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTClient", "BandProtocol", "BandReader", "BandFirmware",
-                                   "BandPeers", "BandLink", "HealthStore", "HealthModel", "HealthAnalysis", "BandTestSupport", "CSQLite", "BandKitSystem"]),
+                                   "BandPeers", "BandLink", "HealthStore", "HealthModel", "HealthAnalysis", "BandTestSupport", "CSQLite", "BandKitSystem", "SeededRandom"]),
         .testTarget(name: "BandTraceTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandHCI", "BandLink", "BandTrace", "BandTestSupport", "BandKitSystem"]),
         .testTarget(name: "BandReplayTests",
                     dependencies: ["BandReplay", "BandGATTServer", "BandTrace", "BandLink", "BandATT", "HealthStore", "BandTestSupport",
-                                   "BandWire", "BandGATT", "BandProtocol", "BandReader", "BandFirmware", "HealthModel"]),
+                                   "BandWire", "BandGATT", "BandProtocol", "BandReader", "BandFirmware", "HealthModel", "SeededRandom"]),
         .testTarget(name: "ChipRuntimeTests",
                     dependencies: ["ChipRuntime", "FirmwareCrypto", "UARTFraming", "BandFirmware", "BandFirmwareCore", "BandProtocol",
                                    "BandLink", "BandWire", "BandATT"],
@@ -235,7 +237,7 @@ let package = Package(
         .testTarget(name: "HealthStoreTests", dependencies: ["HealthModel", "HealthStore", "HealthTestSupport"]),
         .testTarget(name: "HealthStorePostgreSQLTests",
                     dependencies: ["CPostgres", "HealthModel", "HealthStore", "HealthStorePostgreSQL", "HealthTestSupport"]),
-        .testTarget(name: "HealthAnalysisTests", dependencies: ["HealthAnalysis"]),
+        .testTarget(name: "HealthAnalysisTests", dependencies: ["HealthAnalysis", "SeededRandom"]),
         .testTarget(name: "HealthHTTPTests", dependencies: ["HealthHTTP"]),
         .testTarget(name: "AppleHealthTests", dependencies: ["AppleHealth", "HealthModel"]),
         .testTarget(name: "FitFileTests", dependencies: ["FitFile", "BandWire", "HealthTestSupport"]),
@@ -246,7 +248,7 @@ let package = Package(
         .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime"]),
         .testTarget(name: "JSONOutputTests", dependencies: ["JSONOutput", "HealthModel"]),
         // The `health` command run as a process (the built binary beside the test bundle).
-        .testTarget(name: "HealthCommandTests", dependencies: ["HealthModel", "HealthStore", "HealthTestSupport", "FitFile", "JSONOutput"]),
+        .testTarget(name: "HealthCommandTests", dependencies: ["HealthModel", "HealthStore", "HealthTestSupport", "FitFile", "JSONOutput", "SeededRandom"]),
         .testTarget(name: "EndToEndTests"),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,6 @@
 import BandReader
 import BandTestSupport
+import SeededRandom
 import Testing
 
 @Suite struct ReconnectBackoffTests {

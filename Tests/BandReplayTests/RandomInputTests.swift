@@ -2,6 +2,7 @@ import BandATT
 import BandReplay
 import BandTestSupport
 import BandWire
+import SeededRandom
 import Testing
 
 /// PDUs a hostile or broken client might send: every opcode, handles near the database's,

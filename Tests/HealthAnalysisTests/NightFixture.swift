@@ -1,4 +1,5 @@
 import Foundation
+import SeededRandom
 
 /// A wearer's day as a band would record it, minute by minute, from a plan of what they did:
 /// the scorer's input with a known truth, without the band's firmware.
@@ -87,29 +88,5 @@ struct NightFixture {
                                  heartRate: activity.isWorn ? (pulseSum / 60).rounded() : nil))
         }
         return result
-    }
-}
-
-/// Sebastiano Vigna's SplitMix64: small, seeded, good enough for test fixtures.
-struct SplitMix64 {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1).
-    mutating func unit() -> Double { Double(next() >> 11) * 0x1.0p-53 }
-
-    /// Standard normal (Box–Muller).
-    mutating func gaussian() -> Double {
-        let u1 = max(unit(), 0x1.0p-53)
-        return (-2 * log(u1)).squareRoot() * cos(2 * .pi * unit())
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import HealthModel
 import HealthStore
 import HealthTestSupport
+import SeededRandom
 import Testing
 
 /// Every JSON document `health` writes parses, whatever the store holds: random stores with
@@ -10,27 +11,13 @@ import Testing
 /// every JSON output read back with JSONSerialization. A non-finite result is refused with exit
 /// 65 and a message, never written as `inf`. Text never prints `0.` or `-0.`.
 @Suite struct JSONOutputPropertyTests {
-    /// SplitMix64: reproducible stores from a seed.
-    struct Generator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-        mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
-    }
-
     static let values: [Double] = [0, -0.0, 1, 0.1, 1e-200, .leastNonzeroMagnitude, 1.7e308, .greatestFiniteMagnitude, -1.5, 123.456_789,
                                    72.5, 1.8, 0.000_01, 1e15 + 0.5, 9_007_199_254_740_992, -2.5e-7]
     static let names = ["com.example.app", "bandkit.band", "ünï.çødé", "tab\there", "quote\"back\\slash", "esc\u{1B}[2J", "line\nbreak", "🚲"]
     static let types: [QuantityType] = [.stepCount, .heartRate, .height, .bodyMass, .distanceWalkingRunning]
 
     func randomStore(seed: UInt64) throws -> TemporaryStore {
-        var random = Generator(state: seed)
+        var random = SplitMix64(seed: seed)
         let temp = try TemporaryStore()
         let origin = at("2026-11-30T00:00:00Z")
         try temp.store.write(as: .owner) { transaction in
