@@ -128,7 +128,7 @@ def read_map(path):
                           and not section.startswith((".data.rel.ro", ".rodata.str", ".rodata.cst")) else "")
                 if origin == "libgcc" and member:
                     symbol = member.group(1)
-                kind = ("text" if section.startswith((".text", ".ARM")) else "rodata" if section.startswith((".rodata", ".data.rel.ro"))
+                kind = ("text" if section.startswith((".text", ".ARM", ".vectors")) else "rodata" if section.startswith((".rodata", ".data.rel.ro"))
                         else "data" if section.startswith(".data") else "bss")
                 current = {"origin": origin, "section": section, "size": size, "symbol": symbol, "kind": kind}
                 rows.append(current)
