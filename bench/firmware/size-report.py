@@ -44,14 +44,16 @@ AREAS = [
     ("GATT service: live activity notifications", r"LiveActivity|LiveNotifications|IndicationQueue"),
     ("GATT service: Device Information, Battery, GAP", r"DeviceInformation|BatteryLevel|SystemID|Appearance"),
     ("GATT server over the bring-up table (ChipRuntime's BoardAttributeSource, before the band starts)", r"^bring-up server |BoardAttributeSource"),
-    ("GATT services: attribute table and access (BandServices, BandAttributeSource)", r"AttributeTable|BandAttributeSource|AttributeAccess|BandServices|ServiceConnection|Characteristic\b|BandServiceHost|ChipLinkHost|BandActivityService"),
+    ("GATT services: the attribute table, built at start-up (BandAttributeTable, Characteristic)", r"AttributeTable|Characteristic\b|\bCharacteristic\."),
+    ("GATT services: BandServices (PDU dispatch, notifications, connection, its chip host)", r"BandAttributeSource|AttributeAccess|BandServices|ServiceConnection|Characteristic\b|BandServiceHost|ChipLinkHost|BandActivityService"),
     ("GATT server over the band's table (discovery, read, write)", r"BandGATTServer\.|GATTAttributeSource"),
     ("ATT PDUs (parse, encode)", r"BandATT\.|\bATT\w+"),
     ("GATT values (BandGATT)", r"BandGATT\."),
     ("UART framing and link messages", r"UARTFraming\.|UARTFrame|LinkMessage|LinkMessages"),
-    ("chip runtime (FirmwareRuntime, ChipBand, self-test, bench, Main)", r"ChipRuntime\.|ChipBand|BandKitM4\.|FirmwareApplication|OnChipBench|SelfTest"),
+    ("on-chip self-test and bench (link messages 0x06, 0x07)", r"OnChipBench|SelfTest"),
+    ("chip runtime (FirmwareRuntime, ChipBand, Main)", r"ChipRuntime\.|ChipBand|BandKitM4\.|FirmwareApplication"),
     ("wire primitives (ByteCursor, ByteWriter, UUIDs, CRC-32 and its table)", r"BandWire\."),
-    ("Swift stdlib and runtime (arrays, strings, Duration's 128-bit arithmetic, sorting)", r"^Swift stdlib|^C and runtime|swift_|Unicode|String"),
+    ("Swift stdlib and runtime (arrays, Duration's 128-bit arithmetic, reference counting, lazy globals)", r"^Swift stdlib|^C and runtime|swift_|Unicode|String"),
 ]
 
 
