@@ -30,6 +30,10 @@ public final class WriteTransaction {
     /// The statements run once per sample, held here so the hot path skips the cache lookup.
     private var findSyncStatement: Statement?
     private var insertSampleStatement: Statement?
+    /// Multi-row inserts of a batch, by row count.
+    private var batchInsertStatements: [Int: Statement] = [:]
+    /// The rows of the batch being saved, kept between batches so that their storage is reused.
+    var batchRows: [(index: Int, row: CheckedRow)] = []
     /// The types, apps and devices of the latest samples: a bulk import's rows cycle through a
     /// few of each, and comparing bytes is cheaper than hashing a type or building a byte-exact
     /// cache key (``ExactText``) per row.
@@ -271,15 +275,22 @@ public final class WriteTransaction {
         var metadata: [String: String]
     }
 
-    /// A row checked and resolved (type, source and device ids), ready to be written.
+    /// A row checked and resolved (type, source and device ids, metadata encoded): the columns
+    /// it is written with, and nothing else, since a batch holds hundreds of them and copies each.
     struct CheckedRow {
-        var values: RowValues
+        var id: UUID
         var typeID: Int64
+        var value: Double
+        var start: Int64
+        var end: Int64
         var appID: Int64
         var version: String
         var deviceID: Int64?
-        var start: Int64
-        var end: Int64
+        var zone: String?
+        var syncIdentifier: String?
+        var syncVersion: Int64
+        var userEntered: Bool
+        var metadata: String?
     }
 
     private func save(_ row: RowValues, source: AppIdentity) throws(HealthStoreError) -> SaveOutcome {
@@ -327,8 +338,28 @@ public final class WriteTransaction {
                 lastAppRecordingDevices = appID
             }
         }
-        return CheckedRow(values: row, typeID: typeID, appID: appID, version: source.version, deviceID: deviceID,
-                          start: start, end: end)
+        return CheckedRow(id: row.id, typeID: typeID, value: row.value, start: start, end: end, appID: appID,
+                          version: source.version, deviceID: deviceID, zone: row.timeZone?.identifier,
+                          syncIdentifier: row.syncIdentifier, syncVersion: row.syncVersion, userEntered: row.userEntered,
+                          metadata: MetadataCoding.encode(row.metadata))
+    }
+
+    /// Whether `bundleID` already has an app row (a batch writes what is pending before a new
+    /// app takes the next anchor as its first).
+    func knowsApp(_ bundleID: String) throws(HealthStoreError) -> Bool {
+        if recentApps.contains(where: { ExactText.same($0.bundleID, bundleID) }) { return true }
+        return try store.existingAppID(bundleID, connection) != nil
+    }
+
+    /// The multi-row insert of `rows` samples, prepared once per transaction.
+    func batchInsert(rows: Int) throws(HealthStoreError) -> Statement {
+        if let statement = batchInsertStatements[rows] {
+            statement.reset()
+            return statement
+        }
+        let statement = try connection.cached(Self.insertSampleSQL(rows: rows)).get()
+        batchInsertStatements[rows] = statement
+        return statement
     }
 
     /// Keeps `entry` among the few most recently resolved, replacing the oldest when full.
@@ -339,12 +370,11 @@ public final class WriteTransaction {
 
     /// Writes a checked row under the sync-identifier rule: inserted, replaced or left unchanged.
     func write(_ checked: CheckedRow) throws(HealthStoreError) -> SaveOutcome {
-        let (row, typeID, appID, deviceID) = (checked.values, checked.typeID, checked.appID, checked.deviceID)
+        let (row, typeID, appID) = (checked, checked.typeID, checked.appID)
         let (start, end) = (checked.start, checked.end)
         // New samples are the common case: insert first, and look for the sample to replace only
         // when the (source, type, sync identifier) key is already taken.
-        if try insertRow(row, typeID: typeID, appID: appID, version: checked.version, deviceID: deviceID,
-                         start: start, end: end) {
+        if try insertRow(checked) {
             recordDuration(typeID: typeID, end - start)
             markHours(typeID: typeID, start: start, end: end)
             return .inserted
@@ -370,8 +400,7 @@ public final class WriteTransaction {
         delete.bind(1, oldAnchor)
         try delete.run().get()
         if oldID != row.id { try insertTombstone(id: oldID, typeID: typeID, appID: appID) }
-        guard try insertRow(row, typeID: typeID, appID: appID, version: checked.version, deviceID: deviceID,
-                            start: start, end: end) else {
+        guard try insertRow(checked) else {
             throw .invalidSample("sync identifier \(row.syncIdentifier ?? "") still taken after replacing")
         }
         recordDuration(typeID: typeID, end - start)
@@ -406,11 +435,9 @@ public final class WriteTransaction {
     }
 
     /// Inserts one row under the next anchor; false when its sync key is already taken.
-    private func insertRow(_ row: RowValues, typeID: Int64, appID: Int64, version: String, deviceID: Int64?,
-                           start: Int64, end: Int64) throws(HealthStoreError) -> Bool {
+    private func insertRow(_ row: CheckedRow) throws(HealthStoreError) -> Bool {
         let insert = try reuse(&insertSampleStatement, Self.insertSampleSQL(rows: 1))
-        bindSample(insert, at: 0, row, typeID: typeID, appID: appID, version: version, deviceID: deviceID,
-                   start: start, end: end)
+        bindSample(insert, at: 0, row)
         do {
             try insert.run().get()
         } catch {
@@ -424,7 +451,7 @@ public final class WriteTransaction {
         return connection.changes > 0
     }
 
-    /// Columns of a sample row, in the order ``bindSample(_:at:_:typeID:appID:version:deviceID:start:end:)`` binds them.
+    /// Columns of a sample row, in the order ``bindSample(_:at:_:)`` binds them.
     static let sampleColumns = 15
 
     /// `INSERT` of `rows` samples under the sync-identifier key: a row whose key is taken is skipped.
@@ -439,23 +466,22 @@ public final class WriteTransaction {
     }
 
     /// Binds one sample row, under the next anchor, as row `position` (0-based) of an insert.
-    func bindSample(_ insert: Statement, at position: Int, _ row: RowValues, typeID: Int64, appID: Int64,
-                    version: String, deviceID: Int64?, start: Int64, end: Int64) {
+    func bindSample(_ insert: Statement, at position: Int, _ row: borrowing CheckedRow) {
         let base = Int32(position * Self.sampleColumns)
         insert.bind(base + 1, nextAnchor())
         insert.bind(base + 2, row.id)
-        insert.bind(base + 3, typeID)
-        insert.bind(base + 4, start)
-        insert.bind(base + 5, end)
+        insert.bind(base + 3, row.typeID)
+        insert.bind(base + 4, row.start)
+        insert.bind(base + 5, row.end)
         insert.bind(base + 6, row.value)
-        insert.bind(base + 7, appID)
-        insert.bind(base + 8, version)
-        insert.bind(base + 9, deviceID)
-        insert.bind(base + 10, row.timeZone?.identifier)
+        insert.bind(base + 7, row.appID)
+        insert.bind(base + 8, row.version)
+        insert.bind(base + 9, row.deviceID)
+        insert.bind(base + 10, row.zone)
         insert.bind(base + 11, row.syncIdentifier)
         insert.bind(base + 12, row.syncVersion)
         insert.bind(base + 13, row.userEntered)
-        insert.bind(base + 14, MetadataCoding.encode(row.metadata))
+        insert.bind(base + 14, row.metadata)
         insert.bind(base + 15, store.personID)
     }
 

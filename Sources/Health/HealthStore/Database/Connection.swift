@@ -107,7 +107,7 @@ final class Statement {
     }
 
     func bind(_ index: Int32, _ value: UUID) {
-        base.bind(index, blob: withUnsafeBytes(of: value.uuid) { Array($0) })
+        base.bind(index, uuid: value)
     }
 
     // MARK: Columns (0-based).
