@@ -37,7 +37,7 @@ public final class WriteTransaction {
     /// The types, apps and devices of the latest samples: a bulk import's rows cycle through a
     /// few of each, and comparing bytes is cheaper than hashing a type or building a byte-exact
     /// cache key (``ExactText``) per row.
-    private var recentTypes: [(type: SampleType, id: Int64)] = []
+    private var recentTypes: [(type: SampleType, id: Int64, maximumDuration: Double)] = []
     private var recentApps: [(bundleID: String, id: Int64)] = []
     private var recentDevices: [(device: DeviceInfo, id: Int64)] = []
     private var lastAppRecordingDevices: Int64?
@@ -307,30 +307,33 @@ public final class WriteTransaction {
         let end = row.end.microsecondsSince1970
         guard end >= start else { throw .invalidSample("end \(row.end) is before start \(row.start)") }
         // Bounded times keep every sample's merged hours and every query's look-back bounded.
-        if let problem = PlausibleRange.problem(start: row.start, end: row.end, maximumDuration: row.type.maximumDuration) {
+        // The recent entries are searched by position: `first(where:)` would copy each entry it
+        // looks at (a type or device is several strings, each retained and released).
+        let typeID: Int64
+        let maximumDuration: Double
+        if let position = recentTypes.indices.first(where: { recentTypes[$0].type == row.type }) {
+            (typeID, maximumDuration) = (recentTypes[position].id, recentTypes[position].maximumDuration)
+        } else {
+            (typeID, maximumDuration) = (store.typeID(row.type), row.type.maximumDuration)
+            Self.remember((row.type, typeID, maximumDuration), in: &recentTypes)
+        }
+        if let problem = PlausibleRange.problem(start: row.start, end: row.end, maximumDuration: maximumDuration) {
             throw .invalidSample("\(row.type) \(problem)")
         }
-        let typeID: Int64
-        if let recent = recentTypes.first(where: { $0.type == row.type }) {
-            typeID = recent.id
-        } else {
-            typeID = store.typeID(row.type)
-            Self.remember((row.type, typeID), in: &recentTypes)
-        }
         let appID: Int64
-        if let recent = recentApps.first(where: { ExactText.same($0.bundleID, source.id) }) {
-            appID = recent.id
+        if let position = recentApps.indices.first(where: { ExactText.same(recentApps[$0].bundleID, source.id) }) {
+            appID = recentApps[position].id
         } else {
             appID = try self.appID(source.id)
             Self.remember((source.id, appID), in: &recentApps)
         }
         var deviceID: Int64?
-        if let device = row.device {
-            if let recent = recentDevices.first(where: { ExactText.same($0.device, device) }) {
-                deviceID = recent.id
+        if row.device != nil {
+            if let position = recentDevices.indices.first(where: { ExactText.same(recentDevices[$0].device, row.device!) }) {
+                deviceID = recentDevices[position].id
             } else {
-                let id = try self.deviceID(device)
-                Self.remember((device, id), in: &recentDevices)
+                let id = try self.deviceID(row.device!)
+                Self.remember((row.device!, id), in: &recentDevices)
                 deviceID = id
             }
             if lastAppRecordingDevices != appID {
@@ -347,7 +350,7 @@ public final class WriteTransaction {
     /// Whether `bundleID` already has an app row (a batch writes what is pending before a new
     /// app takes the next anchor as its first).
     func knowsApp(_ bundleID: String) throws(HealthStoreError) -> Bool {
-        if recentApps.contains(where: { ExactText.same($0.bundleID, bundleID) }) { return true }
+        if recentApps.indices.contains(where: { ExactText.same(recentApps[$0].bundleID, bundleID) }) { return true }
         return try store.existingAppID(bundleID, connection) != nil
     }
 
