@@ -107,9 +107,9 @@ extension WriteTransaction {
         // One row is written as one by one: no savepoint to pay for.
         if pending.count > 1 {
             do throws(HealthStoreError) {
-                try connection.execute("SAVEPOINT bandkit_batch").get()
+                try batchSavepoint(release: false)
                 if try insertAll(pending) {
-                    try connection.execute("RELEASE SAVEPOINT bandkit_batch").get()
+                    try batchSavepoint(release: true)
                     for position in pending.indices {
                         let (typeID, start, end) = (pending[position].row.typeID, pending[position].row.start, pending[position].row.end)
                         recordDuration(typeID: typeID, end - start)
@@ -143,7 +143,7 @@ extension WriteTransaction {
             while size > rows.count - offset { size /= 2 }
             let insert = try batchInsert(rows: size)
             for position in 0..<size { bindSample(insert, at: position, rows[offset + position].row) }
-            switch insert.run() {
+            switch insert.run(keepingBindings: true) {
             case .success:
                 if connection.changes != size { return false }
             case .failure(let error):

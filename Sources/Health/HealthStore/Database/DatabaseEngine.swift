@@ -34,6 +34,8 @@ package protocol EngineStatement: AnyObject {
     func step() -> Result<Bool, DatabaseError>
     /// Back to before the first row, every parameter NULL.
     func reset()
+    /// Back to before the first row, parameters as bound (for a caller that binds every one again).
+    func rewind()
     func bind(_ index: Int32, int64 value: Int64)
     func bind(_ index: Int32, double value: Double)
     func bind(_ index: Int32, text value: String)
@@ -49,6 +51,8 @@ package protocol EngineStatement: AnyObject {
 }
 
 extension EngineStatement {
+    package func rewind() { reset() }
+
     package func bind(_ index: Int32, uuid value: UUID) {
         bind(index, blob: withUnsafeBytes(of: value.uuid) { Array($0) })
     }

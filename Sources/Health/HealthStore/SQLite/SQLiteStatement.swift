@@ -53,6 +53,11 @@ final class SQLiteStatement: EngineStatement {
         bindFailure = SQLITE_OK
     }
 
+    func rewind() {
+        sqlite3_reset(handle)
+        bindFailure = SQLITE_OK
+    }
+
     /// Virtual-machine steps since the last call (the counter is reset).
     func takeVirtualMachineSteps() -> Int { Int(sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_VM_STEP, 1)) }
 
