@@ -13,7 +13,8 @@
 #   5. peak RSS of parse and import at a quarter of the size, to show it does not grow with the file.
 #   6. the limit: the rows 3 stored, inserted by the same C program into a minimal two-index table (rowid,
 #      the store's covering (type, time) index and sync key; no uuid index, no foreign keys) and into the store's schema;
-#      with BENCH_BEFORE=path/to/an/older/health, that binary's `health import export.ndjson` too;
+#      with BENCH_BEFORE=path/to/an/older/health, that binary's `health import export.ndjson` too, and the two
+#      stores compared (bench/import/compare-stores.sh: equal but for the uuids' time and random bits);
 #   7. the peer: `healthkit-to-sqlite` (PyPI, in a venv made here) on export.zip beside `health import export.zip`.
 #
 #   BENCH_RECORDS=518400 BENCH_BEFORE=/tmp/health-main bash bench/import/run.sh   # 360 days of minutes, before/after
@@ -113,6 +114,7 @@ if [ -n "${BENCH_BEFORE:-}" ]; then
   measure before "$BENCH_BEFORE" --store "$work/before.sqlite" import "$work/export.ndjson"
   echo "    before ($BENCH_BEFORE): $(cat "$work/before.out")"
   report before "$ndjson_rows"
+  bash bench/import/compare-stores.sh "$work/before.sqlite" "$work/ndjson.sqlite"
 fi
 python3 - "$minimal_cpu" "$schema_cpu" "$ndjson_cpu" "${before_cpu:-0}" "$minimal_wall" "$ndjson_wall" "${before_wall:-0}" <<'PY'
 import sys

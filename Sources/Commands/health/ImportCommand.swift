@@ -108,12 +108,15 @@ struct ImportCommand: Command {
                         try savePending()
                         throw DataError(error.description)
                     }
-                    switch record.payload {
-                    case .quantity(let sample): pending.append(SampleToSave(sample, attributedTo: record.source))
-                    case .category(let sample): pending.append(SampleToSave(sample, attributedTo: record.source))
+                    // The record is consumed: its sample moves into the batch instead of being copied
+                    // (a sample is a dozen strings and references, each retained per copy).
+                    let source = record.source
+                    switch (consume record).payload {
+                    case .quantity(let sample): pending.append(SampleToSave(sample, attributedTo: source))
+                    case .category(let sample): pending.append(SampleToSave(sample, attributedTo: source))
                     case .workout(let workout):
                         try savePending()
-                        do { count(try transaction.save(workout, attributedTo: record.source)) } catch let error as HealthStoreError {
+                        do { count(try transaction.save(workout, attributedTo: source)) } catch let error as HealthStoreError {
                             throw Self.failure(error, line: number)
                         }
                         return

@@ -120,10 +120,17 @@ extension HealthStore {
 
     /// Recomputes every hour of a type for one person, from their first sample to their last.
     func rebuildMergedHours(personID: Int64, typeID: Int64, _ connection: Connection) throws(HealthStoreError) {
-        let bounds = try connection.cached(
-            "SELECT min(start_us), max(end_us) FROM sample WHERE person_id = ? AND type_id = ?").get()
+        // The last end is among the samples starting within the longest duration of the last
+        // start: the (person, type, start) index gives both ends of the range without reading
+        // every sample of the type (max(end_us) over all of them did).
+        let bounds = try connection.cached("""
+            SELECT (SELECT min(start_us) FROM sample WHERE person_id = ?1 AND type_id = ?2),
+                   (SELECT max(end_us) FROM sample INDEXED BY sample_by_type_time WHERE person_id = ?1 AND type_id = ?2
+                    AND start_us >= (SELECT max(start_us) FROM sample WHERE person_id = ?1 AND type_id = ?2) - ?3)
+            """).get()
         bounds.bind(1, personID)
         bounds.bind(2, typeID)
+        bounds.bind(3, try maxDuration(typeID: typeID, connection))
         let clear = try connection.cached("DELETE FROM merged_hour WHERE person_id = ? AND type_id = ?").get()
         clear.bind(1, personID)
         clear.bind(2, typeID)

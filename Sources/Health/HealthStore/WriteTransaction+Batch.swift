@@ -36,15 +36,16 @@ public struct BatchSaveError: Error, CustomStringConvertible {
 ///
 /// The outcome is the one saving them one by one gives, on both engines: the same rows, sync-identifier
 /// rule, tombstones, anchors, merged hours, errors (and the samples before an error saved). What differs
-/// is the number of round trips. SQLite is in-process, so samples are saved one by one. On PostgreSQL
-/// every statement is a round trip to the server, so up to ``batchSize`` checked rows are sent as
-/// multi-row `INSERT … ON CONFLICT DO NOTHING` statements inside a savepoint. When every row went in (new
-/// samples: the common case) that is all. When one did not (its sync identifier is taken: a replacement
-/// or an unchanged re-sync) or a statement failed (a duplicate id), the savepoint is rolled back, the
-/// anchor counter rewound, and the same rows are written again one by one, which gives exactly the
-/// row-by-row result, including which sample an error names.
+/// is the number of statements. Up to ``batchSize`` checked rows are sent as multi-row
+/// `INSERT … ON CONFLICT DO NOTHING` statements inside a savepoint: on PostgreSQL every statement is a
+/// round trip to the server, and on SQLite each statement has a fixed cost (opening the table and index
+/// cursors, starting and ending its statement transaction) that one row a statement paid per sample. When
+/// every row went in (new samples: the common case) that is all. When one did not (its sync identifier is
+/// taken: a replacement or an unchanged re-sync) or a statement failed (a duplicate id), the savepoint is
+/// rolled back, the anchor counter rewound, and the same rows are written again one by one, which gives
+/// exactly the row-by-row result, including which sample an error names.
 extension WriteTransaction {
-    /// Rows sent to PostgreSQL together, and a good size for a caller's batches (in statements of 256, 128, … rows: at most 9 distinct
+    /// Rows sent together, and a good size for a caller's batches (in statements of 256, 128, … rows: at most 9 distinct
     /// prepared statements; 256 × 15 parameters stays far below the protocol's 65,535).
     public static let batchSize = 512
     private static let largestInsert = 256
@@ -55,30 +56,31 @@ extension WriteTransaction {
     public func save(_ samples: [SampleToSave]) throws(BatchSaveError) -> [SaveOutcome] {
         var outcomes: [SaveOutcome] = []
         outcomes.reserveCapacity(samples.count)
-        let batches = connection.kind == .postgresql
-        var pending: [(index: Int, row: CheckedRow)] = []
-        for (index, sample) in samples.enumerated() {
+        // The transaction's buffer, taken (so that appending does not copy it) and given back.
+        var pending = batchRows
+        batchRows = []
+        defer {
+            pending.removeAll(keepingCapacity: true)
+            batchRows = pending
+        }
+        for index in samples.indices {
             // A refused sample is reported after the samples before it are written, as one by one.
             func refuse(_ error: HealthStoreError) -> BatchSaveError {
                 if case .failure(let failure) = writePending(&pending, into: &outcomes) { return failure }
                 return BatchSaveError(index: index, error: error)
             }
-            let source = sample.source ?? app
+            let source = samples[index].source ?? app
             let values: RowValues
             let newApp: Bool
             do throws(HealthStoreError) {
-                if sample.source != nil, !app.isOwner {
+                if samples[index].source != nil, !app.isOwner {
                     throw .ownerOnly(operation: "saving for another source", app: app.id)
                 }
-                switch sample.payload {
+                switch samples[index].payload {
                 case .quantity(let quantity): values = try Self.rowValues(quantity)
                 case .category(let category): values = try Self.rowValues(category)
                 }
-                if !batches {
-                    outcomes.append(try write(check(values, source: source)))
-                    continue
-                }
-                newApp = try store.existingAppID(source.id, connection) == nil
+                newApp = try !knowsApp(source.id)
             } catch {
                 throw refuse(error)
             }
@@ -99,30 +101,33 @@ extension WriteTransaction {
     /// row refused, or the first pending row when the store failed as a whole.
     private func writePending(_ pending: inout [(index: Int, row: CheckedRow)],
                               into outcomes: inout [SaveOutcome]) -> Result<Void, BatchSaveError> {
-        guard let first = pending.first else { return .success(()) }
-        let rows = pending
-        pending.removeAll(keepingCapacity: true)
+        defer { pending.removeAll(keepingCapacity: true) }
+        guard !pending.isEmpty else { return .success(()) }
         let firstAnchor = anchor
-        do throws(HealthStoreError) {
-            try connection.execute("SAVEPOINT bandkit_batch").get()
-            if try insertAll(rows.map(\.row)) {
-                try connection.execute("RELEASE SAVEPOINT bandkit_batch").get()
-                for (_, row) in rows {
-                    recordDuration(typeID: row.typeID, row.end - row.start)
-                    markHours(typeID: row.typeID, start: row.start, end: row.end)
-                    outcomes.append(.inserted)
+        // One row is written as one by one: no savepoint to pay for.
+        if pending.count > 1 {
+            do throws(HealthStoreError) {
+                try batchSavepoint(release: false)
+                if try insertAll(pending) {
+                    try batchSavepoint(release: true)
+                    for position in pending.indices {
+                        let (typeID, start, end) = (pending[position].row.typeID, pending[position].row.start, pending[position].row.end)
+                        recordDuration(typeID: typeID, end - start)
+                        markHours(typeID: typeID, start: start, end: end)
+                        outcomes.append(.inserted)
+                    }
+                    return .success(())
                 }
-                return .success(())
+                // A key was taken or a statement failed: write them again as if one by one.
+                try connection.execute("ROLLBACK TO SAVEPOINT bandkit_batch; RELEASE SAVEPOINT bandkit_batch").get()
+            } catch {
+                return .failure(BatchSaveError(index: pending[0].index, error: error))
             }
-            // A key was taken or a statement failed: write them again as if one by one.
-            try connection.execute("ROLLBACK TO SAVEPOINT bandkit_batch; RELEASE SAVEPOINT bandkit_batch").get()
-        } catch {
-            return .failure(BatchSaveError(index: first.index, error: error))
         }
         anchor = firstAnchor
-        for (index, row) in rows {
-            do throws(HealthStoreError) { outcomes.append(try write(row)) } catch {
-                return .failure(BatchSaveError(index: index, error: error))
+        for position in pending.indices {
+            do throws(HealthStoreError) { outcomes.append(try write(pending[position].row)) } catch {
+                return .failure(BatchSaveError(index: pending[position].index, error: error))
             }
         }
         return .success(())
@@ -131,18 +136,14 @@ extension WriteTransaction {
     /// Inserts `rows` in multi-row statements; true when every row went in. False when a row's sync
     /// key was taken or a statement failed for a reason the row-by-row path will name; a lost
     /// connection is thrown (the transaction is gone with it).
-    private func insertAll(_ rows: [CheckedRow]) throws(HealthStoreError) -> Bool {
+    private func insertAll(_ rows: borrowing [(index: Int, row: CheckedRow)]) throws(HealthStoreError) -> Bool {
         var offset = 0
         var size = Self.largestInsert
         while offset < rows.count {
             while size > rows.count - offset { size /= 2 }
-            let insert = try connection.cached(Self.insertSampleSQL(rows: size)).get()
-            for position in 0..<size {
-                let row = rows[offset + position]
-                bindSample(insert, at: position, row.values, typeID: row.typeID, appID: row.appID, version: row.version,
-                           deviceID: row.deviceID, start: row.start, end: row.end)
-            }
-            switch insert.run() {
+            let insert = try batchInsert(rows: size)
+            for position in 0..<size { bindSample(insert, at: position, rows[offset + position].row) }
+            switch insert.run(keepingBindings: true) {
             case .success:
                 if connection.changes != size { return false }
             case .failure(let error):

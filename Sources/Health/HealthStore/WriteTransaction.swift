@@ -30,10 +30,16 @@ public final class WriteTransaction {
     /// The statements run once per sample, held here so the hot path skips the cache lookup.
     private var findSyncStatement: Statement?
     private var insertSampleStatement: Statement?
+    /// Multi-row inserts of a batch, by row count.
+    private var batchInsertStatements: [Int: Statement] = [:]
+    /// SQLite's savepoint statements around a batch, prepared once (parsing them was 2 % of an import).
+    private var savepointStatements: (begin: Statement, release: Statement)?
+    /// The rows of the batch being saved, kept between batches so that their storage is reused.
+    var batchRows: [(index: Int, row: CheckedRow)] = []
     /// The types, apps and devices of the latest samples: a bulk import's rows cycle through a
     /// few of each, and comparing bytes is cheaper than hashing a type or building a byte-exact
     /// cache key (``ExactText``) per row.
-    private var recentTypes: [(type: SampleType, id: Int64)] = []
+    private var recentTypes: [(type: SampleType, id: Int64, maximumDuration: Double)] = []
     private var recentApps: [(bundleID: String, id: Int64)] = []
     private var recentDevices: [(device: DeviceInfo, id: Int64)] = []
     private var lastAppRecordingDevices: Int64?
@@ -271,15 +277,22 @@ public final class WriteTransaction {
         var metadata: [String: String]
     }
 
-    /// A row checked and resolved (type, source and device ids), ready to be written.
+    /// A row checked and resolved (type, source and device ids, metadata encoded): the columns
+    /// it is written with, and nothing else, since a batch holds hundreds of them and copies each.
     struct CheckedRow {
-        var values: RowValues
+        var id: UUID
         var typeID: Int64
+        var value: Double
+        var start: Int64
+        var end: Int64
         var appID: Int64
         var version: String
         var deviceID: Int64?
-        var start: Int64
-        var end: Int64
+        var zone: String?
+        var syncIdentifier: String?
+        var syncVersion: Int64
+        var userEntered: Bool
+        var metadata: String?
     }
 
     private func save(_ row: RowValues, source: AppIdentity) throws(HealthStoreError) -> SaveOutcome {
@@ -296,30 +309,33 @@ public final class WriteTransaction {
         let end = row.end.microsecondsSince1970
         guard end >= start else { throw .invalidSample("end \(row.end) is before start \(row.start)") }
         // Bounded times keep every sample's merged hours and every query's look-back bounded.
-        if let problem = PlausibleRange.problem(start: row.start, end: row.end, maximumDuration: row.type.maximumDuration) {
+        // The recent entries are searched by position: `first(where:)` would copy each entry it
+        // looks at (a type or device is several strings, each retained and released).
+        let typeID: Int64
+        let maximumDuration: Double
+        if let position = recentTypes.indices.first(where: { recentTypes[$0].type == row.type }) {
+            (typeID, maximumDuration) = (recentTypes[position].id, recentTypes[position].maximumDuration)
+        } else {
+            (typeID, maximumDuration) = (store.typeID(row.type), row.type.maximumDuration)
+            Self.remember((row.type, typeID, maximumDuration), in: &recentTypes)
+        }
+        if let problem = PlausibleRange.problem(start: row.start, end: row.end, maximumDuration: maximumDuration) {
             throw .invalidSample("\(row.type) \(problem)")
         }
-        let typeID: Int64
-        if let recent = recentTypes.first(where: { $0.type == row.type }) {
-            typeID = recent.id
-        } else {
-            typeID = store.typeID(row.type)
-            Self.remember((row.type, typeID), in: &recentTypes)
-        }
         let appID: Int64
-        if let recent = recentApps.first(where: { ExactText.same($0.bundleID, source.id) }) {
-            appID = recent.id
+        if let position = recentApps.indices.first(where: { ExactText.same(recentApps[$0].bundleID, source.id) }) {
+            appID = recentApps[position].id
         } else {
             appID = try self.appID(source.id)
             Self.remember((source.id, appID), in: &recentApps)
         }
         var deviceID: Int64?
-        if let device = row.device {
-            if let recent = recentDevices.first(where: { ExactText.same($0.device, device) }) {
-                deviceID = recent.id
+        if row.device != nil {
+            if let position = recentDevices.indices.first(where: { ExactText.same(recentDevices[$0].device, row.device!) }) {
+                deviceID = recentDevices[position].id
             } else {
-                let id = try self.deviceID(device)
-                Self.remember((device, id), in: &recentDevices)
+                let id = try self.deviceID(row.device!)
+                Self.remember((row.device!, id), in: &recentDevices)
                 deviceID = id
             }
             if lastAppRecordingDevices != appID {
@@ -327,8 +343,39 @@ public final class WriteTransaction {
                 lastAppRecordingDevices = appID
             }
         }
-        return CheckedRow(values: row, typeID: typeID, appID: appID, version: source.version, deviceID: deviceID,
-                          start: start, end: end)
+        return CheckedRow(id: row.id, typeID: typeID, value: row.value, start: start, end: end, appID: appID,
+                          version: source.version, deviceID: deviceID, zone: row.timeZone?.identifier,
+                          syncIdentifier: row.syncIdentifier, syncVersion: row.syncVersion, userEntered: row.userEntered,
+                          metadata: MetadataCoding.encode(row.metadata))
+    }
+
+    /// Whether `bundleID` already has an app row (a batch writes what is pending before a new
+    /// app takes the next anchor as its first).
+    func knowsApp(_ bundleID: String) throws(HealthStoreError) -> Bool {
+        if recentApps.indices.contains(where: { ExactText.same(recentApps[$0].bundleID, bundleID) }) { return true }
+        return try store.existingAppID(bundleID, connection) != nil
+    }
+
+    /// The multi-row insert of `rows` samples, prepared once per transaction. Its parameters are
+    /// not cleared between runs: each run binds all of them.
+    func batchInsert(rows: Int) throws(HealthStoreError) -> Statement {
+        if let statement = batchInsertStatements[rows] { return statement }
+        let statement = try connection.cached(Self.insertSampleSQL(rows: rows)).get()
+        batchInsertStatements[rows] = statement
+        return statement
+    }
+
+    /// Opens (`release` false) or releases the savepoint a batch is written in.
+    func batchSavepoint(release: Bool) throws(HealthStoreError) {
+        guard connection.kind == .sqlite else {
+            // PostgreSQL prepares only queries and data changes; SAVEPOINT goes as plain text.
+            return try connection.execute(release ? "RELEASE SAVEPOINT bandkit_batch" : "SAVEPOINT bandkit_batch").get()
+        }
+        if savepointStatements == nil {
+            savepointStatements = (try connection.prepare("SAVEPOINT bandkit_batch").get(),
+                                   try connection.prepare("RELEASE SAVEPOINT bandkit_batch").get())
+        }
+        try (release ? savepointStatements!.release : savepointStatements!.begin).run().get()
     }
 
     /// Keeps `entry` among the few most recently resolved, replacing the oldest when full.
@@ -339,12 +386,11 @@ public final class WriteTransaction {
 
     /// Writes a checked row under the sync-identifier rule: inserted, replaced or left unchanged.
     func write(_ checked: CheckedRow) throws(HealthStoreError) -> SaveOutcome {
-        let (row, typeID, appID, deviceID) = (checked.values, checked.typeID, checked.appID, checked.deviceID)
+        let (row, typeID, appID) = (checked, checked.typeID, checked.appID)
         let (start, end) = (checked.start, checked.end)
         // New samples are the common case: insert first, and look for the sample to replace only
         // when the (source, type, sync identifier) key is already taken.
-        if try insertRow(row, typeID: typeID, appID: appID, version: checked.version, deviceID: deviceID,
-                         start: start, end: end) {
+        if try insertRow(checked) {
             recordDuration(typeID: typeID, end - start)
             markHours(typeID: typeID, start: start, end: end)
             return .inserted
@@ -370,8 +416,7 @@ public final class WriteTransaction {
         delete.bind(1, oldAnchor)
         try delete.run().get()
         if oldID != row.id { try insertTombstone(id: oldID, typeID: typeID, appID: appID) }
-        guard try insertRow(row, typeID: typeID, appID: appID, version: checked.version, deviceID: deviceID,
-                            start: start, end: end) else {
+        guard try insertRow(checked) else {
             throw .invalidSample("sync identifier \(row.syncIdentifier ?? "") still taken after replacing")
         }
         recordDuration(typeID: typeID, end - start)
@@ -406,11 +451,9 @@ public final class WriteTransaction {
     }
 
     /// Inserts one row under the next anchor; false when its sync key is already taken.
-    private func insertRow(_ row: RowValues, typeID: Int64, appID: Int64, version: String, deviceID: Int64?,
-                           start: Int64, end: Int64) throws(HealthStoreError) -> Bool {
+    private func insertRow(_ row: CheckedRow) throws(HealthStoreError) -> Bool {
         let insert = try reuse(&insertSampleStatement, Self.insertSampleSQL(rows: 1))
-        bindSample(insert, at: 0, row, typeID: typeID, appID: appID, version: version, deviceID: deviceID,
-                   start: start, end: end)
+        bindSample(insert, at: 0, row)
         do {
             try insert.run().get()
         } catch {
@@ -424,7 +467,7 @@ public final class WriteTransaction {
         return connection.changes > 0
     }
 
-    /// Columns of a sample row, in the order ``bindSample(_:at:_:typeID:appID:version:deviceID:start:end:)`` binds them.
+    /// Columns of a sample row, in the order ``bindSample(_:at:_:)`` binds them.
     static let sampleColumns = 15
 
     /// `INSERT` of `rows` samples under the sync-identifier key: a row whose key is taken is skipped.
@@ -439,23 +482,22 @@ public final class WriteTransaction {
     }
 
     /// Binds one sample row, under the next anchor, as row `position` (0-based) of an insert.
-    func bindSample(_ insert: Statement, at position: Int, _ row: RowValues, typeID: Int64, appID: Int64,
-                    version: String, deviceID: Int64?, start: Int64, end: Int64) {
+    func bindSample(_ insert: Statement, at position: Int, _ row: borrowing CheckedRow) {
         let base = Int32(position * Self.sampleColumns)
         insert.bind(base + 1, nextAnchor())
         insert.bind(base + 2, row.id)
-        insert.bind(base + 3, typeID)
-        insert.bind(base + 4, start)
-        insert.bind(base + 5, end)
+        insert.bind(base + 3, row.typeID)
+        insert.bind(base + 4, row.start)
+        insert.bind(base + 5, row.end)
         insert.bind(base + 6, row.value)
-        insert.bind(base + 7, appID)
-        insert.bind(base + 8, version)
-        insert.bind(base + 9, deviceID)
-        insert.bind(base + 10, row.timeZone?.identifier)
+        insert.bind(base + 7, row.appID)
+        insert.bind(base + 8, row.version)
+        insert.bind(base + 9, row.deviceID)
+        insert.bind(base + 10, row.zone)
         insert.bind(base + 11, row.syncIdentifier)
         insert.bind(base + 12, row.syncVersion)
         insert.bind(base + 13, row.userEntered)
-        insert.bind(base + 14, MetadataCoding.encode(row.metadata))
+        insert.bind(base + 14, row.metadata)
         insert.bind(base + 15, store.personID)
     }
 

@@ -33,7 +33,8 @@ public struct ImportRecord: Sendable {
         var zones: [String: TimeZone] = [:]
         var sources: [String: AppIdentity] = [:]
         // The fast path's, keyed by the bytes of the line.
-        let typesByBytes = ByteKeyedCache<SampleType>()
+        /// A type with its bounds, which are worked out from its identifier on each call.
+        let typesByBytes = ByteKeyedCache<(type: SampleType, maximumDuration: Double, plausibleRange: PlausibleRange?)>()
         let unitsByBytes = ByteKeyedCache<HealthUnit>()
         let zonesByBytes = ByteKeyedCache<TimeZone>()
         let sourcesByBytes = ByteKeyedCache<AppIdentity>()

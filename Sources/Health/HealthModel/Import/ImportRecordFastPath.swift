@@ -14,7 +14,9 @@ extension ImportRecord {
         func text(_ part: UnsafeBufferPointer<UInt8>) -> String { String(decoding: part, as: UTF8.self) }
 
         guard let typeRange = scan.type,
-              let type = context.typesByBytes.value(bytes(typeRange), resolve: { name, _ in try? SampleType(named: text(name)) })
+              let (type, maximumDuration, plausibleRange) = context.typesByBytes.value(bytes(typeRange), resolve: { name, _ in
+                  (try? SampleType(named: text(name))).map { ($0, $0.maximumDuration, $0.quantityType?.plausibleRange) }
+              })
         else { return nil }
         if case .workout = type { return nil }
 
@@ -37,7 +39,7 @@ extension ImportRecord {
             end = date
         }
         guard end >= start, start >= PlausibleRange.earliest, start < PlausibleRange.latest,
-              PlausibleRange.problem(start: start, end: end, maximumDuration: type.maximumDuration) == nil else { return nil }
+              PlausibleRange.problem(start: start, end: end, maximumDuration: maximumDuration) == nil else { return nil }
 
         guard let sourceRange = scan.source, !sourceRange.isEmpty else { return nil }
         let versionBytes = scan.sourceVersion.map(bytes) ?? UnsafeBufferPointer(start: nil, count: 0)
@@ -82,7 +84,7 @@ extension ImportRecord {
                 unit = found
             }
             guard let canonical = try? Quantity(value, unit).value(in: quantityType.canonicalUnit),
-                  quantityType.plausibleRange.problem(value: canonical, unit: quantityType.canonicalUnit) == nil else { return nil }
+                  plausibleRange?.problem(value: canonical, unit: quantityType.canonicalUnit) == nil else { return nil }
             payload = .quantity(QuantitySample(id: id, type: quantityType, quantity: Quantity(value, unit), start: start, end: end,
                                                timeZone: zone, device: device, syncIdentifier: syncID, syncVersion: syncVersion,
                                                userEntered: userEntered, metadata: metadata))

@@ -75,9 +75,10 @@ final class Statement {
     /// Advances: `true` when a row is available, `false` when done.
     func step() -> Result<Bool, DatabaseError> { base.step() }
 
-    /// Runs to completion, ignoring rows.
-    func run() -> Result<Void, DatabaseError> {
-        defer { reset() }
+    /// Runs to completion, ignoring rows. `keepingBindings`: for a caller that binds every
+    /// parameter again before the next run (clearing thousands of a multi-row insert's costs).
+    func run(keepingBindings: Bool = false) -> Result<Void, DatabaseError> {
+        defer { if keepingBindings { base.rewind() } else { reset() } }
         while true {
             switch step() {
             case .success(true): continue
@@ -107,7 +108,7 @@ final class Statement {
     }
 
     func bind(_ index: Int32, _ value: UUID) {
-        base.bind(index, blob: withUnsafeBytes(of: value.uuid) { Array($0) })
+        base.bind(index, uuid: value)
     }
 
     // MARK: Columns (0-based).

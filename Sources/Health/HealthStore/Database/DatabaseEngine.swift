@@ -1,3 +1,5 @@
+import FoundationEssentials
+
 /// The seam between the store and a database engine (SQLite, PostgreSQL).
 ///
 /// The store's SQL is written once, in the dialect both engines accept (`INSERT … ON CONFLICT`,
@@ -32,14 +34,26 @@ package protocol EngineStatement: AnyObject {
     func step() -> Result<Bool, DatabaseError>
     /// Back to before the first row, every parameter NULL.
     func reset()
+    /// Back to before the first row, parameters as bound (for a caller that binds every one again).
+    func rewind()
     func bind(_ index: Int32, int64 value: Int64)
     func bind(_ index: Int32, double value: Double)
     func bind(_ index: Int32, text value: String)
     func bind(_ index: Int32, blob value: [UInt8])
+    /// A UUID as its 16 bytes (a blob).
+    func bind(_ index: Int32, uuid value: UUID)
     func bindNull(_ index: Int32)
     func int64(_ column: Int32) -> Int64
     func double(_ column: Int32) -> Double
     func isNull(_ column: Int32) -> Bool
     func text(_ column: Int32) -> String?
     func blob(_ column: Int32) -> [UInt8]?
+}
+
+extension EngineStatement {
+    package func rewind() { reset() }
+
+    package func bind(_ index: Int32, uuid value: UUID) {
+        bind(index, blob: withUnsafeBytes(of: value.uuid) { Array($0) })
+    }
 }
