@@ -1,0 +1,5 @@
+import BandLEHost
+import BandHCI
+import BandWire
+import BandATT
+import BandGATTServer
