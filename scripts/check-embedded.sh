@@ -30,5 +30,6 @@ while IFS=$'\t' read -r module folder; do
   modules+=("$module")
 done < <(MODULES_ROOT="$root" embedded_modules)
 swiftc "${flags[@]}" -module-name GATTServerProbe "$root/scripts/embedded/GATTServerProbe.swift" -c -o "$out/GATTServerProbe.o"
-if command -v llvm-size >/dev/null; then llvm-size "$out"/BandGATTServer.o "$out"/GATTServerProbe.o "$out"/FirmwareCrypto.o "$out"/UARTFraming.o "$out"/ChipRuntime.o; fi
-echo "check-embedded: ${modules[*]} and the probe compile with Embedded Swift (armv7em-none-none-eabi)"
+swiftc "${flags[@]}" -module-name LEHostProbe "$root/scripts/embedded/LEHostProbe.swift" -c -o "$out/LEHostProbe.o"
+if command -v llvm-size >/dev/null; then llvm-size "$out"/BandGATTServer.o "$out"/GATTServerProbe.o "$out"/LEHostProbe.o "$out"/FirmwareCrypto.o "$out"/UARTFraming.o "$out"/ChipRuntime.o; fi
+echo "check-embedded: ${modules[*]} and the probes compile with Embedded Swift (armv7em-none-none-eabi)"

@@ -1,5 +1,0 @@
-import BandLEHost
-import BandHCI
-import BandWire
-import BandATT
-import BandGATTServer
