@@ -50,7 +50,7 @@ import Testing
         #expect(request.handle == 0x40 && request.randomNumber == 0x1122_3344_5566_7788 && request.encryptedDiversifier == 0x1234)
         let change = try roundTrip(bytes("00 40 00 01"), as: EncryptionChange.self)
         #expect(change.status == .success && change.enabled == 1)
-        let parameters = try roundTrip(bytes("20 00 40 00 00 01 66 55 44 33 22 11 07 00"), as: LESetAdvertisingParameters.self)
+        let parameters = try roundTrip(bytes("20 00 40 00 00 01 00 66 55 44 33 22 11 07 00"), as: LESetAdvertisingParameters.self)
         #expect(parameters.intervalMin == 32 && parameters.ownAddressType == 1 && parameters.channelMap == 7)
         _ = try roundTrip(bytes("10 00 00 00 00 00 00 00"), as: HCIEventMask.self)
         let dhKey = try roundTrip(bytes("09 00") + Array(0..<32), as: LESecureConnectionsKeyEvent.self)

@@ -22,7 +22,8 @@ import Testing
         // 27 bytes of room after the header: "Bänd" repeated puts a two-byte ä across the cut.
         let name = Array(String(repeating: "Bänd ", count: 7).utf8)
         var payload = AdvertisingPayload()
-        #expect(payload.appendFlags())
+        let flagsFit = payload.appendFlags()
+        #expect(flagsFit)
         #expect(name.withUnsafeBytes { payload.appendLocalName($0) })
         let bytes = payload.bytes.array
         #expect(bytes[4] == AdvertisingPayload.ADType.shortenedLocalName)
@@ -36,7 +37,8 @@ import Testing
         let data = [UInt8](repeating: 7, count: 25)
         #expect(data.withUnsafeBytes { payload.appendManufacturerData(company: 0xFFFF, $0) })
         #expect(payload.bytes.count == 29)
-        #expect(!payload.appendServiceUUIDs16([BluetoothUUID(0x180D)]))
+        let uuidsFit = payload.appendServiceUUIDs16([BluetoothUUID(0x180D)])
+        #expect(!uuidsFit)
         #expect(payload.bytes.count == 29)
         #expect(payload.bytes.array.prefix(4) == [28, 0xFF, 0xFF, 0xFF])
     }

@@ -110,6 +110,7 @@ import Testing
     @Test func commandFlowControlWaitsForCredits() {
         var host = ScriptedHost()
         host.start()
+        #expect(host.takeSent() == [compact("01 03 0c 00")])
         // The Reset's Command Complete allows no further command: nothing is sent …
         host.controller("04 0e 04 00 03 0c 00")
         #expect(host.takeSent() == [])

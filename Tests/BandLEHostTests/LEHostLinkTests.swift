@@ -160,7 +160,7 @@ import Testing
 
     @Test func signalingRejectsWhatAPeripheralCannotDoAndAsksForParameters() {
         var host = ScriptedHost()
-        host.bringUp()
+        host.bringUp(aclCount: 8)
         host.connect()
         // A Connection Parameter Update Request from the central: only a central may be asked.
         host.controller(acl("0c 00 05 00 12 07 08 00 18 00 28 00 00 00 48 00"))

@@ -110,6 +110,7 @@ import Testing
         // The central encrypts: the LTK from f5 answers, and encryption on saves the bond.
         host.controller("04 3e 0d 05 40 00 00 00 00 00 00 00 00 00 00 00")
         #expect(host.takeSent() == [compact("01 1a 20 12 40 00 " + Hex.encode(wire(ltk)))])
+        host.controller("04 0e 06 01 1a 20 00 40 00")
         host.controller("04 08 04 00 40 00 01")
         let events = host.takeEvents()
         #expect(events.contains { if case .encrypted(0x40) = $0 { return true } else { return false } })

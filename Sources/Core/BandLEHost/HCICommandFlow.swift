@@ -8,7 +8,7 @@ import BandWire
 ///
 /// Every sent command is outstanding until its Command Complete or Command Status; the oldest
 /// outstanding one has a deadline, so a controller that never answers is reported
-/// (``LEHostEvent/controllerTimedOut(_:)``) instead of hanging the host.
+/// (``LEHostError/controllerTimedOut(_:)``) instead of hanging the host.
 public struct HCICommandFlow {
     public static let slotCount = 4
     /// An H4 command with up to 64 parameter bytes (LE Generate DHKey's public key).
