@@ -141,4 +141,18 @@ import Testing
         host.controller("04 0e 04 01 03 0c 00")
         #expect(host.takeSent() == [compact("01 01 10 00")])
     }
+
+    @Test func aConnectionBeforeAdvertisingWasAskedForIsNotTaken() {
+        // Found by fuzz/lehost: an LE Connection Complete during bring-up made a link the
+        // host then served while still bringing the controller up.
+        var host = ScriptedHost()
+        host.start()
+        host.controller(ScriptedHost.connectionComplete)
+        #expect(host.host.connection == nil)
+        guard case .dropped(.unexpectedConnection(0x40))? = host.takeEvents().first else { Issue.record("not reported"); return }
+        // Once the enable is out, the controller may report the link before its Command Complete.
+        for (_, answer) in ScriptedHost.bringUpScript().dropLast() { host.controller(answer) }
+        host.controller(ScriptedHost.connectionComplete)
+        #expect(host.host.connection?.handle == 0x40)
+    }
 }

@@ -42,7 +42,7 @@ struct Table: GATTAttributeSource {
     }
 }
 
-struct Bonds: LEBondStore {
+struct OneBond: LEBondStore {
     var kept: LEBond?
     func bond(with peer: LEAddress) -> LEBond? { kept?.peer == peer ? kept : nil }
     mutating func save(_ bond: LEBond) -> Bool { kept = bond; return true }
@@ -51,13 +51,13 @@ struct Bonds: LEBondStore {
 struct IO: LEHostIO {
     var sent: [[UInt8]] = []
     var events: [String] = []
-    var bonds = Bonds()
+    var bonds = OneBond()
     mutating func transmit(_ h4Packet: UnsafeRawBufferPointer) { sent.append(Array(h4Packet)) }
     mutating func report<WriteEffect>(_ event: LEHostEvent<WriteEffect>) { events.append("\(event)") }
 }
 
 let attMTU = 247
-let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: LEHostMemory.size(attMTU: attMTU), alignment: 8)
+nonisolated(unsafe) let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: LEHostMemory.size(attMTU: attMTU), alignment: 8)
 
 func hex(_ text: String) -> [UInt8] {
     var out: [UInt8] = []

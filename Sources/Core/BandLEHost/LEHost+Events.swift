@@ -128,7 +128,12 @@ extension LEHost {
             restartAdvertising(io: &io)
             return
         }
-        guard role == 1, connection == nil else { return }
+        // A link only once advertising was asked for (a controller that reports one earlier, or a
+        // second one, or one as central, is not this host's); the controller keeps it until it drops.
+        guard role == 1, connection == nil, phase == .running || bringUp.step == .enableAdvertising else {
+            io.report(LEHostEvent<Source.WriteEffect>.dropped(.unexpectedConnection(handle)))
+            return
+        }
         connection = LEConnection(handle: handle, peer: peer, interval: interval, latency: latency, supervisionTimeout: timeout,
                                   attMTU: configuration.attMTU, ioCapability: configuration.ioCapability,
                                   local: LEAddress(bringUp.info.address, type: .public))

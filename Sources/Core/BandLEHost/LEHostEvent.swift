@@ -77,6 +77,9 @@ public enum LEHostDrop: Equatable, Sendable {
     case h4(H4Drop)
     /// An event whose parameters could not be read.
     case malformedEvent(HCIEventCode, ParseError)
+    /// A connection the host did not advertise for (before bring-up asked for advertising, a
+    /// second link, a central role), ignored.
+    case unexpectedConnection(UInt16)
     /// An ACL packet for a connection handle the host does not have.
     case unknownHandle(UInt16)
     /// An ACL packet whose header does not match its length.
