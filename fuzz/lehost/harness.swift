@@ -50,10 +50,28 @@ struct OneBond: LEBondStore {
 
 struct IO: LEHostIO {
     var sent: [[UInt8]] = []
-    var events: [String] = []
+    /// Each event as a small number (its case), cheap enough for millions of runs.
+    var events: [Int] = []
     var bonds = OneBond()
     mutating func transmit(_ h4Packet: UnsafeRawBufferPointer) { sent.append(Array(h4Packet)) }
-    mutating func report<WriteEffect>(_ event: LEHostEvent<WriteEffect>) { events.append("\(event)") }
+    mutating func report<WriteEffect>(_ event: LEHostEvent<WriteEffect>) {
+        switch event {
+        case .ready: events.append(1)
+        case .failed: events.append(2)
+        case .controllerError: events.append(3)
+        case .advertising: events.append(4)
+        case .connected(let handle, _, _, _, _): events.append(5 << 16 | Int(handle))
+        case .disconnected(let handle, _): events.append(6 << 16 | Int(handle))
+        case .mtuChanged(let mtu): events.append(7 << 16 | mtu)
+        case .gatt: events.append(8)
+        case .connectionParametersAnswered: events.append(9)
+        case .dropped: events.append(10)
+        case .displayPasskey(let passkey): events.append(11 << 32 | Int(passkey))
+        case .pairingFailed(let failure): events.append(12 << 16 | Int(failure.reason))
+        case .encrypted: events.append(13)
+        case .bonded: events.append(14)
+        }
+    }
 }
 
 let attMTU = 247
@@ -67,13 +85,16 @@ func hex(_ text: String) -> [UInt8] {
     return out
 }
 
-let bringUp: [String] = [
+let bringUpHex: [String] = [
     "04 0e 04 01 03 0c 00", "04 0e 0c 01 01 10 00 0d 00 00 0d 5f 00 00 00", "04 0e 0c 01 03 10 00 00 00 00 00 40 00 00 00",
     "04 0e 0a 01 60 20 00 1b 00 04 00 00 00", "04 0e 0a 01 09 10 00 66 55 44 33 22 11", "04 0e 04 01 01 0c 00", "04 0e 04 01 01 20 00",
     "04 0e 04 01 06 20 00", "04 0e 04 01 08 20 00", "04 0e 04 01 09 20 00", "04 0e 04 01 0a 20 00",
 ]
-let connect = ["04 3e 13 01 00 40 00 01 01 66 55 44 33 22 11 18 00 00 00 48 00 00", "02 40 20 07 00 03 00 04 00 02 f7 00",
+let connectHex = ["04 3e 13 01 00 40 00 01 01 66 55 44 33 22 11 18 00 00 00 48 00 00", "02 40 20 07 00 03 00 04 00 02 f7 00",
                "04 13 05 01 40 00 01 00"]
+
+/// The scripts as bytes, parsed once.
+let scripts: [[[UInt8]]] = [[], bringUpHex.map(hex), (bringUpHex + connectHex).map(hex)]
 
 func check(_ host: LEHost<Table>, _ io: IO, from: Int) {
     for packet in io.sent[from...] {
@@ -96,7 +117,7 @@ func check(_ host: LEHost<Table>, _ io: IO, from: Int) {
     precondition(host.connection == nil || host.phase == .running, "a connection while \(host.phase)")
 }
 
-func run(_ input: UnsafeRawBufferPointer, start: Int, chunk: Int) -> ([[UInt8]], [String]) {
+func run(_ input: UnsafeRawBufferPointer, start: Int, chunk: Int) -> ([[UInt8]], [Int]) {
     let configuration = Array("Band".utf8).withUnsafeBytes {
         LEHostConfiguration.band(name: $0, services: [BluetoothUUID(0x180D)], attMTU: attMTU, ioCapability: 0x00)
     }
@@ -105,8 +126,7 @@ func run(_ input: UnsafeRawBufferPointer, start: Int, chunk: Int) -> ([[UInt8]],
     var table = Table()
     var now: UInt32 = 0
     host.start(now: now, io: &io)
-    let script = start == 0 ? [] : (start == 1 ? bringUp : bringUp + connect)
-    for packet in script { hex(packet).withUnsafeBytes { host.receive($0, now: now, source: &table, io: &io) } }
+    for packet in scripts[start] { packet.withUnsafeBytes { host.receive($0, now: now, source: &table, io: &io) } }
     let scripted = io.sent.count
     var offset = 0
     while offset < input.count {
