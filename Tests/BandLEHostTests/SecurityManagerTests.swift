@@ -146,6 +146,26 @@ import Testing
 
     @Test func passkeyEntryDisplaysThePasskeyAndAWrongOneFailsTheConfirm() {
         var host = connected()
+        wrongPasskeyAttempt(&host)
+    }
+
+    @Test func threeWrongPasskeysSlowFurtherAttemptsAndSaySo() {
+        var host = connected()
+        for _ in 0..<2 { wrongPasskeyAttempt(&host) }
+        #expect(host.host.pairingGuard.remaining(now: host.now) == 0)
+        wrongPasskeyAttempt(&host, expectThrottle: 10_000)
+        // A Pairing Request within the 10 s is refused with Repeated Attempts, naming the time left.
+        host.now = 4_000
+        host.controller(smp("01 04 00 0d 10 00 00"))
+        #expect(host.takeSent() == [hostSMP("05 09")])
+        guard case .pairingThrottled(retryAfterMilliseconds: 6_000)? = host.takeEvents().first else { Issue.record("not said"); return }
+        // After the wait a request is answered again; a fourth wrong passkey doubles the wait.
+        host.now = 10_000
+        wrongPasskeyAttempt(&host, expectThrottle: 20_000)
+    }
+
+    /// One passkey-entry pairing in which the central types a wrong passkey.
+    func wrongPasskeyAttempt(_ host: inout ScriptedHost, expectThrottle: UInt32? = nil) {
         // A central with a keyboard (KeyboardDisplay) against the band's DisplayOnly: passkey entry.
         host.controller(smp("01 04 00 0d 10 00 00"))
         #expect(host.takeSent() == [compact("01 25 20 00"), hostSMP("02 00 00 0d 10 00 00")])
@@ -168,7 +188,34 @@ import Testing
         _ = host.takeSent()
         host.controller(smp("04 " + Hex.encode(wire(nonce))))
         #expect(host.takeSent() == [hostSMP("05 04")])
-        guard case .pairingFailed(let failure)? = host.takeEvents().last else { Issue.record("no failure"); return }
-        #expect(failure.reason == SMPFailure.confirmValueFailed)
+        let events = host.takeEvents()
+        let failures = events.compactMap { event -> UInt8? in if case .pairingFailed(let failure) = event { return failure.reason } else { return nil } }
+        #expect(failures == [SMPFailure.confirmValueFailed])
+        let throttles = events.compactMap { event -> UInt32? in if case .pairingThrottled(let wait) = event { return wait } else { return nil } }
+        #expect(throttles == (expectThrottle.map { [$0] } ?? []))
+    }
+}
+
+/// SMP's 30-second timeout runs from the last SMP command.
+@Suite struct PairingTimeoutTests {
+    @Test func aStalledPairingTimesOutAfterThirtySeconds() {
+        var host = ScriptedHost()
+        host.bringUp(aclCount: 10)
+        host.connect()
+        host.controller("02 40 20 0b 00 07 00 06 00 01 03 00 09 10 00 00")
+        // The controller does its part; the central never sends its public key.
+        host.controller("04 0f 04 00 01 25 20")
+        host.controller("04 3e 42 08 00" + String(repeating: " 5a", count: 64))
+        _ = host.takeSent()
+        _ = host.takeEvents()
+        #expect(host.host.connection?.isPairing == true)
+        host.host.tick(now: 29_999, io: &host.io)
+        #expect(host.takeEvents().isEmpty)
+        host.host.tick(now: 30_000, io: &host.io)
+        guard case .pairingFailed(let failure)? = host.takeEvents().first else { Issue.record("no timeout"); return }
+        #expect(failure.reason == SMPFailure.unspecifiedReason && failure.sentByBand)
+        #expect(host.host.connection?.isPairing == false)
+        // No Pairing Failed goes out after a timeout (§3.4).
+        #expect(host.takeSent() == [])
     }
 }

@@ -70,6 +70,7 @@ struct IO: LEHostIO {
         case .pairingFailed(let failure): events.append(12 << 16 | Int(failure.reason))
         case .encrypted: events.append(13)
         case .bonded: events.append(14)
+        case .pairingThrottled(let wait): events.append(15 << 32 | Int(wait))
         }
     }
 }

@@ -25,6 +25,9 @@ public struct LEConnection: Sendable {
         security = SecurityManager(ioCapability: ioCapability, local: local, peer: peer)
     }
 
+    /// True while a pairing runs on the link.
+    public var isPairing: Bool { security.isPairing }
+
     /// ATT_MTU in force.
     public var mtu: Int { gatt.mtu }
 }

@@ -83,6 +83,17 @@ extension LEHost {
 
     mutating func securityPDU<IO: LEHostIO>(_ pdu: UnsafeRawBufferPointer, io: inout IO) {
         guard var link = connection else { return }
+        pairingDeadline = now &+ Self.pairingTimeoutMilliseconds
+        let wait = pairingGuard.remaining(now: now)
+        if wait > 0, pdu.first == SMPCode.pairingRequest.rawValue {
+            var refusal = SecurityManager.Outcome()
+            _ = refusal.reply.append(SMPCode.pairingFailed.rawValue)
+            _ = refusal.reply.append(SMPFailure.repeatedAttempts)
+            refusal.failure = SMPFailure(reason: SMPFailure.repeatedAttempts, sentByBand: true)
+            io.report(LEHostEvent<Source.WriteEffect>.pairingThrottled(retryAfterMilliseconds: wait))
+            performSecurity(refusal, io: &io)
+            return
+        }
         let outcome = link.security.receive(pdu)
         connection = link
         performSecurity(outcome, io: &io)
@@ -96,10 +107,17 @@ extension LEHost {
             if !queued { io.report(LEHostEvent<Source.WriteEffect>.dropped(.outboxFull(channel: L2CAPChannelID.securityManager.rawValue))) }
         }
         if let error = outcome.malformed { io.report(LEHostEvent<Source.WriteEffect>.dropped(.malformedSecurity(error))) }
-        if let failure = outcome.failure { io.report(LEHostEvent<Source.WriteEffect>.pairingFailed(failure)) }
+        if let failure = outcome.failure {
+            io.report(LEHostEvent<Source.WriteEffect>.pairingFailed(failure))
+            if failure.reason == SMPFailure.confirmValueFailed {
+                let wait = pairingGuard.passkeyFailed(now: now)
+                if wait > 0 { io.report(LEHostEvent<Source.WriteEffect>.pairingThrottled(retryAfterMilliseconds: wait)) }
+            }
+        }
         if let passkey = outcome.displayPasskey { io.report(LEHostEvent<Source.WriteEffect>.displayPasskey(passkey)) }
         if let request = outcome.request { send(request, io: &io) }
         if let request = outcome.followUp { send(request, io: &io) }
+        if outcome.bond != nil { pairingGuard.succeeded() }
         if let bond = outcome.bond {
             let saved = io.bonds.save(bond)
             io.report(LEHostEvent<Source.WriteEffect>.bonded(bond, saved: saved))
@@ -114,4 +132,7 @@ extension LEHost {
         case .random: send(HCIParameterlessCommand(.leRand), io: &io)
         }
     }
+
+    /// SMP's timeout (Core 5.4 Vol 3 Part H §3.4).
+    static var pairingTimeoutMilliseconds: UInt32 { 30_000 }
 }

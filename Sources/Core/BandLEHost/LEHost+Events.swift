@@ -200,6 +200,7 @@ extension LEHost {
         connection = link
         if link.encrypted { io.report(LEHostEvent<Source.WriteEffect>.encrypted(handle: link.handle)) }
         if let bond {
+            pairingGuard.succeeded()
             let saved = io.bonds.save(bond)
             io.report(LEHostEvent<Source.WriteEffect>.bonded(bond, saved: saved))
         }

@@ -41,6 +41,10 @@ public struct LEHost<Source: GATTAttributeSource> {
     public internal(set) var connection: LEConnection?
     public internal(set) var aclCredits = ACLCredits()
     public internal(set) var commands: HCICommandFlow
+    /// Wrong passkeys in a row and the wait they earned; survives links.
+    public internal(set) var pairingGuard = PairingAttemptGuard()
+    /// When the running pairing times out (30 s after the last SMP command, Vol 3 Part H §3.4).
+    var pairingDeadline: UInt32 = 0
     /// True while the controller advertises (as far as the host asked it to).
     public internal(set) var advertising = false
     var decoder: H4PacketDecoder
@@ -97,6 +101,11 @@ public struct LEHost<Source: GATTAttributeSource> {
         self.now = now
         if phase != .failed, phase != .off, let opcode = commands.overdue(now: now) {
             fail(.controllerTimedOut(opcode), io: &io)
+        }
+        if var link = connection, link.security.isPairing, Int32(bitPattern: now &- pairingDeadline) >= 0 {
+            let outcome = link.security.timedOut()
+            connection = link
+            performSecurity(outcome, io: &io)
         }
     }
 

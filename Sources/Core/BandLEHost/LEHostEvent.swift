@@ -28,6 +28,8 @@ public enum LEHostEvent<WriteEffect> {
     case displayPasskey(UInt32)
     /// Pairing ended without keys.
     case pairingFailed(SMPFailure)
+    /// Too many wrong passkeys: Pairing Requests are refused (Repeated Attempts) for this long.
+    case pairingThrottled(retryAfterMilliseconds: UInt32)
     /// The link is encrypted (with a fresh or a bonded key).
     case encrypted(handle: UInt16)
     /// A bond was kept (or could not be: `saved` false).
