@@ -68,3 +68,11 @@ import Testing
         #expect(decode(bytes("04 1a 00 02 40 20 00 00")) == ["4:1a00", "2:40200000"])
     }
 }
+
+/// The host's whole memory, as docs/architecture.md states it.
+@Suite struct LEHostMemoryTests {
+    @Test func aHostForATTMTU247Needs2295Bytes() {
+        #expect(LEHostMemory.size(attMTU: 247) == 2_295)
+        #expect(LEHostMemory.size(attMTU: 23) == 260 + 27 * 5 + 23 + 261 + 272)
+    }
+}
