@@ -71,8 +71,8 @@ import Testing
 
 /// The host's whole memory, as docs/architecture.md states it.
 @Suite struct LEHostMemoryTests {
-    @Test func aHostForATTMTU247Needs2295Bytes() {
-        #expect(LEHostMemory.size(attMTU: 247) == 2_295)
-        #expect(LEHostMemory.size(attMTU: 23) == 260 + 27 * 5 + 23 + 261 + 272)
+    @Test func aHostForATTMTU247Needs2294Bytes() {
+        #expect(LEHostMemory.size(attMTU: 247) == 2_294)
+        #expect(LEHostMemory.size(attMTU: 23) == 260 + 27 * 5 + 23 + 260 + 272)
     }
 }
