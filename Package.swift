@@ -30,8 +30,8 @@ let package = Package(
     products: [
         // Libraries, one per room (a room may offer more than one).
         .library(name: "BandCore", targets: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandProtocol",
-                                             "FirmwareCrypto", "UARTFraming", "CivilTime"]),
-        .library(name: "BandHost", targets: ["BandLink", "BandHCI", "BandBlueZ", "BandGATTClient", "SocketSecurity",
+                                             "FirmwareCrypto", "UARTFraming", "CivilTime", "BandHCI", "BandLEHost"]),
+        .library(name: "BandHost", targets: ["BandLink", "BandBlueZ", "BandGATTClient", "SocketSecurity",
                                              "BandReader"]),
         .library(name: "BandTrace", targets: ["BandTrace"]),
         .library(name: "BandReplay", targets: ["BandReplay"]),
@@ -81,6 +81,13 @@ let package = Package(
         // The UART frame between the firmware on the MCU and the host bridge: one codec for both
         // sides (docs/protocol.md "UART framing").
         .target(name: "UARTFraming", path: "Sources/Core/UARTFraming", swiftSettings: strict),
+        // HCI packets and events: one model for traces (BandTrace), the controller socket (BandBlueZ)
+        // and the band's own Bluetooth host (BandLEHost), so Embedded-clean.
+        .target(name: "BandHCI", dependencies: ["BandWire"], path: "Sources/Core/BandHCI", swiftSettings: strict),
+        // The band's own BLE peripheral host, sans I/O: H4 framing, controller bring-up, GAP
+        // advertising, L2CAP LE fixed channels and SMP under the unchanged GATT server.
+        .target(name: "BandLEHost", dependencies: ["BandWire", "BandHCI", "BandATT", "BandGATTServer", "FirmwareCrypto"],
+                path: "Sources/Core/BandLEHost", swiftSettings: strict),
 
         // MARK: Sources/System — below both halves: both make system calls, need unpredictable bytes
         // and write JSON, and neither may import the other.
@@ -93,8 +100,6 @@ let package = Package(
 
         // MARK: Sources/Host — links carrying ATT PDUs, HCI, the GATT client, the reader.
         .target(name: "BandLink", dependencies: ["BandKitSystem"], path: "Sources/Host/BandLink", swiftSettings: strict),
-        // HCI packets and events: one model for traces (BandTrace) and the controller socket (BandBlueZ).
-        .target(name: "BandHCI", dependencies: ["BandWire"], path: "Sources/Host/BandHCI", swiftSettings: strict),
         .target(name: "BandBlueZ", dependencies: ["CBlueZ", "BandWire", "BandHCI", "BandLink", "BandKitSystem"], path: "Sources/Host/BandBlueZ",
                 swiftSettings: strict),
         .target(name: "BandGATTClient", dependencies: ["BandWire", "BandATT", "BandGATT", "BandLink"],
@@ -206,6 +211,8 @@ let package = Package(
         .testTarget(name: "BandATTTests", dependencies: ["BandWire", "BandATT", "BandTestSupport"]),
         .testTarget(name: "BandGATTTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandTestSupport"]),
         .testTarget(name: "BandHCITests", dependencies: ["BandWire", "BandHCI", "BandTestSupport"]),
+        .testTarget(name: "BandLEHostTests", dependencies: ["BandLEHost", "BandHCI", "BandWire", "BandATT", "BandGATTServer", "FirmwareCrypto",
+                                                             "BandBlueZ", "BandProtocol", "BandTestSupport"]),
         .testTarget(name: "BandGATTServerTests", dependencies: ["BandWire", "BandATT", "BandGATTServer", "BandTestSupport"]),
         .testTarget(name: "BandProtocolTests", dependencies: ["BandWire", "BandProtocol", "CryptoOracle", "BandTestSupport"]),
         .testTarget(name: "FirmwareCryptoTests", dependencies: ["FirmwareCrypto", "CryptoOracle", "SeededRandom"]),

@@ -35,6 +35,10 @@ public struct HCIEventCode: RawRepresentable, Hashable, Sendable {
     @inlinable public init(rawValue: UInt8) { self.rawValue = rawValue }
 
     public static let disconnectionComplete = HCIEventCode(rawValue: 0x05)
+    public static let encryptionChange = HCIEventCode(rawValue: 0x08)
+    public static let hardwareError = HCIEventCode(rawValue: 0x10)
+    public static let dataBufferOverflow = HCIEventCode(rawValue: 0x1A)
+    public static let encryptionKeyRefreshComplete = HCIEventCode(rawValue: 0x30)
     public static let commandComplete = HCIEventCode(rawValue: 0x0E)
     public static let commandStatus = HCIEventCode(rawValue: 0x0F)
     public static let numberOfCompletedPackets = HCIEventCode(rawValue: 0x13)
@@ -49,6 +53,10 @@ public struct LEMetaSubevent: RawRepresentable, Hashable, Sendable {
     public static let connectionComplete = LEMetaSubevent(rawValue: 0x01)
     public static let advertisingReport = LEMetaSubevent(rawValue: 0x02)
     public static let connectionUpdateComplete = LEMetaSubevent(rawValue: 0x03)
+    public static let longTermKeyRequest = LEMetaSubevent(rawValue: 0x05)
+    public static let dataLengthChange = LEMetaSubevent(rawValue: 0x07)
+    public static let readLocalP256PublicKeyComplete = LEMetaSubevent(rawValue: 0x08)
+    public static let generateDHKeyComplete = LEMetaSubevent(rawValue: 0x09)
     public static let enhancedConnectionComplete = LEMetaSubevent(rawValue: 0x0A)
     public static let extendedAdvertisingReport = LEMetaSubevent(rawValue: 0x0D)
 }
