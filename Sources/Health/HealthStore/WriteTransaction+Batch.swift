@@ -119,7 +119,7 @@ extension WriteTransaction {
         } catch {
             return .failure(BatchSaveError(index: first.index, error: error))
         }
-        anchor = firstAnchor
+        rewindAnchors(to: firstAnchor)
         for (index, row) in rows {
             do throws(HealthStoreError) { outcomes.append(try write(row)) } catch {
                 return .failure(BatchSaveError(index: index, error: error))
@@ -139,7 +139,7 @@ extension WriteTransaction {
             let insert = try connection.cached(Self.insertSampleSQL(rows: size)).get()
             for position in 0..<size {
                 let row = rows[offset + position]
-                bindSample(insert, at: position, row.values, typeID: row.typeID, appID: row.appID, version: row.version,
+                try bindSample(insert, at: position, row.values, typeID: row.typeID, appID: row.appID, version: row.version,
                            deviceID: row.deviceID, start: row.start, end: row.end)
             }
             switch insert.run() {

@@ -4,6 +4,33 @@ import HealthModel
 /// The inside of `HealthStore/write(as:_:)`: saves, deletes and app state, all committed at once.
 ///
 /// Valid only during the closure it is passed to.
+///
+/// ## Anchors, and why writers of different people may commit in parallel
+///
+/// The change feed's rule: an anchor a reader was handed must never be passed by a change that
+/// commits later with a lower anchor (the reader would skip it). On SQLite there is one writer:
+/// anchors count up from `change_counter` and commit in order. On PostgreSQL a transaction writes
+/// one person's rows under that person's advisory lock (`WriteScope.person`), and writers of
+/// different people run at once. The rule still holds, per person, which is all a feed needs (it
+/// returns one person's changes, `ChangeFeed.swift`):
+/// 1. Anchors come from the sequence `anchor_block` (a block of 1,024 per call). A sequence never
+///    goes back and is outside transactions, so a block taken later is greater.
+/// 2. A transaction takes its blocks while it holds its person's lock, which the previous writer
+///    of that person released only once its commit was visible (or rolled back). So every anchor
+///    of a person's transaction is greater than every anchor of the person's earlier commits.
+/// 3. The commit sets the person's row of `person_anchor` to its last anchor, in the same
+///    transaction as the rows. A reader's snapshot that shows the row value A shows that commit
+///    and (by 2) every earlier one of the person: every change of the person with an anchor ≤ A.
+///    Every commit of the person it does not show began after that commit and (by 2) has anchors
+///    above A. So `changes(since:)` returns `(since, A]` complete, and a later call starting
+///    from A misses nothing and repeats nothing.
+///
+/// Other people's later commits may carry lower anchors than A; the feed never returns them.
+/// Rows shared between people are only added (apps, devices: `ON CONFLICT DO NOTHING`), kept
+/// per device (app state) or raised to a maximum (a type's longest sample); a write that must
+/// change other people's rows (their hourly totals, when the source ranking changes) first
+/// widens to the store-wide lock. `PostgresConcurrencyTests` checks the rule with writers of
+/// several people racing and a reader polling each person's feed.
 public final class WriteTransaction {
     unowned let store: HealthStore
     let connection: Connection
@@ -12,7 +39,12 @@ public final class WriteTransaction {
     var isOpen = true
     /// The last anchor handed out (a batch rewinds it when it writes its rows again one by one).
     var anchor: Int64
-    private let startAnchor: Int64
+    /// Where anchors come from, and the first and last anchor of the current block.
+    private let anchors: AnchorSource
+    private var blockFirst: Int64
+    private var blockLast: Int64
+    /// Whether any anchor was handed out: the commit then moves the person's horizon.
+    private var tookAnchors = false
     var createdApps: [String] = []
     var createdDevices: [DeviceInfo] = []
     /// The type identifiers ``app`` may write, read at the transaction's first check (nil until
@@ -38,17 +70,36 @@ public final class WriteTransaction {
     private var recentDevices: [(device: DeviceInfo, id: Int64)] = []
     private var lastAppRecordingDevices: Int64?
 
-    init(store: HealthStore, connection: Connection, app: AppIdentity, anchor: Int64) {
+    init(store: HealthStore, connection: Connection, app: AppIdentity, anchors: AnchorSource) {
         self.store = store
         self.connection = connection
         self.app = app
-        self.anchor = anchor
-        self.startAnchor = anchor
+        self.anchors = anchors
+        switch anchors {
+        case .counter(let last): (anchor, blockFirst, blockLast) = (last, last + 1, .max)
+        case .sequence: (anchor, blockFirst, blockLast) = (0, 1, 0)
+        }
     }
 
-    func nextAnchor() -> Int64 {
+    /// Anchors one call of the sequence reserves (its increment): a round trip per 1,024 changes.
+    static let anchorBlockSize: Int64 = 1024
+
+    func nextAnchor() throws(HealthStoreError) -> Int64 {
+        if anchor >= blockLast {
+            // The block after the value the sequence returns (the migration starts it at the
+            // store's counter, so the first block follows every anchor handed out before).
+            let start = try connection.scalar("SELECT nextval('anchor_block')").get() ?? 0
+            (anchor, blockFirst, blockLast) = (start, start + 1, start + Self.anchorBlockSize)
+        }
         anchor += 1
+        tookAnchors = true
         return anchor
+    }
+
+    /// Hands out `last + 1` next again (a batch writing its rolled-back rows one by one) when that
+    /// is in the current block; otherwise the numbers left over stay a gap, as another person's are.
+    func rewindAnchors(to last: Int64) {
+        if last + 1 >= blockFirst { anchor = last }
     }
 
     /// Writes the bookkeeping gathered during the transaction; called just before COMMIT.
@@ -67,6 +118,10 @@ public final class WriteTransaction {
             // The source now ranks among devices: merged sums change wherever it has data.
             if connection.changes > 0 { typesToRebuild.formUnion(store.mergedHourTypeIDs) }
         }
+        if !typesToRebuild.isEmpty {
+            // Every person's hourly totals: no other person's writer may be recomputing theirs.
+            try connection.engine.widenToStore().get()
+        }
         for typeID in typesToRebuild.sorted() { try store.rebuildMergedHours(typeID: typeID, connection) }
         for (typeID, hours) in dirtyHours where !typesToRebuild.contains(typeID) {
             var spans: [(Int64, Int64)] = []
@@ -79,10 +134,20 @@ public final class WriteTransaction {
             }
             try store.recomputeMergedHours(personID: store.personID, typeID: typeID, spans: spans, connection)
         }
-        if anchor != startAnchor {
-            let update = try connection.cached("UPDATE change_counter SET anchor = ? WHERE id = 1").get()
-            update.bind(1, anchor)
-            try update.run().get()
+        if tookAnchors {
+            if case .counter = anchors {
+                let update = try connection.cached("UPDATE change_counter SET anchor = ? WHERE id = 1").get()
+                update.bind(1, anchor)
+                try update.run().get()
+            }
+            // Only this person's writers touch its row, one at a time (the type's comment).
+            let horizon = try connection.cached("""
+                INSERT INTO person_anchor (person_id, anchor) VALUES (?1, ?2)
+                ON CONFLICT (person_id) DO UPDATE SET anchor = excluded.anchor
+                """).get()
+            horizon.bind(1, store.personID)
+            horizon.bind(2, anchor)
+            try horizon.run().get()
             if connection.kind == .postgresql {
                 let announce = try connection.cached(PostgreSQLNotifications.announceCommitSQL).get()
                 announce.bind(1, String(store.personID))
@@ -99,12 +164,22 @@ public final class WriteTransaction {
 
     func appID(_ bundleID: String) throws(HealthStoreError) -> Int64 {
         if let id = try store.existingAppID(bundleID, connection) { return id }
-        let id = try connection.scalar("INSERT INTO app (bundle_id, first_anchor) VALUES (?, ?) RETURNING id") { insert in
+        // Another person's writer may add the same app at the same moment: the later one waits
+        // for the earlier's commit, adds nothing and reads its row.
+        let inserted = try connection.scalar("""
+            INSERT INTO app (bundle_id, first_anchor) VALUES (?, ?) ON CONFLICT (bundle_id) DO NOTHING RETURNING id
+            """) { insert in
             insert.bind(1, bundleID)
             insert.bind(2, anchor + 1)
-        }.get() ?? 0
+        }.get()
+        let id: Int64
+        if let inserted {
+            id = inserted
+            createdApps.append(bundleID)
+        } else {
+            id = try connection.scalar("SELECT id FROM app WHERE bundle_id = ?") { $0.bind(1, bundleID) }.get() ?? 0
+        }
         store.appIDs[ExactText(bundleID)] = id
-        createdApps.append(bundleID)
         return id
     }
 
@@ -241,7 +316,7 @@ public final class WriteTransaction {
                                  app_version, device_id, metadata, person_id)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).get()
-        insert.bind(1, nextAnchor())
+        insert.bind(1, try nextAnchor())
         insert.bind(2, workout.id)
         insert.bind(3, workout.activity.rawValue)
         insert.bind(4, workout.start.microsecondsSince1970)
@@ -409,7 +484,7 @@ public final class WriteTransaction {
     private func insertRow(_ row: RowValues, typeID: Int64, appID: Int64, version: String, deviceID: Int64?,
                            start: Int64, end: Int64) throws(HealthStoreError) -> Bool {
         let insert = try reuse(&insertSampleStatement, Self.insertSampleSQL(rows: 1))
-        bindSample(insert, at: 0, row, typeID: typeID, appID: appID, version: version, deviceID: deviceID,
+        try bindSample(insert, at: 0, row, typeID: typeID, appID: appID, version: version, deviceID: deviceID,
                    start: start, end: end)
         do {
             try insert.run().get()
@@ -440,9 +515,9 @@ public final class WriteTransaction {
 
     /// Binds one sample row, under the next anchor, as row `position` (0-based) of an insert.
     func bindSample(_ insert: Statement, at position: Int, _ row: RowValues, typeID: Int64, appID: Int64,
-                    version: String, deviceID: Int64?, start: Int64, end: Int64) {
+                    version: String, deviceID: Int64?, start: Int64, end: Int64) throws(HealthStoreError) {
         let base = Int32(position * Self.sampleColumns)
-        insert.bind(base + 1, nextAnchor())
+        insert.bind(base + 1, try nextAnchor())
         insert.bind(base + 2, row.id)
         insert.bind(base + 3, typeID)
         insert.bind(base + 4, start)
@@ -474,7 +549,7 @@ public final class WriteTransaction {
     private func insertTombstone(id: UUID, typeID: Int64, appID: Int64) throws(HealthStoreError) {
         let tombstone = try connection.cached(
             "INSERT INTO tombstone (anchor, uuid, type_id, app_id, person_id) VALUES (?, ?, ?, ?, ?)").get()
-        tombstone.bind(1, nextAnchor())
+        tombstone.bind(1, try nextAnchor())
         tombstone.bind(2, id)
         tombstone.bind(3, typeID)
         tombstone.bind(4, appID)
@@ -562,4 +637,12 @@ public final class WriteTransaction {
         select.bind(2, key)
         return try select.step().get() ? select.text(0) : nil
     }
+}
+
+/// Where a write transaction's anchors come from.
+enum AnchorSource {
+    /// The one writer's: counting up from the store's counter (SQLite), whose last value is given.
+    case counter(Int64)
+    /// Blocks of the sequence `anchor_block` (PostgreSQL: writers of different people at once).
+    case sequence
 }
