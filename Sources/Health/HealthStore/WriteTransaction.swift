@@ -39,9 +39,11 @@ public final class WriteTransaction {
     var isOpen = true
     /// The last anchor handed out (a batch rewinds it when it writes its rows again one by one).
     var anchor: Int64
-    /// Where anchors come from, and the first and last anchor of the current block.
+    /// Where anchors come from; the blocks of the sequence this transaction took, in order, and
+    /// the one ``anchor`` is in (a rewound batch hands out its blocks' numbers again).
     private let anchors: AnchorSource
-    private var blockFirst: Int64
+    private var blocks: [(first: Int64, last: Int64)] = []
+    private var block = -1
     private var blockLast: Int64
     /// Whether any anchor was handed out: the commit then moves the person's horizon.
     private var tookAnchors = false
@@ -76,8 +78,8 @@ public final class WriteTransaction {
         self.app = app
         self.anchors = anchors
         switch anchors {
-        case .counter(let last): (anchor, blockFirst, blockLast) = (last, last + 1, .max)
-        case .sequence: (anchor, blockFirst, blockLast) = (0, 1, 0)
+        case .counter(let last): (anchor, blockLast) = (last, .max)
+        case .sequence: (anchor, blockLast) = (0, 0)
         }
     }
 
@@ -86,20 +88,31 @@ public final class WriteTransaction {
 
     func nextAnchor() throws(HealthStoreError) -> Int64 {
         if anchor >= blockLast {
-            // The block after the value the sequence returns (the migration starts it at the
-            // store's counter, so the first block follows every anchor handed out before).
-            let start = try connection.scalar("SELECT nextval('anchor_block')").get() ?? 0
-            (anchor, blockFirst, blockLast) = (start, start + 1, start + Self.anchorBlockSize)
+            if block + 1 == blocks.count {
+                // The block after the value the sequence returns (the migration starts it at the
+                // store's counter, so the first block follows every anchor handed out before).
+                let start = try connection.scalar("SELECT nextval('anchor_block')").get() ?? 0
+                blocks.append((start + 1, start + Self.anchorBlockSize))
+            }
+            block += 1
+            anchor = blocks[block].first - 1
+            blockLast = blocks[block].last
         }
         anchor += 1
         tookAnchors = true
         return anchor
     }
 
-    /// Hands out `last + 1` next again (a batch writing its rolled-back rows one by one) when that
-    /// is in the current block; otherwise the numbers left over stay a gap, as another person's are.
+    /// Hands out the anchors after `last` again (a batch writing its rolled-back rows one by one):
+    /// the same numbers, in the same blocks, as if the batch had been saved one by one.
     func rewindAnchors(to last: Int64) {
-        if last + 1 >= blockFirst { anchor = last }
+        anchor = last
+        guard case .sequence = anchors else { return }
+        block = blocks.firstIndex { last < $0.last } ?? blocks.count - 1
+        if block >= 0 {
+            anchor = max(last, blocks[block].first - 1)
+            blockLast = blocks[block].last
+        }
     }
 
     /// Writes the bookkeeping gathered during the transaction; called just before COMMIT.
