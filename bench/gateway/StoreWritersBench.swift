@@ -33,10 +33,12 @@ func stepsOf(_ gateway: Int, _ person: Int, _ device: Int, _ minute: Int) -> UIn
     UInt32((gateway * 7919 + person * 104_729 + device * 31 + minute * 17) % 150 + 1)
 }
 
-func openStore(_ path: String, person name: String) throws -> HealthStore {
+/// Adds the people missing (on one connection, closed before the people's are opened).
+func addPeople(_ path: String, _ names: [String]) throws {
     let store = try HealthStore(path: path, cacheKiB: 2048)
-    do { try store.addPerson(named: name) } catch HealthStoreError.personExists {}
-    return try HealthStore(path: path, cacheKiB: 2048, person: name)
+    for name in names {
+        do { try store.addPerson(named: name) } catch HealthStoreError.personExists {}
+    }
 }
 
 final class Output: @unchecked Sendable {
@@ -65,12 +67,13 @@ case "write":
     let started = Date()
     let group = DispatchGroup()
     let failures = Output()
+    try addPeople(path, (0..<people).map { person(gateway, $0) })
     for p in 0..<people {
         group.enter()
         Thread.detachNewThread {
             defer { group.leave() }
             do {
-                let store = try openStore(path, person: person(gateway, p))
+                let store = try HealthStore(path: path, cacheKiB: 2048, person: person(gateway, p))
                 let writers = try (0..<devices).map { d in
                     try SampleWriter(store: store, deviceIdentifier: deviceID(gateway, p, d),
                                      device: DeviceInfo(name: "BandKit Band", manufacturer: "BandKit",
