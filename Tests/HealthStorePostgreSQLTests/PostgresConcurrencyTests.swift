@@ -1,7 +1,7 @@
 import HealthTestSupport
 import Foundation
 import HealthModel
-import HealthStore
+@testable import HealthStore
 import Testing
 
 /// Writers of different people commit in parallel on PostgreSQL (a lock per person), and every
@@ -173,6 +173,18 @@ struct PostgresConcurrencyTests {
             #expect(Set(added).subtracting(stored).isSubset(of: Set(deleted)), "\(reader.name)'s feed invented a sample")
             #expect(deleted.count == 2 * transactions / 5)
         }
+    }
+
+    /// Newer sources rank higher by default: an app's first anchor is a real one, after every
+    /// change committed before it, also when its transaction has not taken a block of anchors yet.
+    @Test func anAppsFirstAnchorFollowsEveryEarlierChange() throws {
+        try temp.store.write(as: .owner) { _ = try $0.save(steps(1, "2026-11-30T08:00:00Z", "2026-11-30T08:01:00Z"), attributedTo: phoneA) }
+        let horizon = try temp.store.currentAnchor()
+        try temp.store.write(as: .owner) { _ = try $0.save(steps(2, "2026-11-30T08:01:00Z", "2026-11-30T08:02:00Z"), attributedTo: phoneB) }
+        let first = try temp.store.read { connection in
+            try connection.scalar("SELECT first_anchor FROM app WHERE bundle_id = ?") { $0.bind(1, phoneB.id) }.get()
+        }
+        #expect(try #require(first) > horizon.rawValue)
     }
 
     struct FeedWentBack: Error { let from: Anchor, to: Anchor }

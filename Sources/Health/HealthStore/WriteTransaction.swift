@@ -103,6 +103,17 @@ public final class WriteTransaction {
         return anchor
     }
 
+    /// The anchor ``nextAnchor()`` will hand out, without taking it (a block is reserved if need be).
+    func peekNextAnchor() throws(HealthStoreError) -> Int64 {
+        if anchor >= blockLast, case .sequence = anchors {
+            let took = tookAnchors
+            _ = try nextAnchor()
+            anchor -= 1
+            tookAnchors = took
+        }
+        return anchor + 1
+    }
+
     /// Hands out the anchors after `last` again (a batch writing its rolled-back rows one by one):
     /// the same numbers, in the same blocks, as if the batch had been saved one by one.
     func rewindAnchors(to last: Int64) {
@@ -177,13 +188,15 @@ public final class WriteTransaction {
 
     func appID(_ bundleID: String) throws(HealthStoreError) -> Int64 {
         if let id = try store.existingAppID(bundleID, connection) { return id }
+        // Newer sources rank higher by default: the app's first anchor is the next one handed out.
+        let firstAnchor = try peekNextAnchor()
         // Another person's writer may add the same app at the same moment: the later one waits
         // for the earlier's commit, adds nothing and reads its row.
         let inserted = try connection.scalar("""
             INSERT INTO app (bundle_id, first_anchor) VALUES (?, ?) ON CONFLICT (bundle_id) DO NOTHING RETURNING id
             """) { insert in
             insert.bind(1, bundleID)
-            insert.bind(2, anchor + 1)
+            insert.bind(2, firstAnchor)
         }.get()
         let id: Int64
         if let inserted {
