@@ -4,7 +4,8 @@
 # also when a test fails), then runs the store-level test suites against it: every test that
 # makes its store with TemporaryStore gets a fresh schema in that database
 # (BANDKIT_TEST_POSTGRES_URL), and the engine's own suites (HealthStorePostgreSQLTests: libpq's layer,
-# batches, LISTEN/NOTIFY). WorkoutFilesCommandTests run too (FIT import, GPX/TCX/FIT export).
+# batches, LISTEN/NOTIFY, and PostgresConcurrencyTests: writers of several people at once, each
+# person's change feed polled meanwhile sees every change once). WorkoutFilesCommandTests run too (FIT import, GPX/TCX/FIT export).
 # AppleHealthImportTests run too: `health import export.zip|xml`
 # and `health export --format apple-health` as processes on a PostgreSQL store (the bulk write
 # path, merged hours, the streaming export, rollback of a killed import). ServeCommandTests run

@@ -5,6 +5,7 @@
 #                                   # a test process runs it as: bash -c 'source …/postgres-cluster.sh; postgres_cluster_restart'
 #                                   # (start exports POSTGRES_CLUSTER_DIR, _BIN and _OWNER for it)
 #   postgres_cluster_stop           # (also run by the EXIT trap, whatever the exit status)
+# POSTGRES_CLUSTER_MAX_CONNECTIONS sets the server's max_connections [200] (a benchmark of many writers).
 #
 # The cluster lives in a fresh temporary directory: data directory, log, and a Unix socket
 # (no TCP listener: listen_addresses=''), so nothing outside that directory can reach it. It runs
@@ -59,7 +60,7 @@ postgres_cluster_start() {
 postgres_cluster_launch() {
   postgres_cluster_as_owner "$POSTGRES_CLUSTER_BIN/pg_ctl" --pgdata="$POSTGRES_CLUSTER_DIR/data" \
     --log="$POSTGRES_CLUSTER_DIR/server.log" --wait --timeout=60 \
-    -o "-c listen_addresses='' -c unix_socket_directories='$POSTGRES_CLUSTER_DIR' -c port=5432 -c max_connections=200 -c fsync=on" \
+    -o "-c listen_addresses='' -c unix_socket_directories='$POSTGRES_CLUSTER_DIR' -c port=5432 -c max_connections=${POSTGRES_CLUSTER_MAX_CONNECTIONS:-200} -c fsync=on" \
     start >/dev/null \
     || { echo "postgres-cluster: the server did not start:" >&2; cat "$POSTGRES_CLUSTER_DIR/server.log" >&2; return 1; }
 }

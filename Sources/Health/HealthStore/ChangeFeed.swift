@@ -3,20 +3,27 @@ import HealthModel
 
 /// The change feed (HealthKit `HKAnchoredObjectQuery`).
 ///
-/// Every insert, replacement and deletion takes the next anchor from `change_counter` inside its
-/// write transaction; a sample's anchor is its rowid and a deletion's is its tombstone's, so
-/// "what changed after N" is two rowid range scans. Tombstones are kept for good (this store
-/// never expires anchors).
+/// Every insert, replacement and deletion takes the next anchor inside its write transaction; a
+/// sample's anchor is its rowid and a deletion's is its tombstone's, so "what changed after N" is
+/// two rowid range scans up to the person's horizon (`person_anchor`, written by the same commit).
+/// Tombstones are kept for good (this store never expires anchors).
 ///
-/// Anchors are numbered store-wide (one counter for every person), so a person's feed sees gaps
+/// Anchors are numbered store-wide (one sequence for every person), so a person's feed sees gaps
 /// where another person's changes took numbers; the feed itself only ever returns the changes of
-/// the store's ``HealthStore/person``.
+/// the store's ``HealthStore/person``, and its horizon is that person's: writers of other people
+/// may commit lower anchors later (``WriteTransaction`` argues why this person's never do).
 extension HealthStore {
-    /// The anchor of the latest committed change.
+    /// The anchor of the store's person's latest committed change (or a greater one): every change
+    /// of this person up to it is committed, every later one will have a greater anchor.
     public func currentAnchor() throws -> Anchor {
         try withConnection { connection in
-            Anchor(rawValue: try connection.scalar("SELECT anchor FROM change_counter WHERE id = 1").get() ?? 0)
+            Anchor(rawValue: try horizon(connection))
         }
+    }
+
+    /// The person's horizon: their newest committed anchor (0 for a person who never wrote).
+    func horizon(_ connection: Connection) throws(HealthStoreError) -> Int64 {
+        try connection.scalar("SELECT anchor FROM person_anchor WHERE person_id = ?") { $0.bind(1, personID) }.get() ?? 0
     }
 
     /// Samples added or replaced and samples deleted after `anchor`, of the types given (all when
@@ -29,7 +36,7 @@ extension HealthStore {
     public func changes(since anchor: Anchor, types: Set<SampleType>? = nil, limit: Int? = nil,
                         as app: AppIdentity) throws -> ChangeSet {
         try read { connection in
-            var end = try connection.scalar("SELECT anchor FROM change_counter WHERE id = 1").get() ?? 0
+            var end = try horizon(connection)
             let wanted = (types.map(Array.init) ?? SampleType.all).filter { $0 != .workout }
             let wantsWorkouts = types == nil || types?.contains(.workout) == true
             // Types the app may read in full, and its own row (it always sees what it wrote).

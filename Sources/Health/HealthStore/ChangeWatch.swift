@@ -38,8 +38,8 @@ public final class ChangeWatch {
         while true {
             let current = try store.currentAnchor()
             if current > seen {
-                // Anchors are store-wide: another person's commit moves the counter too, and is no
-                // change of this person's.
+                // The horizon may pass anchors of other people's changes, which are no change of
+                // this person's.
                 if try store.hasChanges(after: seen, through: current) { return current }
                 seen = current
             }

@@ -123,11 +123,17 @@ public final class HealthStore: @unchecked Sendable {
                 try step("read the schema") { try connection.execute(WorkoutTracksBeforeMigration.tables).get() }
                 missing.remove(at: tracks)
             }
+            let lacksPersonAnchors = missing.contains(Migration.personAnchors.name)
+            missing.removeAll { $0 == Migration.personAnchors.name }
             if missing == [Migration.people.name] {
                 // Written before people existed: read as its one (default) person, through views.
                 try step("read the schema") { try PeopleBeforeMigration.createViews(connection) }
             } else if !missing.isEmpty {
                 throw HealthStore.needsWriter(path: path, what: "lacks the migrations \(missing.joined(separator: ", "))")
+            }
+            if lacksPersonAnchors {
+                // After the people views: it reads `person`.
+                try step("read the schema") { try connection.execute(PersonAnchorsBeforeMigration.view).get() }
             }
             try step("open read-only") { try connection.execute("PRAGMA query_only = 1").get() }
         } else {
@@ -314,13 +320,19 @@ public final class HealthStore: @unchecked Sendable {
             if !connection.isAutocommit {
                 throw HealthStoreError.misuse("write(as:) called inside another write transaction; use its transaction")
             }
-            // The engine takes the one writer's lock; for beforeAcknowledgement it makes the
-            // commit durable against power loss (Durability's comment).
-            try connection.engine.beginWrite(durability: durability).get()
+            // The engine takes the writers' lock of this person (WriteTransaction's comment says
+            // why that is enough); for beforeAcknowledgement it makes the commit durable against
+            // power loss (Durability's comment).
+            try connection.engine.beginWrite(durability: durability, scope: .person(personID)).get()
             let transaction: WriteTransaction
             do {
-                let anchor = try connection.scalar("SELECT anchor FROM change_counter WHERE id = 1").get() ?? 0
-                transaction = WriteTransaction(store: self, connection: connection, app: app, anchor: anchor)
+                let anchors: AnchorSource
+                if connection.kind == .postgresql {
+                    anchors = .sequence
+                } else {
+                    anchors = .counter(try connection.scalar("SELECT anchor FROM change_counter WHERE id = 1").get() ?? 0)
+                }
+                transaction = WriteTransaction(store: self, connection: connection, app: app, anchors: anchors)
             } catch {
                 _ = connection.engine.endWrite(commit: false)
                 throw error

@@ -161,6 +161,8 @@ extension HealthStore {
         }
         guard complete == 0 else { return }
         try write(as: .owner) { transaction in
+            // Every person's rows: no other writer may be recomputing theirs meanwhile.
+            try transaction.connection.engine.widenToStore().get()
             guard try transaction.connection.scalar("SELECT complete FROM merged_hour_state WHERE id = 1").get() == 0 else { return }
             for typeID in self.mergedHourTypeIDs { try self.rebuildMergedHours(typeID: typeID, transaction.connection) }
             try transaction.connection.execute("UPDATE merged_hour_state SET complete = 1 WHERE id = 1").get()

@@ -126,6 +126,8 @@ extension HealthStore {
         if let problem = Person.problem(withName: name) { throw HealthStoreError.invalidPersonName(given, problem) }
         return try write(as: .owner) { transaction in
             let connection = transaction.connection
+            // The list of people is the store's: checked and changed under the store-wide lock.
+            try connection.engine.widenToStore().get()
             if let existing = try Self.person(named: name, connection) { throw HealthStoreError.personExists(existing.name) }
             let created = now.microsecondsSince1970
             let id = try connection.scalar("INSERT INTO person (name, created_us) VALUES (?, ?) RETURNING id") { insert in
@@ -144,6 +146,7 @@ extension HealthStore {
         if let problem = Person.problem(withName: newName) { throw HealthStoreError.invalidPersonName(given, problem) }
         try write(as: .owner) { transaction in
             let connection = transaction.connection
+            try connection.engine.widenToStore().get()
             guard let person = try Self.person(named: name, connection) else { throw HealthStoreError.unknownPerson(name) }
             if person.name.utf8.elementsEqual(newName.utf8) { return }
             if let existing = try Self.person(named: newName, connection), existing.id != person.id {

@@ -124,7 +124,7 @@ extension WriteTransaction {
                 return .failure(BatchSaveError(index: pending[0].index, error: error))
             }
         }
-        anchor = firstAnchor
+        rewindAnchors(to: firstAnchor)
         for position in pending.indices {
             do throws(HealthStoreError) { outcomes.append(try write(pending[position].row)) } catch {
                 return .failure(BatchSaveError(index: pending[position].index, error: error))
@@ -142,7 +142,7 @@ extension WriteTransaction {
         while offset < rows.count {
             while size > rows.count - offset { size /= 2 }
             let insert = try batchInsert(rows: size)
-            for position in 0..<size { bindSample(insert, at: position, rows[offset + position].row) }
+            for position in 0..<size { try bindSample(insert, at: position, rows[offset + position].row) }
             switch insert.run(keepingBindings: true) {
             case .success:
                 if connection.changes != size { return false }

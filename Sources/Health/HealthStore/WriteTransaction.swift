@@ -4,6 +4,33 @@ import HealthModel
 /// The inside of `HealthStore/write(as:_:)`: saves, deletes and app state, all committed at once.
 ///
 /// Valid only during the closure it is passed to.
+///
+/// ## Anchors, and why writers of different people may commit in parallel
+///
+/// The change feed's rule: an anchor a reader was handed must never be passed by a change that
+/// commits later with a lower anchor (the reader would skip it). On SQLite there is one writer:
+/// anchors count up from `change_counter` and commit in order. On PostgreSQL a transaction writes
+/// one person's rows under that person's advisory lock (`WriteScope.person`), and writers of
+/// different people run at once. The rule still holds, per person, which is all a feed needs (it
+/// returns one person's changes, `ChangeFeed.swift`):
+/// 1. Anchors come from the sequence `anchor_block` (a block of 1,024 per call). A sequence never
+///    goes back and is outside transactions, so a block taken later is greater.
+/// 2. A transaction takes its blocks while it holds its person's lock, which the previous writer
+///    of that person released only once its commit was visible (or rolled back). So every anchor
+///    of a person's transaction is greater than every anchor of the person's earlier commits.
+/// 3. The commit sets the person's row of `person_anchor` to its last anchor, in the same
+///    transaction as the rows. A reader's snapshot that shows the row value A shows that commit
+///    and (by 2) every earlier one of the person: every change of the person with an anchor ≤ A.
+///    Every commit of the person it does not show began after that commit and (by 2) has anchors
+///    above A. So `changes(since:)` returns `(since, A]` complete, and a later call starting
+///    from A misses nothing and repeats nothing.
+///
+/// Other people's later commits may carry lower anchors than A; the feed never returns them.
+/// Rows shared between people are only added (apps, devices: `ON CONFLICT DO NOTHING`), kept
+/// per device (app state) or raised to a maximum (a type's longest sample); a write that must
+/// change other people's rows (their hourly totals, when the source ranking changes) first
+/// widens to the store-wide lock. `PostgresConcurrencyTests` checks the rule with writers of
+/// several people racing and a reader polling each person's feed.
 public final class WriteTransaction {
     unowned let store: HealthStore
     let connection: Connection
@@ -12,7 +39,14 @@ public final class WriteTransaction {
     var isOpen = true
     /// The last anchor handed out (a batch rewinds it when it writes its rows again one by one).
     var anchor: Int64
-    private let startAnchor: Int64
+    /// Where anchors come from; the blocks of the sequence this transaction took, in order, and
+    /// the one ``anchor`` is in (a rewound batch hands out its blocks' numbers again).
+    private let anchors: AnchorSource
+    private var blocks: [(first: Int64, last: Int64)] = []
+    private var block = -1
+    private var blockLast: Int64
+    /// Whether any anchor was handed out: the commit then moves the person's horizon.
+    private var tookAnchors = false
     var createdApps: [String] = []
     var createdDevices: [DeviceInfo] = []
     /// The type identifiers ``app`` may write, read at the transaction's first check (nil until
@@ -44,17 +78,58 @@ public final class WriteTransaction {
     private var recentDevices: [(device: DeviceInfo, id: Int64)] = []
     private var lastAppRecordingDevices: Int64?
 
-    init(store: HealthStore, connection: Connection, app: AppIdentity, anchor: Int64) {
+    init(store: HealthStore, connection: Connection, app: AppIdentity, anchors: AnchorSource) {
         self.store = store
         self.connection = connection
         self.app = app
-        self.anchor = anchor
-        self.startAnchor = anchor
+        self.anchors = anchors
+        switch anchors {
+        case .counter(let last): (anchor, blockLast) = (last, .max)
+        case .sequence: (anchor, blockLast) = (0, 0)
+        }
     }
 
-    func nextAnchor() -> Int64 {
+    /// Anchors one call of the sequence reserves (its increment): a round trip per 1,024 changes.
+    static let anchorBlockSize: Int64 = 1024
+
+    func nextAnchor() throws(HealthStoreError) -> Int64 {
+        if anchor >= blockLast {
+            if block + 1 == blocks.count {
+                // The block after the value the sequence returns (the migration starts it at the
+                // store's counter, so the first block follows every anchor handed out before).
+                let start = try connection.scalar("SELECT nextval('anchor_block')").get() ?? 0
+                blocks.append((start + 1, start + Self.anchorBlockSize))
+            }
+            block += 1
+            anchor = blocks[block].first - 1
+            blockLast = blocks[block].last
+        }
         anchor += 1
+        tookAnchors = true
         return anchor
+    }
+
+    /// The anchor ``nextAnchor()`` will hand out, without taking it (a block is reserved if need be).
+    func peekNextAnchor() throws(HealthStoreError) -> Int64 {
+        if anchor >= blockLast, case .sequence = anchors {
+            let took = tookAnchors
+            _ = try nextAnchor()
+            anchor -= 1
+            tookAnchors = took
+        }
+        return anchor + 1
+    }
+
+    /// Hands out the anchors after `last` again (a batch writing its rolled-back rows one by one):
+    /// the same numbers, in the same blocks, as if the batch had been saved one by one.
+    func rewindAnchors(to last: Int64) {
+        anchor = last
+        guard case .sequence = anchors else { return }
+        block = blocks.firstIndex { last < $0.last } ?? blocks.count - 1
+        if block >= 0 {
+            anchor = max(last, blocks[block].first - 1)
+            blockLast = blocks[block].last
+        }
     }
 
     /// Writes the bookkeeping gathered during the transaction; called just before COMMIT.
@@ -73,6 +148,10 @@ public final class WriteTransaction {
             // The source now ranks among devices: merged sums change wherever it has data.
             if connection.changes > 0 { typesToRebuild.formUnion(store.mergedHourTypeIDs) }
         }
+        if !typesToRebuild.isEmpty {
+            // Every person's hourly totals: no other person's writer may be recomputing theirs.
+            try connection.engine.widenToStore().get()
+        }
         for typeID in typesToRebuild.sorted() { try store.rebuildMergedHours(typeID: typeID, connection) }
         for (typeID, hours) in dirtyHours where !typesToRebuild.contains(typeID) {
             var spans: [(Int64, Int64)] = []
@@ -85,10 +164,20 @@ public final class WriteTransaction {
             }
             try store.recomputeMergedHours(personID: store.personID, typeID: typeID, spans: spans, connection)
         }
-        if anchor != startAnchor {
-            let update = try connection.cached("UPDATE change_counter SET anchor = ? WHERE id = 1").get()
-            update.bind(1, anchor)
-            try update.run().get()
+        if tookAnchors {
+            if case .counter = anchors {
+                let update = try connection.cached("UPDATE change_counter SET anchor = ? WHERE id = 1").get()
+                update.bind(1, anchor)
+                try update.run().get()
+            }
+            // Only this person's writers touch its row, one at a time (the type's comment).
+            let horizon = try connection.cached("""
+                INSERT INTO person_anchor (person_id, anchor) VALUES (?1, ?2)
+                ON CONFLICT (person_id) DO UPDATE SET anchor = excluded.anchor
+                """).get()
+            horizon.bind(1, store.personID)
+            horizon.bind(2, anchor)
+            try horizon.run().get()
             if connection.kind == .postgresql {
                 let announce = try connection.cached(PostgreSQLNotifications.announceCommitSQL).get()
                 announce.bind(1, String(store.personID))
@@ -105,12 +194,24 @@ public final class WriteTransaction {
 
     func appID(_ bundleID: String) throws(HealthStoreError) -> Int64 {
         if let id = try store.existingAppID(bundleID, connection) { return id }
-        let id = try connection.scalar("INSERT INTO app (bundle_id, first_anchor) VALUES (?, ?) RETURNING id") { insert in
+        // Newer sources rank higher by default: the app's first anchor is the next one handed out.
+        let firstAnchor = try peekNextAnchor()
+        // Another person's writer may add the same app at the same moment: the later one waits
+        // for the earlier's commit, adds nothing and reads its row.
+        let inserted = try connection.scalar("""
+            INSERT INTO app (bundle_id, first_anchor) VALUES (?, ?) ON CONFLICT (bundle_id) DO NOTHING RETURNING id
+            """) { insert in
             insert.bind(1, bundleID)
-            insert.bind(2, anchor + 1)
-        }.get() ?? 0
+            insert.bind(2, firstAnchor)
+        }.get()
+        let id: Int64
+        if let inserted {
+            id = inserted
+            createdApps.append(bundleID)
+        } else {
+            id = try connection.scalar("SELECT id FROM app WHERE bundle_id = ?") { $0.bind(1, bundleID) }.get() ?? 0
+        }
         store.appIDs[ExactText(bundleID)] = id
-        createdApps.append(bundleID)
         return id
     }
 
@@ -247,7 +348,7 @@ public final class WriteTransaction {
                                  app_version, device_id, metadata, person_id)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).get()
-        insert.bind(1, nextAnchor())
+        insert.bind(1, try nextAnchor())
         insert.bind(2, workout.id)
         insert.bind(3, workout.activity.rawValue)
         insert.bind(4, workout.start.microsecondsSince1970)
@@ -453,7 +554,7 @@ public final class WriteTransaction {
     /// Inserts one row under the next anchor; false when its sync key is already taken.
     private func insertRow(_ row: CheckedRow) throws(HealthStoreError) -> Bool {
         let insert = try reuse(&insertSampleStatement, Self.insertSampleSQL(rows: 1))
-        bindSample(insert, at: 0, row)
+        try bindSample(insert, at: 0, row)
         do {
             try insert.run().get()
         } catch {
@@ -482,9 +583,9 @@ public final class WriteTransaction {
     }
 
     /// Binds one sample row, under the next anchor, as row `position` (0-based) of an insert.
-    func bindSample(_ insert: Statement, at position: Int, _ row: borrowing CheckedRow) {
+    func bindSample(_ insert: Statement, at position: Int, _ row: borrowing CheckedRow) throws(HealthStoreError) {
         let base = Int32(position * Self.sampleColumns)
-        insert.bind(base + 1, nextAnchor())
+        insert.bind(base + 1, try nextAnchor())
         insert.bind(base + 2, row.id)
         insert.bind(base + 3, row.typeID)
         insert.bind(base + 4, row.start)
@@ -516,7 +617,7 @@ public final class WriteTransaction {
     private func insertTombstone(id: UUID, typeID: Int64, appID: Int64) throws(HealthStoreError) {
         let tombstone = try connection.cached(
             "INSERT INTO tombstone (anchor, uuid, type_id, app_id, person_id) VALUES (?, ?, ?, ?, ?)").get()
-        tombstone.bind(1, nextAnchor())
+        tombstone.bind(1, try nextAnchor())
         tombstone.bind(2, id)
         tombstone.bind(3, typeID)
         tombstone.bind(4, appID)
@@ -604,4 +705,12 @@ public final class WriteTransaction {
         select.bind(2, key)
         return try select.step().get() ? select.text(0) : nil
     }
+}
+
+/// Where a write transaction's anchors come from.
+enum AnchorSource {
+    /// The one writer's: counting up from the store's counter (SQLite), whose last value is given.
+    case counter(Int64)
+    /// Blocks of the sequence `anchor_block` (PostgreSQL: writers of different people at once).
+    case sequence
 }

@@ -6,13 +6,17 @@ internal import HealthStore
 
 /// The PostgreSQL engine: one libpq connection.
 ///
-/// Semantics kept equal to SQLite's:
-/// - One writer at a time: a write transaction takes a transaction-scoped advisory lock keyed by
-///   the schema (`pg_advisory_xact_lock`) right after `BEGIN`, as SQLite's `BEGIN IMMEDIATE`
-///   takes the database's write lock. Anchors are handed out from `change_counter` in commit
-///   order and the sync-identifier version rule is checked by the only writer, whatever the
-///   number of processes and machines writing. Statements run at READ COMMITTED: each sees
-///   every commit before the lock was granted.
+/// Semantics kept equal to SQLite's, except that writers of different people commit in parallel:
+/// - Writers lock with transaction-scoped advisory locks right after `BEGIN`, keyed by the schema
+///   (``storeLockKey``): a store-wide write (migrations, registering types, a change of the source
+///   ranking) takes the store's key exclusively, as SQLite's `BEGIN IMMEDIATE` takes the file's
+///   write lock; a write of one person's rows (``WriteScope/person(_:)``: every sample, workout
+///   and grant a gateway writes) takes the store's key shared and the person's key exclusively.
+///   Anchors then come from the sequence `anchor_block` and a reader's horizon is the person's
+///   row of `person_anchor`: ``WriteTransaction`` argues why no reader can miss a change.
+///   `BANDKIT_POSTGRES_WRITE_LOCK=store` makes every write store-wide (one writer at a time, as
+///   before): read by the benchmark that compares the two (bench/gateway/store-writers.sh).
+///   Statements run at READ COMMITTED: each sees every commit before it started.
 /// - Readers get one snapshot per read transaction (REPEATABLE READ, READ ONLY), as a WAL reader.
 /// - A commit is durable when COMMIT returns (`synchronous_commit = on`, forced for
 ///   ``Durability/beforeAcknowledgement`` whatever the server's default).
@@ -29,6 +33,8 @@ final class PostgresEngine: DatabaseEngine {
     /// The URL without its password, for messages.
     let name: String
     private let readOnly: Bool
+    /// Every write takes the store-wide lock (`BANDKIT_POSTGRES_WRITE_LOCK=store`).
+    private let storeWideWrites: Bool
     /// The URL as given (credentials included): only to scrub libpq's messages.
     private let url: String
     /// Bumped at every reconnection: statements prepared under an older one prepare again.
@@ -45,6 +51,7 @@ final class PostgresEngine: DatabaseEngine {
         let name = StoreLocation.redacted(url)
         self.name = name
         self.readOnly = readOnly
+        storeWideWrites = getenv("BANDKIT_POSTGRES_WRITE_LOCK").map { String(cString: $0) } == "store"
     }
 
     deinit { pq.finish(handle) }
@@ -142,16 +149,43 @@ final class PostgresEngine: DatabaseEngine {
         return reconnect().flatMap { execute(sql) }
     }
 
-    func beginWrite(durability: Durability) -> Result<Void, DatabaseError> {
+    /// The store's advisory lock key: the schema's, so stores in different schemas never wait for each other.
+    static let storeLockKey = "hashtext('bandkit:' || current_schema())"
+
+    /// The lock statements of a write of `scope`. A person's key is the two-integer form (the
+    /// store's key, the person's id folded into 32 bits), a key space apart from the store's
+    /// one-integer key; two people folded onto one key only wait for each other. The person's
+    /// key comes first, in its own statement: a writer queued behind another of its person holds
+    /// nothing, so a writer widening to the store (``widenToStore()``) waits only for writers
+    /// that are running, never for one that waits for it.
+    func lockStatement(_ scope: WriteScope) -> String {
+        switch storeWideWrites ? .store : scope {
+        case .store:
+            return "SELECT pg_advisory_xact_lock(\(Self.storeLockKey))"
+        case .person(let id):
+            let folded = Int32(truncatingIfNeeded: id ^ (id >> 32))
+            return "SELECT pg_advisory_xact_lock(\(Self.storeLockKey), \(folded)); SELECT pg_advisory_xact_lock_shared(\(Self.storeLockKey))"
+        }
+    }
+
+    func beginWrite(durability: Durability, scope: WriteScope) -> Result<Void, DatabaseError> {
         begin("BEGIN ISOLATION LEVEL READ COMMITTED").flatMap {
             // Every commit BandKit acknowledges is on disk when COMMIT returns, whatever the server's default.
             durability == .beforeAcknowledgement ? execute("SET LOCAL synchronous_commit = on") : .success(())
         }.flatMap {
-            execute("SELECT pg_advisory_xact_lock(hashtext('bandkit:' || current_schema()))")
+            execute(lockStatement(scope))
         }.mapError { error in
             if pq.transactionStatus(handle) != PQTRANS_IDLE { _ = execute("ROLLBACK") }
             return error
         }
+    }
+
+    /// Takes the store's key exclusively on top of the shared hold: waits for every other writer to
+    /// end. Two writers widening at once deadlock; the server aborts one (40P01), which its caller
+    /// retries as any lock failure. It happens once per app in a store's life (its first sample
+    /// from a device) and when `health priority` runs.
+    func widenToStore() -> Result<Void, DatabaseError> {
+        execute(lockStatement(.store))
     }
 
     func endWrite(commit: Bool) -> Result<Void, DatabaseError> {

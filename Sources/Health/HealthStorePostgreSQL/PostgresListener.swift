@@ -17,9 +17,13 @@ final class PostgresListener: ChangeWaiting {
     private let engine: PostgresEngine
     /// The payload that wakes this listener.
     let payload: String
-    /// Notifications that woke the caller, and those of other people or stores it slept through (tests read them).
+    /// Notifications that woke the caller, those of this store's other people and those of other
+    /// stores it slept through (tests read them; other stores' tests run in the same database).
     private(set) var wakes = 0
     private(set) var ignored = 0
+    private(set) var otherStores = 0
+    /// The payloads' start for this store: `schema/`.
+    private let storePrefix: String
 
     init(url: String, person: Int64, libpq: LibPQ = .live) throws(HealthStoreError) {
         engine = try PostgresEngine.connect(url: url, readOnly: true, libpq: libpq).get()
@@ -27,6 +31,7 @@ final class PostgresListener: ChangeWaiting {
             statement.step().map { _ in statement.text(0) ?? "" }
         }.get()
         payload = PostgreSQLNotifications.payload(schema: schema, person: person)
+        storePrefix = String(payload.prefix(through: payload.lastIndex(of: "/") ?? payload.startIndex))
         try listen()
     }
 
@@ -54,7 +59,13 @@ final class PostgresListener: ChangeWaiting {
             }
             var mine = false
             while let payload = engine.pq.nextNotification(engine.handle) {
-                if payload == self.payload { mine = true } else { ignored += 1 }
+                if payload == self.payload {
+                    mine = true
+                } else if payload.hasPrefix(storePrefix) {
+                    ignored += 1
+                } else {
+                    otherStores += 1
+                }
             }
             if mine { wakes += 1; return }
             if ContinuousClock.now >= deadline { return }

@@ -16,8 +16,14 @@ package protocol DatabaseEngine: AnyObject {
     func prepare(_ sql: String) -> Result<any EngineStatement, DatabaseError>
     /// Runs a script of one or more statements without parameters.
     func execute(_ sql: String) -> Result<Void, DatabaseError>
-    /// Starts the one write transaction: returns once no other writer (process or thread) holds one.
-    func beginWrite(durability: Durability) -> Result<Void, DatabaseError>
+    /// Starts a write transaction of `scope`: returns once no other writer (process or thread)
+    /// holds one that conflicts. On SQLite every write is store-wide; on PostgreSQL writers of
+    /// different people run in parallel (``WriteScope``).
+    func beginWrite(durability: Durability, scope: WriteScope) -> Result<Void, DatabaseError>
+    /// Widens the running write transaction to the whole store: returns once no other writer
+    /// holds one. For a write that must change other people's rows (every person's hourly totals
+    /// after the source ranking changed); a no-op where every write is already store-wide.
+    func widenToStore() -> Result<Void, DatabaseError>
     /// Ends a write transaction started by ``beginWrite(durability:)`` (settings it changed are restored).
     func endWrite(commit: Bool) -> Result<Void, DatabaseError>
     /// Starts a read transaction: every statement sees the same committed snapshot.
@@ -25,6 +31,23 @@ package protocol DatabaseEngine: AnyObject {
     var isAutocommit: Bool { get }
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     var changes: Int { get }
+}
+
+/// What a write transaction may change, and so what it waits for.
+package enum WriteScope: Sendable, Equatable {
+    /// Anything: waits for every other writer (migrations, registering types).
+    case store
+    /// Only this person's rows (samples, workouts, tombstones, hourly totals, grants,
+    /// characteristics) and the shared rows every writer only ever adds (apps, devices, app state
+    /// keyed by device): waits only for writers of the same person and store-wide writers.
+    case person(Int64)
+}
+
+extension DatabaseEngine {
+    /// A store-wide write transaction.
+    package func beginWrite(durability: Durability) -> Result<Void, DatabaseError> {
+        beginWrite(durability: durability, scope: .store)
+    }
 }
 
 /// One prepared statement of an engine. Binding is 1-based, columns 0-based (SQLite's convention).

@@ -85,8 +85,9 @@ final class SQLiteEngine: DatabaseEngine {
     /// `BEGIN IMMEDIATE` takes SQLite's write lock at once (waiting up to the busy timeout for
     /// another process's), so a transaction never fails to upgrade a read lock halfway.
     /// ``Durability/beforeAcknowledgement`` runs the transaction with `synchronous=FULL`, which in
-    /// WAL mode fsyncs the WAL before COMMIT returns (see ``Durability``).
-    func beginWrite(durability: Durability) -> Result<Void, DatabaseError> {
+    /// WAL mode fsyncs the WAL before COMMIT returns (see ``Durability``). SQLite has one write
+    /// lock per file: every write is store-wide, whatever its scope.
+    func beginWrite(durability: Durability, scope: WriteScope) -> Result<Void, DatabaseError> {
         if durability == .beforeAcknowledgement {
             if case .failure(let error) = execute("PRAGMA synchronous = FULL") { return .failure(error) }
             synchronousRaised = true
@@ -98,6 +99,9 @@ final class SQLiteEngine: DatabaseEngine {
         }
         return begun
     }
+
+    /// The write already holds the file's one write lock.
+    func widenToStore() -> Result<Void, DatabaseError> { .success(()) }
 
     private var synchronousRaised = false
 

@@ -20,7 +20,7 @@ struct Migration: Sendable {
 
 extension Migration {
     /// Every migration, in the order they are applied.
-    static let all: [Migration] = [.initialSchema, .mergedHours, .people, .workoutTracks]
+    static let all: [Migration] = [.initialSchema, .mergedHours, .people, .workoutTracks, .personAnchors]
 
     /// Samples, their sources and devices, the change feed, authorization, source priority,
     /// per-app state and characteristics.
@@ -432,5 +432,26 @@ extension Migration {
             speed_mps DOUBLE PRECISION,
             PRIMARY KEY (workout_uuid, point_index)
         );
+        """)
+
+    /// Each person's change-feed horizon, so that writers of different people can commit in
+    /// parallel (``WriteTransaction``'s comment argues the rule). `person_anchor` holds the
+    /// anchor of each person's newest committed change; every person starts at the store's
+    /// counter, so an anchor handed out before stays valid. On PostgreSQL, anchors come from the
+    /// sequence `anchor_block`, a block of 1,024 per call, starting past every anchor handed out.
+    static let personAnchors = Migration(name: "2026-12-07-person-anchors", sql: """
+        CREATE TABLE person_anchor (
+            person_id INTEGER PRIMARY KEY REFERENCES person (id),
+            anchor INTEGER NOT NULL
+        ) STRICT;
+        INSERT INTO person_anchor (person_id, anchor) SELECT id, (SELECT anchor FROM change_counter WHERE id = 1) FROM person;
+        """, postgresql: """
+        CREATE TABLE person_anchor (
+            person_id BIGINT PRIMARY KEY REFERENCES person (id),
+            anchor BIGINT NOT NULL
+        );
+        INSERT INTO person_anchor (person_id, anchor) SELECT id, (SELECT anchor FROM change_counter WHERE id = 1) FROM person;
+        CREATE SEQUENCE anchor_block INCREMENT BY 1024 MINVALUE 0;
+        SELECT setval('anchor_block', (SELECT anchor FROM change_counter WHERE id = 1), false);
         """)
 }

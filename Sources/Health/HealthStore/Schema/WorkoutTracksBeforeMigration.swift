@@ -10,3 +10,11 @@ enum WorkoutTracksBeforeMigration {
             longitude REAL, altitude_m REAL, heart_rate REAL, cadence REAL, distance_m REAL, speed_mps REAL);
         """
 }
+
+/// Reading a SQLite store written before per-person anchors, read-only: a temporary view gives
+/// every person the store's counter as their horizon, which is what the migration starts them at.
+enum PersonAnchorsBeforeMigration {
+    static let view = """
+        CREATE TEMP VIEW person_anchor AS SELECT id AS person_id, (SELECT anchor FROM change_counter WHERE id = 1) AS anchor FROM person;
+        """
+}
