@@ -32,7 +32,7 @@ let package = Package(
         .library(name: "BandCore", targets: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandProtocol",
                                              "FirmwareCrypto", "UARTFraming", "CivilTime"]),
         .library(name: "BandHost", targets: ["BandLink", "BandHCI", "BandBlueZ", "BandGATTClient", "SocketSecurity",
-                                             "BandReader"]),
+                                             "BandReader", "BandGateway"]),
         .library(name: "BandTrace", targets: ["BandTrace"]),
         .library(name: "BandReplay", targets: ["BandReplay"]),
         .library(name: "BandFirmware", targets: ["BandFirmwareCore", "ChipRuntime", "BandFirmware"]),
@@ -107,6 +107,11 @@ let package = Package(
                 dependencies: ["BandWire", "BandGATT", "BandProtocol", "BandLink", "BandGATTClient",
                                "HealthModel", "HealthStore", "HealthAnalysis", "BandKitSystem"],
                 path: "Sources/Host/BandReader", swiftSettings: strict),
+        // `band gateway`: every paired device kept synced from one loop (the machine deciding,
+        // a thread per device's session), its status and counters.
+        .target(name: "BandGateway",
+                dependencies: ["BandReader", "BandLink", "BandKitSystem", "HealthModel", "JSONOutput"],
+                path: "Sources/Host/BandGateway", swiftSettings: strict),
 
         // MARK: Sources/Trace — btsnoop, pcapng and air captures: decoding, and replay.
         .target(name: "BandTrace", dependencies: ["BandWire", "BandATT", "BandGATT", "BandHCI", "BandLink", "BandKitSystem"],
@@ -176,7 +181,7 @@ let package = Package(
             path: "Sources/Commands/bandsim", swiftSettings: strict),
         .executableTarget(
             name: "band",
-            dependencies: ["CommandKit", "BandGATT", "BandProtocol", "BandLink", "BandBlueZ", "BandReader", "HealthStore", "HealthStorePostgreSQL",
+            dependencies: ["CommandKit", "BandGATT", "BandProtocol", "BandLink", "BandBlueZ", "BandReader", "BandGateway", "HealthStore", "HealthStorePostgreSQL",
                            "HealthModel", "SocketSecurity", "BandKitSystem", "JSONOutput", "BandTrace"],
             path: "Sources/Commands/band", swiftSettings: strict,
             // The Swift runtime and FoundationEssentials linked in (docs/architecture.md, "Foundation
@@ -214,6 +219,7 @@ let package = Package(
         .testTarget(name: "BandGATTClientTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandLink", "BandGATTClient", "BandTestSupport"]),
         .testTarget(name: "SocketSecurityTests", dependencies: ["SocketSecurity", "BandWire", "BandLink", "BandTestSupport"]),
         // CSQLite: the power-loss VFS (Support/PowerLossVFS.swift) the durability test runs the store on.
+        .testTarget(name: "BandGatewayTests", dependencies: ["BandGateway", "BandReader", "BandTestSupport"]),
         .testTarget(name: "BandReaderTests",
                     dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTClient", "BandProtocol", "BandReader", "BandFirmware",
                                    "BandPeers", "BandLink", "HealthStore", "HealthModel", "HealthAnalysis", "BandTestSupport", "CSQLite", "BandKitSystem"]),
