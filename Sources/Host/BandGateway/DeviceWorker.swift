@@ -4,7 +4,7 @@ import Glibc
 import BandKitSystem
 import BandReader
 
-/// One device's sessions, each on a thread of its own: ``BandSession`` is a blocking driver
+/// One device's sessions, each on a thread of its own: `BandSession` is a blocking driver
 /// (it waits in `poll()` on its link), so the gateway runs one per device beside its loop
 /// (docs/architecture.md, "The gateway: one loop, a thread per session").
 ///

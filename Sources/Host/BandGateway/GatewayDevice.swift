@@ -2,7 +2,7 @@ import BandReader
 
 /// One device the gateway keeps synced: its keystore address and what the keystore says of it.
 public struct GatewayDevice: Equatable, Sendable {
-    /// ``BandAddress/keystoreKey``: `AA:BB:CC:DD:EE:FF` or `sim:PATH`.
+    /// `BandAddress.keystoreKey`: `AA:BB:CC:DD:EE:FF` or `sim:PATH`.
     public var address: String
     public var kind: BandKind
     /// The person its readings belong to (nil: the store's default person).

@@ -9,7 +9,7 @@ import FoundationEssentials
 /// Runs the gateway: one `poll()` loop over the stop signals, the keystore watch, the session
 /// threads' inbox and any descriptor a caller adds (a control socket, a metrics server),
 /// sleeping until the machine's next timer; every decision is ``GatewayMachine``'s, and each
-/// device's sessions run on a thread of their own (``BandSession`` blocks on its link).
+/// device's sessions run on a thread of their own (`BandSession` blocks on its link).
 public final class GatewayEngine {
     /// Builds a device's reader service around its stop request and the report callback the
     /// engine counts and logs from (called on the device's session thread).

@@ -2,7 +2,7 @@ import BandKitSystem
 import Synchronization
 
 /// What the session threads tell the loop, queued under a lock; one byte in a pipe wakes the
-/// loop's `poll()` (the self-pipe trick, as ``StopSignals`` does for signals).
+/// loop's `poll()` (the self-pipe trick, as `StopSignals` does for signals).
 final class GatewayInbox: Sendable {
     enum Message: Sendable {
         /// The device's link came up.
