@@ -168,9 +168,14 @@ doomed_rows_now="$(grep -c . "$work/doomed.export" || true)"
 python3 "$root/Tests/checks/support/gateway_live_vs_truth.py" "$work/export.ndjson" \
   "$id_watch=$work/watch.truth" "$id_strap=$work/strap.truth" || fail "live minutes differ from the devices' truth"
 
-# A malformed keystore: exit 65 naming the file.
-printf '{"version": 1, "bands": [\n  {"address": 5}\n]}\n' >"$keystore"
-set +e; "$bin/band" gateway 2>"$work/bad.err"; bad=$?; set -e
-[ "$bad" -eq 65 ] || fail "a malformed keystore exited $bad, not 65: $(cat "$work/bad.err")"
-grep -qF "$keystore" "$work/bad.err" || fail "the error does not name $keystore: $(cat "$work/bad.err")"
+# A malformed keystore: exit 65 naming the file and the place.
+malformed() {  # malformed TEXT PLACE
+  printf '%s' "$1" >"$keystore"
+  set +e; "$bin/band" gateway 2>"$work/bad.err"; local bad=$?; set -e
+  [ "$bad" -eq 65 ] || fail "a malformed keystore exited $bad, not 65: $(cat "$work/bad.err")"
+  grep -qF "$keystore" "$work/bad.err" || fail "the error does not name $keystore: $(cat "$work/bad.err")"
+  grep -qF "$2" "$work/bad.err" || fail "the error does not name the place ($2): $(cat "$work/bad.err")"
+}
+malformed $'{"version": 1, "bands": [\n  {"address": 5}\n]}\n' "bands[0].address"
+malformed $'{"version": 1, "bands": [\n  {"address": "sim:/x",,}\n]}\n' "line 2, column 24"
 echo "gateway: 7 devices, a SIGKILL and restart, exit after SIGTERM within ${stop_took} s; every store equals its truth"
