@@ -70,13 +70,7 @@ struct GatewayCommand: Command {
         reconnectMax = try arguments.value("reconnect-max", as: "a duration such as 60s", parseDuration) ?? .seconds(60)
         guard reconnectMax >= .seconds(1) else { throw arguments.usageError("--reconnect-max must be at least 1s") }
         json = arguments.flag("json")
-        if let text = getenv(StoreRetrySchedule.environmentVariable).map({ String(cString: $0) }) {
-            switch StoreRetrySchedule.parse(text) {
-            case .success(let schedule): storeRetry = schedule
-            case .failure(let problem):
-                throw arguments.usageError("\(StoreRetrySchedule.environmentVariable) '\(text.terminalEscaped)': \(problem)")
-            }
-        }
+        storeRetry = try storeRetrySchedule(arguments)
     }
 
     mutating func run() throws -> ExitCode {
