@@ -90,6 +90,11 @@ let package = Package(
         .target(name: "BandKitSystem", path: "Sources/System/BandKitSystem", swiftSettings: strict),
         // The one JSON writer, below the commands, the store and the simulated peers.
         .target(name: "JSONOutput", path: "Sources/System/JSONOutput", swiftSettings: strict),
+        // The pieces of an always-on service, none of them about bands: sd_notify spoken directly,
+        // the Unix control socket, Prometheus metrics on a small poll-driven HTTP server, log lines
+        // journald understands. Driven by the owner's one poll loop.
+        .target(name: "ServiceSupport", dependencies: ["BandKitSystem", "JSONOutput"], path: "Sources/System/ServiceSupport",
+                swiftSettings: strict),
 
         // MARK: Sources/Host — links carrying ATT PDUs, HCI, the GATT client, the reader.
         .target(name: "BandLink", dependencies: ["BandKitSystem"], path: "Sources/Host/BandLink", swiftSettings: strict),
@@ -245,6 +250,7 @@ let package = Package(
         .testTarget(name: "CommandKitTests", dependencies: ["CommandKit", "JSONOutput"]),
         .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime"]),
         .testTarget(name: "JSONOutputTests", dependencies: ["JSONOutput", "HealthModel"]),
+        .testTarget(name: "ServiceSupportTests", dependencies: ["ServiceSupport"]),
         // The `health` command run as a process (the built binary beside the test bundle).
         .testTarget(name: "HealthCommandTests", dependencies: ["HealthModel", "HealthStore", "HealthTestSupport", "FitFile", "JSONOutput"]),
         .testTarget(name: "EndToEndTests"),
