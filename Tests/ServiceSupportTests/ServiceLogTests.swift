@@ -63,6 +63,7 @@ import Testing
         let second = try #require(try JSONSerialization.jsonObject(with: Data(lines.all[1].utf8)) as? [String: Any])
         #expect(second["name"] as? String == "Band\u{1B}\n\u{0}\"\\")
         #expect(second["nan"] is NSNull)
+        #expect(second["level"] as? String == "debug" && second["_level"] as? String == "shadow")
     }
 
     @Test func valuesAreBounded() {

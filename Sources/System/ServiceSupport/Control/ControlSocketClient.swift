@@ -9,7 +9,7 @@ import BandKitSystem
 public enum ControlSocketClient {
     /// Where a service's control socket is by default: `$XDG_RUNTIME_DIR/bandkit/NAME` (a user's
     /// service, systemd's `%t` in a user unit), else `/run/bandkit/NAME` (the system service).
-    public static func defaultPath(name: String = "gateway.sock", environment: [String: String] = ServiceNotifier.processEnvironment()) -> String {
+    public static func defaultPath(name: String = "gateway.sock", environment: [String: String] = ProcessEnvironment.current()) -> String {
         if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") { return runtime + "/bandkit/" + name }
         return "/run/bandkit/" + name
     }

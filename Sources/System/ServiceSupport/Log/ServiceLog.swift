@@ -47,14 +47,15 @@ public enum LogValue: Sendable, Equatable, ExpressibleByStringLiteral, Expressib
 ///
 /// - text (the default): `<6>connected device=c0:ff:ee:00:00:01 rssi=-61 name="Band 2"` — the
 ///   sd-daemon priority prefix journald turns into the entry's priority (shown as it is on a
-///   terminal), the event, then `key=value` fields; a value with a space, `"`, `=` or nothing is
+///   terminal), the message, then `key=value` fields; a value with a space, `"`, `=` or nothing is
 ///   quoted; control characters are escaped (`\n`, `\x1b`…), so an event is always one line and no
 ///   terminal escape gets through. Outside the journal (`JOURNAL_STREAM` does not name standard
 ///   error) a UTC time follows the prefix, since nothing else stamps the line.
 /// - JSON (`--json`): one object per line through JSONOutput, so every line parses:
-///   `{"time":"2026-12-07T10:00:00.123Z","level":"info","priority":6,"message":"connected","device":"…"}`.
+///   `{"time":"2026-12-07T10:00:00.123Z","level":"info","priority":6,"message":"connected","device":"…"}`
+///   (a field named like one of the first four gets a `_` in front, so no key appears twice).
 ///
-/// Text values are cut to ``maximumValueBytes`` bytes (with `…`): a line's length is bounded
+/// The message and text values are cut to ``maximumValueBytes`` bytes (with `…`): a line's length is bounded
 /// whatever a device reports. Each line is one `write`, so lines from one process never interleave.
 public final class ServiceLog {
     /// The line format.
@@ -70,7 +71,7 @@ public final class ServiceLog {
     private let write: ([UInt8]) -> Void
     private let clock: () -> timespec
 
-    /// Longest text value (an event name, a field) in bytes of UTF-8.
+    /// Longest message or text value in bytes of UTF-8.
     public static let maximumValueBytes = 1024
 
     /// `timestamps` nil: text lines carry a time unless standard error is the journal.
@@ -85,30 +86,30 @@ public final class ServiceLog {
         self.clock = clock
     }
 
-    public func error(_ event: String, _ fields: KeyValuePairs<String, LogValue> = [:]) { log(.error, event, fields) }
-    public func warning(_ event: String, _ fields: KeyValuePairs<String, LogValue> = [:]) { log(.warning, event, fields) }
-    public func notice(_ event: String, _ fields: KeyValuePairs<String, LogValue> = [:]) { log(.notice, event, fields) }
-    public func info(_ event: String, _ fields: KeyValuePairs<String, LogValue> = [:]) { log(.info, event, fields) }
-    public func debug(_ event: String, _ fields: KeyValuePairs<String, LogValue> = [:]) { log(.debug, event, fields) }
+    public func error(_ message: String, _ fields: KeyValuePairs<String, LogValue> = [:]) { log(.error, message, fields) }
+    public func warning(_ message: String, _ fields: KeyValuePairs<String, LogValue> = [:]) { log(.warning, message, fields) }
+    public func notice(_ message: String, _ fields: KeyValuePairs<String, LogValue> = [:]) { log(.notice, message, fields) }
+    public func info(_ message: String, _ fields: KeyValuePairs<String, LogValue> = [:]) { log(.info, message, fields) }
+    public func debug(_ message: String, _ fields: KeyValuePairs<String, LogValue> = [:]) { log(.debug, message, fields) }
 
-    /// Writes one line for `event` at `level`, if the level is logged.
-    public func log(_ level: LogLevel, _ event: String, _ fields: KeyValuePairs<String, LogValue> = [:]) {
+    /// Writes one line for `message` (what happened: `connected`, `store unreachable`) at `level`, if the level is logged.
+    public func log(_ level: LogLevel, _ message: String, _ fields: KeyValuePairs<String, LogValue> = [:]) {
         guard level <= minimumLevel else { return }
-        write(line(level, event, Array(fields)))
+        write(line(level, message, Array(fields)))
     }
 
     /// The line ``log(_:_:_:)`` writes, newline included.
-    public func line(_ level: LogLevel, _ event: String, _ fields: [(key: String, value: LogValue)]) -> [UInt8] {
+    public func line(_ level: LogLevel, _ message: String, _ fields: [(key: String, value: LogValue)]) -> [UInt8] {
         switch format {
-        case .text: textLine(level, event, fields)
-        case .json: jsonLine(level, event, fields)
+        case .text: textLine(level, message, fields)
+        case .json: jsonLine(level, message, fields)
         }
     }
 
-    private func textLine(_ level: LogLevel, _ event: String, _ fields: [(key: String, value: LogValue)]) -> [UInt8] {
+    private func textLine(_ level: LogLevel, _ message: String, _ fields: [(key: String, value: LogValue)]) -> [UInt8] {
         var out = "<\(level.rawValue)>"
         if timestamps { out += Self.utcTime(clock()) + " " }
-        out += ControlCharacterEscaping.escaped(Self.bounded(event))
+        out += ControlCharacterEscaping.escaped(Self.bounded(message))
         for (key, value) in fields {
             out += " " + Self.fieldKey(key) + "="
             switch value {
@@ -124,15 +125,16 @@ public final class ServiceLog {
         return Array((out + "\n").utf8)
     }
 
-    private func jsonLine(_ level: LogLevel, _ event: String, _ fields: [(key: String, value: LogValue)]) -> [UInt8] {
+    private func jsonLine(_ level: LogLevel, _ message: String, _ fields: [(key: String, value: LogValue)]) -> [UInt8] {
         var json = JSONWriter(sink: JSONBuffer(capacity: 128))
         json.beginObject()
         json.key("time"); json.value(Self.utcTime(clock()))
         json.key("level"); json.value(level.name)
         json.key("priority"); json.value(Int(level.rawValue))
-        json.key("message"); json.value(Self.bounded(event))
+        json.key("message"); json.value(Self.bounded(message))
         for (key, value) in fields {
-            json.key(escaping: Self.bounded(key))
+            // A field may not shadow the line's own keys: `level` becomes `_level`.
+            json.key(escaping: Self.reservedJSONKeys.contains(key) ? "_" + key : Self.bounded(key))
             switch value {
             case .text(let text): json.value(Self.bounded(text))
             case .integer(let number): json.value(number)
@@ -143,6 +145,8 @@ public final class ServiceLog {
         json.endObject()
         return json.sink.bytes + [0x0A]
     }
+
+    static let reservedJSONKeys: Set<String> = ["time", "level", "priority", "message"]
 
     static func bounded(_ text: String) -> String { ControlCharacterEscaping.truncated(text, maximumBytes: maximumValueBytes) }
 
@@ -185,7 +189,7 @@ public final class ServiceLog {
 
     /// Whether standard error is a journald stream: `JOURNAL_STREAM` (`DEVICE:INODE`, set by
     /// systemd) names it, as sd_journal_stream_fd(3) advises checking.
-    public static func standardErrorIsJournal(environment: [String: String] = ServiceNotifier.processEnvironment()) -> Bool {
+    public static func standardErrorIsJournal(environment: [String: String] = ProcessEnvironment.current()) -> Bool {
         guard let stream = environment["JOURNAL_STREAM"] else { return false }
         let parts = stream.split(separator: ":")
         guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }

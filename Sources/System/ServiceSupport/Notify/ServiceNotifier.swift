@@ -43,7 +43,7 @@ public final class ServiceNotifier {
     /// process's by default). Throws when `NOTIFY_SOCKET` is set but is not a socket this can
     /// reach (relative, too long, `vsock:`): a misconfiguration the owner should report rather
     /// than run without the watchdog it was promised.
-    public init(environment: [String: String] = ServiceNotifier.processEnvironment(), now: ContinuousClock.Instant = .now)
+    public init(environment: [String: String] = ProcessEnvironment.current(), now: ContinuousClock.Instant = .now)
         throws(ServiceNotifierError) {
         let name = environment["NOTIFY_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
         socketName = name
@@ -128,20 +128,6 @@ public final class ServiceNotifier {
             }
         }
         if case .failure(let error) = outcome { throw .sendFailed(socketName, "sendto", error) }
-    }
-
-    /// The process's environment, as a dictionary.
-    public static func processEnvironment() -> [String: String] {
-        var result: [String: String] = [:]
-        var entry = environ
-        while let pointer = entry.pointee {
-            let text = String(cString: pointer)
-            if let equals = text.firstIndex(of: "=") {
-                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
-            }
-            entry += 1
-        }
-        return result
     }
 }
 
