@@ -100,6 +100,43 @@ import Testing
         #expect(descriptors.count == 2)  // the clients, not the listener
     }
 
+    @Test func oneStepAcceptsNoMoreThanItsShare() throws {
+        let directory = try temporaryDirectory()
+        defer { removeTree(directory) }
+        let path = directory + "/c.sock"
+        let server = try Self.echoServer(path, limits: StreamServerLimits(maximumClients: 8, acceptsPerStep: 2))
+        let waiting = (0..<5).map { _ in connectUnix(path) }
+        defer { waiting.forEach { close($0) } }
+        var descriptors: [pollfd] = []
+        server.appendPollDescriptors(to: &descriptors)
+        #expect(descriptors.count == 1)
+        descriptors[0].revents = Int16(POLLIN)
+        server.handle(descriptors, now: .now, budget: .seconds(1))
+        #expect(server.counters.accepted == 2)
+        server.handle(descriptors, now: .now, budget: .seconds(1))
+        #expect(server.counters.accepted == 4)
+    }
+
+    /// The answer is sent with MSG_NOSIGNAL: a client gone before it costs no SIGPIPE (which
+    /// would end this test process) and leaves the server serving.
+    @Test func aClientThatLeavesBeforeItsAnswerCostsNothing() throws {
+        let directory = try temporaryDirectory()
+        defer { removeTree(directory) }
+        let path = directory + "/c.sock"
+        let server = try ControlSocketServer(path: path) { _ in Array(repeating: UInt8(ascii: "x"), count: 1 << 20) }
+        for _ in 0..<3 {
+            let fd = connectUnix(path)
+            _ = "status\n".withCString { send(fd, $0, 7, Int32(MSG_NOSIGNAL)) }
+            close(fd)
+            server.pollOnce(timeout: .milliseconds(100))
+        }
+        let limit = ContinuousClock.now + .seconds(5)
+        while server.nextDeadline != nil, ContinuousClock.now < limit { server.pollOnce(timeout: .milliseconds(50)) }
+        #expect(server.counters.accepted == 3 && server.counters.answered == 0)
+        let answer = try drive([server]) { Result { () throws(ControlSocketError) in try ControlSocketClient.request("status", path: path) } }
+        #expect(try answer.get().count == 1 << 20)
+    }
+
     @Test func refusesALiveSocketAndReplacesAStaleOne() throws {
         let directory = try temporaryDirectory()
         defer { removeTree(directory) }

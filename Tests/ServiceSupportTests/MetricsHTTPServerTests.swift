@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 import ServiceSupport
 import Testing
 
@@ -34,6 +35,34 @@ import Testing
         let head = try Self.ask(server, "HEAD /metrics HTTP/1.0\r\n\r\n")
         #expect(head.hasPrefix("HTTP/1.1 200 OK\r\n") && head.hasSuffix("Connection: close\r\n\r\n"))
         #expect(server.counters.answered == 3)
+    }
+
+    /// curl, an independent client (Debian package curl, scripts/packages.sh), reads the answer
+    /// framing as a scraper does: status, Content-Type, Content-Length, Connection: close.
+    @Test func curlScrapesIt() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/curl"), "curl is a test package (scripts/packages.sh)")
+        let server = try Self.start()
+        let url = "http://127.0.0.1:\(server.address.port)/metrics"
+        let run = { @Sendable (arguments: [String]) -> (status: Int32, output: String) in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+            process.arguments = ["--silent", "--show-error", "--http1.1", "--max-time", "10"] + arguments
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            do { try process.run() } catch { return (-1, "\(error)") }
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        }
+        let scrape = try drive([server]) { run(["--fail", "--include", url]) }
+        #expect(scrape.status == 0)
+        #expect(scrape.output.hasPrefix("HTTP/1.1 200 OK\r\n"))
+        #expect(scrape.output.contains("Content-Type: text/plain; version=0.0.4; charset=utf-8\r\n"))
+        #expect(scrape.output.hasSuffix("\r\n\r\n# HELP scrapes_total Scrapes.\n# TYPE scrapes_total counter\nscrapes_total 1\n"))
+        let missing = try drive([server]) { run(["--output", "/dev/null", "--write-out", "%{http_code}", url + "x"]) }
+        #expect(missing.status == 0 && missing.output == "404")
+        let posted = try drive([server]) { run(["--output", "/dev/null", "--write-out", "%{http_code}", "--data", "x=1", url]) }
+        #expect(posted.status == 0 && posted.output == "405")
     }
 
     @Test func answersEverythingElseWithTheRightStatus() throws {
