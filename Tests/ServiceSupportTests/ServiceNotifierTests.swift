@@ -57,6 +57,15 @@ import Testing
         #expect(try notifier.watchdog(now: start + .milliseconds(3999)) == false)
         #expect(notifier.nextWatchdog == start + .seconds(4))
 
+        try notifier.reloading()
+        let reloading = try #require(manager.receive())
+        #expect(reloading.hasPrefix("RELOADING=1\nMONOTONIC_USEC="))
+        var monotonic = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &monotonic)
+        let sent = try #require(Int64(reloading.dropFirst("RELOADING=1\nMONOTONIC_USEC=".count)))
+        let microseconds = Int64(monotonic.tv_sec) * 1_000_000 + Int64(monotonic.tv_nsec) / 1000
+        #expect(sent <= microseconds && sent > microseconds - 10_000_000)
+
         try notifier.stopping()
         #expect(manager.receive() == "STOPPING=1")
     }

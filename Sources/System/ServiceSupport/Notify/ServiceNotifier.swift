@@ -19,6 +19,7 @@ import BandKitSystem
 ///   half the interval has passed since the last one (``nextWatchdog`` says when, for the poll timeout);
 /// - ``status(_:)`` one line for `systemctl status` (`STATUS=`): control characters escaped,
 ///   at most ``maximumStatusBytes`` bytes;
+/// - ``reloading()`` when the configuration is read again (`RELOADING=1`), then ``ready()``;
 /// - ``stopping()`` when a clean stop begins (`STOPPING=1`).
 ///
 /// Sending failures are returned, never fatal: a service must keep running if its manager went
@@ -79,6 +80,14 @@ public final class ServiceNotifier {
 
     /// `STOPPING=1`: a clean stop has begun.
     public func stopping() throws(ServiceNotifierError) { try send("STOPPING=1") }
+
+    /// `RELOADING=1` with `MONOTONIC_USEC=` (the time, as systemd 253's `Type=notify-reload` wants
+    /// it): a reload (the configuration read again on SIGHUP) has begun; send ``ready()`` when it is done.
+    public func reloading() throws(ServiceNotifierError) {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        try send("RELOADING=1\nMONOTONIC_USEC=\(Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000)")
+    }
 
     /// `STATUS=` one line: control characters escaped (a newline would end the field), cut to
     /// ``maximumStatusBytes``.
