@@ -28,6 +28,24 @@ import Testing
         #expect(server.counters.accepted == 1 && server.counters.answered == 1)
     }
 
+    /// Driven by a loop that keeps its own poll set and knows only which descriptors are ready.
+    @Test func aLoopWithItsOwnPollSetDrivesItByReadiness() throws {
+        let directory = try temporaryDirectory()
+        defer { removeTree(directory) }
+        let path = directory + "/c.sock"
+        let server = try Self.echoServer(path)
+        let answer = try drive([]) {
+            exchange(connectUnix(path), Array("status\n".utf8))
+        } between: {
+            var own: [pollfd] = []
+            server.appendPollDescriptors(to: &own)
+            _ = poll(&own, nfds_t(own.count), 5)
+            let ready = Set(own.filter { $0.revents != 0 }.map(\.fd))
+            server.handle(ready: { ready.contains($0) }, now: .now, budget: .milliseconds(20))
+        }
+        #expect(answer == Array("you said status\n".utf8))
+    }
+
     @Test func acceptsCRLFAndALastLineWithoutNewline() throws {
         let directory = try temporaryDirectory()
         defer { removeTree(directory) }

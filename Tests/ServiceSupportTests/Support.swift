@@ -27,13 +27,16 @@ final class ClientOutcome<Value: Sendable>: @unchecked Sendable {
 
 /// Runs `client` on a thread of its own while the test's thread drives `server` through its
 /// poll step, as the owner's loop would; returns the client's outcome (20 s at most).
-func drive<Value: Sendable>(_ servers: [any PollDriven], client: @escaping @Sendable () -> Value) throws -> Value {
+/// `between` runs on the test's thread between checks, after the servers' steps.
+func drive<Value: Sendable>(_ servers: [any PollDriven], client: @escaping @Sendable () -> Value,
+                            between: () -> Void = {}) throws -> Value {
     let outcome = ClientOutcome<Value>()
     let thread = Thread { outcome.set(client()) }
     thread.start()
     let limit = ContinuousClock.now + .seconds(20)
     while ContinuousClock.now < limit {
         for server in servers { server.pollOnce(timeout: .milliseconds(5)) }
+        between()
         if let value = outcome.value { return value }
     }
     throw TestFailure("the client did not finish in 20 s")

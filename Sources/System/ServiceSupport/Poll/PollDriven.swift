@@ -35,6 +35,19 @@ public protocol PollDriven: AnyObject {
 }
 
 extension PollDriven {
+    /// ``handle(_:now:budget:)`` for a loop that keeps its own poll set and can only say which
+    /// descriptors are ready (BandLink's `Poller.isReady`, say): watch each descriptor
+    /// ``appendPollDescriptors(to:)`` gives with its events, wait until at most ``nextDeadline``,
+    /// then call this with the loop's readiness test.
+    public func handle(ready isReady: (Int32) -> Bool, now: ContinuousClock.Instant, budget: Duration) {
+        var descriptors: [pollfd] = []
+        appendPollDescriptors(to: &descriptors)
+        for index in descriptors.indices where isReady(descriptors[index].fd) {
+            descriptors[index].revents = descriptors[index].events
+        }
+        handle(descriptors, now: now, budget: budget)
+    }
+
     /// Polls this object's descriptors alone for up to `timeout` (shortened to its next deadline)
     /// and handles what is ready: for a program, or a test, with nothing else to wait on.
     /// Returns the `poll(2)` failure, if any (an interrupted wait is resumed, not a failure).
