@@ -104,6 +104,28 @@ import Testing
         #expect(recv(silent, &byte, 1, 0) == 0)
     }
 
+    /// A client that asks and never reads: the answer stops at the full socket buffer and the
+    /// client is dropped at its deadline; the server never blocks on it.
+    @Test func aClientThatNeverReadsIsDroppedAtItsDeadline() throws {
+        let directory = try temporaryDirectory()
+        defer { removeTree(directory) }
+        let path = directory + "/c.sock"
+        let server = try ControlSocketServer(path: path, limits: StreamServerLimits(clientDeadline: .milliseconds(300))) { _ in
+            Array(repeating: UInt8(ascii: "x"), count: 16 << 20)
+        }
+        let fd = connectUnix(path)
+        defer { close(fd) }
+        _ = "status\n".withCString { send(fd, $0, 7, Int32(MSG_NOSIGNAL)) }
+        let start = ContinuousClock.now
+        while server.counters.timedOut == 0, ContinuousClock.now < start + .seconds(5) {
+            let before = ContinuousClock.now
+            server.pollOnce(timeout: .milliseconds(50))
+            #expect(ContinuousClock.now - before < .seconds(1))
+        }
+        #expect(server.counters.timedOut == 1 && server.counters.answered == 0)
+        #expect(server.nextDeadline == nil)
+    }
+
     @Test func clientsBeyondTheLimitWaitInTheBacklog() throws {
         let directory = try temporaryDirectory()
         defer { removeTree(directory) }
