@@ -6,7 +6,8 @@
 //                       firmware's crypto and UART frames. Embedded-Swift-clean (scripts/check-embedded.sh
 //                       compiles every module in this folder for a Cortex-M4).
 //   Sources/System      below both halves: the system layer (one Errno, EINTR retry, files, locks,
-//                       randomness) and the one JSON writer.
+//                       randomness), the one JSON writer, and a service's pieces (sd_notify, control
+//                       socket, metrics, log lines).
 //   Sources/Host        links (BlueZ, sockets), HCI, the GATT client, link security, the reader session.
 //   Sources/Trace       captures: decoding (btsnoop, pcapng, air) and replay.
 //   Sources/Simulation  simulated peers (InfiniTime, a heart-rate strap) and the QEMU firmware bridge.

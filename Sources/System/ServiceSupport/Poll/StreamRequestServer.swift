@@ -95,8 +95,6 @@ final class StreamRequestServer {
         _ = calls.close(descriptor: listener)
     }
 
-    var clientCount: Int { clients.count }
-
     func appendPollDescriptors(to descriptors: inout [pollfd]) {
         if clients.count < limits.maximumClients, acceptPausedUntil == nil { descriptors.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0)) }
         for client in clients {
