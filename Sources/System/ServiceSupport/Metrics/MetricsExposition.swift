@@ -12,20 +12,21 @@ extension MetricsRegistry {
         for family in families {
             out += "# HELP \(family.name) \(Self.escapedHelp(family.help))\n"
             out += "# TYPE \(family.name) \(family.kind.rawValue)\n"
-            for series in family.series where series.live {
-                let labels = zip(family.labelNames, series.labelValues).map { "\($0)=\"\(Self.escapedLabelValue($1))\"" }
+            for index in family.members where cells[index].live {
+                let cell = cells[index]
+                let labels = zip(family.labelNames, labelValues[index]).map { "\($0)=\"\(Self.escapedLabelValue($1))\"" }
                 guard family.kind == .histogram else {
-                    out += family.name + Self.braced(labels) + " " + Self.number(series.value) + "\n"
+                    out += family.name + Self.braced(labels) + " " + Self.number(cell.value) + "\n"
                     continue
                 }
                 var cumulative: UInt64 = 0
-                for (index, count) in series.bucketCounts.enumerated() {
-                    cumulative += count
-                    let bound = index < family.buckets.count ? Self.number(family.buckets[index]) : "+Inf"
+                for (bucket, slot) in bucketRange(index).enumerated() {
+                    cumulative += bucketCounts[slot]
+                    let bound = bucket < family.buckets.count ? Self.number(family.buckets[bucket]) : "+Inf"
                     out += family.name + "_bucket" + Self.braced(labels + ["le=\"\(bound)\""]) + " \(cumulative)\n"
                 }
-                out += family.name + "_sum" + Self.braced(labels) + " " + Self.number(series.value) + "\n"
-                out += family.name + "_count" + Self.braced(labels) + " \(series.count)\n"
+                out += family.name + "_sum" + Self.braced(labels) + " " + Self.number(cell.value) + "\n"
+                out += family.name + "_count" + Self.braced(labels) + " \(cell.count)\n"
             }
         }
         return Array(out.utf8)

@@ -6,15 +6,14 @@ public struct MetricFamily: Hashable, Sendable {
 /// One labelled series of a family: the handle the owner keeps (one per device, say) so an update
 /// is an array index, not a lookup.
 public struct MetricSeries: Hashable, Sendable {
-    let family: Int
-    let slot: Int
+    let index: Int
 }
 
 /// The service's metrics, kept by its loop and written in Prometheus' text format (0.0.4).
 ///
 /// Families are registered once (name, help, label names; histogram buckets), series are looked
-/// up once per label values (``series(_:_:)``), and updates through a ``MetricSeries`` cost an
-/// array index: the loop updates as events happen, without locks (one owner), and a scrape
+/// up once per label values (``series(_:_:)``), and updates through a ``MetricSeries`` cost one
+/// array element: the loop updates as events happen, without locks (one owner), and a scrape
 /// renders the whole text (``exposition()``).
 ///
 /// ```swift
@@ -36,26 +35,53 @@ public final class MetricsRegistry {
         case counter, gauge, histogram
     }
 
-    struct SeriesStorage {
-        var labelValues: [String]
-        var value: Double = 0
-        /// Histograms: observations per bucket (not cumulative), then the count past the last bound.
-        var bucketCounts: [UInt64]
-        var count: UInt64 = 0
+    /// One series' state, everything an update touches in one element: one access to one array
+    /// per update (a class's stored arrays are checked for exclusive access at run time, per access).
+    struct Cell {
+        let kind: Kind
+        /// The family's index in ``MetricsRegistry/families``.
+        let family: Int
         var live = true
+        /// A counter's or gauge's value; a histogram's sum.
+        var value: Double = 0
+        /// A histogram's observations.
+        var count: UInt64 = 0
+        /// Where the histogram's per-bucket counts start in ``MetricsRegistry/bucketCounts`` (not
+        /// cumulative) and its upper bounds in ``MetricsRegistry/bucketBounds`` (the last +Inf).
+        let firstBucket: Int
+        /// The histogram's buckets, +Inf included; 0 for a counter or gauge.
+        let bucketCount: Int
+
+        /// Adds `amount`, under the kind's rule (a counter never falls); false for a histogram.
+        mutating func add(_ amount: Double) -> Bool {
+            guard kind != .histogram else { return false }
+            if live, amount.isFinite, kind == .gauge || amount >= 0 { value += amount }
+            return true
+        }
+
+        mutating func set(_ newValue: Double) -> Bool {
+            guard kind != .histogram else { return false }
+            if live, kind == .gauge || newValue >= value { value = newValue }
+            return true
+        }
     }
 
-    struct FamilyStorage {
+    struct Family {
         let name: String
         let help: String
         let kind: Kind
         let labelNames: [String]
         let buckets: [Double]
-        var series: [SeriesStorage] = []
-        var slots: [[String]: Int] = [:]
+        /// The family's series (cell indices), in the order they were made.
+        var members: [Int] = []
+        var byLabels: [[String]: Int] = [:]
     }
 
-    var families: [FamilyStorage] = []
+    var families: [Family] = []
+    var cells: [Cell] = []
+    var labelValues: [[String]] = []
+    var bucketCounts: [UInt64] = []
+    var bucketBounds: [Double] = []
     private var names: Set<String> = []
 
     /// The `Content-Type` of ``exposition()``.
@@ -91,7 +117,7 @@ public final class MetricsRegistry {
         let taken = kind == .histogram ? [name, name + "_bucket", name + "_sum", name + "_count"] : [name]
         precondition(names.isDisjoint(with: taken), "\(name) is registered already")
         names.formUnion(taken)
-        families.append(FamilyStorage(name: name, help: help, kind: kind, labelNames: labels, buckets: buckets))
+        families.append(Family(name: name, help: help, kind: kind, labelNames: labels, buckets: buckets))
         let family = MetricFamily(index: families.count - 1)
         // A family without labels has its one series from the start, so it is exposed as 0.
         if labels.isEmpty { _ = series(family, []) }
@@ -101,68 +127,77 @@ public final class MetricsRegistry {
     /// The series of `family` with these label values (one per label name, in order), made on
     /// first use at zero; again after ``remove(_:_:)``, a fresh series at zero.
     public func series(_ family: MetricFamily, _ labelValues: [String]) -> MetricSeries {
-        precondition(labelValues.count == families[family.index].labelNames.count,
-                     "\(families[family.index].name): \(families[family.index].labelNames.count) label values needed")
-        if let slot = families[family.index].slots[labelValues] {
-            if !families[family.index].series[slot].live { reset(family.index, slot) }
-            return MetricSeries(family: family.index, slot: slot)
+        let stored = families[family.index]
+        precondition(labelValues.count == stored.labelNames.count, "\(stored.name): \(stored.labelNames.count) label values needed")
+        if let index = stored.byLabels[labelValues] {
+            if !cells[index].live { reset(index) }
+            return MetricSeries(index: index)
         }
-        let buckets = families[family.index].buckets.count + 1
-        families[family.index].series.append(SeriesStorage(labelValues: labelValues, bucketCounts: families[family.index].kind == .histogram ? Array(repeating: 0, count: buckets) : []))
-        let slot = families[family.index].series.count - 1
-        families[family.index].slots[labelValues] = slot
-        return MetricSeries(family: family.index, slot: slot)
+        let firstBucket = bucketCounts.count
+        let bucketCount = stored.kind == .histogram ? stored.buckets.count + 1 : 0
+        if bucketCount > 0 {
+            bucketCounts += Array(repeating: 0, count: bucketCount)
+            bucketBounds += stored.buckets + [.infinity]
+        }
+        cells.append(Cell(kind: stored.kind, family: family.index, firstBucket: firstBucket, bucketCount: bucketCount))
+        self.labelValues.append(labelValues)
+        let index = cells.count - 1
+        families[family.index].members.append(index)
+        families[family.index].byLabels[labelValues] = index
+        return MetricSeries(index: index)
     }
 
-    private func reset(_ family: Int, _ slot: Int) {
-        families[family].series[slot].value = 0
-        families[family].series[slot].count = 0
-        for index in families[family].series[slot].bucketCounts.indices { families[family].series[slot].bucketCounts[index] = 0 }
-        families[family].series[slot].live = true
+    private func reset(_ index: Int) {
+        let old = cells[index]
+        cells[index] = Cell(kind: old.kind, family: old.family, firstBucket: old.firstBucket, bucketCount: old.bucketCount)
+        for bucket in bucketRange(index) { bucketCounts[bucket] = 0 }
     }
 
     /// Drops a series from the output (a device forgotten). Its handles stay safe to use: updates
     /// through them are ignored until ``series(_:_:)`` brings the series back.
     public func remove(_ family: MetricFamily, _ labelValues: [String]) {
-        guard let slot = families[family.index].slots[labelValues] else { return }
-        families[family.index].series[slot].live = false
+        guard let index = families[family.index].byLabels[labelValues] else { return }
+        cells[index].live = false
     }
 
     /// Adds `amount` (≥ 0; a negative or non-finite amount is ignored: a counter never falls) to a
     /// counter, or to a gauge (either sign).
     public func add(_ series: MetricSeries, _ amount: Double = 1) {
-        let kind = families[series.family].kind
-        precondition(kind != .histogram, "\(families[series.family].name) is a histogram: observe(_:_:)")
-        guard families[series.family].series[series.slot].live, amount.isFinite, kind == .gauge || amount >= 0 else { return }
-        families[series.family].series[series.slot].value += amount
+        precondition(cells[series.index].add(amount), "a histogram: observe(_:_:)")
     }
 
     /// Sets a gauge; or a counter to a total the owner counts itself (mirrored, never lowered:
     /// a smaller value is ignored, since Prometheus reads a fall as a restart).
     public func set(_ series: MetricSeries, _ value: Double) {
-        let kind = families[series.family].kind
-        precondition(kind != .histogram, "\(families[series.family].name) is a histogram: observe(_:_:)")
-        guard families[series.family].series[series.slot].live else { return }
-        if kind == .counter, !(value >= families[series.family].series[series.slot].value) { return }
-        families[series.family].series[series.slot].value = value
+        precondition(cells[series.index].set(value), "a histogram: observe(_:_:)")
     }
 
     /// Records one observation in a histogram (a NaN is ignored).
     public func observe(_ series: MetricSeries, _ value: Double) {
-        precondition(families[series.family].kind == .histogram, "\(families[series.family].name) is not a histogram")
-        guard families[series.family].series[series.slot].live, !value.isNaN else { return }
-        let buckets = families[series.family].buckets
-        // Bounds are few (about ten): a linear scan beats a binary search here.
-        let bucket = buckets.firstIndex { value <= $0 } ?? buckets.count
-        families[series.family].series[series.slot].bucketCounts[bucket] += 1
-        families[series.family].series[series.slot].count += 1
-        families[series.family].series[series.slot].value += value
+        let cell = cells[series.index]
+        precondition(cell.kind == .histogram, "not a histogram: add(_:_:) or set(_:_:)")
+        guard cell.live, !value.isNaN else { return }
+        // Bounds are few (about ten): a linear scan beats a binary search here. The last is +Inf.
+        // One access to the bounds for the whole scan (each access to a class's array is checked).
+        let bucket = bucketBounds.withUnsafeBufferPointer { bounds in
+            var bucket = cell.firstBucket
+            while bucket < cell.firstBucket + cell.bucketCount - 1, !(value <= bounds[bucket]) { bucket += 1 }
+            return bucket
+        }
+        bucketCounts[bucket] += 1
+        cells[series.index].count += 1
+        cells[series.index].value += value
     }
 
     /// The current value of a counter or gauge, or a histogram's sum; nil for a removed series.
     public func value(_ series: MetricSeries) -> Double? {
-        let stored = families[series.family].series[series.slot]
-        return stored.live ? stored.value : nil
+        let cell = cells[series.index]
+        return cell.live ? cell.value : nil
+    }
+
+    /// Where the histogram series at `index` keeps its per-bucket counts in ``bucketCounts``.
+    func bucketRange(_ index: Int) -> Range<Int> {
+        cells[index].firstBucket..<(cells[index].firstBucket + cells[index].bucketCount)
     }
 
     static func isMetricName(_ name: String) -> Bool {
