@@ -4,6 +4,7 @@
 # and one scrape's text for 50 devices, with its share of one core at a 15 s scrape interval.
 #
 #   bash bench/service/run.sh [ITERATIONS]     # default 10,000,000 updates per round, best of 5
+#   EXTRA_FLAGS=-enforce-exclusivity=unchecked bash bench/service/run.sh   # what the run-time access checks cost
 #
 # Compiles BandKitSystem, JSONOutput and ServiceSupport straight from their folders with -O (no
 # SwiftPM). Figures go to docs/performance.md ("Service metrics") by hand, with the machine line.
