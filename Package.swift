@@ -6,7 +6,8 @@
 //                       firmware's crypto and UART frames. Embedded-Swift-clean (scripts/check-embedded.sh
 //                       compiles every module in this folder for a Cortex-M4).
 //   Sources/System      below both halves: the system layer (one Errno, EINTR retry, files, locks,
-//                       randomness) and the one JSON writer.
+//                       randomness), the one JSON writer, and a service's pieces (sd_notify, control
+//                       socket, metrics, log lines).
 //   Sources/Host        links (BlueZ, sockets), HCI, the GATT client, link security, the reader session.
 //   Sources/Trace       captures: decoding (btsnoop, pcapng, air) and replay.
 //   Sources/Simulation  simulated peers (InfiniTime, a heart-rate strap) and the QEMU firmware bridge.
@@ -90,6 +91,11 @@ let package = Package(
         .target(name: "BandKitSystem", path: "Sources/System/BandKitSystem", swiftSettings: strict),
         // The one JSON writer, below the commands, the store and the simulated peers.
         .target(name: "JSONOutput", path: "Sources/System/JSONOutput", swiftSettings: strict),
+        // The pieces of an always-on service, none of them about bands: sd_notify spoken directly,
+        // the Unix control socket, Prometheus metrics on a small poll-driven HTTP server, log lines
+        // journald understands. Driven by the owner's one poll loop.
+        .target(name: "ServiceSupport", dependencies: ["BandKitSystem", "JSONOutput"], path: "Sources/System/ServiceSupport",
+                swiftSettings: strict),
 
         // MARK: Sources/Host — links carrying ATT PDUs, HCI, the GATT client, the reader.
         .target(name: "BandLink", dependencies: ["BandKitSystem"], path: "Sources/Host/BandLink", swiftSettings: strict),
@@ -251,6 +257,7 @@ let package = Package(
         .testTarget(name: "CommandKitTests", dependencies: ["CommandKit", "JSONOutput"]),
         .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime"]),
         .testTarget(name: "JSONOutputTests", dependencies: ["JSONOutput", "HealthModel"]),
+        .testTarget(name: "ServiceSupportTests", dependencies: ["ServiceSupport"]),
         // The `health` command run as a process (the built binary beside the test bundle).
         .testTarget(name: "HealthCommandTests", dependencies: ["HealthModel", "HealthStore", "HealthTestSupport", "FitFile", "JSONOutput"]),
         .testTarget(name: "EndToEndTests"),
