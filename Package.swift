@@ -116,7 +116,7 @@ let package = Package(
         // `band gateway`: every paired device kept synced from one loop (the machine deciding,
         // a thread per device's session), its status and counters.
         .target(name: "BandGateway",
-                dependencies: ["BandReader", "BandLink", "BandKitSystem", "HealthModel", "JSONOutput"],
+                dependencies: ["BandReader", "BandLink", "BandKitSystem", "HealthModel", "JSONOutput", "ServiceSupport"],
                 path: "Sources/Host/BandGateway", swiftSettings: strict),
 
         // MARK: Sources/Trace — btsnoop, pcapng and air captures: decoding, and replay.
@@ -187,7 +187,7 @@ let package = Package(
             path: "Sources/Commands/bandsim", swiftSettings: strict),
         .executableTarget(
             name: "band",
-            dependencies: ["CommandKit", "BandGATT", "BandProtocol", "BandLink", "BandBlueZ", "BandReader", "BandGateway", "HealthStore", "HealthStorePostgreSQL",
+            dependencies: ["CommandKit", "BandGATT", "BandProtocol", "BandLink", "BandBlueZ", "BandReader", "BandGateway", "ServiceSupport", "HealthStore", "HealthStorePostgreSQL",
                            "HealthModel", "SocketSecurity", "BandKitSystem", "JSONOutput", "BandTrace"],
             path: "Sources/Commands/band", swiftSettings: strict,
             // The Swift runtime and FoundationEssentials linked in (docs/architecture.md, "Foundation

@@ -84,7 +84,7 @@ rm -f "$work/away.sock"
 
 gateway_pid=""
 start_gateway() {
-  "$bin/band" gateway --keep-band-clock --sync-every 15s --reconnect-max 3s "$@" 2>>"$log" &
+  "$bin/band" gateway --keep-band-clock --sync-every 15s --reconnect-max 3s --metrics 127.0.0.1:0 "$@" 2>>"$log" &
   gateway_pid=$!
   pids+=("$gateway_pid")
   wait_for "the gateway serving" 30 grep -q "serving .* device" "$log"
@@ -141,6 +141,37 @@ truth_minutes_after() {  # truth_minutes_after NAME COUNT: COUNT minutes measure
   [ "$(awk -v since="$restarted_at" -F'"minute":"' 'NF > 1 { split($2, a, "\""); if (a[1] > since) n++ } END { print n + 0 }' "$work/$1.truth")" -ge "$2" ]
 }
 for name in strap watch; do wait_for "two minutes of the $name after the restart" 200 truth_minutes_after "$name" 2; done
+
+# band status and /metrics against what happened: six devices (the forgotten one gone), all
+# connected; a control-socket client sending garbage or nothing is dropped, the gateway unaffected.
+connected_count() {
+  "$bin/band" status --json | python3 -c 'import json, sys; sys.exit(0 if json.load(sys.stdin)["devices_connected"] == int(sys.argv[1]) else 1)' "$1"
+}
+wait_for "six devices connected in band status" 60 connected_count 6
+python3 - "$XDG_RUNTIME_DIR/bandkit/gateway.sock" <<'PY'
+import socket, sys
+for payload in (b"\x00\xff garbage\n", b"", b"x" * 100000):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(5)
+    s.connect(sys.argv[1])
+    try:
+        s.sendall(payload)
+        s.shutdown(socket.SHUT_WR)
+        answer = s.recv(100)
+    except (ConnectionResetError, BrokenPipeError):
+        answer = b""
+    if answer: sys.exit("gateway: the control socket answered garbage: %r" % answer)
+    s.close()
+PY
+"$bin/band" status --json >"$work/status.json"
+"$bin/band" status >"$work/status.txt"
+grep -q "^6/6 devices connected, last commit " "$work/status.txt" || fail "band status: $(cat "$work/status.txt")"
+port="$(grep -o 'metrics at http://127.0.0.1:[0-9]*' "$log" | tail -1 | sed 's/.*://')"
+python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())' \
+  "http://127.0.0.1:$port/metrics" >"$work/metrics.txt" || fail "no /metrics on port $port"
+python3 "$root/Tests/checks/support/gateway_status_check.py" "$work/status.json" "$work/metrics.txt" "sim:$work/doomed.sock" \
+  "bandkit=sim:$work/faulty.sock" "bandkit=sim:$work/steady.sock" "bandkit=sim:$work/away.sock" "bandkit=sim:$work/late.sock" \
+  "infinitime=sim:$work/watch.sock" "hr-strap=sim:$work/strap.sock" || fail "band status or /metrics disagree with what happened"
 
 # SIGTERM: exit 0 within 5 s.
 stop_started=$SECONDS

@@ -8,6 +8,7 @@ import CommandKit
 import FoundationEssentials
 import HealthStore
 import JSONOutput
+import ServiceSupport
 
 struct GatewayCommand: Command {
     static let configuration = CommandConfiguration(
@@ -36,7 +37,12 @@ struct GatewayCommand: Command {
             .option("sync-every", value: "DURATION", help: "Sync history again this often while streaming (default 10m)."),
             .option("reconnect-max", value: "DURATION", help: "Longest wait between attempts to reach a device (default 60s)."),
             .flag("json", help: "Log NDJSON, one event per line, instead of text."),
+            controlSocketSpec,
+            .option("metrics", value: "HOST:PORT", help: "Serve Prometheus metrics at http://HOST:PORT/metrics (e.g. 127.0.0.1:9469)."),
         ])
+
+    static let controlSocketSpec: OptionSpec = .option(
+        "control-socket", value: "PATH", help: "The gateway's control socket, for 'band status' (default $XDG_RUNTIME_DIR/bandkit/gateway.sock).")
 
     var selection: GatewaySelection
     var random: Bool
@@ -48,6 +54,8 @@ struct GatewayCommand: Command {
     var reconnectMax: Duration
     var json: Bool
     var storeRetry = StoreRetrySchedule.standard
+    var controlSocket: String
+    var metrics: MetricsListenAddress?
 
     init(arguments: ParsedArguments) throws(UsageError) {
         random = arguments.flag("random")
@@ -70,11 +78,17 @@ struct GatewayCommand: Command {
         reconnectMax = try arguments.value("reconnect-max", as: "a duration such as 60s", parseDuration) ?? .seconds(60)
         guard reconnectMax >= .seconds(1) else { throw arguments.usageError("--reconnect-max must be at least 1s") }
         json = arguments.flag("json")
+        controlSocket = arguments.value("control-socket") ?? ControlSocketClient.defaultPath(name: "gateway.sock")
+        if let text = arguments.value("metrics") {
+            do { metrics = try MetricsListenAddress(parsing: text) } catch { throw arguments.usageError("--metrics: \(error)") }
+        }
         storeRetry = try storeRetrySchedule(arguments)
     }
 
     mutating func run() throws -> ExitCode {
-        let log = GatewayLogPrinter(json: json)
+        let log = GatewayLogPrinter(log: ServiceLog(format: json ? .json : .text))
+        let notifier: ServiceNotifier
+        do { notifier = try ServiceNotifier() } catch { throw RuntimeFailure("band gateway: NOTIFY_SOCKET: \(error)") }
         do { try keystore.prepareDirectory() } catch { throw RuntimeFailure("band gateway: \(error)") }
         let lock: GatewayLock
         do { lock = try GatewayLock(keystorePath: keystore.path) } catch { throw RuntimeFailure("band gateway: \(error)") }
@@ -92,7 +106,7 @@ struct GatewayCommand: Command {
         let signals = try installGatewaySignals()
         defer { signals.restore() }
         let backoff = ReconnectBackoff(initial: .seconds(1), maximum: reconnectMax)
-        let status = GatewayStatus(dayStart: { date in
+        let status = GatewayStatus(keepsLatencies: metrics != nil, dayStart: { date in
             let offset = Double(SystemTimeZone().secondsFromGMT(for: date))
             let local = date.timeIntervalSince1970 + offset
             return Date(timeIntervalSince1970: (local / 86_400).rounded(.down) * 86_400 - offset)
@@ -108,8 +122,40 @@ struct GatewayCommand: Command {
                 return selection.devices(from: bands, forgotten: forgotten)
             },
             makeService: makeService, log: log.write)
-        engine.onReady = { log.write(.notice, nil, "serving \(devices.count) device\(devices.count == 1 ? "" : "s") from \(keystore.path)") }
+        // The control socket: `status` and `status --json`; anything else is dropped unanswered.
+        let control: ControlSocketServer
+        do {
+            control = try ControlSocketServer(path: controlSocket, createDirectory: true) { line in
+                switch line {
+                case "status": Array(GatewayStatusText.render(status.snapshot(), at: Date()).utf8)
+                case "status --json": Array((status.snapshot().json(at: Date()) + "\n").utf8)
+                default: nil
+                }
+            }
+        } catch { throw RuntimeFailure("band gateway: control socket: \(error)") }
+        engine.sources.append(control)
+        if let metrics {
+            let exporter = GatewayMetrics()
+            let server: MetricsHTTPServer
+            do { server = try MetricsHTTPServer(listeningOn: metrics) { exporter.exposition(of: status, at: Date()) } } catch {
+                throw RuntimeFailure("band gateway: --metrics: \(error)")
+            }
+            engine.sources.append(server)
+            log.write(.info, nil, "metrics at http://\(server.address)/metrics")
+        }
+        engine.onReady = {
+            log.write(.notice, nil, "serving \(devices.count) device\(devices.count == 1 ? "" : "s") from \(keystore.path)")
+            do { try notifier.ready(status: status.snapshot().statusLine) } catch { log.write(.warning, nil, "sd_notify: \(error)") }
+        }
+        // WATCHDOG=1 when due, and STATUS= kept current, from the loop: a hung loop misses both.
+        engine.heartbeat = (interval: notifier.watchdogInterval.map { min($0, .seconds(10)) } ?? .seconds(10), beat: {
+            do {
+                _ = try notifier.watchdog()
+                try notifier.status(status.snapshot().statusLine)
+            } catch { log.write(.warning, nil, "sd_notify: \(error)") }
+        })
         let abandoned = try engine.run(devices: devices, signals: signals)
+        try? notifier.stopping()
         log.write(.notice, nil, abandoned.isEmpty ? "stopped" : "stopped; \(abandoned.count) session(s) had not ended")
         return .success
     }
@@ -136,24 +182,15 @@ func installGatewaySignals() throws -> StopSignals {
     return try StopSignals([SIGINT, SIGTERM, SIGHUP])
 }
 
-/// The gateway's log lines on stderr: `<N>` (the syslog level journald reads) and the message,
-/// or one NDJSON object per line with --json. Each line is one write(2), so lines from the
-/// sessions' threads never interleave.
-struct GatewayLogPrinter: Sendable {
-    var json: Bool
+/// The gateway's log lines on stderr through `ServiceLog`: `<N>` (the syslog level journald
+/// reads), the message and `device=`, or NDJSON with --json. Called from the sessions' threads:
+/// `ServiceLog` holds nothing that changes after it is made and writes each line with one
+/// write(2), so lines never interleave.
+struct GatewayLogPrinter: @unchecked Sendable {
+    let log: ServiceLog
 
     func write(_ level: GatewayLogLevel, _ device: String?, _ message: String) {
-        if json {
-            var out = JSONWriter(sink: JSONBuffer())
-            out.beginObject()
-            out.key("time"); out.value(utcTimestamp(Date()))
-            out.key("level"); out.value("\(level)")
-            out.key("device"); out.value(device)
-            out.key("message"); out.value(message)
-            out.endObject()
-            CommandRunner.printError(out.sink.text)
-        } else {
-            CommandRunner.printError("<\(level.rawValue)>band gateway: " + (device.map { "\($0): " } ?? "") + message)
-        }
+        let level = LogLevel(rawValue: Int32(level.rawValue)) ?? .info
+        if let device { log.log(level, message, ["device": .text(device)]) } else { log.log(level, message) }
     }
 }

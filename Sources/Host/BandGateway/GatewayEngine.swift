@@ -5,9 +5,10 @@ import BandKitSystem
 import BandLink
 import BandReader
 import FoundationEssentials
+import ServiceSupport
 
 /// Runs the gateway: one `poll()` loop over the stop signals, the keystore watch, the session
-/// threads' inbox and any descriptor a caller adds (a control socket, a metrics server),
+/// threads' inbox and the caller's `PollDriven` sources (a control socket, a metrics server),
 /// sleeping until the machine's next timer; every decision is ``GatewayMachine``'s, and each
 /// device's sessions run on a thread of their own (`BandSession` blocks on its link).
 public final class GatewayEngine {
@@ -32,7 +33,8 @@ public final class GatewayEngine {
     /// Workers asked to stop: their stop request is spent, so the next attempt gets a new one.
     private var stopped: Set<String> = []
     private var progressed: Set<String> = []
-    private var extra: [Int32: () -> Void] = [:]
+    /// Driven by the loop with its own descriptors: the control socket, the metrics server.
+    public var sources: [any PollDriven] = []
     private var exitedAbandoning: [String]?
 
     /// `loadDevices` reads the keystore (at start and after every change) and selects the devices.
@@ -46,11 +48,6 @@ public final class GatewayEngine {
         self.log = log
     }
 
-    /// Watches `fd` in the loop; `onReady` runs on the loop's thread when it is readable.
-    public func watch(_ fd: Int32, onReady: @escaping () -> Void) { extra[fd] = onReady }
-
-    public func unwatch(_ fd: Int32) { extra[fd] = nil }
-
     /// Serves `devices` until SIGINT/SIGTERM (SIGHUP reloads the keystore): returns the devices
     /// whose sessions had not ended when the stop's grace ran out (normally none).
     public func run(devices: [GatewayDevice], signals: StopSignals) throws -> [String] {
@@ -61,19 +58,20 @@ public final class GatewayEngine {
         perform(machine.devicesLoaded(devices, at: .now), inbox: inbox)
         onReady()
         var nextBeat = heartbeat.map { ContinuousClock.now.advanced(by: $0.interval) }
-        var poller = Poller()
+        var descriptors: [pollfd] = []
         while exitedAbandoning == nil {
-            poller = Poller()
-            poller.watch(signals.pollDescriptor)
-            poller.watch(inbox.pollDescriptor)
-            if let fd = keystoreWatch.pollDescriptor { poller.watch(fd) }
-            for fd in extra.keys { poller.watch(fd) }
-            let deadline = [machine.nextWake, nextBeat].compactMap { $0 }.min()
-            do { try poller.wait(until: deadline) } catch {
-                log(.error, nil, "\(error)")
+            descriptors.removeAll(keepingCapacity: true)
+            descriptors.append(pollfd(fd: signals.pollDescriptor, events: Int16(POLLIN), revents: 0))
+            descriptors.append(pollfd(fd: inbox.pollDescriptor, events: Int16(POLLIN), revents: 0))
+            descriptors.append(pollfd(fd: keystoreWatch.pollDescriptor ?? -1, events: Int16(POLLIN), revents: 0))
+            for source in sources { source.appendPollDescriptors(to: &descriptors) }
+            let deadline = ([machine.nextWake, nextBeat] + sources.map(\.nextDeadline)).compactMap { $0 }.min()
+            let wait = deadline.map { max(.zero, $0 - ContinuousClock.now) }
+            if case .failure(let error) = descriptors.withUnsafeMutableBufferPointer({ SystemCalls.live.poll($0, timeout: wait) }) {
+                log(.error, nil, "poll: \(error)")
                 perform(machine.stopRequested(at: .now), inbox: inbox)
             }
-            if poller.isReady(signals.pollDescriptor) {
+            if descriptors[0].revents != 0 {
                 for signal in signals.received() {
                     if signal == SIGHUP {
                         reload(why: "SIGHUP", inbox: inbox)
@@ -82,13 +80,14 @@ public final class GatewayEngine {
                     }
                 }
             }
-            if let fd = keystoreWatch.pollDescriptor, poller.isReady(fd), keystoreWatch.keystoreChanged() {
+            if descriptors[2].revents != 0, keystoreWatch.keystoreChanged() {
                 reload(why: "keystore changed", inbox: inbox)
             }
-            if poller.isReady(inbox.pollDescriptor) {
+            if descriptors[1].revents != 0 {
                 for message in inbox.take() { handle(message, inbox: inbox) }
             }
-            for (fd, onReady) in extra where poller.isReady(fd) { onReady() }
+            // A status client or a scrape gets a bounded share of the turn: the devices come first.
+            for source in sources { source.handle(descriptors[3...], now: .now, budget: .milliseconds(20)) }
             perform(machine.tick(at: .now), inbox: inbox)
             if let heartbeat, let beat = nextBeat, ContinuousClock.now >= beat {
                 heartbeat.beat()
