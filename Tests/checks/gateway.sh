@@ -109,6 +109,14 @@ set -e
 [ "$second" -eq 1 ] || fail "a second gateway exited $second, not 1: $(cat "$work/second.err")"
 grep -q "another gateway (PID $gateway_pid)" "$work/second.err" || fail "the refusal does not name PID $gateway_pid: $(cat "$work/second.err")"
 
+# A gateway on another keystore whose --metrics port is taken exits 1 naming the port.
+port="$(grep -o 'metrics at http://127.0.0.1:[0-9]*' "$log" | tail -1 | sed 's/.*://')"
+set +e
+"$bin/band" gateway --keystore "$work/other/keys.json" --control-socket "$work/other.sock" --metrics "127.0.0.1:$port" 2>"$work/port.err"; taken=$?
+set -e
+[ "$taken" -eq 1 ] || fail "a gateway on a taken metrics port exited $taken, not 1: $(cat "$work/port.err")"
+grep -q "port $port" "$work/port.err" || fail "the refusal does not name port $port: $(cat "$work/port.err")"
+
 # The away band comes back; a new band is paired; one is forgotten — all while it runs.
 # Its clock went on while it was away (a restart at the same --start would record the same
 # minutes twice): three hours on, far past the few simulated minutes it ran before.
