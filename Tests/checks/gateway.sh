@@ -32,6 +32,7 @@ start="$(date -u +%Y-%m-%dT%H:%M:%S+00:00)"
 fail() {
   echo "gateway: $*" >&2
   echo "--- gateway log (last 40 lines)" >&2; tail -40 "$log" >&2 || true
+  echo "--- band status" >&2; timeout 10 "$bin/band" status >&2 || true
   exit 1
 }
 
@@ -171,6 +172,10 @@ for payload in (b"\x00\xff garbage\n", b"", b"x" * 100000):
     if answer: sys.exit("gateway: the control socket answered garbage: %r" % answer)
     s.close()
 PY
+# SIGHUP reloads the keystore (unchanged here: nothing happens) and never ends the gateway.
+kill -HUP "$gateway_pid"
+connected_count 6 || fail "band status after SIGHUP"
+kill -0 "$gateway_pid" 2>/dev/null || fail "SIGHUP ended the gateway"
 "$bin/band" status --json >"$work/status.json"
 "$bin/band" status >"$work/status.txt"
 grep -q "^6/6 devices connected, last commit " "$work/status.txt" || fail "band status: $(cat "$work/status.txt")"
