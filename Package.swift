@@ -6,7 +6,8 @@
 //                       firmware's crypto and UART frames. Embedded-Swift-clean (scripts/check-embedded.sh
 //                       compiles every module in this folder for a Cortex-M4).
 //   Sources/System      below both halves: the system layer (one Errno, EINTR retry, files, locks,
-//                       randomness) and the one JSON writer.
+//                       randomness), the one JSON writer, and a service's pieces (sd_notify, control
+//                       socket, metrics, log lines).
 //   Sources/Host        links (BlueZ, sockets), HCI, the GATT client, link security, the reader session.
 //   Sources/Trace       captures: decoding (btsnoop, pcapng, air) and replay.
 //   Sources/Simulation  simulated peers (InfiniTime, a heart-rate strap) and the QEMU firmware bridge.
@@ -32,7 +33,7 @@ let package = Package(
         .library(name: "BandCore", targets: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandProtocol",
                                              "FirmwareCrypto", "UARTFraming", "CivilTime", "BandHCI", "BandLEHost"]),
         .library(name: "BandHost", targets: ["BandLink", "BandBlueZ", "BandGATTClient", "SocketSecurity",
-                                             "BandReader"]),
+                                             "BandReader", "BandGateway"]),
         .library(name: "BandTrace", targets: ["BandTrace"]),
         .library(name: "BandReplay", targets: ["BandReplay"]),
         .library(name: "BandFirmware", targets: ["BandFirmwareCore", "ChipRuntime", "BandFirmware"]),
@@ -97,6 +98,11 @@ let package = Package(
         .target(name: "BandKitSystem", path: "Sources/System/BandKitSystem", swiftSettings: strict),
         // The one JSON writer, below the commands, the store and the simulated peers.
         .target(name: "JSONOutput", path: "Sources/System/JSONOutput", swiftSettings: strict),
+        // The pieces of an always-on service, none of them about bands: sd_notify spoken directly,
+        // the Unix control socket, Prometheus metrics on a small poll-driven HTTP server, log lines
+        // journald understands. Driven by the owner's one poll loop.
+        .target(name: "ServiceSupport", dependencies: ["BandKitSystem", "JSONOutput"], path: "Sources/System/ServiceSupport",
+                swiftSettings: strict),
 
         // MARK: Sources/Host — links carrying ATT PDUs, HCI, the GATT client, the reader.
         .target(name: "BandLink", dependencies: ["BandKitSystem"], path: "Sources/Host/BandLink", swiftSettings: strict),
@@ -112,6 +118,11 @@ let package = Package(
                 dependencies: ["BandWire", "BandGATT", "BandProtocol", "BandLink", "BandGATTClient",
                                "HealthModel", "HealthStore", "HealthAnalysis", "BandKitSystem"],
                 path: "Sources/Host/BandReader", swiftSettings: strict),
+        // `band gateway`: every paired device kept synced from one loop (the machine deciding,
+        // a thread per device's session), its status and counters.
+        .target(name: "BandGateway",
+                dependencies: ["BandReader", "BandLink", "BandKitSystem", "HealthModel", "JSONOutput", "ServiceSupport"],
+                path: "Sources/Host/BandGateway", swiftSettings: strict),
 
         // MARK: Sources/Trace — btsnoop, pcapng and air captures: decoding, and replay.
         .target(name: "BandTrace", dependencies: ["BandWire", "BandATT", "BandGATT", "BandHCI", "BandLink", "BandKitSystem"],
@@ -181,7 +192,7 @@ let package = Package(
             path: "Sources/Commands/bandsim", swiftSettings: strict),
         .executableTarget(
             name: "band",
-            dependencies: ["CommandKit", "BandGATT", "BandProtocol", "BandLink", "BandBlueZ", "BandReader", "HealthStore", "HealthStorePostgreSQL",
+            dependencies: ["CommandKit", "BandGATT", "BandProtocol", "BandLink", "BandBlueZ", "BandReader", "BandGateway", "ServiceSupport", "HealthStore", "HealthStorePostgreSQL",
                            "HealthModel", "SocketSecurity", "BandKitSystem", "JSONOutput", "BandTrace"],
             path: "Sources/Commands/band", swiftSettings: strict,
             // The Swift runtime and FoundationEssentials linked in (docs/architecture.md, "Foundation
@@ -223,6 +234,7 @@ let package = Package(
         .testTarget(name: "BandGATTClientTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandLink", "BandGATTClient", "BandTestSupport"]),
         .testTarget(name: "SocketSecurityTests", dependencies: ["SocketSecurity", "BandWire", "BandLink", "BandTestSupport"]),
         // CSQLite: the power-loss VFS (Support/PowerLossVFS.swift) the durability test runs the store on.
+        .testTarget(name: "BandGatewayTests", dependencies: ["BandGateway", "BandReader", "BandTestSupport"]),
         .testTarget(name: "BandReaderTests",
                     dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTClient", "BandProtocol", "BandReader", "BandFirmware",
                                    "BandPeers", "BandLink", "HealthStore", "HealthModel", "HealthAnalysis", "BandTestSupport", "CSQLite", "BandKitSystem", "SeededRandom"]),
@@ -254,6 +266,7 @@ let package = Package(
         .testTarget(name: "CommandKitTests", dependencies: ["CommandKit", "JSONOutput"]),
         .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime"]),
         .testTarget(name: "JSONOutputTests", dependencies: ["JSONOutput", "HealthModel"]),
+        .testTarget(name: "ServiceSupportTests", dependencies: ["ServiceSupport"]),
         // The `health` command run as a process (the built binary beside the test bundle).
         .testTarget(name: "HealthCommandTests", dependencies: ["HealthModel", "HealthStore", "HealthTestSupport", "FitFile", "JSONOutput", "SeededRandom"]),
         .testTarget(name: "EndToEndTests"),

@@ -13,3 +13,5 @@ RADIO_PACKAGES=(qemu-system-x86 busybox-static bluez bluez-test-tools kmod cpio)
 # emulator (mps2-an386); the image is built by the Swift toolchain (swiftc, clang, ld.lld) and links
 # libgcc from gcc-arm-none-eabi for software double-precision arithmetic (the band's sensor model).
 FIRMWARE_PACKAGES=(qemu-system-arm python3 gcc-arm-none-eabi)
+# systemd: `systemd-analyze verify` and `systemd-sysusers --dry-run` on the gateway's units (Tests/checks/systemd.sh).
+TEST_PACKAGES+=(systemd)

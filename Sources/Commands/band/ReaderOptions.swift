@@ -48,13 +48,7 @@ struct ReaderOptions {
         json = arguments.flag("json")
         setsClock = !arguments.flag("keep-band-clock")
         recordPath = arguments.value("record")
-        if let text = getenv(StoreRetrySchedule.environmentVariable).map({ String(cString: $0) }) {
-            switch StoreRetrySchedule.parse(text) {
-            case .success(let schedule): storeRetry = schedule
-            case .failure(let problem):
-                throw arguments.usageError("\(StoreRetrySchedule.environmentVariable) '\(text.terminalEscaped)': \(problem)")
-            }
-        }
+        storeRetry = try storeRetrySchedule(arguments)
     }
 
     /// Opens the `--record` trace, if asked for.
@@ -63,6 +57,16 @@ struct ReaderOptions {
         do { return try SessionRecording(path: recordPath) } catch {
             throw RuntimeFailure("band: --record \(recordPath): \(error)")
         }
+    }
+}
+
+/// How a reader retries an unreachable store: standard, or `BANDKIT_STORE_RETRY` (for tests).
+func storeRetrySchedule(_ arguments: ParsedArguments) throws(UsageError) -> StoreRetrySchedule {
+    guard let text = getenv(StoreRetrySchedule.environmentVariable).map({ String(cString: $0) }) else { return .standard }
+    switch StoreRetrySchedule.parse(text) {
+    case .success(let schedule): return schedule
+    case .failure(let problem):
+        throw arguments.usageError("\(StoreRetrySchedule.environmentVariable) '\(text.terminalEscaped)': \(problem)")
     }
 }
 

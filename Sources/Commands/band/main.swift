@@ -12,7 +12,7 @@ struct Root: Command {
             Keys live in $XDG_CONFIG_HOME/bandkit/keys.json (mode 0600); samples go to the health
             store (--store PATH, default $BANDKIT_STORE or $XDG_DATA_HOME/bandkit/health.sqlite).
             """,
-        subcommands: [ScanCommand.self, PairCommand.self, StreamCommand.self, SyncCommand.self,
+        subcommands: [ScanCommand.self, PairCommand.self, StreamCommand.self, SyncCommand.self, GatewayCommand.self, StatusCommand.self,
                       DevicesCommand.self, ForgetCommand.self])
 }
 

@@ -42,16 +42,5 @@ public enum SocketPath {
     }
 
     /// The process environment as a dictionary.
-    public static func currentEnvironment() -> [String: String] {
-        var result: [String: String] = [:]
-        var entry = environ
-        while let pointer = entry.pointee {
-            let text = String(cString: pointer)
-            if let equals = text.firstIndex(of: "=") {
-                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
-            }
-            entry += 1
-        }
-        return result
-    }
+    public static func currentEnvironment() -> [String: String] { ProcessEnvironment.current() }
 }

@@ -68,6 +68,10 @@ public struct Keystore: Sendable {
         } catch let error as KeystoreError {
             throw error
         } catch {
+            // The decoder does not say where the syntax breaks; a hand-edited file needs the place.
+            if let place = JSONSyntaxLocation.firstError(in: [UInt8](data)) {
+                throw KeystoreError(path: path, reason: "is not valid JSON at \(place)")
+            }
             throw KeystoreError(path: path, reason: "is not a valid keystore: \(error)")
         }
     }

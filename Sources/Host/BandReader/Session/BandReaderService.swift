@@ -36,6 +36,8 @@ public final class BandReaderService {
     private let openLink: LinkOpener
     private let report: (ReaderEvent) -> Void
     private var store: HealthStore?
+    /// The store writer ``streamOnce(attempt:)`` keeps between its connections.
+    private var onceWriter: SampleWriter?
     /// The person ``pair()`` binds the band to (nil: the store's default person). Sync and stream
     /// write as the person the keystore entry names.
     public var person: String?
@@ -148,23 +150,7 @@ public final class BandReaderService {
                 report(event)
             }
             do {
-                let connection = try connect(attempt: attempt)
-                defer { connection.close() }
-                let session = BandSession(connection: connection, address: address.keystoreKey, pairing: pairing,
-                                          store: store, report: track)
-                session.reusableWriter = writer
-                defer { writer = session.reusableWriter }
-                session.timeZone = timeZone
-                session.setsClock = setsClock
-                session.clockTolerance = clockTolerance
-                session.historySyncInterval = historySyncInterval
-                session.clockRereadInterval = clockRereadInterval
-                session.storeRetrySchedule = storeRetrySchedule
-                session.now = now
-                if let spoolDirectory {
-                    session.spool = LiveSpool(path: spoolDirectory + "/" + LiveSpool.fileName(band: address.keystoreKey, store: StoreLocation.redacted(storePath)))
-                }
-                let outcome = try session.run(goal())
+                let outcome = try runConnection(goal(), attempt: attempt, pairing: pairing, store: store, writer: &writer, report: track)
                 total.historyMinutes += outcome.historyMinutes
                 total.liveMinutes += outcome.liveMinutes
                 total.device = outcome.device
@@ -198,6 +184,41 @@ public final class BandReaderService {
                 }
             }
         }
+    }
+
+    /// One connection and its session, no retry: for a caller that decides reconnects itself
+    /// (``BandReaderService`` does in ``stream(until:)``; a gateway serving many devices does in
+    /// its own machine). `writer` is the run's store writer, reused across its connections.
+    private func runConnection(_ goal: BandSession.Goal, attempt: Int, pairing: PairedBand?, store: ReaderStore,
+                               writer: inout SampleWriter?, report: @escaping (ReaderEvent) -> Void) throws(SessionError) -> BandSession.Outcome {
+        let connection = try connect(attempt: attempt)
+        defer { connection.close() }
+        let session = BandSession(connection: connection, address: address.keystoreKey, pairing: pairing,
+                                  store: store, report: report)
+        session.reusableWriter = writer
+        defer { writer = session.reusableWriter }
+        session.timeZone = timeZone
+        session.setsClock = setsClock
+        session.clockTolerance = clockTolerance
+        session.historySyncInterval = historySyncInterval
+        session.clockRereadInterval = clockRereadInterval
+        session.storeRetrySchedule = storeRetrySchedule
+        session.now = now
+        if let spoolDirectory {
+            session.spool = LiveSpool(path: spoolDirectory + "/" + LiveSpool.fileName(band: address.keystoreKey, store: StoreLocation.redacted(storePath)))
+        }
+        return try session.run(goal)
+    }
+
+    /// Streams over one connection until it ends, is stopped or fails: no reconnect, no backoff
+    /// (the caller decides those; `band gateway` does for every device it serves). The keystore
+    /// entry is read afresh, the store opened once per service, and the store writer kept from
+    /// this service's previous connection.
+    public func streamOnce(attempt: Int) throws(SessionError) -> BandSession.Outcome {
+        let pairing: PairedBand?
+        do { pairing = try keystore.band(address.keystoreKey) } catch { throw .keystore("\(error)") }
+        let store = try openStore(person: pairing?.person)
+        return try runConnection(.stream(until: nil), attempt: attempt, pairing: pairing, store: store, writer: &onceWriter, report: report)
     }
 
     private func connect(attempt: Int) throws(SessionError) -> BandConnection {

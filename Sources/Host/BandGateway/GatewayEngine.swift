@@ -1,0 +1,205 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import BandKitSystem
+import BandLink
+import BandReader
+import FoundationEssentials
+import ServiceSupport
+
+/// Runs the gateway: one `poll()` loop over the stop signals, the keystore watch, the session
+/// threads' inbox and the caller's `PollDriven` sources (a control socket, a metrics server),
+/// sleeping until the machine's next timer; every decision is ``GatewayMachine``'s, and each
+/// device's sessions run on a thread of their own (`BandSession` blocks on its link).
+public final class GatewayEngine {
+    /// Builds a device's reader service around its stop request and the report callback the
+    /// engine counts and logs from (called on the device's session thread).
+    public typealias ServiceMaker = (GatewayDevice, StopRequest, @escaping (ReaderEvent) -> Void) throws -> BandReaderService
+    /// One log line: level, the device it is about (nil: the gateway), the message.
+    public typealias Log = @Sendable (GatewayLogLevel, String?, String) -> Void
+
+    public let status: GatewayStatus
+    /// Called once the devices are loaded and the loop is about to start (systemd's READY=1).
+    public var onReady: () -> Void = {}
+    /// Called from the loop at least every `interval` (systemd's WATCHDOG=1, STATUS=).
+    public var heartbeat: (interval: Duration, beat: () -> Void)?
+
+    private var machine: GatewayMachine
+    private let keystorePath: String
+    private let loadDevices: () throws -> [GatewayDevice]
+    private let makeService: ServiceMaker
+    private let log: Log
+    private var workers: [String: DeviceWorker] = [:]
+    /// Workers asked to stop: their stop request is spent, so the next attempt gets a new one.
+    private var stopped: Set<String> = []
+    private var progressed: Set<String> = []
+    /// Driven by the loop with its own descriptors: the control socket, the metrics server.
+    public var sources: [any PollDriven] = []
+    private var exitedAbandoning: [String]?
+
+    /// `loadDevices` reads the keystore (at start and after every change) and selects the devices.
+    public init(machine: GatewayMachine, status: GatewayStatus, keystorePath: String,
+                loadDevices: @escaping () throws -> [GatewayDevice], makeService: @escaping ServiceMaker, log: @escaping Log) {
+        self.machine = machine
+        self.status = status
+        self.keystorePath = keystorePath
+        self.loadDevices = loadDevices
+        self.makeService = makeService
+        self.log = log
+    }
+
+    /// Serves `devices` until SIGINT/SIGTERM (SIGHUP reloads the keystore): returns the devices
+    /// whose sessions had not ended when the stop's grace ran out (normally none).
+    public func run(devices: [GatewayDevice], signals: StopSignals) throws -> [String] {
+        let inbox: GatewayInbox
+        do { inbox = try GatewayInbox() } catch { throw LinkError.system("pipe", error) }
+        defer { inbox.close() }
+        let keystoreWatch = KeystoreWatch(keystorePath: keystorePath)
+        perform(machine.devicesLoaded(devices, at: .now), inbox: inbox)
+        onReady()
+        var nextBeat = heartbeat.map { ContinuousClock.now.advanced(by: $0.interval) }
+        var descriptors: [pollfd] = []
+        while exitedAbandoning == nil {
+            descriptors.removeAll(keepingCapacity: true)
+            descriptors.append(pollfd(fd: signals.pollDescriptor, events: Int16(POLLIN), revents: 0))
+            descriptors.append(pollfd(fd: inbox.pollDescriptor, events: Int16(POLLIN), revents: 0))
+            descriptors.append(pollfd(fd: keystoreWatch.pollDescriptor ?? -1, events: Int16(POLLIN), revents: 0))
+            for source in sources { source.appendPollDescriptors(to: &descriptors) }
+            let deadline = ([machine.nextWake, nextBeat] + sources.map(\.nextDeadline)).compactMap { $0 }.min()
+            let wait = deadline.map { max(.zero, $0 - ContinuousClock.now) }
+            if case .failure(let error) = descriptors.withUnsafeMutableBufferPointer({ SystemCalls.live.poll($0, timeout: wait) }) {
+                log(.error, nil, "poll: \(error)")
+                perform(machine.stopRequested(at: .now), inbox: inbox)
+            }
+            if descriptors[0].revents != 0 {
+                for signal in signals.received() {
+                    if signal == SIGHUP {
+                        reload(why: "SIGHUP", inbox: inbox)
+                    } else {
+                        perform(machine.stopRequested(at: .now), inbox: inbox)
+                    }
+                }
+            }
+            if descriptors[2].revents != 0, keystoreWatch.keystoreChanged() {
+                reload(why: "keystore changed", inbox: inbox)
+            }
+            if descriptors[1].revents != 0 {
+                for message in inbox.take() { handle(message, inbox: inbox) }
+            }
+            // A status client or a scrape gets a bounded share of the turn: the devices come first.
+            for source in sources { source.handle(descriptors[3...], now: .now, budget: .milliseconds(20)) }
+            perform(machine.tick(at: .now), inbox: inbox)
+            if let heartbeat, let beat = nextBeat, ContinuousClock.now >= beat {
+                heartbeat.beat()
+                nextBeat = ContinuousClock.now.advanced(by: heartbeat.interval)
+            }
+        }
+        let abandoned = exitedAbandoning ?? []
+        for (address, worker) in workers where !abandoned.contains(address) { worker.close() }
+        workers = [:]
+        return abandoned
+    }
+
+    private func reload(why: String, inbox: GatewayInbox) {
+        let devices: [GatewayDevice]
+        do { devices = try loadDevices() } catch {
+            // A keystore that cannot be read now keeps the devices being served: a half-edited
+            // file must not stop every session.
+            log(.error, nil, "\(why), but it cannot be read; serving the devices loaded before: \(error)")
+            return
+        }
+        perform(machine.devicesLoaded(devices, at: .now), inbox: inbox)
+    }
+
+    private func handle(_ message: GatewayInbox.Message, inbox: GatewayInbox) {
+        switch message {
+        case .connected(let address):
+            perform(machine.connected(address, at: .now), inbox: inbox)
+        case .progressed(let address):
+            progressed.insert(address)
+        case .ended(let address, let error):
+            status.sessionEnded(address, error: error)
+            let madeProgress = progressed.remove(address) != nil
+            // A worker asked to stop has spent its stop request: a device started again (paired
+            // anew, its entry changed) gets a new one.
+            if stopped.contains(address) { retire(address) }
+            perform(machine.attemptEnded(address, progressed: madeProgress, error: error, at: .now), inbox: inbox)
+            if machine.phase(of: address) == nil { retire(address) }
+        }
+    }
+
+    private func retire(_ address: String) {
+        workers.removeValue(forKey: address)?.close()
+        stopped.remove(address)
+    }
+
+    private func perform(_ actions: [GatewayMachine.Action], inbox: GatewayInbox) {
+        for action in actions {
+            switch action {
+            case .start(let device, let attempt):
+                start(device, attempt: attempt, inbox: inbox)
+            case .stop(let address):
+                stopped.insert(address)
+                workers[address]?.requestStop()
+            case .log(let level, let address, let message):
+                log(level, address, message)
+            case .exit(let abandoned):
+                exitedAbandoning = abandoned
+            }
+        }
+        if !actions.isEmpty { status.setDevices(machine.devices) }
+    }
+
+    private func start(_ device: GatewayDevice, attempt: Int, inbox: GatewayInbox) {
+        let address = device.address
+        if let worker = workers[address], worker.device != device { retire(address) }
+        let worker: DeviceWorker
+        if let existing = workers[address] {
+            worker = existing
+        } else {
+            let status = self.status
+            let log = self.log
+            do {
+                worker = try DeviceWorker(device: device) { device, stop in
+                    try makeService(device, stop) { event in
+                        status.record(event, from: address, at: Date())
+                        Self.note(event, address: address, inbox: inbox, log: log)
+                    }
+                }
+            } catch {
+                inbox.post(.ended(address: address, error: "cannot start: \(error)"))
+                return
+            }
+            workers[address] = worker
+        }
+        do {
+            try worker.start(attempt: attempt) { error in inbox.post(.ended(address: address, error: error?.description)) }
+        } catch {
+            inbox.post(.ended(address: address, error: "cannot start a thread: \(error)"))
+        }
+    }
+
+    /// What a session's events mean to the loop, and which are worth a log line (not readings:
+    /// a stream's every reading is in the counters, never in the log).
+    private static func note(_ event: ReaderEvent, address: String, inbox: GatewayInbox, log: Log) {
+        switch event {
+        case .connected:
+            inbox.post(.connected(address: address))
+        case .authenticated, .streaming:
+            inbox.post(.progressed(address: address))
+        case .historyCommitted(let minutes, let cursor, _):
+            inbox.post(.progressed(address: address))
+            log(.info, address, "history: \(minutes) minute\(minutes == 1 ? "" : "s") committed, cursor \(cursor.stored)")
+        case .historyDiscarded(let why):
+            log(.warning, address, "history transfer discarded: \(why)")
+        case .clockSet(let setting):
+            log(.info, address, "clock set: \(setting)")
+        case .storeUnavailable(let outage):
+            log(.warning, address, "store unreachable (\(outage.reason)): \(outage.spooledMinutes) live minutes spooled")
+        case .storeAvailable(let replayed):
+            log(.notice, address, "store reachable again; \(replayed) spooled minutes replayed")
+        default:
+            break
+        }
+    }
+}

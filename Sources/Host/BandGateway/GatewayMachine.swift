@@ -1,0 +1,260 @@
+import BandReader
+
+/// The gateway's decisions, without I/O: which paired device to connect to when, how long a
+/// device that failed waits before the next attempt, what a keystore change or a stop does to
+/// the sessions running, and what is worth a log line. Fed events with the time they happened
+/// (``GatewayEngine`` passes the monotonic clock; tests pass a fake one), it returns the actions
+/// the engine performs.
+///
+/// Each device is in one ``Phase``: waiting for its next attempt (at start, or backing off after
+/// a failure), or attempting (a session is connecting or running), or stopping (asked to end
+/// because it was forgotten or the gateway stops). A device that stays away costs one timer:
+/// the engine sleeps until ``nextWake`` and the machine logs one line per backoff step until
+/// the delay reaches its cap, then is silent until the device is back.
+public struct GatewayMachine {
+    public typealias Instant = ContinuousClock.Instant
+
+    public enum Phase: Equatable, Sendable {
+        /// Next attempt at this instant.
+        case waiting(until: Instant)
+        /// A session is connecting (`connected` false) or running.
+        case attempting(attempt: Int, connected: Bool)
+        /// Its session was asked to stop; it is dropped (or restarted, if its entry changed)
+        /// once the session has ended.
+        case stopping
+    }
+
+    public enum Action: Equatable, Sendable {
+        /// Run one connection to the device (connect, authenticate, set its clock, sync, stream)
+        /// until it ends; report ``GatewayMachine/attemptEnded(_:progressed:error:at:)``.
+        case start(GatewayDevice, attempt: Int)
+        /// Ask the device's running session to end (live minutes committed, link closed).
+        case stop(address: String)
+        case log(GatewayLogLevel, address: String?, String)
+        /// Every session has ended (or the grace period is over): the process may exit.
+        case exit(abandoned: [String])
+    }
+
+    struct Entry {
+        var device: GatewayDevice
+        var phase: Phase
+        var backoff: ReconnectBackoff
+        var attempts = 0
+        /// The backoff ceiling last logged, so a device that stays away logs each step once.
+        var loggedCeiling: Duration?
+        var quiet = false
+        /// Set when its keystore entry changed while a session ran: start afresh once it ends.
+        var replacement: GatewayDevice?
+        var forgotten = false
+    }
+
+    private var entries: [String: Entry] = [:]
+    private var random: any RandomNumberGenerator
+    private let backoffTemplate: ReconnectBackoff
+    /// How long a stop waits for sessions to commit and close their links.
+    public let stopGrace: Duration
+    public private(set) var stopDeadline: Instant?
+    private var exited = false
+
+    /// `backoff` is each device's reconnect schedule (its own copy, so devices back off
+    /// independently); `random` its jitter (seeded in tests).
+    public init(backoff: ReconnectBackoff = ReconnectBackoff(initial: .seconds(1), maximum: .seconds(60)),
+                stopGrace: Duration = .milliseconds(4500), random: any RandomNumberGenerator = SystemRandomNumberGenerator()) {
+        backoffTemplate = backoff
+        self.stopGrace = stopGrace
+        self.random = random
+    }
+
+    /// The devices known, by address.
+    public var devices: [GatewayDevice] { entries.values.map(\.device).sorted { $0.address < $1.address } }
+
+    public func phase(of address: String) -> Phase? { entries[address]?.phase }
+
+    public var isStopping: Bool { stopDeadline != nil }
+
+    /// When the engine must call ``tick(at:)`` next (nil: only on events).
+    public var nextWake: Instant? {
+        var wake = stopDeadline
+        for entry in entries.values {
+            if case .waiting(let until) = entry.phase, stopDeadline == nil { wake = min(wake ?? until, until) }
+        }
+        return wake
+    }
+
+    // MARK: Events
+
+    /// The keystore's current devices (at start and after every change): new ones are tried at
+    /// once, missing ones are forgotten, changed ones restarted.
+    public mutating func devicesLoaded(_ devices: [GatewayDevice], at now: Instant) -> [Action] {
+        guard !isStopping else { return [] }
+        var actions: [Action] = []
+        let wanted = Dictionary(devices.map { ($0.address, $0) }, uniquingKeysWith: { first, _ in first })
+        for address in entries.keys.sorted() where wanted[address] == nil {
+            guard var entry = entries[address], !entry.forgotten else { continue }
+            entry.forgotten = true
+            entry.replacement = nil
+            switch entry.phase {
+            case .waiting:
+                entries[address] = nil
+                actions.append(.log(.notice, address: address, "forgotten (no longer in the keystore)"))
+                continue
+            case .attempting:
+                entry.phase = .stopping
+                actions.append(.log(.notice, address: address, "forgotten (no longer in the keystore): ending its session"))
+                actions.append(.stop(address: address))
+            case .stopping: break
+            }
+            entries[address] = entry
+        }
+        for device in devices.sorted(by: { $0.address < $1.address }) {
+            guard var entry = entries[device.address] else {
+                entries[device.address] = Entry(device: device, phase: .waiting(until: now), backoff: backoffTemplate)
+                actions.append(.log(.info, address: device.address, "paired \(device.summary): connecting when in range"))
+                continue
+            }
+            if entry.forgotten {
+                // Paired again while its old session was still ending.
+                entry.forgotten = false
+                entry.replacement = device
+                entries[device.address] = entry
+                continue
+            }
+            guard entry.device != device else { continue }
+            switch entry.phase {
+            case .waiting:
+                entry.device = device
+            case .attempting:
+                entry.replacement = device
+                entry.phase = .stopping
+                actions.append(.log(.notice, address: device.address, "keystore entry changed: restarting its session"))
+                actions.append(.stop(address: device.address))
+            case .stopping:
+                entry.replacement = device
+            }
+            entries[device.address] = entry
+        }
+        return actions + tick(at: now)
+    }
+
+    /// Time passed: starts the attempts that are due; ends a stop whose grace is over.
+    public mutating func tick(at now: Instant) -> [Action] {
+        if let stopDeadline {
+            guard !exited, now >= stopDeadline else { return [] }
+            exited = true
+            let abandoned = entries.keys.sorted()
+            return [.log(.warning, address: nil, "\(abandoned.count) session(s) did not end within \(stopGrace); exiting without them"),
+                    .exit(abandoned: abandoned)]
+        }
+        var actions: [Action] = []
+        for address in entries.keys.sorted() {
+            guard var entry = entries[address], case .waiting(let until) = entry.phase, until <= now else { continue }
+            entry.attempts += 1
+            entry.phase = .attempting(attempt: entry.attempts, connected: false)
+            entries[address] = entry
+            actions.append(.start(entry.device, attempt: entry.attempts))
+        }
+        return actions
+    }
+
+    /// The device's link came up (its services discovered).
+    public mutating func connected(_ address: String, at now: Instant) -> [Action] {
+        guard var entry = entries[address], case .attempting(let attempt, false) = entry.phase else { return [] }
+        entry.phase = .attempting(attempt: attempt, connected: true)
+        var actions: [Action] = []
+        if entry.quiet || entry.attempts > 1 {
+            actions.append(.log(.notice, address: address, "connected after \(entry.attempts) attempt\(entry.attempts == 1 ? "" : "s")"))
+        } else {
+            actions.append(.log(.info, address: address, "connected"))
+        }
+        entry.attempts = 0
+        entry.loggedCeiling = nil
+        entry.quiet = false
+        entries[address] = entry
+        return actions
+    }
+
+    /// The device's session ended: `progressed` when it authenticated, streamed or committed
+    /// history (the backoff starts over), `error` its failure (nil: it ended as asked).
+    public mutating func attemptEnded(_ address: String, progressed: Bool, error: String?, at now: Instant) -> [Action] {
+        guard var entry = entries[address] else { return [] }
+        if isStopping {
+            entries[address] = nil
+            return entries.isEmpty && !exited ? exitNow() : []
+        }
+        if case .stopping = entry.phase {
+            guard let replacement = entry.replacement else {
+                entries[address] = nil
+                return [.log(.info, address: address, "session ended; device dropped")]
+            }
+            entries[address] = Entry(device: replacement, phase: .waiting(until: now), backoff: backoffTemplate)
+            return [.log(.info, address: address, "paired \(replacement.summary): connecting when in range")] + tick(at: now)
+        }
+        if progressed { entry.backoff.succeeded() }
+        let step = entry.backoff.attempt
+        let ceiling = entry.backoff.ceilingDelay(forAttempt: step)
+        let delay = entry.backoff.nextDelay(using: &random)
+        entry.phase = .waiting(until: now.advanced(by: delay))
+        var actions: [Action] = []
+        let why = error ?? "the session ended"
+        if progressed {
+            actions.append(.log(.warning, address: address, "disconnected: \(why); reconnecting in \(Self.seconds(delay))"))
+        } else if !entry.quiet, entry.loggedCeiling != ceiling {
+            // One line per backoff step: a device that stays away says so a few times, then,
+            // once the delay is at its cap, once more and no longer.
+            entry.loggedCeiling = ceiling
+            if ceiling >= entry.backoff.maximum {
+                entry.quiet = true
+                actions.append(.log(.notice, address: address,
+                                    "not reachable (\(why)); retrying about every \(Self.seconds(ceiling)) without further messages"))
+            } else {
+                actions.append(.log(.info, address: address, "not reachable (\(why)); next attempt in \(Self.seconds(delay))"))
+            }
+        }
+        entries[address] = entry
+        return actions
+    }
+
+    /// SIGTERM/SIGINT: every running session is asked to end; the machine says ``Action/exit(abandoned:)``
+    /// when all have, or when ``stopGrace`` is over.
+    public mutating func stopRequested(at now: Instant) -> [Action] {
+        guard !isStopping else { return [] }
+        stopDeadline = now.advanced(by: stopGrace)
+        var actions: [Action] = [.log(.notice, address: nil, "stopping: committing live minutes and closing links")]
+        for address in entries.keys.sorted() {
+            guard var entry = entries[address] else { continue }
+            switch entry.phase {
+            case .waiting:
+                entries[address] = nil
+            case .attempting:
+                entry.phase = .stopping
+                entries[address] = entry
+                actions.append(.stop(address: address))
+            case .stopping:
+                break
+            }
+        }
+        if entries.isEmpty { actions += exitNow() }
+        return actions
+    }
+
+    private mutating func exitNow() -> [Action] {
+        exited = true
+        return [.exit(abandoned: [])]
+    }
+
+    static func seconds(_ duration: Duration) -> String {
+        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        return milliseconds >= 10_000 ? "\(milliseconds / 1000) s" : "\(Double(milliseconds / 100) / 10) s"
+    }
+}
+
+/// How important a log line is: the syslog levels journald reads from a `<N>` prefix.
+public enum GatewayLogLevel: Int, Sendable, Comparable {
+    case error = 3
+    case warning = 4
+    case notice = 5
+    case info = 6
+    case debug = 7
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}
