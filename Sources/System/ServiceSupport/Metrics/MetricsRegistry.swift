@@ -78,10 +78,12 @@ public final class MetricsRegistry {
     }
 
     var families: [Family] = []
-    var cells: [Cell] = []
+    // Unchecked: see "Exclusivity" in docs/performance.md (one owner, not Sendable; no access here
+    // calls out while another is open). The checks were three quarters of an update (bench/service).
+    @exclusivity(unchecked) var cells: [Cell] = []
     var labelValues: [[String]] = []
-    var bucketCounts: [UInt64] = []
-    var bucketBounds: [Double] = []
+    @exclusivity(unchecked) var bucketCounts: [UInt64] = []
+    @exclusivity(unchecked) var bucketBounds: [Double] = []
     private var names: Set<String> = []
 
     /// The `Content-Type` of ``exposition()``.
@@ -178,7 +180,6 @@ public final class MetricsRegistry {
         precondition(cell.kind == .histogram, "not a histogram: add(_:_:) or set(_:_:)")
         guard cell.live, !value.isNaN else { return }
         // Bounds are few (about ten): a linear scan beats a binary search here. The last is +Inf.
-        // One access to the bounds for the whole scan (each access to a class's array is checked).
         let bucket = bucketBounds.withUnsafeBufferPointer { bounds in
             var bucket = cell.firstBucket
             while bucket < cell.firstBucket + cell.bucketCount - 1, !(value <= bounds[bucket]) { bucket += 1 }
