@@ -234,7 +234,7 @@ let package = Package(
         .testTarget(name: "BandGATTClientTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandLink", "BandGATTClient", "BandTestSupport"]),
         .testTarget(name: "SocketSecurityTests", dependencies: ["SocketSecurity", "BandWire", "BandLink", "BandTestSupport"]),
         // CSQLite: the power-loss VFS (Support/PowerLossVFS.swift) the durability test runs the store on.
-        .testTarget(name: "BandGatewayTests", dependencies: ["BandGateway", "BandReader", "BandTestSupport"]),
+        .testTarget(name: "BandGatewayTests", dependencies: ["BandGateway", "BandReader", "BandTestSupport", "SeededRandom"]),
         .testTarget(name: "BandReaderTests",
                     dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTClient", "BandProtocol", "BandReader", "BandFirmware",
                                    "BandPeers", "BandLink", "HealthStore", "HealthModel", "HealthAnalysis", "BandTestSupport", "CSQLite", "BandKitSystem", "SeededRandom"]),

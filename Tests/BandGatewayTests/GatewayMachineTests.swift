@@ -1,5 +1,5 @@
 import BandReader
-import BandTestSupport
+import SeededRandom
 import Testing
 @testable import BandGateway
 
