@@ -27,8 +27,8 @@ package struct FaultPlan {
             case .battery(let percent): initialBattery = percent
             }
         }
-        rebootTimes.insertionSort(by: <)
-        disconnectTimes.insertionSort(by: <)
+        rebootTimes.sort()
+        disconnectTimes.sort()
     }
 
     /// What happens to one outgoing notification.
