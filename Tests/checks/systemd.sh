@@ -17,13 +17,16 @@ units="$root/dist/systemd"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 failed=0
+# A unit's ExecStart splits at spaces, and a checkout's path may hold one: the copies name the
+# built band through a link in the work directory.
+ln -s "$bin/band" "$work/band"
 
 # verify UNIT-FILE INSTALLED-PATH [--user]: a copy pointing at the built band; any output fails.
 verify() {
   local unit="$1" installed="$2" mode="${3:-}"
   local copy="$work/$(basename "$unit")"
-  sed "s|ExecStart=$installed |ExecStart=$bin/band |" "$unit" >"$copy"
-  grep -q "^ExecStart=$bin/band gateway " "$copy" || { echo "systemd: $unit: ExecStart is not '$installed gateway …'" >&2; failed=1; return; }
+  sed "s|ExecStart=$installed |ExecStart=$work/band |" "$unit" >"$copy"
+  grep -q "^ExecStart=$work/band gateway " "$copy" || { echo "systemd: $unit: ExecStart is not '$installed gateway …'" >&2; failed=1; return; }
   local output status=0
   if [ "$mode" = --user ]; then
     mkdir -p -m 0700 "$work/runtime"
