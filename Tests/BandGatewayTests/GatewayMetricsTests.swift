@@ -14,7 +14,7 @@ struct GatewayMetricsTests {
     }
 
     @Test func countersGaugesAndTheHistogramFollowTheStatus() {
-        let status = GatewayStatus(keepsLatencies: true, dayStart: { $0 })
+        let status = GatewayStatus(dayStart: { $0 })
         let metrics = GatewayMetrics()
         status.setDevices([band, strap])
         status.record(.connected(mtu: 247, kind: .bandkit), from: band.address, at: noon)
@@ -32,12 +32,33 @@ struct GatewayMetricsTests {
         #expect(first.contains("bandkit_gateway_commit_latency_seconds_bucket{le=\"0.025\"} 1\n"))
         #expect(first.contains("bandkit_gateway_commit_latency_seconds_bucket{le=\"+Inf\"} 2\n"))
         #expect(first.contains("bandkit_gateway_commit_latency_seconds_count 2\n"))
-        // A second scrape adds only what is new: the latencies are taken once.
+        // A second scrape counts nothing twice.
         let second = text(metrics, status)
         #expect(second.contains("bandkit_gateway_commit_latency_seconds_count 2\n"))
         status.setDevices([band])
         let third = text(metrics, status)
         #expect(!third.contains("strap"), "a forgotten device leaves the exposition")
         #expect(third.contains("bandkit_gateway_devices_known 1\n"))
+    }
+
+    @Test func everyCommitBetweenRareScrapesIsInTheHistogram() {
+        let status = GatewayStatus(dayStart: { $0 })
+        let metrics = GatewayMetrics()
+        status.setDevices([band])
+        _ = text(metrics, status)
+        let writes = 10_000
+        for index in 0..<writes {
+            let duration = Duration.milliseconds(index % 2 == 0 ? 3 : 700)
+            status.record(.storeWrite(StoreWriteTiming(batch: .live, rows: 1, duration: duration)), from: band.address, at: noon)
+        }
+        let snapshot = status.snapshot()
+        let exposition = text(metrics, status)
+        #expect(snapshot.commitLatencyCounts.reduce(0, +) == writes)
+        #expect(exposition.contains("bandkit_gateway_commit_latency_seconds_count \(writes)\n"))
+        #expect(exposition.contains("bandkit_gateway_commit_latency_seconds_bucket{le=\"0.005\"} \(writes / 2)\n"))
+        #expect(exposition.contains("bandkit_gateway_commit_latency_seconds_bucket{le=\"0.5\"} \(writes / 2)\n"))
+        #expect(exposition.contains("bandkit_gateway_commit_latency_seconds_bucket{le=\"1\"} \(writes)\n"))
+        let sum = exposition.split(separator: "\n").first { $0.hasPrefix("bandkit_gateway_commit_latency_seconds_sum ") }
+        #expect(sum.flatMap { Double($0.split(separator: " ")[1]) } == snapshot.commitLatencySum)
     }
 }

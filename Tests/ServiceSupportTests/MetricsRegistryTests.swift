@@ -71,6 +71,26 @@ import Testing
         #expect(text(registry).contains("r_total{device=\"b\"} 0\n"))
     }
 
+    @Test func aHistogramMirrorsTotalsCountedElsewhereAndNeverFalls() {
+        let registry = MetricsRegistry()
+        let latency = registry.series(registry.histogram("h_seconds", help: "H.", buckets: [0.1, 1]), [])
+        registry.setHistogram(latency, cumulativeCounts: [2, 5, 6], sum: 4.25)
+        #expect(text(registry).hasSuffix("""
+            h_seconds_bucket{le="0.1"} 2
+            h_seconds_bucket{le="1"} 5
+            h_seconds_bucket{le="+Inf"} 6
+            h_seconds_sum 4.25
+            h_seconds_count 6
+
+            """))
+        registry.setHistogram(latency, cumulativeCounts: [1, 5, 7], sum: 5)
+        #expect(text(registry).contains("h_seconds_count 6\n"), "a bucket that would fall leaves the whole histogram as it was")
+        registry.setHistogram(latency, cumulativeCounts: [3, 6, 8], sum: 6.5)
+        #expect(text(registry).contains("h_seconds_bucket{le=\"0.1\"} 3\nh_seconds_bucket{le=\"1\"} 6\nh_seconds_bucket{le=\"+Inf\"} 8\nh_seconds_sum 6.5\nh_seconds_count 8\n"))
+        registry.observe(latency, 0.5)
+        #expect(text(registry).contains("h_seconds_bucket{le=\"1\"} 7\n"), "observations go on from the mirrored totals")
+    }
+
     @Test func countersNeverFall() {
         let registry = MetricsRegistry()
         let series = registry.series(registry.counter("c_total", help: "C."), [])

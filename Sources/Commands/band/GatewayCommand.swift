@@ -106,7 +106,7 @@ struct GatewayCommand: Command {
         let signals = try installGatewaySignals()
         defer { signals.restore() }
         let backoff = ReconnectBackoff(initial: .seconds(1), maximum: reconnectMax)
-        let status = GatewayStatus(keepsLatencies: metrics != nil, dayStart: { date in
+        let status = GatewayStatus(dayStart: { date in
             let offset = Double(SystemTimeZone().secondsFromGMT(for: date))
             let local = date.timeIntervalSince1970 + offset
             return Date(timeIntervalSince1970: (local / 86_400).rounded(.down) * 86_400 - offset)

@@ -34,11 +34,15 @@ public final class GatewayMetrics {
                                                      buckets: GatewaySnapshot.latencyBuckets), [])
     }
 
-    /// Brings the registry up to `status` (its snapshot and the latencies observed since the
-    /// last call) and renders it.
+    /// Brings the registry up to `status`'s snapshot and renders it. The latency histogram is the
+    /// snapshot's own, counted as each commit is recorded, so no commit is missed however rare
+    /// the scrapes.
     public func exposition(of status: GatewayStatus, at now: Date) -> [UInt8] {
         let snapshot = status.snapshot()
-        for seconds in status.takeLatencies() { registry.observe(latency, seconds) }
+        var cumulative: [UInt64] = []
+        cumulative.reserveCapacity(snapshot.commitLatencyCounts.count)
+        for count in snapshot.commitLatencyCounts { cumulative.append((cumulative.last ?? 0) + UInt64(count)) }
+        registry.setHistogram(latency, cumulativeCounts: cumulative, sum: snapshot.commitLatencySum)
         registry.set(known, Double(snapshot.devices.count))
         registry.set(connected, Double(snapshot.devicesConnected))
         var present: Set<String> = []

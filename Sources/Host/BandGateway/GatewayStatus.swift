@@ -7,19 +7,11 @@ import Synchronization
 /// few field updates; nothing is allocated per reading.
 public final class GatewayStatus: Sendable {
     private let state = Mutex(GatewaySnapshot())
-    /// Commit latencies (seconds) not yet taken by the metrics (``takeLatencies()``), kept only
-    /// with `keepsLatencies`, at most ``maximumPendingLatencies``: between rare scrapes the
-    /// oldest half goes (the snapshot's own histogram still counts them).
-    private let pendingLatencies = Mutex<[Double]>([])
-    public static let maximumPendingLatencies = 4096
     private let dayStart: @Sendable (Date) -> Date
-    private let keepsLatencies: Bool
 
-    /// `dayStart` gives the start of the local day holding an instant ("minutes stored today");
-    /// `keepsLatencies`: keep each commit latency for ``takeLatencies()`` (a metrics exporter).
-    public init(keepsLatencies: Bool = false, dayStart: @escaping @Sendable (Date) -> Date) {
+    /// `dayStart` gives the start of the local day holding an instant ("minutes stored today").
+    public init(dayStart: @escaping @Sendable (Date) -> Date) {
         self.dayStart = dayStart
-        self.keepsLatencies = keepsLatencies
     }
 
     public func snapshot() -> GatewaySnapshot { state.withLock { $0 } }
@@ -72,10 +64,6 @@ public final class GatewayStatus: Sendable {
                 let bucket = GatewaySnapshot.latencyBuckets.firstIndex { seconds <= $0 } ?? GatewaySnapshot.latencyBuckets.count
                 snapshot.commitLatencyCounts[bucket] += 1
                 snapshot.commitLatencySum += seconds
-                if keepsLatencies { pendingLatencies.withLock { pending in
-                    if pending.count >= Self.maximumPendingLatencies { pending.removeFirst(pending.count / 2) }
-                    pending.append(seconds)
-                } }
             case .storeUnavailable(let outage):
                 device.lastError = "store unreachable: \(outage.reason)"
             case .disconnected(let why):
@@ -85,14 +73,6 @@ public final class GatewayStatus: Sendable {
                 break
             }
             snapshot.devices[index] = device
-        }
-    }
-
-    /// The commit latencies recorded since the last call, oldest first.
-    public func takeLatencies() -> [Double] {
-        pendingLatencies.withLock { pending in
-            defer { pending.removeAll(keepingCapacity: true) }
-            return pending
         }
     }
 

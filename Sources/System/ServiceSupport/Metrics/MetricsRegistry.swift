@@ -190,6 +190,30 @@ public final class MetricsRegistry {
         cells[series.index].value += value
     }
 
+    /// Sets a histogram to totals its owner counts itself (mirrored, as ``set(_:_:)`` mirrors a
+    /// counter): `cumulativeCounts` holds, per bucket bound and then `+Inf`, the observations at
+    /// or below it (so its last is the count), `sum` their sum. Totals that would lower any
+    /// bucket or the count are ignored: Prometheus reads a fall as a restart.
+    public func setHistogram(_ series: MetricSeries, cumulativeCounts: [UInt64], sum: Double) {
+        let cell = cells[series.index]
+        precondition(cell.kind == .histogram, "not a histogram: add(_:_:) or set(_:_:)")
+        precondition(cumulativeCounts.count == cell.bucketCount, "\(cell.bucketCount) cumulative counts needed, +Inf last")
+        precondition(zip(cumulativeCounts, cumulativeCounts.dropFirst()).allSatisfy { $0 <= $1 }, "cumulative counts never fall")
+        guard cell.live, !sum.isNaN else { return }
+        var stored: UInt64 = 0
+        for (offset, total) in cumulativeCounts.enumerated() {
+            stored += bucketCounts[cell.firstBucket + offset]
+            guard total >= stored else { return }
+        }
+        var below: UInt64 = 0
+        for (offset, total) in cumulativeCounts.enumerated() {
+            bucketCounts[cell.firstBucket + offset] = total - below
+            below = total
+        }
+        cells[series.index].count = below
+        cells[series.index].value = sum
+    }
+
     /// The current value of a counter or gauge, or a histogram's sum; nil for a removed series.
     public func value(_ series: MetricSeries) -> Double? {
         let cell = cells[series.index]
