@@ -3,7 +3,8 @@
 # (one with dropped and corrupted notifications and a reboot), an InfiniTime watch bonded with
 # its passkey, a heart-rate strap, a band that is away at the start and comes back, one paired
 # while the gateway runs and one forgotten while it runs. The gateway is SIGKILLed in the middle
-# and restarted, and SIGTERMed at the end (exit 0 within 5 s). Afterwards each band's history in
+# and restarted (every strap reading received before the kill is stored after it), and SIGTERMed
+# at the end (exit 0 within 5 s). Afterwards each band's history in
 # the store equals its --truth (Tests/checks/support/store_vs_truth.py, per device by sync_id),
 # the watch's and the strap's heart rates are the ones they measured, the forgotten band gets
 # nothing after it was forgotten, a second gateway on the keystore is refused naming the first
@@ -131,10 +132,21 @@ wait_for "the band paired while running picked up" 60 logged "sim:$work/late.soc
 wait_for "the forgotten band dropped" 30 logged "sim:$work/doomed.sock" "session ended; device dropped"
 doomed_rows_at_forget="$("$bin/health" export | grep -cF "\"sync_id\":\"$id_doomed|" || true)"
 
-# SIGKILL in the middle of everything, then a restart.
+# SIGKILL in the middle of everything, then a restart. Killed at least 10 s into a minute (so
+# a gateway that kept only committed minutes would lose that many of the strap's readings),
+# right after /metrics said how many the strap had sent: the store must get every one of them.
+until second="$(date -u +%S)"; [ "${second#0}" -ge 10 ] && [ "${second#0}" -le 50 ]; do sleep 0.5; done
+port="$(grep -o 'metrics at http://127.0.0.1:[0-9]*' "$log" | tail -1 | sed 's/.*://')"
+strap_received="$(python3 -c '
+import re, sys, urllib.request
+text = urllib.request.urlopen(sys.argv[1], timeout=5).read().decode()
+line = "bandkit_gateway_readings_received_total{device=\"%s\"} " % sys.argv[2]
+print(next(int(l[len(line):]) for l in text.splitlines() if l.startswith(line)))
+' "http://127.0.0.1:$port/metrics" "sim:$work/strap.sock")" || fail "no strap readings in /metrics before the kill"
 lines_before_kill="$(wc -l <"$log")"
 restarted_at="$(date -u +%Y-%m-%dT%H:%M:%S)"
 kill -KILL "$gateway_pid"; wait "$gateway_pid" 2>/dev/null || true
+killed_at_ms="$(date +%s%3N)"
 start_gateway
 for name in faulty steady away late; do
   wait_for "$name synced again after the restart" 120 committed_since "$name" "$lines_before_kill"
@@ -211,6 +223,8 @@ doomed_rows_now="$(grep -c . "$work/doomed.export" || true)"
 [ "$doomed_rows_now" -eq "$doomed_rows_at_forget" ] || fail "the forgotten band got $((doomed_rows_now - doomed_rows_at_forget)) more rows after 'band forget'"
 python3 "$root/Tests/checks/support/gateway_live_vs_truth.py" "$work/export.ndjson" \
   "$id_watch=$work/watch.truth" "$id_strap=$work/strap.truth" || fail "live minutes differ from the devices' truth"
+python3 "$root/Tests/checks/support/gateway_readings_kept.py" "$work/export.ndjson" "$id_strap" "$killed_at_ms" "$strap_received" "$work/strap.truth" \
+  || fail "strap readings received before the SIGKILL are missing from the store"
 
 # A malformed keystore: exit 65 naming the file and the place.
 malformed() {  # malformed TEXT PLACE

@@ -48,6 +48,9 @@ public final class LiveStream {
     public private(set) var energyExpended: UInt16?
     /// Readings that were not used, for diagnostics.
     public private(set) var anomalies = 0
+    /// Called when a notification changed what the stream holds, before its reading is
+    /// reported: the session journals it here, so a reading reported is a reading kept.
+    public var received: (() -> Void)?
 
     private var closed: [LiveMinute] = []
     /// Steps from a daily running total (InfiniTime): deltas and gaps, never negative, never
@@ -122,6 +125,16 @@ public final class LiveStream {
     public func takeClosedMinutes() -> [LiveMinute] {
         defer { closed.removeAll(keepingCapacity: true) }
         return closed
+    }
+
+    /// Everything no write has taken yet, without taking it: the closed minutes, the open one
+    /// (if it holds anything), the step gaps and a changed battery level (the session's journal).
+    public var uncommitted: (minutes: [LiveMinute], gaps: [StepGap], battery: (percent: Int, time: Date)?) {
+        var minutes = closed
+        if let open = aggregator.current, !open.isEmpty { minutes.append(open) }
+        var battery: (percent: Int, time: Date)?
+        if let time = batteryUpdate, let batteryPercent { battery = (percent: batteryPercent, time: Date(timeIntervalSince1970: TimeInterval(time))) }
+        return (minutes: minutes, gaps: gaps, battery: battery)
     }
 
     /// Steps taken while the reader was away, found since the last call.
@@ -292,6 +305,7 @@ public final class LiveStream {
     }
 
     private func emit(_ kind: String, at time: UInt32, rr: [Double] = []) {
+        received?()
         report(.reading(LiveReading(time: Date(timeIntervalSince1970: TimeInterval(time)), kind: kind, heartRate: lastHeartRate,
                                     rrMilliseconds: rr, stepsToday: stepsToday, cadence: cadence, batteryPercent: batteryPercent,
                                     sensorContact: lastContact, energyExpendedKilojoules: energyExpended.map(Int.init))))

@@ -205,7 +205,9 @@ public final class BandReaderService {
         session.storeRetrySchedule = storeRetrySchedule
         session.now = now
         if let spoolDirectory {
-            session.spool = LiveSpool(path: spoolDirectory + "/" + LiveSpool.fileName(band: address.keystoreKey, store: StoreLocation.redacted(storePath)))
+            let spool = LiveSpool(path: spoolDirectory + "/" + LiveSpool.fileName(band: address.keystoreKey, store: StoreLocation.redacted(storePath)))
+            session.spool = spool
+            session.journal = LiveJournal(beside: spool)
         }
         return try session.run(goal)
     }

@@ -67,6 +67,7 @@ extension BandSession {
         state.writer = try store.writer(for: device, reusing: reusableWriter)
         reusableWriter = state.writer
         var waiting = 0
+        try drainJournal()
         if let spool {
             do {
                 let contents = try spool.load()

@@ -15,6 +15,7 @@ extension BandSession {
         do {
             let written = try writer.writeLive(minutes, batteryPercent: battery?.percent, batteryTime: battery?.time, stepGaps: gaps)
             report(.storeWrite(StoreWriteTiming(batch: .live, rows: written.inserted + written.replaced, duration: clock.now - started)))
+            journalCommitted()
         } catch {
             state.unwritten = Self.spoolEntries(minutes, gaps: gaps, battery: battery)
             throw .store(StoreFailure(.writeLive, error))
@@ -39,6 +40,7 @@ extension BandSession {
         }
         let appended: LiveSpool.Appended
         do { appended = try spool.append(entries) } catch { throw .store(StoreFailure(.spool, error)) }
+        journalCommitted()
         let minutes = entries.reduce(0) { if case .minute = $1 { $0 + 1 } else { $0 } }
         let kept = minutes - appended.droppedMinutes
         state.spooledMinutes += kept

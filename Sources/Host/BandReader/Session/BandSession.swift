@@ -67,6 +67,9 @@ public final class BandSession {
     /// Where live minutes go while the store is unreachable (nil: a store failure ends the
     /// session, as it did before gateways spooled).
     public var spool: LiveSpool?
+    /// Where each live reading is kept on disk as it arrives, until the store or the spool has
+    /// it (nil: readings not yet written are lost if the process is killed).
+    public var journal: LiveJournal?
     /// How a sync retries an unreachable store before giving up.
     public var storeRetrySchedule = StoreRetrySchedule.standard
     /// The store writer to reuse: set by the run from its previous session (``ReaderStore`` returns
@@ -148,6 +151,7 @@ public final class BandSession {
                               report: report)
         live.batteryPercent = battery
         live.stepTracker = StepCountTracker(stored: storedSteps)
+        live.received = { [unowned self] in journalReceived() }
         // The clock read at connect is the stream's first observation, before any reading that
         // arrives during the subscriptions: the estimator's baseline starts there, as it does in
         // a replay of this session (RecordedSessionFeed observes it when it makes the stream).

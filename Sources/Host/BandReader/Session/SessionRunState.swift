@@ -13,4 +13,10 @@ struct SessionRunState {
     var unwritten: [SpoolEntry] = []
     /// Minutes in the spool (what it held at connect plus what this run added).
     var spooledMinutes = 0
+    /// What the journal holds of the open minute, the step gaps and the battery level.
+    var journaledMinute: LiveMinute?
+    var journaledGaps = 0
+    var journaledBattery: SpoolEntry?
+    /// The journal failed in this run (reported once).
+    var journalFailed = false
 }

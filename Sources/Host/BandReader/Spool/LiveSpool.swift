@@ -189,7 +189,7 @@ public final class LiveSpool {
         }
     }
 
-    private func makeDirectories(_ directory: String) throws(SpoolError) {
+    func makeDirectories(_ directory: String) throws(SpoolError) {
         var missing: [String] = []
         var current = directory
         while !current.isEmpty, current != "/", case .failure = system.fileStatus(path: current) {

@@ -1,0 +1,95 @@
+import BandLink
+import BandReader
+import Foundation
+import HealthModel
+import HealthStore
+import Testing
+
+/// Every live reading is on disk when it is reported (``LiveJournal``): the files a kill leaves
+/// behind at that moment hold it, and the next run stores it.
+@Suite struct LiveJournalTests {
+    func minute(_ offset: UInt32, readings: Int, part: Int64 = 7) -> LiveMinute {
+        var minute = LiveMinute(start: 1_796_040_000 + offset * 60, utcOffsetSeconds: 0)
+        for _ in 0..<readings { minute.heartRate.add(70) }
+        minute.part = part
+        return minute
+    }
+
+    @Test func theNextSessionMovesTheLatestStateOfEachMinuteIntoTheSpool() throws {
+        let directory = NSTemporaryDirectory() + "bandkit-journal-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let spool = LiveSpool(path: directory + "/spool/b.spool")
+        let journal = LiveJournal(beside: spool)
+        for readings in 1...5 { try journal.append([.minute(minute(0, readings: readings))]) }
+        try journal.append([.minute(minute(1, readings: 1)), .battery(percent: 80, time: 1)])
+        try journal.append([.minute(minute(1, readings: 2)), .battery(percent: 79, time: 2)])
+        // Killed here: the journal object is gone, its file stays.
+        let (moved, _) = try LiveJournal(beside: spool).drain()
+        let expected: [SpoolEntry] = [.minute(minute(0, readings: 5)), .minute(minute(1, readings: 2)), .battery(percent: 79, time: 2)]
+        #expect(moved.entries == expected)
+        #expect(try spool.load().entries == expected)
+        #expect(!FileManager.default.fileExists(atPath: journal.path), "drained once")
+        #expect(try LiveJournal(beside: spool).drain().moved.entries.isEmpty)
+    }
+
+    @Test func aReplacementKeepsOnlyWhatIsUncommittedAndGrowthPastTheBoundCompacts() throws {
+        let directory = NSTemporaryDirectory() + "bandkit-journal-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let spool = LiveSpool(path: directory + "/spool/b.spool")
+        let journal = LiveJournal(beside: spool)
+        journal.compactionSize = 4096
+        for readings in 1...500 { try journal.append([.minute(minute(0, readings: readings))]) }
+        let size = try #require((FileManager.default.attributesOfItem(atPath: journal.path)[.size] as? NSNumber)?.intValue)
+        #expect(size <= 4096 + 200, "compacted as it grew: \(size) bytes")
+        try journal.replace(with: [.minute(minute(1, readings: 3))])
+        #expect(try LiveJournal(beside: spool).drain().moved.entries == [.minute(minute(1, readings: 3))])
+        try journal.replace(with: [])
+        #expect(!FileManager.default.fileExists(atPath: journal.path))
+    }
+
+    /// The files as a SIGKILL would leave them at the moment the 25th reading is reported (the
+    /// store and the spool directory, copied from the session's own thread, so no transaction is
+    /// half done), then a new run on those files: the store holds all 25, and the new run's.
+    @Test func theFilesAKillLeavesHoldEveryReadingReportedAndTheNextRunStoresThem() throws {
+        let directory = NSTemporaryDirectory() + "bandkit-journal-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let killed = directory + "/killed"
+        let address = try BandAddress(parsing: "C0:FF:EE:00:00:01")
+        let files = FileManager.default
+        try files.createDirectory(atPath: killed, withIntermediateDirectories: true)
+        let first = try HeartRateStrap(period: .milliseconds(20))
+        var readings = 0
+        var copyError: (any Error)?
+        let service = BandReaderService(address: address, keystore: Keystore(path: directory + "/keys.json"),
+                                        storePath: directory + "/health.sqlite", stop: StopRequest(), openLink: { _ in first.link },
+                                        report: { event in
+            guard case .reading = event else { return }
+            readings += 1
+            guard readings == 25 else { return }
+            do {
+                for name in try files.contentsOfDirectory(atPath: directory) where name.hasPrefix("health.sqlite") || name == "spool" {
+                    try files.copyItem(atPath: directory + "/" + name, toPath: killed + "/" + name)
+                }
+            } catch { copyError = error }
+        })
+        service.spoolDirectory = directory + "/spool"
+        _ = try service.stream(until: ContinuousClock.now.advanced(by: .milliseconds(1500)))
+        first.stop()
+        #expect(copyError == nil)
+        try #require(readings > 25)
+
+        let second = try HeartRateStrap(period: .milliseconds(20))
+        defer { second.stop() }
+        var readingsAfter = 0
+        let restarted = BandReaderService(address: address, keystore: Keystore(path: directory + "/keys.json"),
+                                          storePath: killed + "/health.sqlite", stop: StopRequest(), openLink: { _ in second.link },
+                                          report: { if case .reading = $0 { readingsAfter += 1 } })
+        restarted.spoolDirectory = killed + "/spool"
+        let outcome = try restarted.stream(until: ContinuousClock.now.advanced(by: .milliseconds(500)))
+        #expect(outcome.replayedMinutes >= 1, "the killed run's minute replayed")
+        let store = try HealthStore(path: killed + "/health.sqlite")
+        let stored = try store.samples(HealthQuery(type: .heartRate), as: .owner).compactMap(\.quantitySample)
+            .reduce(0) { $0 + (Int($1.metadata["bandkit.hr.count"] ?? "") ?? 0) }
+        #expect(stored == 25 + readingsAfter, "every reading reported before the kill is stored, once")
+    }
+}
