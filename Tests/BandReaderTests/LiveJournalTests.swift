@@ -49,7 +49,8 @@ import Testing
 
     /// The files as a SIGKILL would leave them at the moment the 25th reading is reported (the
     /// store and the spool directory, copied from the session's own thread, so no transaction is
-    /// half done), then a new run on those files: the store holds all 25, and the new run's.
+    /// half done), put back in place of the run's own, then a new run on them: the store holds
+    /// all 25, and the new run's.
     @Test func theFilesAKillLeavesHoldEveryReadingReportedAndTheNextRunStoresThem() throws {
         let directory = NSTemporaryDirectory() + "bandkit-journal-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -57,37 +58,47 @@ import Testing
         let address = try BandAddress(parsing: "C0:FF:EE:00:00:01")
         let files = FileManager.default
         try files.createDirectory(atPath: killed, withIntermediateDirectories: true)
-        let first = try HeartRateStrap(period: .milliseconds(20))
         var readings = 0
         var copyError: (any Error)?
-        let service = BandReaderService(address: address, keystore: Keystore(path: directory + "/keys.json"),
-                                        storePath: directory + "/health.sqlite", stop: StopRequest(), openLink: { _ in first.link },
-                                        report: { event in
-            guard case .reading = event else { return }
-            readings += 1
-            guard readings == 25 else { return }
-            do {
-                for name in try files.contentsOfDirectory(atPath: directory) where name.hasPrefix("health.sqlite") || name == "spool" {
-                    try files.copyItem(atPath: directory + "/" + name, toPath: killed + "/" + name)
-                }
-            } catch { copyError = error }
-        })
-        service.spoolDirectory = directory + "/spool"
-        _ = try service.stream(until: ContinuousClock.now.advanced(by: .milliseconds(1500)))
-        first.stop()
+        // In its own scope, so the first run's store is closed before its files are put back.
+        do {
+            let first = try HeartRateStrap(period: .milliseconds(20))
+            let service = BandReaderService(address: address, keystore: Keystore(path: directory + "/keys.json"),
+                                            storePath: directory + "/health.sqlite", stop: StopRequest(), openLink: { _ in first.link },
+                                            report: { event in
+                guard case .reading = event else { return }
+                readings += 1
+                guard readings == 25 else { return }
+                do {
+                    for name in try files.contentsOfDirectory(atPath: directory) where name.hasPrefix("health.sqlite") || name == "spool" {
+                        try files.copyItem(atPath: directory + "/" + name, toPath: killed + "/" + name)
+                    }
+                } catch { copyError = error }
+            })
+            service.spoolDirectory = directory + "/spool"
+            _ = try service.stream(until: ContinuousClock.now.advanced(by: .milliseconds(1500)))
+            first.stop()
+        }
         #expect(copyError == nil)
         try #require(readings > 25)
 
+        // The files back where they were, as the kill left them (the spool's name follows the store's path).
+        for name in try files.contentsOfDirectory(atPath: directory) where name.hasPrefix("health.sqlite") || name == "spool" {
+            try files.removeItem(atPath: directory + "/" + name)
+        }
+        for name in try files.contentsOfDirectory(atPath: killed) {
+            try files.copyItem(atPath: killed + "/" + name, toPath: directory + "/" + name)
+        }
         let second = try HeartRateStrap(period: .milliseconds(20))
         defer { second.stop() }
         var readingsAfter = 0
         let restarted = BandReaderService(address: address, keystore: Keystore(path: directory + "/keys.json"),
-                                          storePath: killed + "/health.sqlite", stop: StopRequest(), openLink: { _ in second.link },
+                                          storePath: directory + "/health.sqlite", stop: StopRequest(), openLink: { _ in second.link },
                                           report: { if case .reading = $0 { readingsAfter += 1 } })
-        restarted.spoolDirectory = killed + "/spool"
+        restarted.spoolDirectory = directory + "/spool"
         let outcome = try restarted.stream(until: ContinuousClock.now.advanced(by: .milliseconds(500)))
         #expect(outcome.replayedMinutes >= 1, "the killed run's minute replayed")
-        let store = try HealthStore(path: killed + "/health.sqlite")
+        let store = try HealthStore(path: directory + "/health.sqlite")
         let stored = try store.samples(HealthQuery(type: .heartRate), as: .owner).compactMap(\.quantitySample)
             .reduce(0) { $0 + (Int($1.metadata["bandkit.hr.count"] ?? "") ?? 0) }
         #expect(stored == 25 + readingsAfter, "every reading reported before the kill is stored, once")

@@ -117,7 +117,14 @@ public final class LiveJournal {
         for entry in contents.entries { Self.keepLatest(entry, in: &kept) }
         contents.entries = kept
         let appended = try spool.append(kept)
-        try replace(with: [])
+        latest = []
+        size = 0
+        isDirty = false
+        switch system.unlink(path: path) {
+        case .success: break
+        case .failure(let error) where error == .noSuchFileOrDirectory: break
+        case .failure(let error): throw LiveSpool.SpoolError(path: path, reason: "cannot remove after moving it to the spool: \(error)")
+        }
         return (contents, appended)
     }
 
