@@ -103,4 +103,35 @@ import Testing
             .reduce(0) { $0 + (Int($1.metadata["bandkit.hr.count"] ?? "") ?? 0) }
         #expect(stored == 25 + readingsAfter, "every reading reported before the kill is stored, once")
     }
+
+    /// A strap notifying as fast as the link carries (no pause between measurements): nothing
+    /// queues in the reader (each notification is handled as it is read, so the socket's
+    /// buffer is the only queue), the journal stays within its bound, and every reading
+    /// reported is stored once.
+    @Test func aFloodingStrapKeepsTheJournalBoundedAndEveryReading() throws {
+        let directory = NSTemporaryDirectory() + "bandkit-journal-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let strap = try HeartRateStrap(period: .zero)
+        defer { strap.stop() }
+        let spoolDirectory = directory + "/spool"
+        var readings = 0
+        var largestJournal = 0
+        let service = BandReaderService(address: try BandAddress(parsing: "C0:FF:EE:00:00:01"),
+                                        keystore: Keystore(path: directory + "/keys.json"), storePath: directory + "/health.sqlite",
+                                        stop: StopRequest(), openLink: { _ in strap.link }, report: { event in
+            guard case .reading = event else { return }
+            readings += 1
+            guard readings % 50 == 0, let name = try? FileManager.default.contentsOfDirectory(atPath: spoolDirectory).first(where: { $0.hasSuffix(".journal") }),
+                  let size = (try? FileManager.default.attributesOfItem(atPath: spoolDirectory + "/" + name))?[.size] as? NSNumber else { return }
+            largestJournal = max(largestJournal, size.intValue)
+        })
+        service.spoolDirectory = spoolDirectory
+        _ = try service.stream(until: ContinuousClock.now.advanced(by: .seconds(2)))
+        try #require(readings > 1000, "a flood: \(readings) readings in 2 s")
+        #expect(largestJournal > 0 && largestJournal <= LiveJournal(beside: LiveSpool(path: "/x")).compactionSize + 4096)
+        let store = try HealthStore(path: directory + "/health.sqlite")
+        let stored = try store.samples(HealthQuery(type: .heartRate), as: .owner).compactMap(\.quantitySample)
+            .reduce(0) { $0 + (Int($1.metadata["bandkit.hr.count"] ?? "") ?? 0) }
+        #expect(stored == readings)
+    }
 }
