@@ -13,7 +13,12 @@ extension BandSession {
         guard !minutes.isEmpty || battery != nil || !gaps.isEmpty, let writer = state.writer else { return }
         let started = clock.now
         do {
-            let written = try writer.writeLive(minutes, batteryPercent: battery?.percent, batteryTime: battery?.time, stepGaps: gaps)
+            // A minute the band's history already covers is the band's record: a live minute
+            // closed after that sync committed (a reading late in the transfer) must not add a
+            // value the band did not record, as a spool's replay must not (writeSpooled).
+            let covered = try writer.cursor()?.lastMinute
+            let fresh = covered.map { last in minutes.filter { $0.start > last } } ?? minutes
+            let written = try writer.writeLive(fresh, batteryPercent: battery?.percent, batteryTime: battery?.time, stepGaps: gaps)
             report(.storeWrite(StoreWriteTiming(batch: .live, rows: written.inserted + written.replaced, duration: clock.now - started)))
             journalCommitted()
         } catch {
