@@ -16,7 +16,7 @@ import Glibc
 /// - Whenever the session has put what it received somewhere durable (a live write committed,
 ///   or minutes appended to the spool), the journal is **replaced** by what the stream still
 ///   holds uncommitted, usually only the open minute (``replace(with:)``): written to a
-///   temporary file, fsynced, renamed over the journal (``SystemCalls/replaceFile(at:with:mode:)``),
+///   temporary file, fsynced, renamed over the journal (`SystemCalls.replaceFile`),
 ///   so a kill at any point leaves the old journal or the new one, never neither.
 ///
 /// **What survives what.** A process kill loses nothing received. A power cut loses at most what
