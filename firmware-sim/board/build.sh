@@ -39,7 +39,12 @@ unicode_tables="$(dirname "$(dirname "$(command -v swiftc)")")/lib/swift/embedde
 # libgcc of gcc-arm-none-eabi for this core without FPU registers (the image's soft-float ABI).
 libgcc="$(arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -mfloat-abi=soft -print-libgcc-file-name 2>/dev/null || true)"
 [[ -f "$libgcc" ]] || { echo "build.sh: libgcc for thumb/v7e-m not found: install gcc-arm-none-eabi (scripts/packages.sh)" >&2; exit 1; }
-ld.lld -T "$board/link.ld" -e reset_handler --gc-sections "$out/Main.o" "${objects[@]}" "$out/start.o" "$out/libm.o" "$unicode_tables" "$libgcc" \
+# --gc-sections is not optional: unreached stdlib code refers to C the board does not have (strtod).
+# --icf=all folds functions whose code is identical (the same specialisation emitted into two
+# modules' objects, outlined helpers): 800 B of flash. Swift never compares function addresses,
+# so folding cannot change what the image does (--icf=safe folds nothing: swiftc writes no
+# address-significance tables).
+ld.lld -T "$board/link.ld" -e reset_handler --gc-sections --icf=all "$out/Main.o" "${objects[@]}" "$out/start.o" "$out/libm.o" "$unicode_tables" "$libgcc" \
   -o "$out/bandkit-m4.elf" -Map "$out/bandkit-m4.map"
 llvm-size -A "$out/bandkit-m4.elf" | grep -E '^(\.text|\.data|\.bss|\.heap|section|Total)'
 echo "firmware image: $out/bandkit-m4.elf"
