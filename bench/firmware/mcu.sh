@@ -247,3 +247,14 @@ print("| Zephyr peripheral_hr minimal, host + controller + kernel, micro:bit (ze
 if status[7] != 0:
     sys.exit("mcu.sh: %d heap allocations after start-up (the band's logic must not allocate once running)" % status[7])
 PY
+# The hosted build (build.sh --hci): the chip's own BLE host (BandLEHost) on H4, the bring-up GATT
+# table, the bonds in flash; not yet the band's logic (docs/firmware.md, "The hosted build").
+hosted="$(firmware_image --hci)"
+read -r hosted_text hosted_data hosted_bss _ < <(llvm-size "$hosted" | awk 'NR == 2')
+hosted_heap="$(llvm-size -A "$hosted" | awk '$1 == ".heap" { print $2 }')"
+echo
+echo "| hosted build (build.sh --hci) | value | limit |"
+echo "|---|---:|---|"
+echo "| flash: llvm-size text + data | $((hosted_text + hosted_data)) B | ≤ 128 KB: $((128 * 1024 - hosted_text - hosted_data)) B left |"
+echo "| static RAM: data + bss, without the heap arena | $((hosted_data + hosted_bss - hosted_heap)) B | |"
+echo "| the host's memory: LEHostMemory for ATT_MTU 247, allocated in the arena at start-up (BandLEHostTests asserts the size) | 2,294 B | |"
