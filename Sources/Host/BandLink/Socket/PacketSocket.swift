@@ -50,7 +50,7 @@ package final class PacketSocket {
                 case .failure(let error): throw .system("poll", error)
                 }
             case .failure(let error) where error.meansLinkEnded:
-                closeReason = error
+                closeReason = closeReason ?? error   // the first says why; a later ENOTCONN only repeats it
                 throw .closed
             case .failure(.messageTooLong):
                 throw .pduTooLarge(size: bytes.count, limit: bytes.count - 1)
@@ -90,7 +90,7 @@ package final class PacketSocket {
             case .failure(.wouldBlock):
                 continue  // readiness was spurious (another reader, or a checksum drop)
             case .failure(let error) where error.meansLinkEnded:
-                closeReason = error
+                closeReason = closeReason ?? error
                 throw .closed
             case .failure(let error):
                 throw .system("recv", error)
