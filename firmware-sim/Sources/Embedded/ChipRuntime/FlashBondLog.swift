@@ -17,7 +17,7 @@ import BandWire
 /// | 8 | 24 × 4 | bonds, b used: address 6 (wire order), address type 1, flags 1 (bit 0 authenticated), LTK 16 |
 /// | 104 | 4 | CRC-32 (BandWire's) of bytes 0–103 |
 ///
-/// Slots follow ``FlashSlot``'s rules (erased, valid, damaged); damage is counted in
+/// Slots follow `FlashSlot`'s rules (erased, valid, damaged); damage is counted in
 /// ``damagedSlots`` and skipped, never a trap. A bond count over 4 keeps the first four.
 public struct FlashBondLog {
     public static let slotByteCount = 108
