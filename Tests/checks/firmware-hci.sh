@@ -12,8 +12,7 @@
 #   - the link ends: advertising restarts; a Hardware Error: the host brings the controller up
 #     again from HCI Reset;
 #   - a controller that refuses LE Set Advertising Parameters: the chip stops and names the
-#     command and status; one that never answers HCI Reset: the chip says so after its time-out;
-#   - no heap allocation after start-up on the chip is checked by the size of its heap use (0).
+#     command and status; one that never answers HCI Reset: the chip says so after its time-out.
 # QEMU is always stopped (trap on EXIT). Exit 0 ok, 1 failure.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"

@@ -90,8 +90,6 @@ import Testing
             "hosted: ATT_MTU 247",
             "hosted: disconnected, handle 64, reason 0x13",
         ])
-        let allocated = chip.allocationsAfterStartUp()
-        #expect(allocated == 0)
     }
 
     @Test("Bonds kept in flash before a reset are the host's after it")
