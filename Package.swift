@@ -138,7 +138,7 @@ let package = Package(
         // The chip's runtime, below the band's logic: the Board interface (what the firmware asks of a
         // chip: UART, clock, flash), the main loop that turns UART frames into ATT answers and link
         // messages (FirmwareRuntime), the boot record and the flash layout.
-        .target(name: "ChipRuntime", dependencies: ["BandWire", "BandATT", "BandGATTServer", "FirmwareCrypto", "UARTFraming"],
+        .target(name: "ChipRuntime", dependencies: ["BandWire", "BandATT", "BandGATTServer", "FirmwareCrypto", "UARTFraming", "BandHCI", "BandLEHost"],
                 path: "firmware-sim/Sources/Embedded/ChipRuntime", swiftSettings: strict),
         // The band's own logic, one source tree for Linux and the chip: sensor model, clock, minute
         // accumulation, flash image, the one-second tick, and the band's GATT services generic over a host.
@@ -244,7 +244,7 @@ let package = Package(
                                    "BandWire", "BandGATT", "BandProtocol", "BandReader", "BandFirmware", "HealthModel", "SeededRandom"]),
         .testTarget(name: "ChipRuntimeTests",
                     dependencies: ["ChipRuntime", "FirmwareCrypto", "UARTFraming", "BandFirmware", "BandFirmwareCore", "BandProtocol",
-                                   "BandLink", "BandWire", "BandATT"],
+                                   "BandLink", "BandWire", "BandATT", "BandLEHost"],
                     path: "firmware-sim/Tests/ChipRuntimeTests"),
         .testTarget(name: "BandFirmwareCoreTests", dependencies: ["BandFirmwareCore", "BandProtocol"],
                     path: "firmware-sim/Tests/BandFirmwareCoreTests"),

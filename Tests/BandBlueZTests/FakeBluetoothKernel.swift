@@ -31,6 +31,15 @@ final class FakeBluetoothKernel: Sendable {
         /// command for one is answered as `hci_mgmt_cmd` does, with a Command Status of Invalid
         /// Index queued on the socket and a `sendmsg` result of 0.
         var goneControllers: Set<UInt16> = []
+        /// The link under the sockets went down (`l2cap_sock_teardown_cb`): the socket is
+        /// BT_CLOSED, so poll reports POLLHUP; its error (this one) is given once, to whichever
+        /// of send and recv asks first; after that a send is ENOTCONN and a recv EAGAIN.
+        var tornDown = false
+        var pendingLinkError: Errno?
+        /// EAGAIN answers given by a torn-down socket. After ``spinLimit`` of them recv fails with
+        /// EIO, so a caller that retries for ever ends with a wrong answer instead of hanging.
+        var wouldBlockAnswers = 0
+        static let spinLimit = 10_000
     }
 
     let state = Mutex(State())
@@ -115,6 +124,10 @@ final class FakeBluetoothKernel: Sendable {
             return pair[0]
         }
         system.recv = { [self] fd, buffer, count, flags in
+            if isBluetooth(fd), let failure = state.withLock({ Self.tornDownReceive(&$0) }) {
+                errno = failure.rawValue
+                return -1
+            }
             if isBluetooth(fd), let failure = state.withLock({ $0.receiveFailures.isEmpty ? nil : $0.receiveFailures.removeFirst() }) {
                 errno = failure.rawValue
                 return -1
@@ -122,6 +135,10 @@ final class FakeBluetoothKernel: Sendable {
             return live.recv(fd, buffer, count, flags)
         }
         system.send = { [self] fd, bytes, count, flags in
+            if isBluetooth(fd), let failure = state.withLock({ $0.tornDown ? ($0.pendingLinkError.take() ?? .notConnected) : nil }) {
+                errno = failure.rawValue
+                return -1
+            }
             if isBluetooth(fd), count >= 6, let bytes {
                 let code = bytes.loadUnaligned(as: UInt16.self).littleEndian
                 let index = bytes.loadUnaligned(fromByteOffset: 2, as: UInt16.self).littleEndian
@@ -136,6 +153,10 @@ final class FakeBluetoothKernel: Sendable {
             return live.send(fd, bytes, count, flags)
         }
         system.poll = { [self] fds, count, timeout in
+            if count == 1, let fds, isBluetooth(fds.pointee.fd), state.withLock({ $0.tornDown }) {
+                fds.pointee.revents = Int16(POLLHUP)
+                return 1
+            }
             if state.withLock({ $0.pollTimesOut }), let fds, isBluetooth(fds.pointee.fd) { return 0 }
             return live.poll(fds, count, timeout)
         }
@@ -143,6 +164,19 @@ final class FakeBluetoothKernel: Sendable {
     }
 
     private func isBluetooth(_ fd: Int32) -> Bool { state.withLock { $0.bluetoothDescriptors.contains(fd) } }
+
+    /// What recv gives on a torn-down socket: its error once, then EAGAIN (EIO past the spin limit).
+    private static func tornDownReceive(_ state: inout State) -> Errno? {
+        guard state.tornDown else { return nil }
+        if let error = state.pendingLinkError.take() { return error }
+        state.wouldBlockAnswers += 1
+        return state.wouldBlockAnswers > State.spinLimit ? .ioError : .wouldBlock
+    }
+
+    /// The link goes down with `error` (e.g. ECONNRESET: the central disconnected).
+    func tearDownLink(_ error: Errno) {
+        state.withLock { $0.tornDown = true; $0.pendingLinkError = error }
+    }
 
     func setOption(level: Int32, name: Int32, to bytes: [UInt8]) {
         state.withLock { $0.optionValues["\(level)/\(name)"] = bytes }

@@ -132,6 +132,19 @@ struct L2CAPATTLinkTests {
         #expect(link.closeReason == .timedOut)
     }
 
+    @Test func aLinkLostWhileSendingStillEndsTheReceive() throws {
+        // The central disconnects while the band sends notifications: the send takes the
+        // socket's one error, and the socket then says POLLHUP to poll and EAGAIN to recv.
+        let kernel = FakeBluetoothKernel()
+        let link = try L2CAPATTLink.connect(to: Self.band, from: Self.adapter, system: kernel.system)
+        kernel.tearDownLink(.connectionReset)
+        #expect(throws: LinkError.closed) { try link.send(bytes("1b 29 00 48")) }
+        #expect(throws: LinkError.closed) { try link.send(bytes("1b 29 00 49")) }
+        #expect(throws: LinkError.closed) { _ = try link.receive(timeout: .zero) }
+        #expect(kernel.state.withLock { $0.wouldBlockAnswers } == 1, "one EAGAIN under POLLHUP is the end, not a retry")
+        #expect(link.closeReason == .connectionReset)
+    }
+
     @Test func channelMTUComesFromL2CAPOptions() throws {
         let kernel = FakeBluetoothKernel()
         // struct l2cap_options: omtu, imtu, flush_to (u16 each), mode, fcs, max_tx (u8), txwin_size (u16).

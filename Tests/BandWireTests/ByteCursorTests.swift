@@ -84,6 +84,29 @@ import Testing
             #expect(throws: EncodeError(needed: 5, capacity: 3)) { try w.finish() }
         }
     }
+
+    /// writeUTF8 is the firmware's way to write a string without String's index machinery: the
+    /// same bytes as the generic collection path, small (inline) and large strings, non-ASCII,
+    /// and all or nothing when they do not fit.
+    @Test(arguments: ["", "BandKit", "BK-1 (simulated)", "Pulse — Zoë's band ❤️", String(repeating: "long name ", count: 40)])
+    func writeUTF8WritesWhatTheCollectionPathWrites(text: String) {
+        func written(capacity: Int, _ write: (inout ByteWriter) -> Void) -> (bytes: [UInt8], overflowed: Bool) {
+            var buffer = [UInt8](repeating: 0, count: capacity)
+            let (count, overflowed) = buffer.withUnsafeMutableBytes { raw in
+                var w = ByteWriter(raw)
+                w.writeUInt8(0xAA)
+                write(&w)
+                return (w.count, w.overflowed)
+            }
+            return (Array(buffer[0..<count]), overflowed)
+        }
+        for capacity in [1 + text.utf8.count, max(1, text.utf8.count), 600] {
+            let ours = written(capacity: capacity) { $0.writeUTF8(text) }
+            #expect(ours == written(capacity: capacity) { $0.writeBytes(text.utf8) }, "capacity \(capacity)")
+            #expect(ours.bytes == (ours.overflowed ? [0xAA] : [0xAA] + Array(text.utf8)))
+        }
+        #expect(written(capacity: 8) { $0.writeUTF8("BandKit" as StaticString) }.bytes == [0xAA] + Array("BandKit".utf8))
+    }
 }
 
 @Suite struct BluetoothUUIDTests {

@@ -12,7 +12,7 @@
 #   - 64 KB of random garbage (sync bytes included) on the UART, then it still answers, counted
 #     the discarded bytes, and has made no heap allocation at all (not even at start-up); stack high-water < 12 KB;
 #   - a provoked hard fault is reported on the UART with its PC, and QEMU exits 3 (semihosting);
-#   - flash (14 4 KB pages in $work/bandkit-m4.flash through semihosting; the boot record in the first two): the boot count survives
+#   - flash (16 4 KB pages in $work/bandkit-m4.flash through semihosting; the boot record in the first two): the boot count survives
 #     the fault and a QEMU restart (1, then 2); a damaged newest page is counted and the older record
 #     used (boot count 2 again, 1 damaged page), and the image keeps booting.
 # QEMU is always stopped (trap on EXIT), also when a step fails. Exit 0 ok, 1 failure.

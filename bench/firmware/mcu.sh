@@ -8,9 +8,12 @@
 # logic (ChipBand: cycles per band second and per simulated minute, 60 minutes at 600x), and a
 # reader's session with the band's GATT services on the chip (pairing, notifications: cycles per
 # notification; a history transfer with CRC and acknowledgement). Fails if anything allocated on
-# the heap after start-up (pairing and the history included).
+# the heap after start-up (pairing and the history included). Then what the code is for
+# (bench/firmware/size-report.py: flash by area — sensor model, each GATT service, crypto,
+# soft-float, runtime) and the budget the band's own Bluetooth host must fit beside (flash ≤ 128 KB,
+# RAM ≤ 32 KB beside the minute ring) with the anchors' published figures.
 #
-#   bash bench/firmware/mcu.sh            # prints the tables docs/performance.md records
+#   bash bench/firmware/mcu.sh            # prints the tables docs/performance.md and docs/firmware.md record
 #
 # QEMU is stopped on exit. Exit 0 ok, 1 failure.
 set -euo pipefail
@@ -76,6 +79,16 @@ print("|---:|---|")
 for (_, size), name in zip(top, names):
     print("| %d | `%s` |" % (size, name[:120]))
 PY
+
+# What the flash holds, by area (the symbol tables: python3 bench/firmware/size-report.py ELF).
+echo
+python3 "$root/bench/firmware/size-report.py" "$elf" --only area
+# The image's sizes for the budget: llvm-size's text (code, constants, .ARM.exidx, .swift_modhash)
+# + data (initial values, kept in flash) is the flash; data + bss is the static RAM; the heap arena
+# is link.ld's (.heap, counted in bss by llvm-size).
+read -r size_text size_data size_bss _ < <(llvm-size "$elf" | awk 'NR == 2')
+size_heap="$(llvm-size -A "$elf" | awk '$1 == ".heap" { print $2 }')"
+export size_text size_data size_bss size_heap="${size_heap:-0}"
 
 # -icount shift=5: every instruction advances the virtual clock 32 ns; SysTick counts 25 MHz cycles (40 ns).
 firmware_boot "$elf" -icount shift=5
@@ -203,6 +216,45 @@ print()
 print("reader session on the chip: paired, %d notifications, history of %d records in %d packets, CRC and acknowledgement ok" % (notifications, count, packets))
 print("stack high-water %d B; heap allocations %d (%d after start-up, which ends with the band's configuration); .data+.bss see the table above"
       % (status[8], status[6], status[7]))
+
+# The budget the band's Bluetooth host has to fit beside. The minute ring is the band's one-day
+# ring in the heap arena: 1,440 records of 16 bytes (ChipBand). The stack region is link.ld's 20 KB;
+# its use is the painted high-water mark. The anchors are published figures (docs/firmware.md, "Budget").
+import os
+arena = int(os.environ["size_heap"])
+flash = int(os.environ["size_text"]) + int(os.environ["size_data"])
+static_ram = int(os.environ["size_data"]) + int(os.environ["size_bss"]) - arena
+ring = 1440 * 16
+print()
+print("| budget (the chip today, before the Bluetooth host) | value | limit with the host |")
+print("|---|---:|---|")
+print("| flash: llvm-size text + data | **{:,} B** ({:.1f} KB) | ≤ 128 KB: {:,} B left for the host |".format(flash, flash / 1024, 128 * 1024 - flash))
+print("| static RAM: data + bss, without the heap arena | {:,} B | |".format(static_ram))
+print("| heap arena (link.ld, allocated once at start-up) | {:,} B, of which the minute ring {:,} B | |".format(arena, ring))
+print("| stack high-water (painted; link.ld reserves 20,480 B) | {:,} B | |".format(status[8]))
+beside = static_ram + arena - ring + status[8]
+print("| RAM beside the ring: static + arena − ring + stack high-water | **{:,} B** ({:.1f} KB) | ≤ 32 KB |".format(beside, beside / 1024))
+print("| heap allocations after start-up (posix_memalign hook, asserted 0) | {} | 0 |".format(status[7]))
+print("| cycles per notification / per ATT Read Request (bring-up table) | {:,.0f} / {:,} | |".format(per_notification, cycles[0]))
+print("| cycles per pairing (SMP, excluding the controller) | not measured: no SMP on the chip yet | |")
+print()
+print("| anchor (published) | flash | RAM |")
+print("|---|---:|---:|")
+print("| NimBLE peripheral with its controller, nRF52832 | ≈ 142 KB | ≈ 44 KB |")
+print("| NimBLE host only, bleprph sample (apache/mynewt-nimble PR #913) | 45,392 B | 4,552 B |")
+print("| TI BLE5-Stack, single role | ≈ 95 KB | |")
+print("| Zephyr peripheral_hr minimal, host + controller + kernel, micro:bit (zephyr PR #91973) | 96,148 B | 16,296 B |")
 if status[7] != 0:
     sys.exit("mcu.sh: %d heap allocations after start-up (the band's logic must not allocate once running)" % status[7])
 PY
+# The hosted build (build.sh --hci): the chip's own BLE host (BandLEHost) on H4, the bring-up GATT
+# table, the bonds in flash; not yet the band's logic (docs/firmware.md, "The hosted build").
+hosted="$(firmware_image --hci)"
+read -r hosted_text hosted_data hosted_bss _ < <(llvm-size "$hosted" | awk 'NR == 2')
+hosted_heap="$(llvm-size -A "$hosted" | awk '$1 == ".heap" { print $2 }')"
+echo
+echo "| hosted build (build.sh --hci) | value | limit |"
+echo "|---|---:|---|"
+echo "| flash: llvm-size text + data | $((hosted_text + hosted_data)) B | ≤ 128 KB: $((128 * 1024 - hosted_text - hosted_data)) B left |"
+echo "| static RAM: data + bss, without the heap arena | $((hosted_data + hosted_bss - hosted_heap)) B | |"
+echo "| the host's memory: LEHostMemory for ATT_MTU 247, allocated in the arena at start-up (BandLEHostTests asserts the size) | 2,294 B | |"

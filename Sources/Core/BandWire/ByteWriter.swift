@@ -111,6 +111,23 @@ public struct ByteWriter {
         count_ += bytes.count
     }
 
+    /// Writes `text`'s UTF-8 bytes, all or nothing as every write.
+    ///
+    /// Copied from the string's contiguous storage: `writeBytes(text.utf8)` goes through the
+    /// generic collection path, whose `count` (and any byte-by-byte walk) drags String's index
+    /// machinery for foreign strings — UTF-16 breadcrumbs — into an Embedded image: 6 KB of the
+    /// band's flash. A String is always native, contiguous UTF-8 on Linux and in Embedded Swift;
+    /// only strings bridged from Objective-C are not, and neither platform has Objective-C.
+    public mutating func writeUTF8(_ text: String) {
+        let copied: Void? = text.utf8.withContiguousStorageIfAvailable { writeBytes(UnsafeRawBufferPointer($0)) }
+        precondition(copied != nil, "a String without contiguous UTF-8 (bridged from Objective-C)")
+    }
+
+    /// Writes a literal's UTF-8 bytes, all or nothing as every write.
+    public mutating func writeUTF8(_ text: StaticString) {
+        text.withUTF8Buffer { writeBytes(UnsafeRawBufferPointer($0)) }
+    }
+
     @inlinable
     public mutating func writeBytes<C: Collection>(_ bytes: C) where C.Element == UInt8 {
         guard reserve(bytes.count) else { return }

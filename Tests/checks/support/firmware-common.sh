@@ -8,9 +8,11 @@
 #                               $bandsim and $band, makes $work (kept when $FIRMWARE_CHECK_WORK names a
 #                               directory), arms an EXIT trap that stops $serve_pid (and QEMU) and
 #                               removes $work, and defines fail MESSAGE (message, the logs' tails, exit 1)
-#   firmware_image            → prints the path of an up-to-date bandkit-m4.elf
+#   firmware_image [--hci]    → prints the path of an up-to-date bandkit-m4.elf (bandkit-m4-hci.elf:
+#                               the hosted build, H4 on UART0)
 #   firmware_boot ELF [ARGS]  → boots it in qemu-system-arm (mps2-an386), UART0 on $work/uart.sock
-#                               (QEMU waits for the client), flash file in $work, at most 120 s;
+#                               (QEMU waits for the client), UART1 (the hosted build's debug port)
+#                               into $work/debug.log, flash file in $work, at most 120 s;
 #                               sets qemu_pid (timeout's PID: a TERM reaches QEMU)
 #   firmware_stop             → stops that QEMU and waits for it (the callers' EXIT traps call it)
 #   stop_process PID          → SIGTERM to PID if it still runs, then waits for it (bandsim, QEMU)
@@ -23,15 +25,16 @@
 # newer (the build takes minutes on a loaded machine; four scripts use it). A lock keeps two
 # checks run at once from building over each other. The build's log is printed when it fails.
 firmware_image() {
-  local cache="$root/.build/firmware-checks" elf
+  local cache="$root/.build/firmware-checks" elf mode=()
   elf="$cache/bandkit-m4.elf"
+  if [[ "${1:-}" == --hci ]]; then mode=(--hci); elf="$cache/bandkit-m4-hci.elf"; fi
   mkdir -p "$cache"
   (
     flock 9
     local sources=("$root/firmware-sim/board" "$root/scripts/modules.sh" "$root/Sources/Core" "$root/firmware-sim/Sources/Embedded")
     if [[ ! -f "$elf" || -n "$(find "${sources[@]}" -newer "$elf" -type f -print -quit)" ]]; then
       rm -f "$elf"
-      bash "$root/firmware-sim/board/build.sh" "$cache" >"$cache/build.log" 2>&1 || { cat "$cache/build.log" >&2; exit 1; }
+      bash "$root/firmware-sim/board/build.sh" "${mode[@]}" "$cache" >"$cache/build.log" 2>&1 || { cat "$cache/build.log" >&2; exit 1; }
     fi
   ) 9>"$cache/.lock" || return 1
   echo "$elf"
@@ -41,7 +44,7 @@ firmware_boot() {
   local elf=$1; shift
   rm -f "$work/uart.sock"
   (cd "$work" && exec timeout 120 qemu-system-arm -M mps2-an386 -nographic -monitor none "$@" \
-      -chardev socket,id=uart,path="$work/uart.sock",server=on,wait=on -serial chardev:uart \
+      -chardev socket,id=uart,path="$work/uart.sock",server=on,wait=on -serial chardev:uart -serial file:"$work/debug.log" \
       -semihosting-config enable=on,target=native -kernel "$elf" >>"$work/qemu.log" 2>&1) &
   qemu_pid=$!
 }

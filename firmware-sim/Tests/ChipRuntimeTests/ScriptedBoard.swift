@@ -26,6 +26,9 @@ struct ScriptedBoard: Board {
     mutating func provokeFault() { faults += 1 }
     var resets = 0
     mutating func systemReset() { resets += 1 }
+    /// What the firmware wrote to its debug port (the hosted build's UART1).
+    var debug: [UInt8] = []
+    mutating func debugWrite(_ bytes: UnsafeRawBufferPointer) { debug.append(contentsOf: bytes) }
 
     /// FlashLayout.pageCount 4 KB pages with a chip's semantics (erase → 0xFF, program → old AND new).
     var flash = [UInt8](repeating: 0xFF, count: FlashLayout.pageCount * 4096)

@@ -15,6 +15,11 @@ extern uint32_t _estack, _sstack, _sbss, _ebss, _sdata, _edata, _sidata, _sheap,
 #define UART0_CTRL      (*(volatile uint32_t *)0x40004008)  // bit 0 TX en, bit 1 RX en, bit 3 RX irq en
 #define UART0_INTSTATUS (*(volatile uint32_t *)0x4000400C)  // write 1 to clear: bit 1 RX
 #define UART0_BAUDDIV   (*(volatile uint32_t *)0x40004010)
+// ---- CMSDK UART1: transmit only, the hosted build's debug port (its UART0 speaks H4) ----
+#define UART1_DATA      (*(volatile uint32_t *)0x40005000)
+#define UART1_STATE     (*(volatile uint32_t *)0x40005004)
+#define UART1_CTRL      (*(volatile uint32_t *)0x40005008)
+#define UART1_BAUDDIV   (*(volatile uint32_t *)0x40005010)
 // ---- System control ----
 #define SYST_CSR   (*(volatile uint32_t *)0xE000E010)
 #define SYST_RVR   (*(volatile uint32_t *)0xE000E014)
@@ -25,6 +30,9 @@ extern uint32_t _estack, _sstack, _sbss, _ebss, _sdata, _edata, _sidata, _sheap,
 void board_uart_write(uint8_t c) { while (UART0_STATE & 1u) {} UART0_DATA = c; }
 int32_t board_uart_read(void) { return (UART0_STATE & 2u) ? (int32_t)(UART0_DATA & 0xFFu) : -1; }
 void uart0_rx_handler(void) { UART0_INTSTATUS = 2u; }   // wakes the WFI; the main loop reads DATA
+void board_debug_write(const uint8_t *bytes, uint32_t count) {
+  for (uint32_t i = 0; i < count; i++) { while (UART1_STATE & 1u) {} UART1_DATA = bytes[i]; }
+}
 
 // ---- Clock: SysTick every 1/1000 s of CPU time (25,000 cycles); each tick adds `band_ms_per_tick`
 //      ms of band time, so the band's clock can run faster than real time (bandsim's --speed) ----
@@ -58,7 +66,7 @@ void semihost_exit(int32_t code) { uint32_t block[2] = {0x20026, (uint32_t)code}
 // ---- Flash: FLASH_PAGES pages of 4 KB (an nRF52's page) in the host file "bandkit-m4.flash" in
 //      QEMU's working directory, through semihosting; erase = 0xFF, program = old AND new ----
 #define FLASH_PAGE_SIZE 4096u
-#define FLASH_PAGES 14u   // FlashLayout.pageCount: boot record 0–1, state log 2–3, minute ring 4–13
+#define FLASH_PAGES 16u   // FlashLayout.pageCount: boot record 0–1, state log 2–3, minute ring 4–13, bonds 14–15
 static const char flash_name[] = "bandkit-m4.flash";
 static int flash_handle = -2;   // -2: not opened yet; -1: no file (reads see erased pages, writes are lost)
 static uint8_t flash_chunk[256];
@@ -66,12 +74,16 @@ static int sh_call(int op, uint32_t a, uint32_t b, uint32_t c) { uint32_t block[
 static void flash_open(void) {
   if (flash_handle != -2) return;
   flash_handle = sh_call(0x01, (uint32_t)flash_name, 3 /* "r+b" */, sizeof flash_name - 1);
-  if (flash_handle >= 0 && semihost(0x0C, (uint32_t[]){(uint32_t)flash_handle}) >= (int)(FLASH_PAGE_SIZE * FLASH_PAGES)) return;
+  int length = flash_handle >= 0 ? semihost(0x0C, (uint32_t[]){(uint32_t)flash_handle}) : 0;
+  if (length >= (int)(FLASH_PAGE_SIZE * FLASH_PAGES)) return;
   if (flash_handle < 0) flash_handle = sh_call(0x01, (uint32_t)flash_name, 7 /* "w+b" */, sizeof flash_name - 1);
   if (flash_handle < 0) return;
-  for (uint32_t i = 0; i < sizeof flash_chunk; i++) flash_chunk[i] = 0xFF;   // a new or short file: all erased
-  sh_call(0x0A, (uint32_t)flash_handle, 0, 0);
-  for (uint32_t n = 0; n < FLASH_PAGE_SIZE * FLASH_PAGES; n += sizeof flash_chunk) sh_call(0x05, (uint32_t)flash_handle, (uint32_t)flash_chunk, sizeof flash_chunk);
+  // A new file is erased throughout; a short one (written by an image with fewer pages) keeps its
+  // whole pages, and only the pages after them start erased.
+  uint32_t from = length > 0 ? (uint32_t)length / FLASH_PAGE_SIZE * FLASH_PAGE_SIZE : 0;
+  for (uint32_t i = 0; i < sizeof flash_chunk; i++) flash_chunk[i] = 0xFF;
+  sh_call(0x0A, (uint32_t)flash_handle, from, 0);
+  for (uint32_t n = from; n < FLASH_PAGE_SIZE * FLASH_PAGES; n += sizeof flash_chunk) sh_call(0x05, (uint32_t)flash_handle, (uint32_t)flash_chunk, sizeof flash_chunk);
 }
 static int flash_range_ok(uint32_t page, uint32_t offset, uint32_t count) {
   return page < FLASH_PAGES && offset <= FLASH_PAGE_SIZE && count <= FLASH_PAGE_SIZE - offset;
@@ -179,6 +191,8 @@ void reset_handler(void) {
   UART0_BAUDDIV = 16;
   UART0_CTRL = 1u | 2u | 8u;            // TX, RX, RX interrupt
   NVIC_ISER0 = 1u << 0;                 // IRQ 0: UART0 RX
+  UART1_BAUDDIV = 16;
+  UART1_CTRL = 1u;                      // TX
   SYST_RVR = CPU_HZ / 1000u - 1u;
   SYST_CVR = 0;
   SYST_CSR = 7u;                        // processor clock, interrupt, enable

@@ -11,8 +11,9 @@ import BandKitSystem
 /// - Receives pass `MSG_TRUNC`, so the kernel returns the datagram's real length: one
 ///   longer than the buffer is reported as ``LinkError/pduTooLarge(size:limit:)`` (and is
 ///   discarded, as a datagram socket must), never silently cut.
-/// - A hang-up (end of file, `EPIPE`, `ECONNRESET`, an L2CAP link loss) is
-///   ``LinkError/closed``; the errno behind it, if any, is kept in ``closeReason``.
+/// - A hang-up (end of file, `EPIPE`, `ECONNRESET`, an L2CAP link loss, or `POLLHUP` with
+///   nothing left to read) is ``LinkError/closed``; the errno behind it, if any, is kept in
+///   ``closeReason``.
 package final class PacketSocket {
     package private(set) var descriptor: Int32
     package let system: SystemCalls
@@ -49,7 +50,7 @@ package final class PacketSocket {
                 case .failure(let error): throw .system("poll", error)
                 }
             case .failure(let error) where error.meansLinkEnded:
-                closeReason = error
+                closeReason = closeReason ?? error   // the first says why; a later ENOTCONN only repeats it
                 throw .closed
             case .failure(.messageTooLong):
                 throw .pduTooLarge(size: bytes.count, limit: bytes.count - 1)
@@ -81,10 +82,15 @@ package final class PacketSocket {
             case .success(let length):
                 // Zero here is an empty datagram, not end of file: the socket has not hung up.
                 return length
+            case .failure(.wouldBlock) where PollEvents(rawValue: entry.revents).contains(.hangUp):
+                // Nothing queued and the socket hung up: the end. An L2CAP socket whose link went
+                // down reports its error once; if a send took it, every later poll says hang-up
+                // and every recv EAGAIN, so retrying would spin here for ever.
+                throw .closed
             case .failure(.wouldBlock):
                 continue  // readiness was spurious (another reader, or a checksum drop)
             case .failure(let error) where error.meansLinkEnded:
-                closeReason = error
+                closeReason = closeReason ?? error
                 throw .closed
             case .failure(let error):
                 throw .system("recv", error)

@@ -53,4 +53,12 @@ public protocol Board {
     mutating func flashErase(page: Int)
     /// Programs `bytes` into `page` at `offset` (old AND new).
     mutating func flashProgram(page: Int, offset: Int, _ bytes: UnsafeRawBufferPointer)
+
+    /// Writes text to the board's debug port (a second UART: UART1 on the MCU), for a firmware
+    /// whose first UART speaks HCI to a controller. Default: nowhere.
+    mutating func debugWrite(_ bytes: UnsafeRawBufferPointer)
+}
+
+extension Board {
+    public mutating func debugWrite(_ bytes: UnsafeRawBufferPointer) {}
 }

@@ -27,6 +27,10 @@ public struct BoardAttributeSource: GATTAttributeSource {
 
     public var attributeCount: Int { 12 }
 
+    // Out of line (here and withValue): inlined into each of the server's scans, this small
+    // table's switches cost the image about 3.5 KB of flash; a call per attribute costs nothing
+    // that matters before the band starts.
+    @inline(never)
     public func attribute(at index: Int) -> GATTServerAttribute {
         let handle = UInt16(index + 1)
         switch handle {
@@ -44,6 +48,7 @@ public struct BoardAttributeSource: GATTAttributeSource {
 
     public func firstIndex(atOrAfter handle: UInt16) -> Int { min(max(Int(handle), 1) - 1, attributeCount) }
 
+    @inline(never)
     public func withValue<R>(at index: Int, _ body: (UnsafeRawBufferPointer) -> R) throws(ATTErrorCode) -> R {
         func declaration(_ properties: UInt8, _ valueHandle: UInt16, _ uuid: UInt16) -> R {
             var bytes: (UInt8, UInt8, UInt8, UInt8, UInt8) = (properties, UInt8(valueHandle & 0xFF), UInt8(valueHandle >> 8),

@@ -6,11 +6,13 @@
 /// | 0–1 | boot record, alternately | ``BootRecord`` |
 /// | 2–3 | the band's state log: keys and acknowledged position | BandFirmwareCore's `FlashStateLog` |
 /// | 4–13 | the minute ring, one 24-byte slot per record | BandFirmwareCore's `FlashMinuteLog` |
+/// | 14–15 | the BLE host's bonds, alternately | ``FlashBondLog`` |
 public enum FlashLayout {
     public static let bootPages = 0..<2
     public static let statePages = 2..<4
     public static let ringPages = 4..<14
-    public static var pageCount: Int { ringPages.upperBound }
+    public static let bondPages = 14..<16
+    public static var pageCount: Int { bondPages.upperBound }
 }
 
 /// What the application found in its flash pages at boot, for the flash report (message 0x86).

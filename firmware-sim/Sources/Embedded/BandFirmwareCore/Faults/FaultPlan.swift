@@ -27,8 +27,8 @@ package struct FaultPlan {
             case .battery(let percent): initialBattery = percent
             }
         }
-        rebootTimes.sort()
-        disconnectTimes.sort()
+        rebootTimes.insertionSort(by: <)
+        disconnectTimes.insertionSort(by: <)
     }
 
     /// What happens to one outgoing notification.

@@ -12,7 +12,8 @@ public struct Scenario: Sendable, Hashable {
     public init(name: String, segments: [ScenarioSegment], faults: [FaultSpec] = []) {
         precondition(!segments.isEmpty, "a scenario needs at least one segment")
         self.name = name
-        var sorted = segments.sorted { $0.startMinute < $1.startMinute }
+        var sorted = segments
+        sorted.insertionSort { $0.startMinute < $1.startMinute }
         if sorted[0].startMinute != 0 {
             // Before the first listed segment the day continues the last one from the day before.
             var wrap = sorted[sorted.count - 1]

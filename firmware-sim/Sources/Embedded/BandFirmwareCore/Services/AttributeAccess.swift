@@ -51,12 +51,12 @@ extension BandServices {
 
     func writeCharacteristicValue(_ characteristic: Characteristic, into output: inout ByteWriter) {
         switch characteristic {
-        case .deviceName: output.writeBytes(configuration.deviceName.utf8)
+        case .deviceName: output.writeUTF8(configuration.deviceName)
         case .appearance: Appearance.sportsWatch.encode(into: &output)
-        case .manufacturerName: output.writeBytes("BandKit".utf8)
-        case .modelNumber: output.writeBytes("BK-1 (simulated)".utf8)
+        case .manufacturerName: output.writeUTF8("BandKit" as StaticString)
+        case .modelNumber: output.writeUTF8("BK-1 (simulated)" as StaticString)
         case .serialNumber: writeSerialNumber(into: &output)
-        case .firmwareRevision: output.writeBytes(BandServiceConstants.firmwareRevision.utf8)
+        case .firmwareRevision: output.writeUTF8(BandServiceConstants.firmwareRevision)
         case .batteryLevel: output.writeUInt8(core.batteryLevel)
         case .bodySensorLocation: output.writeUInt8(BandServiceConstants.bodySensorLocationWrist)
         case .rscFeature: output.writeUInt16LE(BandServiceConstants.rscFeatures)
@@ -74,7 +74,7 @@ extension BandServices {
     /// A serial number derived from the flash's history ID, "BK1-" and 8 upper-case hex digits:
     /// stable for one band, distinct across bands. Written digit by digit (no String on the chip).
     func writeSerialNumber(into output: inout ByteWriter) {
-        output.writeBytes("BK1-".utf8)
+        output.writeUTF8("BK1-" as StaticString)
         let id = core.flash.historyID
         for shift in stride(from: 28, through: 0, by: -4) {
             let digit = UInt8(truncatingIfNeeded: id >> UInt32(shift)) & 0x0F

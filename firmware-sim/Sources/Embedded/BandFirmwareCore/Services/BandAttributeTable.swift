@@ -51,23 +51,26 @@ public enum BandAttributeTable {
     ]
 
     /// Index `handle − 1` holds the attribute with that handle.
+    ///
+    /// Built in one pass, each service's end counted before its attributes are added (one array,
+    /// no intermediate tuples: the chip's image keeps this start-up code small).
     public static let attributes: [Attribute] = {
-        var roles: [(BluetoothUUID, Role, Int)] = []
-        for (index, service) in services.enumerated() {
-            roles.append((primaryServiceType, .primaryService(service.uuid), index))
+        var table: [Attribute] = []
+        for service in services {
+            var length = 1
+            for characteristic in service.characteristics { length += characteristic.needsConfiguration ? 3 : 2 }
+            let serviceEnd = UInt16(table.count + length)
+            func add(_ type: BluetoothUUID, _ role: Role) {
+                table.append(Attribute(handle: UInt16(table.count + 1), type: type, role: role, serviceEnd: serviceEnd))
+            }
+            add(primaryServiceType, .primaryService(service.uuid))
             for characteristic in service.characteristics {
-                roles.append((characteristicType, .declaration(characteristic), index))
-                roles.append((characteristic.uuid, .value(characteristic), index))
-                if characteristic.needsConfiguration {
-                    roles.append((configurationType, .configuration(characteristic), index))
-                }
+                add(characteristicType, .declaration(characteristic))
+                add(characteristic.uuid, .value(characteristic))
+                if characteristic.needsConfiguration { add(configurationType, .configuration(characteristic)) }
             }
         }
-        var serviceEnds = [UInt16](repeating: 0, count: services.count)
-        for (offset, entry) in roles.enumerated() { serviceEnds[entry.2] = UInt16(offset + 1) }
-        return roles.enumerated().map { offset, entry in
-            Attribute(handle: UInt16(offset + 1), type: entry.0, role: entry.1, serviceEnd: serviceEnds[entry.2])
-        }
+        return table
     }()
 
     public static var lastHandle: UInt16 { UInt16(attributes.count) }
