@@ -127,5 +127,5 @@ public enum ControlSocketError: Error, Equatable, CustomStringConvertible {
         }
     }
 
-    private func escaped(_ text: String) -> String { ControlCharacterEscaping.escaped(text) }
+    private func escaped(_ text: String) -> String { TerminalText.escaped(text) }
 }

@@ -96,7 +96,7 @@ public final class ControlSocketServer: PollDriven {
         }
         if line.last == 0x0D { line = line.dropLast() }
         guard let text = String(validating: line, as: UTF8.self),
-              !text.unicodeScalars.contains(where: { ControlCharacterEscaping.needsEscape($0, quotes: false) && $0 != "\\" }),
+              !text.unicodeScalars.contains(where: { TerminalText.needsEscape($0) && $0 != "\\" }),
               !text.isEmpty
         else { return .drop }
         return respond(text).map { .respond($0) } ?? .drop
