@@ -49,7 +49,7 @@ public final class ServiceNotifier {
         let name = environment["NOTIFY_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
         socketName = name
         if let name {
-            guard name.hasPrefix("/") || name.hasPrefix("@"), let address = UnixSocketAddress(name) else {
+            guard name.hasPrefix("/") || name.hasPrefix("@"), let address = UnixSocketAddress(name: name) else {
                 throw .unsupportedSocket(name)
             }
             self.address = address
