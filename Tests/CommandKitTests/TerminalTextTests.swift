@@ -35,6 +35,18 @@ import Testing
         #expect(TerminalText.message("line one\n\tindented \u{1B}[31mred") == "line one\n\tindented \\e[31mred")
         #expect(TerminalText.message(#"C:\path"#) == #"C:\path"#)
     }
+
+    @Test func quotesAreEscapedOnlyWhenAskedFor() {
+        #expect(TerminalText.escaped("say \"hi\"") == "say \"hi\"")
+        #expect(TerminalText.escaped("say \"hi\"", quotes: true) == "say \\\"hi\\\"")
+    }
+
+    @Test func truncationKeepsWholeScalarsWithinTheLimit() {
+        #expect(TerminalText.truncated("short", maximumBytes: 5) == "short")
+        let cut = TerminalText.truncated("ééééé", maximumBytes: 8)
+        #expect(cut == "éé…")
+        #expect(cut.utf8.count <= 8)
+    }
 }
 
 /// `band pair`'s passkey on the terminal: a watch that shows a passkey is bonded only with the six

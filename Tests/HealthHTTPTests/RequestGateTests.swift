@@ -74,10 +74,12 @@ import Testing
     }
 
     @Test func theRefusedHostIsEchoedPrintableAndShort() {
-        let host = "evil\u{1B}[31m" + String(repeating: "x", count: 100) + ":8080"
+        let host = "evil\u{E9}" + String(repeating: "x", count: 100) + ":8080"
         let refused = message(verdict("GET / HTTP/1.1\r\nHost: \(host)\r\n\r\n"))
-        #expect(!refused.contains("\u{1B}"))
-        #expect(refused.contains("(Host 'evil?[31m" + String(repeating: "x", count: 55) + "')"), "\(refused)")
+        #expect(refused.contains("(Host 'evil?" + String(repeating: "x", count: 59) + "')"), "\(refused)")
+        // A control character never reaches the Host check: the head parser refuses it first.
+        let escape = verdict("GET / HTTP/1.1\r\nHost: evil\u{1B}[31m:8080\r\n\r\n")
+        #expect(status(escape) == 400 && !message(escape).contains("\u{1B}"))
     }
 
     @Test(arguments: ["-1", "18446744073709551616", "+5", "0x10", "1 2", "", "5,5", "\u{661}"])
@@ -141,5 +143,17 @@ import Testing
                 == ["127.0.0.1:8080", "localhost:8080", "[::1]:8080", "192.168.1.20:8080"])
         #expect(RequestGate.hosts(listeningOn: "0.0.0.0", port: 80)
                 == ["127.0.0.1:80", "localhost:80", "[::1]:80", "127.0.0.1", "localhost", "[::1]"])
+    }
+
+    /// The dashboard reads heads with the metrics server's parser: what it refuses, the gate
+    /// refuses before libmicrohttpd sees it (each of these was handed to the library before).
+    @Test(arguments: [("GET / HTTP/2.0\r\nHost: 127.0.0.1:8080\r\n\r\n", 505),
+                      ("GET / HTTP/1.1\r\n\r\n", 400),                                        // HTTP/1.1 without Host
+                      ("GET / HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nX: a\u{1B}[2Jb\r\n\r\n", 400),  // a control character in a value
+                      ("GET / HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nBad Name: x\r\n\r\n", 400),
+                      ("GET /\u{E9} HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n", 400),          // a target that is not ASCII
+                      ("AVERYLONGMETHODNAME / HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n", 400)])
+    func whatTheHeadParserRefusesNeverReachesTheLibrary(head: String, expected: Int) {
+        #expect(status(verdict(head)) == expected)
     }
 }

@@ -225,6 +225,19 @@ import Testing
         _ = server
     }
 
+    /// Outside systemd the runtime directory may be missing too: every missing level is made,
+    /// each private (only the last one was, and a missing parent failed the start).
+    @Test func makesEveryMissingLevelOfItsDirectoryPrivate() throws {
+        let directory = try temporaryDirectory()
+        defer { removeTree(directory) }
+        let server = try ControlSocketServer(path: directory + "/run/bandkit/gateway.sock", createDirectory: true) { _ in [0x0A] }
+        for level in ["/run", "/run/bandkit"] {
+            var status = stat()
+            #expect(stat(directory + level, &status) == 0 && status.st_mode & 0o777 == 0o700, "\(level)")
+        }
+        _ = server
+    }
+
     @Test func theClientNamesThePathWhenNothingRuns() throws {
         let directory = try temporaryDirectory()
         defer { removeTree(directory) }

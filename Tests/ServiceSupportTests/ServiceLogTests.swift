@@ -38,7 +38,15 @@ import Testing
     @Test func controlCharactersNeverSplitALine() {
         let (log, lines) = log(.text, level: .debug)
         log.debug("event\nforged <3>line", ["name": "Band\u{1B}[2J\n<3>fake \"quoted\" \\", "key with space": 1])
-        #expect(lines.all == ["<7>event\\nforged <3>line name=\"Band\\x1b[2J\\n<3>fake \\\"quoted\\\" \\\\\" key_with_space=1\n"])
+        #expect(lines.all == ["<7>event\\nforged <3>line name=\"Band\\e[2J\\n<3>fake \\\"quoted\\\" \\\\\" key_with_space=1\n"])
+    }
+
+    /// A right-to-left override in a device's name would make a console showing the journal
+    /// print the rest of the line reversed: it is escaped as every command's output escapes it.
+    @Test func bidirectionalOverridesAreEscaped() {
+        let (log, lines) = log(.text, level: .debug)
+        log.info("paired", ["name": "Band\u{202E}1 tset"])
+        #expect(lines.all == ["<6>paired name=\"Band\\u{202e}1 tset\"\n"])
     }
 
     @Test func textLinesOutsideTheJournalCarryATime() {

@@ -79,7 +79,7 @@ import Testing
     }
 
     @Test func statusIsOneBoundedLineWithControlCharactersEscaped() {
-        #expect(ServiceNotifier.statusLine("two\nlines\u{1B}[2J\\") == "two\\nlines\\x1b[2J\\\\")
+        #expect(ServiceNotifier.statusLine("two\nlines\u{1B}[2J\\") == "two\\nlines\\e[2J\\\\")
         let long = ServiceNotifier.statusLine(String(repeating: "é", count: 400))
         #expect(long.utf8.count <= ServiceNotifier.maximumStatusBytes)
         #expect(long.hasSuffix("…"))

@@ -9,7 +9,7 @@
 //  3. an admitted head ends within the size limit, has a well-formed request line, at most one
 //     Host header whose value is one the server answers to, at most one Content-Length of only
 //     digits that fits in 64 bits, and no Transfer-Encoding (checked here by an independent split);
-//  4. a refusal is 400, 413, 421 or 431 with a message without control characters (it echoes
+//  4. a refusal is 400, 413, 421, 431 or 505 with a message without control characters (it echoes
 //     the client's Host and length, which must not carry a terminal escape into a log).
 import HealthHTTP
 
@@ -39,7 +39,7 @@ func check(_ bytes: [UInt8]) {
     case .admit:
         checkAdmitted(bytes)
     case .refuse(let status, let message):
-        guard [400, 413, 421, 431].contains(status) else { fatalError("status \(status)") }
+        guard [400, 413, 421, 431, 505].contains(status) else { fatalError("status \(status)") }
         guard !message.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) else {
             fatalError("a control character in \(message.debugDescription)")
         }

@@ -1,4 +1,4 @@
-// libFuzzer harness for the metrics server's request-head parser (ServiceSupport `HTTPRequestHead`):
+// libFuzzer harness for the metrics server's request-head parser (BandKitSystem `HTTPRequestHead`):
 // what `band gateway --metrics` decides from a client's first bytes. The input is parsed as it is
 // and spliced after a valid request line (so mutations reach the header rules). Properties checked
 // on every input:
@@ -10,7 +10,7 @@
 //     Host holds no control character;
 //  4. a refusal is 400, 431 or 505 with a reason without control characters; no decision yet
 //     only below the limit.
-import ServiceSupport
+import BandKitSystem
 
 let limit = 512
 let prefix = Array("GET /metrics HTTP/1.1\r\n".utf8)

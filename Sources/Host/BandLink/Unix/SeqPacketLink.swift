@@ -27,14 +27,14 @@ public final class SeqPacketLink: ATTBearer {
     /// Connects to a ``SeqPacketListener`` at `path`. A missing or dead server fails at once
     /// (`ENOENT`, `ECONNREFUSED`) rather than waiting.
     public static func connect(path: String, mtu: Int = 23, system: SystemCalls = .live) throws(LinkError) -> SeqPacketLink {
-        let address = try UnixSocketAddress(path: path)
+        let address = try UnixSocketAddress.link(path: path)
         let fd: Int32
         switch system.socket(domain: AF_UNIX, type: SocketFlags.seqPacket | SocketFlags.closeOnExec, protocol: 0) {
         case .success(let made): fd = made
         case .failure(let error): throw .system("socket", error)
         }
         let link = SeqPacketLink(adopting: fd, mtu: mtu, system: system)
-        var outcome = address.withRawAddress { system.connect(fd, address: $0) }
+        var outcome = address.withBytes { system.connect(fd, address: $0) }
         if case .failure(let error) = outcome, error == .interrupted || error == .inProgress {
             outcome = system.awaitConnection(fd, timeout: .seconds(5))
         }

@@ -16,7 +16,7 @@ public final class SeqPacketListener {
 
     /// Binds and listens at `path` (its directory must exist; see ``SocketPath/prepareDirectory(_:system:)``).
     public init(path: String, backlog: Int32 = 4, system: SystemCalls = .live) throws(LinkError) {
-        let address = try UnixSocketAddress(path: path)
+        let address = try UnixSocketAddress.link(path: path)
         self.path = path
         self.system = system
         switch system.socket(domain: AF_UNIX, type: SocketFlags.seqPacket | SocketFlags.closeOnExec, protocol: 0) {
@@ -24,10 +24,10 @@ public final class SeqPacketListener {
         case .failure(let error): throw .system("socket", error)
         }
         do throws(LinkError) {
-            var bound = address.withRawAddress { system.bind(descriptor, address: $0) }
+            var bound = address.withBytes { system.bind(descriptor, address: $0) }
             if case .failure(.addressInUse) = bound {
                 try Self.removeStaleSocket(at: address, system: system)
-                bound = address.withRawAddress { system.bind(descriptor, address: $0) }
+                bound = address.withBytes { system.bind(descriptor, address: $0) }
             }
             if case .failure(let error) = bound { throw .system("bind \(path)", error) }
             if case .failure(let error) = system.listen(descriptor, backlog: backlog) {
@@ -77,27 +77,27 @@ public final class SeqPacketListener {
 
     deinit { close() }
 
-    /// Unlinks `address.path` if it is a socket nobody is listening on; otherwise explains why not.
+    /// Unlinks `address.name` if it is a socket nobody is listening on; otherwise explains why not.
     private static func removeStaleSocket(at address: UnixSocketAddress, system: SystemCalls) throws(LinkError) {
-        switch system.fileStatus(path: address.path) {
+        switch system.fileStatus(path: address.name) {
         case .success(let status) where status.st_mode & S_IFMT == S_IFSOCK: break
-        case .success: throw .system("bind \(address.path) (exists and is not a socket)", .addressInUse)
+        case .success: throw .system("bind \(address.name) (exists and is not a socket)", .addressInUse)
         case .failure(.noSuchFileOrDirectory): return  // gone meanwhile: just retry the bind
-        case .failure(let error): throw .system("lstat \(address.path)", error)
+        case .failure(let error): throw .system("lstat \(address.name)", error)
         }
         guard case .success(let probe) = system.socket(domain: AF_UNIX, type: SocketFlags.seqPacket | SocketFlags.closeOnExec, protocol: 0) else {
             throw .system("socket", .current)
         }
         defer { _ = system.close(descriptor: probe) }
-        switch address.withRawAddress({ system.connect(probe, address: $0) }) {
+        switch address.withBytes({ system.connect(probe, address: $0) }) {
         case .success, .failure(.interrupted), .failure(.inProgress), .failure(.wouldBlock):
-            throw .system("bind \(address.path) (another server is listening there)", .addressInUse)
+            throw .system("bind \(address.name) (another server is listening there)", .addressInUse)
         case .failure(.connectionRefused):
-            if case .failure(let error) = system.unlink(path: address.path), error != .noSuchFileOrDirectory {
-                throw .system("unlink \(address.path)", error)
+            if case .failure(let error) = system.unlink(path: address.name), error != .noSuchFileOrDirectory {
+                throw .system("unlink \(address.name)", error)
             }
         case .failure(let error):
-            throw .system("connect \(address.path)", error)
+            throw .system("connect \(address.name)", error)
         }
     }
 }

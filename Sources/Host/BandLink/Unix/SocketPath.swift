@@ -26,18 +26,12 @@ public enum SocketPath {
         return directory.isEmpty ? "." : directory
     }
 
-    /// Creates `directory` (mode 0700) if missing. An existing directory is kept as it is;
-    /// anything else at that path is an error (`ENOTDIR`).
+    /// Creates `directory` and its missing parents (mode 0700) if missing. An existing directory
+    /// is kept as it is; anything else at that path is an error (`ENOTDIR`). See
+    /// `PrivateDirectory.create(_:system:)` (BandKitSystem).
     public static func prepareDirectory(_ directory: String, system: SystemCalls = .live) throws(LinkError) {
-        switch system.makeDirectory(path: directory, mode: 0o700) {
-        case .success: return
-        case .failure(.fileExists):
-            switch system.fileStatus(path: directory) {
-            case .success(let status) where status.st_mode & S_IFMT == S_IFDIR: return
-            case .success: throw .system("mkdir \(directory)", .notDirectory)
-            case .failure(let error): throw .system("lstat \(directory)", error)
-            }
-        case .failure(let error): throw .system("mkdir \(directory)", error)
+        if case .failure(let failure) = PrivateDirectory.create(directory, system: system) {
+            throw .system("\(failure.call) \(failure.path)", failure.error)
         }
     }
 

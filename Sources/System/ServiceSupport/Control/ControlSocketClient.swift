@@ -24,7 +24,7 @@ public enum ControlSocketClient {
     /// server closed without answering (it refused the request).
     public static func request(_ request: String, path: String, timeout: Duration = .seconds(5),
                                maximumAnswerBytes: Int = 4 << 20) throws(ControlSocketError) -> [UInt8] {
-        guard let address = UnixSocketAddress(path) else { throw .invalidPath(path) }
+        guard let address = UnixSocketAddress(name: path) else { throw .invalidPath(path) }
         guard !request.utf8.contains(0x0A) else { throw .invalidRequest(request) }
         let calls = SystemCalls.live
         let deadline = ContinuousClock.now + timeout
@@ -127,5 +127,5 @@ public enum ControlSocketError: Error, Equatable, CustomStringConvertible {
         }
     }
 
-    private func escaped(_ text: String) -> String { ControlCharacterEscaping.escaped(text) }
+    private func escaped(_ text: String) -> String { TerminalText.escaped(text) }
 }

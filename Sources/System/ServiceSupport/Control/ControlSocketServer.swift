@@ -31,11 +31,11 @@ public final class ControlSocketServer: PollDriven {
 
     /// Binds and listens at `path`. Throws ``ControlSocketError`` when another server answers at
     /// `path`, when it is not a socket, or when a call fails (naming the call and the path).
-    /// `createDirectory`: make the parent directory (mode 0700) when it is missing, as outside
-    /// systemd (`RuntimeDirectory=` makes it there).
+    /// `createDirectory`: make the parent directory and every missing level above it (mode 0700),
+    /// as outside systemd (`RuntimeDirectory=` makes it there).
     public init(path: String, limits: StreamServerLimits = StreamServerLimits(), createDirectory: Bool = false,
                 respond: @escaping (String) -> [UInt8]?) throws(ControlSocketError) {
-        guard let address = UnixSocketAddress(path), !path.hasPrefix("@") else {
+        guard let address = UnixSocketAddress(name: path), !path.hasPrefix("@") else {
             throw .invalidPath(path)
         }
         self.path = path
@@ -96,7 +96,7 @@ public final class ControlSocketServer: PollDriven {
         }
         if line.last == 0x0D { line = line.dropLast() }
         guard let text = String(validating: line, as: UTF8.self),
-              !text.unicodeScalars.contains(where: { ControlCharacterEscaping.needsEscape($0, quotes: false) && $0 != "\\" }),
+              !text.unicodeScalars.contains(where: { TerminalText.needsEscape($0) && $0 != "\\" }),
               !text.isEmpty
         else { return .drop }
         return respond(text).map { .respond($0) } ?? .drop
@@ -112,11 +112,9 @@ public final class ControlSocketServer: PollDriven {
     }
 
     private static func makeParentDirectory(of path: String) throws(ControlSocketError) {
-        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return }
-        let directory = String(path[..<slash])
-        var status = stat()
-        if stat(directory, &status) == 0 { return }
-        guard mkdir(directory, 0o700) == 0 || errno == EEXIST else { throw .callFailed("mkdir", directory, .current) }
+        let directory = FilePaths.directory(of: path)
+        guard !directory.isEmpty else { return }
+        if case .failure(let failure) = PrivateDirectory.create(directory) { throw .callFailed(failure.call, failure.path, failure.error) }
     }
 
     /// Removes a socket nothing answers at; refuses a live one and anything that is not a socket.

@@ -109,12 +109,12 @@ public final class ServiceLog {
     private func textLine(_ level: LogLevel, _ message: String, _ fields: [(key: String, value: LogValue)]) -> [UInt8] {
         var out = "<\(level.rawValue)>"
         if timestamps { out += Self.utcTime(clock()) + " " }
-        out += ControlCharacterEscaping.escaped(Self.bounded(message))
+        out += TerminalText.escaped(Self.bounded(message))
         for (key, value) in fields {
             out += " " + Self.fieldKey(key) + "="
             switch value {
             case .text(let text):
-                let escaped = ControlCharacterEscaping.escaped(Self.bounded(text), quotes: true)
+                let escaped = TerminalText.escaped(Self.bounded(text), quotes: true)
                 let bare = !escaped.isEmpty && !escaped.utf8.contains { $0 == 0x20 || $0 == 0x3D || $0 == 0x22 || $0 == 0x5C }
                 out += bare ? escaped : "\"" + escaped + "\""
             case .integer(let number): out += String(number)
@@ -148,7 +148,7 @@ public final class ServiceLog {
 
     static let reservedJSONKeys: Set<String> = ["time", "level", "priority", "message"]
 
-    static func bounded(_ text: String) -> String { ControlCharacterEscaping.truncated(text, maximumBytes: maximumValueBytes) }
+    static func bounded(_ text: String) -> String { TerminalText.truncated(text, maximumBytes: maximumValueBytes) }
 
     /// A key as written in a text line: letters, digits, `_`, `-`, `.`; anything else as `_`.
     static func fieldKey(_ key: String) -> String {

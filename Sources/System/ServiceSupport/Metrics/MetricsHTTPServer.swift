@@ -74,7 +74,7 @@ public final class MetricsHTTPServer: PollDriven {
         case .invalid(let status, let reason):
             return response(status: status, text: reason + "\n")
         case .complete(let head):
-            if let allowedHosts, let host = head.host, !allowedHosts.contains(host.lowercased()) {
+            if let allowedHosts, let host = head.host, !allowedHosts.contains(HTTPRequestHead.asciiLowercased(host)) {
                 return response(status: 421, text: "this server answers to a loopback address only\n")
             }
             guard head.path == path else { return response(status: 404, text: "not found: the metrics are at \(path)\n") }

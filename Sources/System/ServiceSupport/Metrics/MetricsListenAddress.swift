@@ -80,7 +80,7 @@ public enum MetricsServerError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .invalidAddress(let text):
-            "\(ControlCharacterEscaping.escaped(text)) is not a metrics address: HOST:PORT with an IPv4 address, [IPv6] or localhost, e.g. 127.0.0.1:9469"
+            "\(TerminalText.escaped(text)) is not a metrics address: HOST:PORT with an IPv4 address, [IPv6] or localhost, e.g. 127.0.0.1:9469"
         case .addressInUse(let address): "the metrics address \(address) is in use: another process listens on port \(address.port)"
         case .callFailed(let call, let address, let error): "\(call) \(address): \(error)"
         }

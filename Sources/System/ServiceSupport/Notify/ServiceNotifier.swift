@@ -49,7 +49,7 @@ public final class ServiceNotifier {
         let name = environment["NOTIFY_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
         socketName = name
         if let name {
-            guard name.hasPrefix("/") || name.hasPrefix("@"), let address = UnixSocketAddress(name) else {
+            guard name.hasPrefix("/") || name.hasPrefix("@"), let address = UnixSocketAddress(name: name) else {
                 throw .unsupportedSocket(name)
             }
             self.address = address
@@ -112,7 +112,7 @@ public final class ServiceNotifier {
 
     /// The text ``status(_:)`` sends after `STATUS=`.
     public static func statusLine(_ text: String) -> String {
-        ControlCharacterEscaping.truncated(ControlCharacterEscaping.escaped(text), maximumBytes: maximumStatusBytes)
+        TerminalText.truncated(TerminalText.escaped(text), maximumBytes: maximumStatusBytes)
     }
 
     /// Sends `message` (`KEY=VALUE` lines) as one datagram; nothing when notifications are off.
@@ -151,9 +151,9 @@ public enum ServiceNotifierError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unsupportedSocket(let name):
-            "NOTIFY_SOCKET=\(ControlCharacterEscaping.escaped(name)) is not an absolute path or an @abstract name of at most \(UnixSocketAddress.maximumNameBytes) bytes"
+            "NOTIFY_SOCKET=\(TerminalText.escaped(name)) is not an absolute path or an @abstract name of at most \(UnixSocketAddress.maximumNameBytes) bytes"
         case .sendFailed(let name, let call, let error):
-            "notifying the service manager at \(ControlCharacterEscaping.escaped(name)): \(call): \(error)"
+            "notifying the service manager at \(TerminalText.escaped(name)): \(call): \(error)"
         }
     }
 }

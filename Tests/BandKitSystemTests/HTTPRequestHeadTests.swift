@@ -1,4 +1,4 @@
-import ServiceSupport
+import BandKitSystem
 import Testing
 
 @Suite struct HTTPRequestHeadTests {
@@ -66,5 +66,19 @@ import Testing
                 if early != .needMore { #expect(early == whole, "\(sample.debugDescription) cut at \(cut)") }
             }
         }
+    }
+
+    @Test func keepsEveryFieldInOrderAndFindsThemWithoutASCIICase() {
+        let text = "GET / HTTP/1.1\r\nHost: a\r\nX-One:  1 \r\ncontent-length:\t0\r\nX-ONE: 2\r\n\r\n"
+        guard case .complete(let head) = parse(text) else { Issue.record("\(parse(text))"); return }
+        #expect(head.fields == [HTTPHeaderField(name: "Host", value: "a"), HTTPHeaderField(name: "X-One", value: "1"),
+                                HTTPHeaderField(name: "content-length", value: "0"), HTTPHeaderField(name: "X-ONE", value: "2")])
+        #expect(head.values(of: "x-one") == ["1", "2"] && head.values(of: "Content-Length") == ["0"] && head.values(of: "Accept").isEmpty)
+    }
+
+    /// U+212A KELVIN SIGN lower-cases to "k" in Unicode; names and hosts compare in ASCII only.
+    @Test func lowerCasesASCIIOnly() {
+        #expect(HTTPRequestHead.asciiLowercased("LocalHOST:80") == "localhost:80")
+        #expect(HTTPRequestHead.asciiLowercased("\u{212A}iosk") == "\u{212A}iosk")
     }
 }
