@@ -19,6 +19,8 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// LE Set Extended Scan Enable (§7.8.65).
     public static let leSetExtendedScanEnable = HCIOpcode(group: 0x08, command: 0x0042)
 
+    /// Disconnect (Vol 4 Part E §7.1.6).
+    public static let disconnect = HCIOpcode(group: 0x01, command: 0x0006)
     /// Set Event Mask (Vol 4 Part E §7.3.1).
     public static let setEventMask = HCIOpcode(group: 0x03, command: 0x0001)
     /// Reset (§7.3.2).
@@ -58,6 +60,7 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
 
     public var description: String {
         switch self {
+        case .disconnect: return "Disconnect"
         case .setEventMask: return "Set Event Mask"
         case .reset: return "Reset"
         case .readLocalVersionInformation: return "Read Local Version Information"
