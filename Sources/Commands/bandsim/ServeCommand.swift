@@ -377,7 +377,7 @@ struct ServeCommand: Command {
         defer { stop?.restore() }
         CommandRunner.printError("""
             bandsim: band '\(configuration.deviceName)' (history \(String(band.flash.historyID, radix: 16)), boot \(band.bootEpoch), \
-            \(band.flash.ring.count) records) listening on \(hciAdapter ?? socketPath); clock \(band.clock.now(at: band.trueTime)) \
+            \(band.flash.ring.count) records) listening on \(controllerAddress.map { "controller \($0)" } ?? hciAdapter ?? socketPath); clock \(band.clock.now(at: band.trueTime)) \
             at \(LocalTimeOffset(quarterHours: configuration.timeZoneQuarterHours)), speed ×\(speed), scenario \(configuration.scenario.name)
             """)
         let runner = BandRunner(band: band, listener: listener, options: options)
