@@ -193,7 +193,7 @@ let package = Package(
             dependencies: ["CommandKit", "BandWire", "BandATT", "BandGATT", "BandProtocol", "BandTrace",
                            "BandLink", "BandBlueZ", "BandFirmware", "BandPeers", "BandReader", "BandReplay", "HealthStore",
                            "HealthStorePostgreSQL", "FirmwareBridge", "UARTFraming", "BandKitSystem", "SocketSecurity",
-                           "BandControllerLink", "BandLEHost", "BandHCI"],
+                           "BandControllerLink", "BandLEHost"],
             path: "Sources/Commands/bandsim", swiftSettings: strict),
         .executableTarget(
             name: "band",
@@ -227,6 +227,7 @@ let package = Package(
         .testTarget(name: "BandATTTests", dependencies: ["BandWire", "BandATT", "BandTestSupport"]),
         .testTarget(name: "BandGATTTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandTestSupport"]),
         .testTarget(name: "BandHCITests", dependencies: ["BandWire", "BandHCI", "BandTestSupport"]),
+        .testTarget(name: "BandControllerLinkTests", dependencies: ["BandControllerLink", "BandLEHost", "BandWire"]),
         .testTarget(name: "BandLEHostTests", dependencies: ["BandLEHost", "BandHCI", "BandWire", "BandATT", "BandGATTServer", "FirmwareCrypto",
                                                              "BandBlueZ", "BandProtocol", "BandTestSupport"]),
         .testTarget(name: "BandGATTServerTests", dependencies: ["BandWire", "BandATT", "BandGATTServer", "BandTestSupport"]),

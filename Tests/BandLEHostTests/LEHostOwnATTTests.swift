@@ -38,7 +38,8 @@ import Testing
         // A 40-byte notification: 44 bytes of L2CAP, fragments of 27 and 17, one credit.
         let value = (0..<37).map { UInt8($0) }
         let pdu: [UInt8] = [0x1B, 0x10, 0x00] + value
-        #expect(pdu.withUnsafeBytes { host.host.sendATT($0, io: &host.io) })
+        let sent = pdu.withUnsafeBytes { host.host.sendATT($0, io: &host.io) }
+        #expect(sent)
         let l2cap = Hex.encode([0x28, 0x00, 0x04, 0x00] + pdu)
         let wire = bytes(l2cap)
         #expect(host.takeSent() == [hostACL(Hex.encode(Array(wire[0..<27])))])
@@ -51,24 +52,27 @@ import Testing
         host.io.servesATT = true
         host.bringUp(aclCount: 1)
         let small: [UInt8] = [0x1B, 0x03, 0x00, 0x01]
+        func send(_ pdu: [UInt8]) -> Bool { pdu.withUnsafeBytes { host.host.sendATT($0, io: &host.io) } }
         #expect(!host.host.canSendATT)
-        #expect(!small.withUnsafeBytes { host.host.sendATT($0, io: &host.io) })
+        #expect(!send(small))
         host.connect()
-        let tooLong = [UInt8](repeating: 0x1B, count: 248)
-        #expect(!tooLong.withUnsafeBytes { host.host.sendATT($0, io: &host.io) })
+        #expect(!send([UInt8](repeating: 0x1B, count: 248)))
         // One credit: the first goes out, four wait in the ring, the sixth is refused.
-        for _ in 0..<5 { #expect(small.withUnsafeBytes { host.host.sendATT($0, io: &host.io) }) }
+        let accepted = (0..<5).map { _ in send(small) }
+        #expect(accepted == [true, true, true, true, true])
         #expect(!host.host.canSendATT)
-        #expect(!small.withUnsafeBytes { host.host.sendATT($0, io: &host.io) })
+        #expect(!send(small))
     }
 
     @Test func disconnectSendsHCIDisconnectAndTheLinkEndsOnItsEvent() {
         var host = ScriptedHost()
         host.io.servesATT = true
         host.bringUp()
-        #expect(!host.host.disconnect(io: &host.io))
+        let withoutLink = host.host.disconnect(io: &host.io)
+        #expect(!withoutLink)
         host.connect()
-        #expect(host.host.disconnect(io: &host.io))
+        let withLink = host.host.disconnect(io: &host.io)
+        #expect(withLink)
         #expect(host.takeSent() == [compact("01 06 04 03 40 00 13")])
         host.controller("04 0f 04 00 01 06 04")
         #expect(host.host.connection != nil)

@@ -413,9 +413,10 @@ struct ServeCommand: Command {
             close(descriptor)
             throw DataError("bandsim serve: bonds: \(error)")
         }
-        let configuration = Array(name.utf8).withUnsafeBytes {
+        var configuration = Array(name.utf8).withUnsafeBytes {
             LEHostConfiguration.band(name: $0, services: HCIBandListener.advertisedServices, attMTU: SimulatedBand.serverMTU, ioCapability: 0x00)
         }
+        configuration.dataLengthOctets = 251  // the most LE Data Length allows
         let link = ControllerLink(descriptor: descriptor, address: address, configuration: configuration, bonds: bonds)
         link.onNote = { note in if case .log(let line) = note { log("controller: \(line)") } }
         switch link.waitUntilReady(timeout: .seconds(5)) {

@@ -51,6 +51,8 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let leLongTermKeyRequestReply = HCIOpcode(group: 0x08, command: 0x001A)
     /// LE Long Term Key Request Negative Reply (§7.8.26).
     public static let leLongTermKeyRequestNegativeReply = HCIOpcode(group: 0x08, command: 0x001B)
+    /// LE Set Data Length (§7.8.33).
+    public static let leSetDataLength = HCIOpcode(group: 0x08, command: 0x0022)
     /// LE Read Local P-256 Public Key (§7.8.36).
     public static let leReadLocalP256PublicKey = HCIOpcode(group: 0x08, command: 0x0025)
     /// LE Generate DHKey [v1] (§7.8.37).
@@ -77,6 +79,7 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
         case .leRand: return "LE Rand"
         case .leLongTermKeyRequestReply: return "LE Long Term Key Request Reply"
         case .leLongTermKeyRequestNegativeReply: return "LE Long Term Key Request Negative Reply"
+        case .leSetDataLength: return "LE Set Data Length"
         case .leReadLocalP256PublicKey: return "LE Read Local P-256 Public Key"
         case .leGenerateDHKey: return "LE Generate DHKey"
         case .leSetScanParameters: return "LE Set Scan Parameters"

@@ -195,6 +195,8 @@ public final class ControllerLink: PollDriven {
             onNote(.disconnected(reason))
         case .mtuChanged, .gatt:
             break  // ATT is the band's
+        case .dataLengthChanged(let transmit, let receive):
+            onNote(.log("link-layer packets: \(transmit) octets out, \(receive) in (Data Length)"))
         case .connectionParametersAnswered(let accepted):
             onNote(.log("connection parameters \(accepted ? "accepted" : "refused") by the central"))
         case .dropped(let drop):
