@@ -22,9 +22,9 @@ import Testing
         let path = temporaryPath()
         var file = try BondFile.load(path: path).get()
         #expect(file.bonds.isEmpty)
-        #expect(file.save(bond(1)))
-        #expect(file.save(bond(2, authenticated: false)))
-        #expect(file.save(bond(1, authenticated: false)))   // the same peer again replaces its bond
+        let saved = [file.save(bond(1)), file.save(bond(2, authenticated: false)),
+                     file.save(bond(1, authenticated: false))]   // the same peer again replaces its bond
+        #expect(saved == [true, true, true])
         let reloaded = try BondFile.load(path: path).get()
         #expect(reloaded.bonds == [bond(2, authenticated: false), bond(1, authenticated: false)])
         #expect(reloaded.bond(with: bond(2).peer) == bond(2, authenticated: false))
@@ -33,14 +33,18 @@ import Testing
 
     @Test func aFullFileRefusesAnotherPeer() throws {
         var file = try BondFile.load(path: temporaryPath()).get()
-        for index in 0..<BondFile.capacity { #expect(file.save(bond(UInt8(index)))) }
-        #expect(!file.save(bond(200)))
-        #expect(file.save(bond(3, authenticated: false)))
+        let filled = (0..<BondFile.capacity).map { file.save(bond(UInt8($0))) }
+        #expect(filled.allSatisfy { $0 })
+        let another = file.save(bond(200))
+        #expect(!another)
+        let again = file.save(bond(3, authenticated: false))
+        #expect(again)
     }
 
     @Test func anUnwritablePlaceKeepsNothingAndSaysWhy() throws {
         var file = try BondFile.load(path: "/nonexistent/dir/bonds").get()
-        #expect(!file.save(bond(1)))
+        let saved = file.save(bond(1))
+        #expect(!saved)
         #expect(file.bonds.isEmpty)
         #expect(file.lastError != nil)
     }

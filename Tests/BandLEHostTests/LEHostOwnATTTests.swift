@@ -95,11 +95,10 @@ import Testing
             return try HCIDisconnect(parsing: &cursor)
         }
         #expect(parsed == HCIDisconnect(handle: 0x40, reason: 0x13))
-        #expect(throws: ParseError.self) {
-            try [0x00, 0x0F, 0x13].withUnsafeBytes { raw throws(ParseError) in
-                var cursor = ByteCursor(raw)
-                _ = try HCIDisconnect(parsing: &cursor)
-            }
+        let error = [UInt8]([0x00, 0x0F, 0x13]).withUnsafeBytes { raw -> ParseError? in
+            var cursor = ByteCursor(raw)
+            do throws(ParseError) { _ = try HCIDisconnect(parsing: &cursor); return nil } catch { return error }
         }
+        #expect(error?.offset == 0)
     }
 }
