@@ -38,7 +38,7 @@ import Testing
         // A 40-byte notification: 44 bytes of L2CAP, fragments of 27 and 17, one credit.
         let value = (0..<37).map { UInt8($0) }
         let pdu: [UInt8] = [0x1B, 0x10, 0x00] + value
-        let sent = pdu.withUnsafeBytes { host.host.sendATT($0, io: &host.io) }
+        let sent = host.sendATT(pdu)
         #expect(sent)
         let l2cap = Hex.encode([0x28, 0x00, 0x04, 0x00] + pdu)
         let wire = bytes(l2cap)
@@ -52,26 +52,28 @@ import Testing
         host.io.servesATT = true
         host.bringUp(aclCount: 1)
         let small: [UInt8] = [0x1B, 0x03, 0x00, 0x01]
-        func send(_ pdu: [UInt8]) -> Bool { pdu.withUnsafeBytes { host.host.sendATT($0, io: &host.io) } }
         #expect(!host.host.canSendATT)
-        #expect(!send(small))
+        let beforeLink = host.sendATT(small)
+        #expect(!beforeLink)
         host.connect()
-        #expect(!send([UInt8](repeating: 0x1B, count: 248)))
+        let tooLong = host.sendATT([UInt8](repeating: 0x1B, count: 248))
+        #expect(!tooLong)
         // One credit: the first goes out, four wait in the ring, the sixth is refused.
-        let accepted = (0..<5).map { _ in send(small) }
+        let accepted = (0..<5).map { _ in host.sendATT(small) }
         #expect(accepted == [true, true, true, true, true])
         #expect(!host.host.canSendATT)
-        #expect(!send(small))
+        let full = host.sendATT(small)
+        #expect(!full)
     }
 
     @Test func disconnectSendsHCIDisconnectAndTheLinkEndsOnItsEvent() {
         var host = ScriptedHost()
         host.io.servesATT = true
         host.bringUp()
-        let withoutLink = host.host.disconnect(io: &host.io)
+        let withoutLink = host.disconnect()
         #expect(!withoutLink)
         host.connect()
-        let withLink = host.host.disconnect(io: &host.io)
+        let withLink = host.disconnect()
         #expect(withLink)
         #expect(host.takeSent() == [compact("01 06 04 03 40 00 13")])
         host.controller("04 0f 04 00 01 06 04")
@@ -101,4 +103,12 @@ import Testing
         }
         #expect(error?.offset == 0)
     }
+}
+
+extension ScriptedHost {
+    /// The owner's PDU handed to the host (one access to the whole fixture, so the host and its
+    /// IO are not borrowed through a closure's capture at once).
+    mutating func sendATT(_ pdu: [UInt8]) -> Bool { pdu.withUnsafeBytes { host.sendATT($0, io: &io) } }
+
+    mutating func disconnect() -> Bool { host.disconnect(io: &io) }
 }
