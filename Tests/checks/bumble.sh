@@ -44,7 +44,7 @@ client, _ = server.accept(); client.recv(64); client.sendall(bytes(range(0x10, 0
 ' >"$work/port" &
 pids+=($!)
 for _ in $(seq 50); do [ -s "$work/port" ] && break; sleep 0.1; done
-expect_exit 1 "no answer to bring-up" -- serve --hci-controller "tcp:127.0.0.1:$(cat "$work/port")"
+expect_exit 1 "no answer to (Reset|bring-up)" -- serve --hci-controller "tcp:127.0.0.1:$(cat "$work/port")"
 
 "$venv/bin/python" Tests/bumble/central.py "$bin/bandsim" "$work" || { echo "--- bandsim log"; cat "$work/bandsim.log"; exit 1; } >&2
 echo "bumble: ok"
