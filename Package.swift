@@ -110,6 +110,10 @@ let package = Package(
                 swiftSettings: strict),
         .target(name: "BandGATTClient", dependencies: ["BandWire", "BandATT", "BandGATT", "BandLink"],
                 path: "Sources/Host/BandGATTClient", swiftSettings: strict),
+        // The band's own host (BandLEHost) on a standard controller's tty or TCP socket, from Linux.
+        .target(name: "BandControllerLink",
+                dependencies: ["BandATT", "BandGATTServer", "BandHCI", "BandKitSystem", "BandLEHost", "BandLink", "BandWire", "ServiceSupport"],
+                path: "Sources/Host/BandControllerLink", swiftSettings: strict),
         // Legacy pairing's SMP messages and encryption with a bond on the simulator's socket link.
         .target(name: "SocketSecurity", dependencies: ["BandWire", "BandLink", "FirmwareCrypto", "BandKitSystem"],
                 path: "Sources/Host/SocketSecurity", swiftSettings: strict),
@@ -149,7 +153,7 @@ let package = Package(
         // The firmware as a Linux process: the core's GATT services on an ATT bearer, run loop, state file.
         .target(name: "BandFirmware",
                 dependencies: ["BandWire", "BandATT", "BandGATT", "BandProtocol", "BandLink", "BandTrace",
-                               "BandFirmwareCore", "JSONOutput", "BandKitSystem"],
+                               "BandFirmwareCore", "JSONOutput", "BandKitSystem", "ServiceSupport"],
                 path: "firmware-sim/Sources/Linux/BandFirmware", swiftSettings: strict),
 
         // MARK: Sources/Simulation — peers other than the band, and the bridge to the firmware in QEMU.
@@ -188,7 +192,8 @@ let package = Package(
             name: "bandsim",
             dependencies: ["CommandKit", "BandWire", "BandATT", "BandGATT", "BandProtocol", "BandTrace",
                            "BandLink", "BandBlueZ", "BandFirmware", "BandPeers", "BandReader", "BandReplay", "HealthStore",
-                           "HealthStorePostgreSQL", "FirmwareBridge", "UARTFraming", "BandKitSystem", "SocketSecurity"],
+                           "HealthStorePostgreSQL", "FirmwareBridge", "UARTFraming", "BandKitSystem", "SocketSecurity",
+                           "BandControllerLink", "BandLEHost"],
             path: "Sources/Commands/bandsim", swiftSettings: strict),
         .executableTarget(
             name: "band",
@@ -222,6 +227,7 @@ let package = Package(
         .testTarget(name: "BandATTTests", dependencies: ["BandWire", "BandATT", "BandTestSupport"]),
         .testTarget(name: "BandGATTTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandTestSupport"]),
         .testTarget(name: "BandHCITests", dependencies: ["BandWire", "BandHCI", "BandTestSupport"]),
+        .testTarget(name: "BandControllerLinkTests", dependencies: ["BandControllerLink", "BandLEHost", "BandWire"]),
         .testTarget(name: "BandLEHostTests", dependencies: ["BandLEHost", "BandHCI", "BandWire", "BandATT", "BandGATTServer", "FirmwareCrypto",
                                                              "BandBlueZ", "BandProtocol", "BandTestSupport"]),
         .testTarget(name: "BandGATTServerTests", dependencies: ["BandWire", "BandATT", "BandGATTServer", "BandTestSupport"]),

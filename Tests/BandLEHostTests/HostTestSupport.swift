@@ -59,6 +59,15 @@ struct ScriptedIO: LEHostIO {
     var sent: [[UInt8]] = []
     var events: [LEHostEvent<UInt16>] = []
     var bonds = MemoryBondStore()
+    /// When true the IO takes every ATT PDU itself (an owner with its own GATT server).
+    var servesATT = false
+    var servedATT: [[UInt8]] = []
+
+    mutating func serveATT(_ pdu: UnsafeRawBufferPointer) -> Bool {
+        guard servesATT else { return false }
+        servedATT.append(Array(pdu))
+        return true
+    }
 
     mutating func transmit(_ h4Packet: UnsafeRawBufferPointer) { sent.append(Array(h4Packet)) }
     mutating func report<WriteEffect>(_ event: LEHostEvent<WriteEffect>) {

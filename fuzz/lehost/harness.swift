@@ -71,6 +71,7 @@ struct IO: LEHostIO {
         case .encrypted: events.append(13)
         case .bonded: events.append(14)
         case .pairingThrottled(let wait): events.append(15 << 32 | Int(wait))
+        case .dataLengthChanged(let transmit, let receive): events.append(16 << 32 | transmit << 16 | receive)
         }
     }
 }
@@ -119,9 +120,10 @@ func check(_ host: LEHost<Table>, _ io: IO, from: Int) {
 }
 
 func run(_ input: UnsafeRawBufferPointer, start: Int, chunk: Int) -> ([[UInt8]], [Int]) {
-    let configuration = Array("Band".utf8).withUnsafeBytes {
+    var configuration = Array("Band".utf8).withUnsafeBytes {
         LEHostConfiguration.band(name: $0, services: [BluetoothUUID(0x180D)], attMTU: attMTU, ioCapability: 0x00)
     }
+    configuration.dataLengthOctets = 251
     var host = LEHost<Table>(configuration: configuration, memory: LEHostMemory(region: memory, attMTU: attMTU))
     var io = IO()
     var table = Table()

@@ -18,7 +18,10 @@ final class HCIBandListener: BandListener {
 
     /// `ioCapability`: what the device declares in SMP instead of NoInputNoOutput (DisplayOnly
     /// for a watch that shows a passkey: the kernel picks it and the agent logs it).
-    init(adapter name: String, name deviceName: String, serviceUUIDs: [BluetoothUUID] = [BluetoothUUID(0x180D), BandActivityService.service],
+    /// What the band advertises, on BlueZ and through its own host alike.
+    static let advertisedServices = [BluetoothUUID(0x180D), BandActivityService.service]
+
+    init(adapter name: String, name deviceName: String, serviceUUIDs: [BluetoothUUID] = HCIBandListener.advertisedServices,
          ioCapability: UInt8? = nil, log: @escaping (String) -> Void) throws(LinkError) {
         adapter = try BlueZAdapter(name)
         _ = try adapter.prepareForLowEnergy()

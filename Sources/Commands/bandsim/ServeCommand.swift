@@ -1,8 +1,10 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import BandControllerLink
 import BandFirmware
 import BandKitSystem
+import BandLEHost
 import BandLink
 import BandPeers
 import BandProtocol
@@ -66,10 +68,21 @@ struct ServeCommand: Command {
             --scenario (sent to the chip, at most 32 segments; of its faults only reboot-at, drop,
             corrupt, disconnect-random, clock-drift and battery) and --exit-after N apply.
             QEMU is stopped when bandsim ends.
+
+            --hci-controller PATH|tcp:HOST:PORT runs the band's own Bluetooth host (the chip's) on a
+            standard controller speaking H4: a UART or pty (set raw, 8N1, --controller-baud, RTS/CTS
+            unless --controller-flow none) or a TCP socket (Bumble's tcp-server). The band advertises,
+            pairs with LE Secure Connections showing its passkey (printed on stderr: 'passkey NNNNNN')
+            and keeps bonds in STATE.bonds beside --state (without --state, while bandsim runs), so a
+            bonded central re-encrypts after a restart without a passkey. A controller that is
+            absent or does not finish bring-up within 5 s (exit 1), or stops later (exit 1), is named.
             """,
         options: [
             .option("socket", value: "PATH", help: "Unix socket to listen on (default $XDG_RUNTIME_DIR/bandkit/band.sock)."),
             .option("hci", value: "hciN", help: "Serve on this BlueZ controller instead (LE advertising + L2CAP ATT)."),
+            .option("hci-controller", value: "PATH|tcp:HOST:PORT", help: "Serve through the band's own host on this H4 controller (UART, pty or TCP)."),
+            .option("controller-baud", value: "N", help: "--hci-controller on a UART: 115200, 230400, 460800, 921600 or 1000000 (default)."),
+            .option("controller-flow", value: "rtscts|none", help: "--hci-controller on a UART: hardware flow control (default rtscts)."),
             .option("firmware", value: "IMAGE.elf", help: "Boot this firmware image in qemu-system-arm and bridge readers to it."),
             .option("profile", value: "band|infinitime|hr-strap", help: "What to simulate (default band: the BandKit band)."),
             .option("passkey", value: "N", help: "--profile infinitime on a socket: the passkey its screen shows (default: random per pairing)."),
@@ -97,6 +110,9 @@ struct ServeCommand: Command {
     var configuration: BandConfiguration
     var socketPath: String
     var hciAdapter: String?
+    /// `--hci-controller`: the controller the band's own host drives.
+    var controllerAddress: ControllerAddress?
+    var serialSettings = SerialSettings()
     var speed = 1.0
     var scenarioSource: String
     var truthPath: String?
@@ -194,6 +210,27 @@ struct ServeCommand: Command {
         }
         if hciAdapter != nil, arguments.value("socket") != nil {
             throw arguments.usageError("--socket and --hci are alternatives; give one")
+        }
+        if let text = arguments.value("hci-controller") {
+            switch ControllerAddress.parse(text) {
+            case .success(let address): controllerAddress = address
+            case .failure(let error): throw arguments.usageError("--hci-controller \(TerminalText.escaped(error.description))")
+            }
+            for other in ["socket", "hci", "firmware", "profile", "record", "confirm"] where arguments.value(other) != nil {
+                throw arguments.usageError("--hci-controller and --\(other) do not go together (the controller is the band's radio; pairing is SMP's)")
+            }
+        }
+        if let text = arguments.value("controller-baud") {
+            guard controllerAddress != nil else { throw arguments.usageError("--controller-baud applies to --hci-controller only") }
+            guard let rate = Int(text), SerialSettings.supportedBaudRates.contains(rate) else {
+                throw arguments.usageError("--controller-baud '\(TerminalText.escaped(String(text.prefix(40))))' is not one of \(SerialSettings.supportedBaudRates.map(String.init).joined(separator: ", "))")
+            }
+            serialSettings.baudRate = rate
+        }
+        if let text = arguments.value("controller-flow") {
+            guard controllerAddress != nil else { throw arguments.usageError("--controller-flow applies to --hci-controller only") }
+            guard text == "rtscts" || text == "none" else { throw arguments.usageError("--controller-flow '\(TerminalText.escaped(String(text.prefix(40))))' is not rtscts or none") }
+            serialSettings.hardwareFlowControl = text == "rtscts"
         }
         socketPath = arguments.value("socket") ?? SocketPath.defaultPath()
         truthPath = arguments.value("truth")
@@ -320,8 +357,12 @@ struct ServeCommand: Command {
         }
 
         let listener: any BandListener
+        let controllerListener = try controllerAddress.map { try openController($0, name: configuration.deviceName, log: band.log) }
         do throws(LinkError) {
-            if let hciAdapter {
+            if let controllerListener {
+                options.drivers = [controllerListener.link]
+                listener = controllerListener
+            } else if let hciAdapter {
                 listener = try HCIBandListener(adapter: hciAdapter, name: configuration.deviceName, log: band.log)
             } else {
                 try SocketPath.prepareDirectory(SocketPath.directory(of: socketPath))
@@ -336,11 +377,17 @@ struct ServeCommand: Command {
         defer { stop?.restore() }
         CommandRunner.printError("""
             bandsim: band '\(configuration.deviceName)' (history \(String(band.flash.historyID, radix: 16)), boot \(band.bootEpoch), \
-            \(band.flash.ring.count) records) listening on \(hciAdapter ?? socketPath); clock \(band.clock.now(at: band.trueTime)) \
+            \(band.flash.ring.count) records) listening on \(controllerAddress.map { "controller \($0)" } ?? hciAdapter ?? socketPath); clock \(band.clock.now(at: band.trueTime)) \
             at \(LocalTimeOffset(quarterHours: configuration.timeZoneQuarterHours)), speed ×\(speed), scenario \(configuration.scenario.name)
             """)
         let runner = BandRunner(band: band, listener: listener, options: options)
-        let ending = try runner.run(stop: stop)
+        let ending: BandRunner.Ending
+        do {
+            ending = try runner.run(stop: stop)
+        } catch {
+            if let failure = controllerListener?.link.failure { throw RuntimeFailure("bandsim serve: --hci-controller: \(failure)") }
+            throw error
+        }
         try runner.saveState()
         if let traceWriter {
             do throws(BtsnoopError) { try traceWriter.close() } catch {
@@ -349,6 +396,40 @@ struct ServeCommand: Command {
         }
         CommandRunner.printError("bandsim: \(ending); \(band.flash.ring.count) records in flash, boot \(band.bootEpoch)")
         return .success
+    }
+
+    /// Opens the controller, brings it up with the band's own host (5 s at most) and returns the
+    /// listener its links arrive on. Failures are the controller's: exit 1, naming it.
+    private func openController(_ address: ControllerAddress, name: String, log: @escaping (String) -> Void) throws -> ControllerBandListener {
+        let descriptor: Int32
+        switch ControllerPort.open(address, serial: serialSettings) {
+        case .success(let fd): descriptor = fd
+        case .failure(let error): throw RuntimeFailure("bandsim serve: --hci-controller: cannot open the controller: \(error)")
+        }
+        let bonds: BondFile
+        switch BondFile.load(path: statePath.map { $0 + ".bonds" }) {
+        case .success(let loaded): bonds = loaded
+        case .failure(let error):
+            close(descriptor)
+            throw DataError("bandsim serve: bonds: \(error)")
+        }
+        var configuration = Array(name.utf8).withUnsafeBytes {
+            LEHostConfiguration.band(name: $0, services: HCIBandListener.advertisedServices, attMTU: SimulatedBand.serverMTU, ioCapability: 0x00)
+        }
+        configuration.dataLengthOctets = 251  // the most LE Data Length allows
+        let link = ControllerLink(descriptor: descriptor, address: address, configuration: configuration, bonds: bonds)
+        link.onNote = { note in if case .log(let line) = note { log("controller: \(line)") } }
+        switch link.waitUntilReady(timeout: .seconds(5)) {
+        case .success(let info):
+            log("controller \(address): \(info.address), LE ACL \(info.aclPacketCount) × \(info.aclPacketLength) bytes, \(bonds.bonds.count) bond(s)")
+        case .failure(let error):
+            throw RuntimeFailure("bandsim serve: --hci-controller: \(error)")
+        }
+        do throws(LinkError) {
+            return try ControllerBandListener(link: link, log: log)
+        } catch {
+            throw RuntimeFailure("bandsim serve: --hci-controller: \(error)")
+        }
     }
 
     /// `--scenario` with `--firmware`: the chip holds at most 32 segments, and of a file's faults

@@ -19,6 +19,8 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// LE Set Extended Scan Enable (§7.8.65).
     public static let leSetExtendedScanEnable = HCIOpcode(group: 0x08, command: 0x0042)
 
+    /// Disconnect (Vol 4 Part E §7.1.6).
+    public static let disconnect = HCIOpcode(group: 0x01, command: 0x0006)
     /// Set Event Mask (Vol 4 Part E §7.3.1).
     public static let setEventMask = HCIOpcode(group: 0x03, command: 0x0001)
     /// Reset (§7.3.2).
@@ -49,6 +51,8 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let leLongTermKeyRequestReply = HCIOpcode(group: 0x08, command: 0x001A)
     /// LE Long Term Key Request Negative Reply (§7.8.26).
     public static let leLongTermKeyRequestNegativeReply = HCIOpcode(group: 0x08, command: 0x001B)
+    /// LE Set Data Length (§7.8.33).
+    public static let leSetDataLength = HCIOpcode(group: 0x08, command: 0x0022)
     /// LE Read Local P-256 Public Key (§7.8.36).
     public static let leReadLocalP256PublicKey = HCIOpcode(group: 0x08, command: 0x0025)
     /// LE Generate DHKey [v1] (§7.8.37).
@@ -58,6 +62,7 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
 
     public var description: String {
         switch self {
+        case .disconnect: return "Disconnect"
         case .setEventMask: return "Set Event Mask"
         case .reset: return "Reset"
         case .readLocalVersionInformation: return "Read Local Version Information"
@@ -74,6 +79,7 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
         case .leRand: return "LE Rand"
         case .leLongTermKeyRequestReply: return "LE Long Term Key Request Reply"
         case .leLongTermKeyRequestNegativeReply: return "LE Long Term Key Request Negative Reply"
+        case .leSetDataLength: return "LE Set Data Length"
         case .leReadLocalP256PublicKey: return "LE Read Local P-256 Public Key"
         case .leGenerateDHKey: return "LE Generate DHKey"
         case .leSetScanParameters: return "LE Set Scan Parameters"

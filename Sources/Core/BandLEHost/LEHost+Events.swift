@@ -102,6 +102,11 @@ extension LEHost {
             }
             connection = link
             performSecurity(outcome, io: &io)
+        case .dataLengthChange:
+            let event = try LEDataLengthChange(parsing: &parameters)
+            guard event.handle == connection?.handle else { return }
+            io.report(LEHostEvent<Source.WriteEffect>.dataLengthChanged(transmitOctets: Int(event.transmitOctets),
+                                                                        receiveOctets: Int(event.receiveOctets)))
         case .longTermKeyRequest:
             let request = try LELongTermKeyRequest(parsing: &parameters)
             guard let link = connection, request.handle == link.handle else { return }
@@ -141,6 +146,7 @@ extension LEHost {
         outbox.clear()
         aclCredits.linkEnded()
         io.report(LEHostEvent<Source.WriteEffect>.connected(handle: handle, peer: peer, interval: interval, latency: latency, supervisionTimeout: timeout))
+        if let octets = configuration.dataLengthOctets { send(LESetDataLength(handle: handle, octets: octets), io: &io) }
     }
 
     mutating func restartAdvertising<IO: LEHostIO>(io: inout IO) {
@@ -180,6 +186,8 @@ extension LEHost {
             let outcome = link.security.controllerFailed()
             connection = link
             performSecurity(outcome, io: &io)
+        case .leSetDataLength where status == .unknownCommand || status == .unsupportedFeature:
+            break  // the controller does not offer Data Length: the link keeps 27-octet packets
         case .leSetAdvertisingEnable:
             // Command Disallowed: the controller already advertises or a link came up first.
             if status == .success {

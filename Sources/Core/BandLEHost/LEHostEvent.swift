@@ -18,6 +18,8 @@ public enum LEHostEvent<WriteEffect> {
     case disconnected(handle: UInt16, reason: HCIStatus)
     /// ATT_MTU changed by an Exchange MTU.
     case mtuChanged(Int)
+    /// The link's link-layer payload sizes changed (LE Data Length Change), in octets.
+    case dataLengthChanged(transmitOctets: Int, receiveOctets: Int)
     /// What a GATT request amounted to (a write, a confirmation…).
     case gatt(GATTServerEvent<WriteEffect>)
     /// The central answered our Connection Parameter Update Request.

@@ -11,6 +11,15 @@ public protocol LEHostIO {
     mutating func report<WriteEffect>(_ event: LEHostEvent<WriteEffect>)
     /// The bonds, kept where they survive a reset (flash pages on the chip, a file on Linux).
     var bonds: Bonds { get set }
+    /// An ATT PDU from the central, offered to an owner that runs its own GATT server (the
+    /// band's services keep their per-link ATT state themselves): true when the owner took it
+    /// and answers through ``LEHost/sendATT(_:io:)``, false to let the host's ``GATTServer``
+    /// answer from its source. Default false. The bytes are valid only during the call.
+    mutating func serveATT(_ pdu: UnsafeRawBufferPointer) -> Bool
+}
+
+extension LEHostIO {
+    public mutating func serveATT(_ pdu: UnsafeRawBufferPointer) -> Bool { false }
 }
 
 /// A bond: what a re-connecting central needs to encrypt again without pairing.

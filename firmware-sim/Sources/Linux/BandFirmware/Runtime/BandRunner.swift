@@ -4,6 +4,7 @@ import Glibc
 import BandLink
 import BandTrace
 import BandWire
+import ServiceSupport
 
 /// The band's one event loop, as `bandsim serve` runs it: `poll()` on the listener, the
 /// connection, a stop signal and (under `--confirm ask`) the terminal, with the next sensor
@@ -24,6 +25,9 @@ public final class BandRunner {
         public var promptInput: Int32?
         /// Writes a pairing question to the wearer.
         public var prompt: (String) -> Void = { _ in }
+        /// Further pieces the loop drives (`--hci-controller`: the controller link under the
+        /// listener), polled with the band's own descriptors.
+        public var drivers: [any PollDriven] = []
 
         public init() {}
     }
@@ -99,8 +103,11 @@ public final class BandRunner {
             if let input = options.promptInput { poller.watch(input, for: band.pairingPromptPending ? .readable : []) }
             var deadline = realInstant(of: band.nextDeadline)
             if flashDirty { deadline = min(deadline, lastSave + .seconds(1)) }
+            watchDrivers(in: &poller)
+            for driver in options.drivers { if let due = driver.nextDeadline { deadline = min(deadline, due) } }
             try poller.wait(until: deadline)
             if let stopDescriptor, poller.isReady(stopDescriptor) { return .stopped }
+            for driver in options.drivers { driver.handle(ready: poller.isReady, now: clock.now, budget: .milliseconds(20)) }
 
             // Accept a reader when the band is free (a connected band does not advertise).
             if !band.isConnected, poller.isReady(listener.pollDescriptor), let link = try listener.acceptLink() {
@@ -133,6 +140,17 @@ public final class BandRunner {
     }
 
     private var promptShown = false
+    /// The drivers' descriptors of the last turn, so one a driver no longer wants is unwatched.
+    private var driverDescriptors: [Int32] = []
+
+    private func watchDrivers(in poller: inout Poller) {
+        guard !options.drivers.isEmpty else { return }
+        var wanted: [pollfd] = []
+        for driver in options.drivers { driver.appendPollDescriptors(to: &wanted) }
+        for fd in driverDescriptors where !wanted.contains(where: { $0.fd == fd }) { poller.unwatch(fd) }
+        for entry in wanted { poller.watch(entry.fd, for: PollEvents(rawValue: entry.events)) }
+        driverDescriptors = wanted.map(\.fd)
+    }
 
     private func wrapForRecording(_ link: any ATTBearer) -> any ATTBearer {
         guard let recorder = options.recorder else { return link }
