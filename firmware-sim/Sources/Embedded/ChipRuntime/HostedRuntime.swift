@@ -131,6 +131,12 @@ public struct ChipHostIO<B: Board>: LEHostIO {
         case .mtuChanged(let mtu):
             line = DebugLine("hosted: ATT_MTU ")
             line.append(decimal: UInt32(mtu))
+        case .dataLengthChanged(let transmitOctets, let receiveOctets):
+            line = DebugLine("hosted: data length ")
+            line.append(decimal: UInt32(transmitOctets))
+            line.append(" B out, ")
+            line.append(decimal: UInt32(receiveOctets))
+            line.append(" B in")
         case .displayPasskey(let passkey):
             line = DebugLine("hosted: passkey ")
             Self.appendPasskey(passkey, into: &line)
