@@ -122,13 +122,15 @@ public final class ControllerLink: PollDriven {
     }
 
     private func readController(now: UInt32) {
-        let count = read(descriptor, readBuffer.baseAddress, readBuffer.count)
-        if count > 0 {
+        switch valueOrErrno({ read(descriptor, readBuffer.baseAddress, readBuffer.count) }) {
+        case .success(let count) where count > 0:
             host.receive(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]), now: now, source: &source, io: &io)
-        } else if count == 0 {
+        case .success:
             stop("\(address): the controller closed the connection")
-        } else if errno != EINTR && errno != EAGAIN {
-            stop("\(address): read failed: \(Errno(rawValue: errno))")
+        case .failure(.wouldBlock):
+            break  // readiness was spurious; poll again
+        case .failure(let error):
+            stop("\(address): read failed: \(error)")
         }
     }
 

@@ -19,14 +19,14 @@ struct ControllerLinkIO: LEHostIO {
         guard writeError == nil, var base = h4Packet.baseAddress else { return }
         var remaining = h4Packet.count
         while remaining > 0 {
-            let written = write(descriptor, base, remaining)
-            if written < 0 {
-                if errno == EINTR { continue }
-                writeError = Errno(rawValue: errno)
+            switch valueOrErrno({ write(descriptor, base, remaining) }) {
+            case .success(let written):
+                remaining -= written
+                base += written
+            case .failure(let error):
+                writeError = error
                 return
             }
-            remaining -= written
-            base += written
         }
     }
 
