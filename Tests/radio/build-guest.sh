@@ -30,7 +30,8 @@ cp "$root/boot/vmlinuz-$version" "$work/vmlinuz"
 #    virtual controllers. Crypto: SMP needs ECDH (ecdh_generic) and AES-CMAC; the kernel's
 #    ECDH self-test needs a default RNG (drbg, which wants sha512 and ctr); btvirt's emulated
 #    controller does its own AES through AF_ALG (af_alg, algif_skcipher, algif_hash, ecb, cmac).
-wanted="virtio_pci 9pnet_virtio 9p sha512_generic ctr drbg ecb cmac af_alg algif_hash algif_skcipher ecdh_generic bluetooth hci_vhci"
+#    virtio_console: the port that carries a host-side band's H4 into the guest (stage 45).
+wanted="virtio_pci virtio_console 9pnet_virtio 9p sha512_generic ctr drbg ecb cmac af_alg algif_hash algif_skcipher ecdh_generic bluetooth hci_vhci"
 initramfs=$work/initramfs
 rm -rf "$initramfs"
 mkdir -p "$initramfs"/{bin,dev,proc,sys,host,modules}

@@ -9,6 +9,9 @@
 #   RADIO_TIMEOUT=900                   guest wall-time limit in seconds (default 900)
 #   RADIO_SKIP_BUILD=1                  reuse .build/release as is
 #   RADIO_FIRMWARE_SPEED=30             band seconds per second of the firmware in stage 25
+#   RADIO_HOST_BAND="CMD ARGS"          stage 45's band on the host (default: bandsim serve
+#                                       --hci-controller), given tcp:127.0.0.1:PORT and the stage's
+#                                       arguments (Tests/radio/host-band.sh)
 #
 # Stage 25 serves the reader from the band's firmware image (Embedded Swift for the Cortex-M4):
 # the image is built here on the host before the guest boots (firmware-sim/board/build.sh, cached
@@ -73,10 +76,25 @@ if stage_selected 25-firmware; then
   [ -n "${RADIO_FIRMWARE_SPEED:-}" ] && firmware_option="$firmware_option radio.firmware_speed=$RADIO_FIRMWARE_SPEED"
 fi
 
+# Stage 45's band runs here on the host; its H4 link reaches the guest's btvirt through a
+# virtio-serial port (QEMU's chardev socket on a free local port, which the band connects to).
+host_band_options=()
+host_band=
+if stage_selected 45-btvirt-host; then
+  host_band_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  host_band_options=(-device virtio-serial-pci -device virtserialport,chardev=bandh4,name=bandkit.h4
+    -chardev "socket,id=bandh4,host=127.0.0.1,port=$host_band_port,server=on,wait=off")
+fi
+
 echo "==> radio: guest image"
 bash Tests/radio/build-guest.sh "$work"
 rm -rf "$out"
 mkdir -p "$out"
+if [ -n "${host_band_port:-}" ]; then
+  bash Tests/radio/host-band.sh "$out" "$host_band_port" "$bin" > "$out/host-band.log" 2>&1 &
+  host_band=$!
+  trap 'kill $host_band 2>/dev/null; wait $host_band 2>/dev/null' EXIT
+fi
 
 accel=${RADIO_ACCEL:-tcg}
 if [ "$accel" = kvm ] && [ -w /dev/kvm ]; then machine=(-enable-kvm -cpu host); else accel=tcg; machine=(-accel tcg -cpu max); fi
@@ -89,8 +107,9 @@ timeout "${RADIO_TIMEOUT:-900}" qemu-system-x86_64 "${machine[@]}" -smp 2 -m 102
   -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
   -virtfs "local,path=$(virtfs_path "$repo"),mount_tag=radiorepo,security_model=none,readonly=on,multidevs=remap" \
   -virtfs "local,path=$(virtfs_path "$out"),mount_tag=radioout,security_model=none" \
-  -nic none > "$out/console.log" 2>&1
+  "${host_band_options[@]}" -nic none > "$out/console.log" 2>&1
 qemu_status=$?
+if [ -n "$host_band" ]; then kill "$host_band" 2>/dev/null; wait "$host_band" 2>/dev/null; trap - EXIT; cat "$out/host-band.log"; fi
 set -e
 finished=$(date +%s.%N)
 guest_seconds=$(echo "$finished $booted" | awk '{ printf "%.1f", $1 - $2 }')

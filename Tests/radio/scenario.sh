@@ -21,8 +21,10 @@ btmon -w "$capture_dir/radio.btsnoop" > "$capture_dir/btmon.log" 2>&1 &
 monitor=$!
 virt=
 if [ "${RADIO_VIRTUAL:-}" = 1 ]; then
-  step "btvirt with two LE controllers on one virtual radio"
-  btvirt -l2 -L > "$RADIO_OUT/btvirt.log" 2>&1 &
+  # -s: also server sockets (/tmp/bt-server-le and others), each connection one more emulated
+  # controller on the same radio, driven over H4 by a host outside the kernel (stage 40).
+  step "btvirt with two LE controllers on one virtual radio, and its H4 server sockets"
+  btvirt -l2 -L -s > "$RADIO_OUT/btvirt.log" 2>&1 &
   virt=$!
 fi
 for adapter in "$RADIO_BAND_HCI" "$RADIO_READER_HCI"; do

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """type-passkey.py LOG TIMEOUT -- COMMAND...: runs COMMAND with a pseudo-terminal as its stdin
 (so `band pair` sees a terminal and asks for the passkey there), waits until LOG (the simulated
-watch's stderr) shows a passkey it had not shown when this started, types those six digits and
+watch's or band's stderr) shows a passkey it had not shown when this started, types those six digits and
 Enter, and exits with COMMAND's status (124 when it outlives TIMEOUT seconds). COMMAND's stdout
 and stderr pass through. The wearer reading the watch's screen, as a script.
 """
@@ -13,7 +13,8 @@ import time
 
 log, timeout = sys.argv[1], float(sys.argv[2])
 command = sys.argv[sys.argv.index("--") + 1:]
-pattern = re.compile(r"the screen shows passkey (\d{6})")
+# "the screen shows passkey N" (a watch on the kernel's SMP), "passkey N: enter it" (the band's own host)
+pattern = re.compile(r"passkey (\d{6})")
 
 def shown():
     try:

@@ -1,0 +1,113 @@
+#!/bin/sh
+# Stage 40: the band's own Bluetooth host on a standard controller, read by kernel BlueZ.
+#
+#   band (hci1) → kernel BlueZ → btvirt's virtual radio → btvirt's LE controller (server socket)
+#     → H4 (h4-relay.py) → bandsim serve --hci-controller (BandLEHost: GAP, L2CAP, SMP, GATT)
+#
+# No kernel Bluetooth on the band's side: advertising, the connection, LE Secure Connections
+# with the band's passkey, bonds and re-encryption are BandKit's own host (the chip's). Where the
+# band runs is band-side.sh's business (RADIO_BAND_SIDE: in this guest, or on the host through a
+# virtio-serial port, the chip's path). Checks:
+#   1. band pair with a wrong passkey: exit 1, "refused the passkey", nothing stored;
+#   2. band pair with the passkey bandsim prints, typed at the prompt: bonded and key stored;
+#   3. band sync, the link dropped from the reader's side mid-history: the sync fails, nothing
+#      half-stored is acknowledged;
+#   4. bandsim restarted (same flash and bonds): band sync re-encrypts with the bond (no passkey
+#      shown again) and resumes the history;
+#   5. band stream: live readings;
+#   6. the store equals the band's truth minute for minute, each minute once (check-store.py).
+set -u
+here=$(dirname "$0")
+. "$here/../lib.sh"
+. "$here/../band-side.sh"
+if [ -n "${RADIO_BAND_ADDRESS:-}" ]; then echo "btvirt stage skipped: it needs bandsim's truth"; exit 0; fi
+if [ "${RADIO_VIRTUAL:-}" != 1 ]; then echo "btvirt stage skipped: it needs btvirt's controller server socket (the QEMU guest)"; exit 0; fi
+band=$RADIO_BIN/band
+R=$RADIO_READER_HCI
+name=btvirt-$band_side
+log=$RADIO_OUT/$name
+mkdir -p "$log"
+keys="--keystore $log/keys.json"
+# SQLite's WAL needs shared memory maps, which the 9p output directory cannot give (as in stage 20).
+mkdir -p "/tmp/$name"
+store="--store /tmp/$name/health.sqlite"
+trap 'band_side_cleanup; echo "--- band side log (tail)"; tail -30 "$side_log"' EXIT
+# The band's files, relative to $RADIO_OUT (band-side.sh runs it there, in the guest or on the host).
+band_args="--seed 5 --history-days 1 --state $name/flash.bin"
+
+wait_link_down "$R"
+"$RADIO_BIN/bandradio" info --hci "$R" > /dev/null || fail "reader adapter $R"
+step "the band on its own host ($band_side), through btvirt's LE controller"
+band_side_start "$log/serve.log" $band_args --truth "$name/truth-1.ndjson"
+scan_for bandkit "$log/scan.json"
+[ -n "$address" ] || fail "band scan did not find the band"
+
+step "band pair with a wrong passkey"
+"$band" pair "$address" --hci "$R" $keys --passkey 000000 < /dev/null > "$log/pair-wrong.out" 2> "$log/pair-wrong.err"
+wrong=$?
+cat "$log/pair-wrong.err"
+grep -q "passkey [0-9]\{6\}" "$log/serve.log" || fail "the band showed no passkey"
+[ "$wrong" = 1 ] || fail "a wrong passkey: band pair exited $wrong, want 1"
+grep -q "refused the passkey" "$log/pair-wrong.err" || fail "a wrong passkey: no 'refused the passkey'"
+grep -q "$address" "$log/keys.json" 2>/dev/null && fail "a wrong passkey left a keystore entry"
+grep -qi "$address" "$log/smp-keys" 2>/dev/null && fail "a wrong passkey left a long-term key"
+wait_link_down "$R"
+
+step "band pair, the band's passkey typed at the prompt"
+python3 "$here/../type-passkey.py" "$log/serve.log" 120 -- "$band" pair "$address" --hci "$R" $keys > "$log/pair.out" 2> "$log/pair.err"
+paired=$?
+cat "$log/pair.out" "$log/pair.err"
+[ "$paired" = 0 ] || fail "band pair with the typed passkey exited $paired"
+grep -q "key stored" "$log/pair.out" || fail "band pair stored no key"
+grep -qi "$address" "$log/smp-keys" || fail "no long-term key kept in smp-keys"
+wait_link_down "$R"
+
+step "band sync, the link dropped from the reader's side mid-history"
+"$band" sync "$address" --hci "$R" $keys $store --json > "$log/sync-dropped.json" 2> "$log/sync-dropped.err" &
+syncer=$!
+wait_for "history on the way" 1200 grep -q '"event":"history_progress"' "$log/sync-dropped.json" || { cat "$log/sync-dropped.json" "$log/sync-dropped.err"; fail "no history progress"; }
+"$RADIO_BIN/bandradio" disconnect --hci "$R" --peer "$address" || fail "forced link drop"
+wait "$syncer"; dropped=$?
+grep -v '"event":"reading"' "$log/sync-dropped.json" | tail -5; cat "$log/sync-dropped.err"
+grep '"event":"history_progress"' "$log/sync-dropped.json" | tail -1
+[ "$dropped" != 0 ] || grep -q '"event":"history_complete"' "$log/sync-dropped.json" || fail "band sync exited 0 on a dropped link without the whole history"
+wait_link_down "$R"
+
+step "bandsim restarted: the same flash and bonds"
+band_side_stop
+[ "$band_side_status" = 0 ] || fail "the band side exited $band_side_status"
+band_side_start "$log/serve-2.log" $band_args --truth "$name/truth.ndjson"
+
+step "band sync with the bond: no new passkey, the history resumed"
+"$band" sync "$address" --hci "$R" $keys $store --json > "$log/sync.json" 2> "$log/sync.err"
+synced=$?
+grep -v '"event":"reading"' "$log/sync.json"
+[ "$synced" = 0 ] || { cat "$log/sync.err"; fail "band sync after the restart exited $synced"; }
+grep -q '"event":"synced"' "$log/sync.json" || fail "band sync did not report a sync"
+grep -q "passkey [0-9]\{6\}" "$log/serve-2.log" && fail "the restarted band showed a passkey: the bond was not used"
+wait_link_down "$R"
+
+# The stream ends a few seconds into a wall-clock minute (as in stage 20): the band's next minute
+# record is ~55 s away and cannot slip in between the stream's last sync and stopping the band.
+now=$(date +%s)
+duration=$(( (now + 25) / 60 * 60 + 60 + 5 - now ))
+step "band stream for ${duration} s"
+"$band" stream "$address" --hci "$R" $keys $store --json --for "${duration}s" > "$log/stream.json" 2> "$log/stream.err"
+streamed=$?
+grep -v '"event":"reading"' "$log/stream.json"
+readings=$(grep -c '"event":"reading"' "$log/stream.json")
+echo "readings: $readings"
+[ "$streamed" = 0 ] || { cat "$log/stream.err"; fail "band stream exited $streamed"; }
+[ "$readings" -gt 0 ] || fail "no live readings"
+[ "$(grep -c "passkey [0-9]\{6\}" "$log/serve-2.log")" = 0 ] || fail "the stream paired again instead of using the bond"
+
+band_side_stop
+[ "$band_side_status" = 0 ] || fail "the band side exited $band_side_status"
+tail -3 "$log/serve-2.log"
+
+step "store against the band's truth"
+"$RADIO_BIN/health" export $store > "$log/export.ndjson" || fail "health export"
+python3 "$here/../check-store.py" "$log/truth.ndjson" "$log/export.ndjson" || fail "store differs from the band's truth"
+trap - EXIT
+band_side_cleanup
+echo "btvirt stage ($band_side): all checks passed"
