@@ -101,6 +101,9 @@ echo "readings: $readings"
 [ "$readings" -gt 0 ] || fail "no live readings"
 [ "$(grep -c "passkey [0-9]\{6\}" "$log/serve-2.log")" = 0 ] || fail "the stream paired again instead of using the bond"
 
+# btvirt drops a controller's links silently when its connection closes (no Disconnection
+# Complete to the peer): the band side stops only once the reader's link is down.
+wait_link_down "$R"
 band_side_stop
 [ "$band_side_status" = 0 ] || fail "the band side exited $band_side_status"
 tail -3 "$log/serve-2.log"
