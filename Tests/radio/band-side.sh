@@ -30,6 +30,8 @@ start_relay() {
     [ -n "$port" ] || fail "no virtio-serial port named bandkit.h4 (run.sh adds it for the host band side)"
     python3 "$(dirname "$0")/../h4-relay.py" --port "$port" --controller "$controller" > "$1" 2>&1 &
   else
+    # The guest's loopback interface is down until someone brings it up.
+    ip link set lo up || fail "cannot bring the loopback interface up"
     python3 "$(dirname "$0")/../h4-relay.py" --listen "$relay_port" --controller "$controller" > "$1" 2>&1 &
   fi
   relay=$!
@@ -53,8 +55,15 @@ band_side_start() {
     (cd "$RADIO_OUT" && exec "$RADIO_BIN/bandsim" serve --hci-controller "tcp:127.0.0.1:$relay_port" "$@") > "$side_log" 2>&1 &
     side_pid=$!
   fi
-  wait_for "the band to listen" 300 grep -q "listening" "$side_log" || { cat "$side_log"; fail "the band side did not start"; }
+  wait_for "the band to listen" 300 band_side_settled
+  grep -q "listening" "$side_log" || { cat "$side_log"; fail "the band side did not start"; }
   head -1 "$side_log"
+}
+
+# Whether the band listens, or has ended already (a band in this guest that exited).
+band_side_settled() {
+  grep -q "listening" "$side_log" && return 0
+  [ "$side_pid" != host ] && ! kill -0 "$side_pid" 2>/dev/null
 }
 
 band_side_stop() {
