@@ -63,7 +63,7 @@ band_side_start() {
 # Whether the band listens, or has ended already (a band in this guest that exited).
 band_side_settled() {
   grep -q "listening" "$side_log" && return 0
-  [ "$side_pid" != host ] && ! kill -0 "$side_pid" 2>/dev/null
+  if [ "$side_pid" = host ]; then test -s "$host_band_dir/exit"; else ! kill -0 "$side_pid" 2>/dev/null; fi
 }
 
 band_side_stop() {

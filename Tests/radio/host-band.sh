@@ -16,6 +16,7 @@ out=$1 port=$2 bin=$3
 dir=$out/host-band
 mkdir -p "$dir"
 band=
+if [ -n "${RADIO_HOST_BAND:-}" ]; then read -ra band_command <<< "$RADIO_HOST_BAND"; else band_command=("$bin/bandsim" serve --hci-controller); fi
 stop_band() {
   [ -n "$band" ] || return 0
   kill -INT "$band" 2>/dev/null
@@ -31,13 +32,18 @@ while :; do
         stop_band
         rm -f "$dir/exit"
         # shellcheck disable=SC2086 # the request's arguments are space-free words
-        (cd "$out" && exec ${RADIO_HOST_BAND:-"$bin/bandsim serve --hci-controller"} "tcp:127.0.0.1:$port" $arguments) > "$out/$log" 2>&1 &
+        (cd "$out" && exec "${band_command[@]}" "tcp:127.0.0.1:$port" $arguments) > "$out/$log" 2>&1 &
         band=$!
         echo "host-band: started $band: $arguments" ;;
       stop) stop_band; echo "host-band: stopped, exit $(cat "$dir/exit" 2>/dev/null)" ;;
       *) echo "host-band: unknown request '$verb'" >&2 ;;
     esac
     rm -f "$dir/request"
+  fi
+  # A band that ended by itself: its status, for the stage waiting on it.
+  if [ -n "$band" ] && ! kill -0 "$band" 2>/dev/null; then
+    wait "$band"; echo $? > "$dir/exit.new"; mv "$dir/exit.new" "$dir/exit"; band=
+    echo "host-band: the band ended by itself, exit $(cat "$dir/exit")"
   fi
   sleep 0.2
 done

@@ -31,12 +31,17 @@ keys="--keystore $log/keys.json"
 # SQLite's WAL needs shared memory maps, which the 9p output directory cannot give (as in stage 20).
 mkdir -p "/tmp/$name"
 store="--store /tmp/$name/health.sqlite"
-trap 'band_side_cleanup; echo "--- band side log (tail)"; tail -30 "$side_log"' EXIT
+# The kernel offers LE Secure Connections only on an adapter whose SC setting is on (bluetoothd
+# turns it on; there is none here), and the band refuses legacy pairing. Off again afterwards, as
+# the other stages found it.
+index=${R#hci}
+trap 'band_side_cleanup; btmgmt --index "$index" sc off > /dev/null; echo "--- band side log (tail)"; tail -30 "$side_log"' EXIT
 # The band's files, relative to $RADIO_OUT (band-side.sh runs it there, in the guest or on the host).
 band_args="--seed 5 --history-days 1 --state $name/flash.bin"
 
 wait_link_down "$R"
 "$RADIO_BIN/bandradio" info --hci "$R" > /dev/null || fail "reader adapter $R"
+btmgmt --index "$index" sc on || fail "LE Secure Connections on $R"
 step "the band on its own host ($band_side), through btvirt's LE controller"
 band_side_start "$log/serve.log" $band_args --truth "$name/truth-1.ndjson"
 scan_for bandkit "$log/scan.json"
@@ -113,4 +118,5 @@ step "store against the band's truth"
 python3 "$here/../check-store.py" "$log/truth.ndjson" "$log/export.ndjson" || fail "store differs from the band's truth"
 trap - EXIT
 band_side_cleanup
+btmgmt --index "$index" sc off > /dev/null
 echo "btvirt stage ($band_side): all checks passed"
