@@ -11,17 +11,97 @@ controller per connection, on the same virtual radio as the guest kernel's hciN)
 Each band connection gets its own controller connection, closed when the band goes (a band that
 restarts meets a controller fresh from power-on, as a chip reset would). Towards btvirt each H4
 packet (command 0x01, ACL 0x02) is sent whole: btvirt 5.66 parses a packet header only when it
-arrives in one read. Anything else from the band ends that connection with the byte offset
+arrives in one read. btvirt 5.66 lacks LE Read Local P-256 Public Key and LE Generate DHKey (it
+answers Unknown HCI Command): the relay answers those two itself, as a controller would, with
+its own P-256 key pair per connection (the kernel's hosts never send them: they do ECDH themselves). Anything else from the band ends that connection with the byte offset
 named. Runs until killed; prints one line per connection to stdout.
 """
 import argparse
 import os
+import secrets
 import select
 import socket
 import sys
 import time
 
 HEADER = {0x01: (3, lambda h: h[2]), 0x02: (4, lambda h: h[2] | h[3] << 8)}
+
+# NIST P-256, for the two LE commands btvirt 5.66 answers with Unknown HCI Command.
+P = 2**256 - 2**224 + 2**192 + 2**96 - 1
+B = 0x5AC635D8AA3A93E7B3EBBD55769886BC651D06B0CC53B0F63BCE3C3E27D2604B
+G = (0x6B17D1F2E12C4247F8BCE6E563A440F277037D812DEB33A0F4A13945D898C296,
+     0x4FE342E2FE1A7F9B8EE7EB4A7C0F9E162BCE33576B315ECECBB6406837BF51F5)
+N = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
+READ_LOCAL_P256, GENERATE_DHKEY = 0x2025, 0x2026
+
+
+def on_curve(point):
+    x, y = point
+    return 0 <= x < P and 0 <= y < P and (y * y - (x * x * x - 3 * x + B)) % P == 0
+
+
+def add(p1, p2):
+    if p1 is None:
+        return p2
+    if p2 is None:
+        return p1
+    (x1, y1), (x2, y2) = p1, p2
+    if x1 == x2 and (y1 + y2) % P == 0:
+        return None
+    if p1 == p2:
+        slope = (3 * x1 * x1 - 3) * pow(2 * y1, -1, P) % P
+    else:
+        slope = (y2 - y1) * pow(x2 - x1, -1, P) % P
+    x3 = (slope * slope - x1 - x2) % P
+    return x3, (slope * (x1 - x3) - y1) % P
+
+
+def multiply(k, point):
+    result = None
+    while k:
+        if k & 1:
+            result = add(result, point)
+        point = add(point, point)
+        k >>= 1
+    return result
+
+
+class P256Controller:
+    """LE Read Local P-256 Public Key and LE Generate DHKey, answered as a controller would
+    (Command Status, then the LE Meta event), since btvirt 5.66 does not implement them."""
+
+    def __init__(self):
+        self.secret = None
+
+    @staticmethod
+    def status(opcode, status=0):
+        return bytes([0x04, 0x0F, 4, status, 1, opcode & 0xFF, opcode >> 8])
+
+    @staticmethod
+    def meta(subevent, body):
+        return bytes([0x04, 0x3E, 1 + len(body), subevent]) + body
+
+    def answer(self, packet):
+        """The controller's reply to a command packet it handles here, else None."""
+        if packet[0] != 0x01:
+            return None
+        opcode = packet[1] | packet[2] << 8
+        if opcode == READ_LOCAL_P256:
+            self.secret = secrets.randbelow(N - 1) + 1
+            x, y = multiply(self.secret, G)
+            return self.status(opcode) + self.meta(0x08, bytes([0]) + x.to_bytes(32, "little") + y.to_bytes(32, "little"))
+        if opcode == GENERATE_DHKEY:
+            parameters = packet[4:]
+            if len(parameters) != 64:
+                return self.status(opcode, 0x12)
+            remote = (int.from_bytes(parameters[:32], "little"), int.from_bytes(parameters[32:], "little"))
+            if self.secret is None:
+                return self.status(opcode, 0x0C)  # Command Disallowed: no local key pair yet
+            if not on_curve(remote):
+                return self.status(opcode) + self.meta(0x09, bytes([0x12]) + bytes(32))
+            x, _ = multiply(self.secret, remote)
+            return self.status(opcode) + self.meta(0x09, bytes([0]) + x.to_bytes(32, "little"))
+        return None
 
 
 class Framer:
@@ -50,26 +130,35 @@ class Framer:
         return packets
 
 
-def relay(band_read, band_write, band_fd, controller_path, say):
-    """Relays until the band or the controller ends; returns why."""
+def relay(band_read, band_write, band_fd, controller_path, say, initial=b""):
+    """Relays until the band or the controller ends; returns why. INITIAL: bytes the band
+    already sent."""
     controller = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         controller.connect(controller_path)
     except OSError as error:
         return f"cannot reach the controller at {controller_path}: {error}"
     framer = Framer()
+    p256 = P256Controller()
+    data = initial
     try:
         while True:
+            if data:
+                try:
+                    for packet in framer.feed(data):
+                        reply = p256.answer(packet)
+                        if reply is not None:
+                            band_write(reply)
+                        else:
+                            controller.sendall(packet)
+                except ValueError as error:
+                    return f"garbage from the band side: {error}"
             readable, _, _ = select.select([band_fd, controller], [], [], 1.0)
+            data = b""
             if band_fd in readable:
                 data = band_read()
                 if not data:
                     return "the band side closed"
-                try:
-                    for packet in framer.feed(data):
-                        controller.sendall(packet)
-                except ValueError as error:
-                    return f"garbage from the band side: {error}"
             if controller in readable:
                 data = controller.recv(4096)
                 if not data:
@@ -106,22 +195,13 @@ def serve_port(device, controller_path, say):
         while view:
             view = view[os.write(fd, view):]
 
-    first = [b""]
-
-    def read():
-        if first[0]:
-            data, first[0] = first[0], b""
-            return data
-        return os.read(fd, 4096)
-
     while True:
         data = os.read(fd, 4096)
         if not data:
             time.sleep(0.1)
             continue
-        first[0] = data
         say(f"band side connected on {device}")
-        why = relay(read, write_all, fd, controller_path, say)
+        why = relay(lambda: os.read(fd, 4096), write_all, fd, controller_path, say, initial=data)
         say(f"band side gone: {why}")
 
 
