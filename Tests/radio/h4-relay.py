@@ -160,10 +160,10 @@ def relay(band_read, band_write, band_fd, controller_path, say, initial=b""):
                 if not data:
                     return "the band side closed"
             if controller in readable:
-                data = controller.recv(4096)
-                if not data:
+                events = controller.recv(4096)
+                if not events:
                     return "the controller closed"
-                band_write(data)
+                band_write(events)
     except OSError as error:
         return f"{error}"
     finally:
