@@ -17,14 +17,17 @@ def minute_of(text):
 def text_of(minute):
     return datetime.fromtimestamp(minute, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
+# A band restarted mid-minute records that minute once per boot, each record with its own
+# sequence number: both are the band's truth, and each must be stored once.
 truth = {}
 problems = []
 for number, line in enumerate(open(sys.argv[1]), 1):
     record = json.loads(line)
     minute = minute_of(record["minute"])
-    if minute in truth:
+    earlier = truth.get(minute, [])
+    if earlier and (record.get("seq") is None or any(r.get("seq") == record.get("seq") for r in earlier)):
         problems.append(f"truth line {number}: minute {record['minute']} recorded twice")
-    truth[minute] = record
+    truth[minute] = earlier + [record]
 if not truth:
     sys.exit("check-store: the band recorded nothing")
 last = max(truth)
@@ -49,24 +52,27 @@ expected = {
 }
 for kind, value_of in expected.items():
     samples = stored.get(kind, {})
-    for minute, record in truth.items():
-        got = samples.get(minute, [])
-        want = value_of(record)
-        when = record["minute"]
-        if want is None:
+    for minute, records in truth.items():
+        got = sorted(samples.get(minute, []), key=lambda s: s["value"])
+        measured = sorted((r for r in records if value_of(r) is not None), key=value_of)
+        when = records[0]["minute"]
+        if not measured:
             if got:
                 problems.append(f"{kind} at {when}: stored {[s['value'] for s in got]} but the band measured none")
             continue
-        if len(got) != 1:
-            problems.append(f"{kind} at {when}: {len(got)} samples, expected 1")
-        elif abs(got[0]["value"] - want) > 1e-6:
-            problems.append(f"{kind} at {when}: stored {got[0]['value']}, band recorded {want}")
-        elif got[0].get("metadata", {}).get("bandkit.origin") != "history":
-            problems.append(f"{kind} at {when}: still the provisional live value")
-        elif kind == "heart-rate":
-            metadata = got[0].get("metadata", {})
-            if metadata.get("bandkit.hr.min") != str(record["hr_min"]) or metadata.get("bandkit.hr.max") != str(record["hr_max"]):
-                problems.append(f"heart-rate at {when}: min/max {metadata.get('bandkit.hr.min')}/{metadata.get('bandkit.hr.max')}, band {record['hr_min']}/{record['hr_max']}")
+        if len(got) != len(measured):
+            problems.append(f"{kind} at {when}: {len(got)} samples, expected {len(measured)}")
+            continue
+        for sample, record in zip(got, measured):
+            want = value_of(record)
+            if abs(sample["value"] - want) > 1e-6:
+                problems.append(f"{kind} at {when}: stored {sample['value']}, band recorded {want}")
+            elif sample.get("metadata", {}).get("bandkit.origin") != "history":
+                problems.append(f"{kind} at {when}: still the provisional live value")
+            elif kind == "heart-rate":
+                metadata = sample.get("metadata", {})
+                if metadata.get("bandkit.hr.min") != str(record["hr_min"]) or metadata.get("bandkit.hr.max") != str(record["hr_max"]):
+                    problems.append(f"heart-rate at {when}: min/max {metadata.get('bandkit.hr.min')}/{metadata.get('bandkit.hr.max')}, band {record['hr_min']}/{record['hr_max']}")
     for minute, extra in samples.items():
         if minute in truth:
             continue
@@ -80,4 +86,4 @@ if problems:
     for problem in problems[:25]:
         print("  " + problem, file=sys.stderr)
     sys.exit(1)
-print(f"check-store: {len(truth)} minutes, the store holds exactly the band's truth")
+print(f"check-store: {sum(map(len, truth.values()))} minute records, the store holds exactly the band's truth")

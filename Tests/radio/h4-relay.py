@@ -203,6 +203,10 @@ def serve_port(device, controller_path, say):
         say(f"band side connected on {device}")
         why = relay(lambda: os.read(fd, 4096), write_all, fd, controller_path, say, initial=data)
         say(f"band side gone: {why}")
+        # A port has no connection to close: until its host end closes, what the band sends
+        # belongs to the stream that went wrong, not to a new controller.
+        while os.read(fd, 4096):
+            pass
 
 
 def main():
