@@ -234,6 +234,10 @@ def main():
     def say(line):
         print(f"h4-relay: {line}", flush=True)
 
+    if ec is not None:
+        # The first key pair loads OpenSSL, seconds under emulation: not while a band waits
+        # (it gives a controller 2 s per command).
+        ec.generate_private_key(ec.SECP256R1()).exchange(ec.ECDH(), ec.generate_private_key(ec.SECP256R1()).public_key())
     try:
         if options.listen is not None:
             serve_tcp(options.listen, options.controller, say)

@@ -6,7 +6,7 @@
 #   RADIO_STAGES=10-probe bash ...      only some stages (names from Tests/radio/stages/)
 #   RADIO_ACCEL=kvm                     use KVM instead of TCG (TCG is the default: nested
 #                                       KVM on the CI machines does not boot a stock kernel)
-#   RADIO_TIMEOUT=900                   guest wall-time limit in seconds (default 900)
+#   RADIO_TIMEOUT=1500                  guest wall-time limit in seconds (default 1500)
 #   RADIO_SKIP_BUILD=1                  reuse .build/release as is
 #   RADIO_FIRMWARE_SPEED=30             band seconds per second of the firmware in stage 25
 #   RADIO_HOST_BAND="CMD ARGS"          stage 45's band on the host (default: bandsim serve
@@ -101,7 +101,7 @@ if [ "$accel" = kvm ] && [ -w /dev/kvm ]; then machine=(-enable-kvm -cpu host); 
 echo "==> radio: booting the guest ($accel)"
 booted=$(date +%s.%N)
 set +e
-timeout "${RADIO_TIMEOUT:-900}" qemu-system-x86_64 "${machine[@]}" -smp 2 -m 1024 -nographic -no-reboot \
+timeout "${RADIO_TIMEOUT:-1500}" qemu-system-x86_64 "${machine[@]}" -smp 2 -m 1024 -nographic -no-reboot \
   -kernel "$work/vmlinuz" -initrd "$work/initramfs.cpio.gz" \
   -append "console=ttyS0 quiet loglevel=4 panic=-1 radio.script=$guest/repo/Tests/radio/scenario.sh radio.out=$guest/out radio.bin=$guest_bin radio.stages=${RADIO_STAGES:-} radio.virtual=1 $firmware_option" \
   -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
@@ -119,7 +119,7 @@ sed -e 's/\r$//' "$out/console.log" | grep -v "^\s*$" || true
 echo "==> radio: guest wall time ${guest_seconds} s ($accel), total with build ${total_seconds} s"
 [ -f "$out/stages" ] && sed 's/^/    stage /' "$out/stages"
 if [ "$qemu_status" = 124 ]; then
-  echo "radio: FAILED: the guest ran past ${RADIO_TIMEOUT:-900} s and was stopped" >&2
+  echo "radio: FAILED: the guest ran past ${RADIO_TIMEOUT:-1500} s and was stopped" >&2
   exit 1
 fi
 if [ ! -f "$out/guest-status" ]; then
