@@ -24,8 +24,8 @@ start_relay() {
   wait_for "btvirt's LE server socket" 50 test -S "$controller" || fail "no $controller: btvirt was not started with -s"
   if [ "$band_side" = host ]; then
     port=
-    for name in /sys/class/virtio-ports/*/name; do
-      [ "$(cat "$name" 2>/dev/null)" = bandkit.h4 ] && port=/dev/$(basename "$(dirname "$name")")
+    for port_name in /sys/class/virtio-ports/*/name; do
+      [ "$(cat "$port_name" 2>/dev/null)" = bandkit.h4 ] && port=/dev/$(basename "$(dirname "$port_name")")
     done
     [ -n "$port" ] || fail "no virtio-serial port named bandkit.h4 (run.sh adds it for the host band side)"
     python3 "$(dirname "$0")/../h4-relay.py" --port "$port" --controller "$controller" > "$1" 2>&1 &

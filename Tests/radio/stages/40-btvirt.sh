@@ -37,7 +37,8 @@ store="--store /tmp/$name/health.sqlite"
 index=${R#hci}
 trap 'band_side_cleanup; btmgmt --index "$index" sc off > /dev/null; echo "--- band side log (tail)"; tail -30 "$side_log"' EXIT
 # The band's files, relative to $RADIO_OUT (band-side.sh runs it there, in the guest or on the host).
-band_args="--seed 5 --history-days 1 --state $name/flash.bin"
+# Three days of history: a transfer long enough for the link drop to land inside it.
+band_args="--seed 5 --history-days 3 --state $name/flash.bin"
 
 wait_link_down "$R"
 "$RADIO_BIN/bandradio" info --hci "$R" > /dev/null || fail "reader adapter $R"
