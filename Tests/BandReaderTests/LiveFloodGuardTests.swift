@@ -26,7 +26,7 @@ struct LiveFloodGuardTests {
     }
 
     @Test func aDeviceWithinTheRateLosesNothing() {
-        var guard_ = LiveFloodGuard()
+        var guard_ = LiveFloodGuard(rate: 32, burst: 256)
         // Four characteristics notifying at 4 Hz each for an hour.
         var refused = 0
         for tick in 0..<(3_600 * 16) where !guard_.admit(at: start.advanced(by: .milliseconds(tick * 1_000 / 16))) { refused += 1 }
@@ -70,13 +70,15 @@ struct LiveFloodGuardTests {
             }
         })
         service.spoolDirectory = directory + "/spool"
+        let budget = LiveFloodGuard(rate: 32, burst: 256)
+        service.liveFloodGuard = budget
         let started = ContinuousClock.now
         _ = try service.stream(until: started.advanced(by: .seconds(2)))
         let elapsed = Double((ContinuousClock.now - started).components.seconds) + 1
         let sent = strap.notificationsSent.load(ordering: .relaxed)
-        try #require(sent > 2 * LiveFloodGuard.standardBurst, "a flood: \(sent) notifications")
-        #expect(readings >= LiveFloodGuard.standardBurst)
-        #expect(Double(readings) <= Double(LiveFloodGuard.standardBurst) + Double(LiveFloodGuard.standardRate) * elapsed)
+        try #require(sent > 2 * budget.burst, "a flood: \(sent) notifications")
+        #expect(readings >= budget.burst)
+        #expect(Double(readings) <= Double(budget.burst) + Double(budget.rate) * elapsed)
         #expect(dropped > 0)
         #expect(readings + dropped <= sent)
         #expect(dropReports <= Int(elapsed) + 2, "reported at most once a second, not per drop")

@@ -179,6 +179,7 @@ struct GatewayCommand: Command {
         service.historySyncInterval = syncEvery
         service.storeRetrySchedule = storeRetry
         service.storeOpener = storeOpener
+        service.liveFloodGuard = LiveFloodGuard()
         return service
     }
 }

@@ -14,13 +14,14 @@
 /// heart rate, a counter a little further on), so dropping the newest loses least. History
 /// transfers never go through the guard: they are the band's records, checked and acknowledged.
 public struct LiveFloodGuard: Sendable {
-    /// Sustained notifications per second: far above what any device sends (a strap or a watch
-    /// 1–4 a second per characteristic, a band one snapshot a second), far below what a
-    /// runaway one can.
-    public static let standardRate = 32
+    /// Sustained notifications per second: far above what any device sends at real time (a
+    /// strap or a watch 1–4 a second per characteristic, a band one snapshot a second) and what
+    /// the simulators send at up to 100× (CI runs them at 60×), far below what a runaway
+    /// device can over a local link (tens of thousands).
+    public static let standardRate = 1024
     /// Notifications admitted at once above the rate (a device flushing what it buffered while
     /// the link was busy).
-    public static let standardBurst = 256
+    public static let standardBurst = 2048
 
     public let rate: Int
     public let burst: Int

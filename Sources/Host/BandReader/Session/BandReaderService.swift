@@ -33,6 +33,8 @@ public final class BandReaderService {
     /// Where live minutes wait while the store is unreachable (``LiveSpool``): one file per band
     /// and store in this directory; nil turns spooling off (a store outage then ends the session).
     public var spoolDirectory: String? = LiveSpool.defaultDirectory()
+    /// The bound on each session's live notifications (``LiveFloodGuard``); nil: none.
+    public var liveFloodGuard: LiveFloodGuard?
     /// Opens the store, once per person: one per service by default; a gateway gives all its
     /// devices one (``StoreOpener``).
     public var storeOpener: StoreOpener
@@ -207,6 +209,7 @@ public final class BandReaderService {
         session.historySyncInterval = historySyncInterval
         session.clockRereadInterval = clockRereadInterval
         session.storeRetrySchedule = storeRetrySchedule
+        session.floodGuard = liveFloodGuard
         session.now = now
         if let spoolDirectory {
             let spool = LiveSpool(path: spoolDirectory + "/" + LiveSpool.fileName(band: address.keystoreKey, store: StoreLocation.redacted(storePath)))

@@ -86,8 +86,9 @@ public final class BandSession {
     var live: LiveStream?
     /// What the current run holds between actions.
     var state = SessionRunState()
-    /// The bound on what the device's live notifications cost (``LiveFloodGuard``).
-    public var floodGuard = LiveFloodGuard()
+    /// The bound on what the device's live notifications cost (``LiveFloodGuard``); nil: none
+    /// (`band stream` of one device; a gateway sets one for each).
+    public var floodGuard: LiveFloodGuard?
 
     /// `store` is the store, opened before connecting; the session's writer comes from it
     ///   once Device Information is read.
@@ -117,7 +118,7 @@ public final class BandSession {
         connection.valueHandler = { [unowned self] handle, value in route(handle, value) }
         defer {
             connection.valueHandler = nil
-            if let dropped = floodGuard.droppedToReport(at: clock.now, final: true) { report(.readingsDropped(count: dropped)) }
+            if let dropped = floodGuard?.droppedToReport(at: clock.now, final: true) { report(.readingsDropped(count: dropped)) }
         }
         var pending = machine.linkUp(mtu: connection.client.mtu)[...]
         while let action = pending.popFirst() {
@@ -142,8 +143,8 @@ public final class BandSession {
         case .live:
             guard let live else { return }
             let now = clock.now
-            guard floodGuard.admit(at: now) else {
-                if let dropped = floodGuard.droppedToReport(at: now) { report(.readingsDropped(count: dropped)) }
+            if floodGuard != nil, !floodGuard!.admit(at: now) {
+                if let dropped = floodGuard!.droppedToReport(at: now) { report(.readingsDropped(count: dropped)) }
                 return
             }
             _ = live.handle(handle, value)
