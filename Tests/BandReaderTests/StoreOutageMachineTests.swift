@@ -134,7 +134,9 @@ import Testing
             (.subscribed(at: 0), ["report streaming", "wait until 1"]),
             (.woke(at: 1), ["replay spool"]),
             (.replayed(0, at: 1), ["report store back, 0 replayed", "sync history atConnect"]),
-            (.synced(10, .atConnect, at: 2), ["subscribe"]),
+            // The stream is already running: no second subscription (a new live stream would
+            // have dropped the readings the first one held).
+            (.synced(10, .atConnect, at: 2), ["wait until 5"]),
         ])
         #expect(machine.outcome.historyMinutes == 10)
     }

@@ -104,6 +104,8 @@ final class EventPrinter {
             status(line + "; retrying in \(describe(outage.retryIn)): \(outage.reason.terminalEscaped)")
         case .storeAvailable(let replayed):
             status(replayed == 0 ? "store reachable again" : "store reachable again, \(replayed) spooled minute\(replayed == 1 ? "" : "s") written")
+        case .readingsDropped(let count):
+            status("warning: \(count) live reading\(count == 1 ? "" : "s") dropped: the device notifies faster than \(LiveFloodGuard.standardRate) a second")
         case .storeWrite:
             break   // a timing for benches: --json only
         }
@@ -231,6 +233,9 @@ final class EventPrinter {
             case .storeAvailable(let replayed):
                 json.value(verbatim: "store_available")
                 json.key("replayed_minutes"); json.value(replayed)
+            case .readingsDropped(let count):
+                json.value(verbatim: "readings_dropped")
+                json.key("count"); json.value(count)
             case .storeWrite(let timing):
                 let (seconds, attoseconds) = timing.duration.components
                 json.value(verbatim: "store_write")

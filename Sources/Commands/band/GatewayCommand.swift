@@ -87,6 +87,7 @@ struct GatewayCommand: Command {
 
     mutating func run() throws -> ExitCode {
         let log = GatewayLogPrinter(log: ServiceLog(format: json ? .json : .text))
+        if !GatewayMemory.capArenas() { log.write(.warning, nil, "cannot cap malloc's arenas (mallopt): memory grows with the devices' threads") }
         let notifier: ServiceNotifier
         do { notifier = try ServiceNotifier() } catch { throw RuntimeFailure("band gateway: NOTIFY_SOCKET: \(error)") }
         do { try keystore.prepareDirectory() } catch { throw RuntimeFailure("band gateway: \(error)") }
@@ -106,6 +107,9 @@ struct GatewayCommand: Command {
         let signals = try installGatewaySignals()
         defer { signals.restore() }
         let backoff = ReconnectBackoff(initial: .seconds(1), maximum: reconnectMax)
+        // One store connection per person for every device: the store's one writer (devices'
+        // writes queue on it rather than race for SQLite's file lock), one page cache.
+        let storeOpener = StoreOpener(path: storePath)
         let status = GatewayStatus(dayStart: { date in
             let offset = Double(SystemTimeZone().secondsFromGMT(for: date))
             let local = date.timeIntervalSince1970 + offset
@@ -121,7 +125,7 @@ struct GatewayCommand: Command {
                 everPaired.formUnion(addresses)
                 return selection.devices(from: bands, forgotten: forgotten)
             },
-            makeService: makeService, log: log.write)
+            makeService: { [command = self] device, stop, report in try command.makeService(device, stop, report, storeOpener) }, log: log.write)
         // The control socket: `status` and `status --json`; anything else is dropped unanswered.
         let control: ControlSocketServer
         do {
@@ -148,7 +152,12 @@ struct GatewayCommand: Command {
             do { try notifier.ready(status: status.snapshot().statusLine) } catch { log.write(.warning, nil, "sd_notify: \(error)") }
         }
         // WATCHDOG=1 when due, and STATUS= kept current, from the loop: a hung loop misses both.
+        var nextTrim = ContinuousClock.now.advanced(by: .seconds(60))
         engine.heartbeat = (interval: notifier.watchdogInterval.map { min($0, .seconds(10)) } ?? .seconds(10), beat: {
+            if ContinuousClock.now >= nextTrim {
+                GatewayMemory.trim()
+                nextTrim = ContinuousClock.now.advanced(by: .seconds(60))
+            }
             do {
                 _ = try notifier.watchdog()
                 try notifier.status(status.snapshot().statusLine)
@@ -160,7 +169,8 @@ struct GatewayCommand: Command {
         return .success
     }
 
-    private func makeService(_ device: GatewayDevice, _ stop: StopRequest, _ report: @escaping (ReaderEvent) -> Void) throws -> BandReaderService {
+    private func makeService(_ device: GatewayDevice, _ stop: StopRequest, _ report: @escaping (ReaderEvent) -> Void,
+                             _ storeOpener: StoreOpener) throws -> BandReaderService {
         let address = try BandAddress(parsing: device.address, random: random, adapter: adapter)
         let opener = LinkOpener(keystore: keystore, secure: device.paired, onRecordingError: { _ in })
         let service = BandReaderService(address: address, keystore: keystore, storePath: storePath, stop: stop,
@@ -168,6 +178,8 @@ struct GatewayCommand: Command {
         service.setsClock = setsClock
         service.historySyncInterval = syncEvery
         service.storeRetrySchedule = storeRetry
+        service.storeOpener = storeOpener
+        service.liveFloodGuard = LiveFloodGuard()
         return service
     }
 }

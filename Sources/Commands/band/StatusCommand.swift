@@ -53,6 +53,7 @@ enum GatewayStatusText {
             if let lag = device.historyLag(at: now) { parts.append("history \(Int(lag)) s behind") }
             parts.append("\(device.minutesToday) min today")
             if let battery = device.battery { parts.append("battery \(battery)%") }
+            if device.readingsDropped > 0 { parts.append("\(device.readingsDropped) readings dropped (notifying too fast)") }
             if let error = device.lastError { parts.append("last error: \(error.terminalEscaped)") }
             lines.append("  " + parts.joined(separator: ", "))
         }

@@ -36,6 +36,7 @@ public final class GatewayEngine {
     /// Driven by the loop with its own descriptors: the control socket, the metrics server.
     public var sources: [any PollDriven] = []
     private var exitedAbandoning: [String]?
+    private let outages = StoreOutageLog()
 
     /// `loadDevices` reads the keystore (at start and after every change) and selects the devices.
     public init(machine: GatewayMachine, status: GatewayStatus, keystorePath: String,
@@ -159,11 +160,12 @@ public final class GatewayEngine {
         } else {
             let status = self.status
             let log = self.log
+            let outages = self.outages
             do {
                 worker = try DeviceWorker(device: device) { device, stop in
                     try makeService(device, stop) { event in
                         status.record(event, from: address, at: Date())
-                        Self.note(event, address: address, inbox: inbox, log: log)
+                        Self.note(event, address: address, inbox: inbox, log: log, outages: outages, status: status)
                     }
                 }
             } catch {
@@ -181,7 +183,8 @@ public final class GatewayEngine {
 
     /// What a session's events mean to the loop, and which are worth a log line (not readings:
     /// a stream's every reading is in the counters, never in the log).
-    private static func note(_ event: ReaderEvent, address: String, inbox: GatewayInbox, log: Log) {
+    private static func note(_ event: ReaderEvent, address: String, inbox: GatewayInbox, log: Log, outages: StoreOutageLog,
+                             status: GatewayStatus) {
         switch event {
         case .connected:
             inbox.post(.connected(address: address))
@@ -190,14 +193,18 @@ public final class GatewayEngine {
         case .historyCommitted(let minutes, let cursor, _):
             inbox.post(.progressed(address: address))
             log(.info, address, "history: \(minutes) minute\(minutes == 1 ? "" : "s") committed, cursor \(cursor.stored)")
+        case .readingsDropped(let count) where status.snapshot().devices.first(where: { $0.address == address })?.readingsDropped == count:
+            // The first drop of the device in this gateway's life: the counters say the rest.
+            log(.warning, address, "notifies faster than \(LiveFloodGuard.standardRate) readings a second: readings beyond that are dropped and counted (band status, /metrics)")
         case .historyDiscarded(let why):
             log(.warning, address, "history transfer discarded: \(why)")
         case .clockSet(let setting):
             log(.info, address, "clock set: \(setting)")
         case .storeUnavailable(let outage):
-            log(.warning, address, "store unreachable (\(outage.reason)): \(outage.spooledMinutes) live minutes spooled")
+            if let line = outages.unavailable(address, reason: outage.reason) { log(.warning, nil, line) }
+            if outage.droppedMinutes > 0 { log(.warning, address, "the spool is full: \(outage.droppedMinutes) live minutes not kept") }
         case .storeAvailable(let replayed):
-            log(.notice, address, "store reachable again; \(replayed) spooled minutes replayed")
+            if let line = outages.available(address, replayed: replayed) { log(.notice, nil, line) }
         default:
             break
         }

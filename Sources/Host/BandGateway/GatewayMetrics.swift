@@ -2,7 +2,7 @@ import FoundationEssentials
 import ServiceSupport
 
 /// The gateway's Prometheus metrics, mirrored from ``GatewayStatus`` when scraped: readings
-/// received, samples committed, reconnects and history lag per device, devices known and
+/// received and dropped, samples committed, reconnects and history lag per device, devices known and
 /// connected, and the store's commit latency as a histogram. Owned by the loop (the registry has
 /// one owner); the session threads only ever touch ``GatewayStatus``.
 public final class GatewayMetrics {
@@ -10,6 +10,7 @@ public final class GatewayMetrics {
     private let known: MetricSeries
     private let connected: MetricSeries
     private let readings: MetricFamily
+    private let dropped: MetricFamily
     private let samples: MetricFamily
     private let reconnects: MetricFamily
     private let lag: MetricFamily
@@ -22,6 +23,8 @@ public final class GatewayMetrics {
         known = registry.series(registry.gauge("bandkit_gateway_devices_known", help: "Devices the gateway serves."), [])
         connected = registry.series(registry.gauge("bandkit_gateway_devices_connected", help: "Devices connected now."), [])
         readings = registry.counter("bandkit_gateway_readings_received_total", help: "Live readings received.", labels: ["device"])
+        dropped = registry.counter("bandkit_gateway_readings_dropped_total",
+                                   help: "Live readings dropped: the device notified faster than the gateway admits.", labels: ["device"])
         samples = registry.counter("bandkit_gateway_samples_committed_total", help: "Samples committed to the store.", labels: ["device"])
         reconnects = registry.counter("bandkit_gateway_reconnects_total", help: "Links that came up again after the first.", labels: ["device"])
         lag = registry.gauge("bandkit_gateway_history_lag_seconds", help: "Seconds from the end of the newest history minute stored to now.",
@@ -50,6 +53,7 @@ public final class GatewayMetrics {
             let labels = [device.address]
             present.insert(device.address)
             registry.set(registry.series(readings, labels), Double(device.readingsReceived))
+            registry.set(registry.series(dropped, labels), Double(device.readingsDropped))
             registry.set(registry.series(samples, labels), Double(device.samplesCommitted))
             registry.set(registry.series(reconnects, labels), Double(device.reconnects))
             registry.set(registry.series(deviceConnected, labels), device.connected ? 1 : 0)
@@ -58,7 +62,7 @@ public final class GatewayMetrics {
         }
         // A forgotten device leaves the exposition (paired again, it starts from zero).
         for gone in devices.subtracting(present) {
-            for family in [readings, samples, reconnects, lag, deviceConnected, minutesToday] { registry.remove(family, [gone]) }
+            for family in [readings, dropped, samples, reconnects, lag, deviceConnected, minutesToday] { registry.remove(family, [gone]) }
         }
         devices = present
         return registry.exposition()

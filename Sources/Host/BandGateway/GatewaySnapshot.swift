@@ -23,6 +23,9 @@ public struct GatewaySnapshot: Sendable, Equatable {
         public var lastError: String?
         /// Counters since the gateway started.
         public var readingsReceived = 0
+        /// Live notifications dropped because the device sent them faster than the gateway
+        /// admits (`LiveFloodGuard`): the price of a bounded memory per device, counted.
+        public var readingsDropped = 0
         public var samplesCommitted = 0
         /// Links that came up, and those after the first.
         public var connections = 0
@@ -86,6 +89,7 @@ public struct GatewaySnapshot: Sendable, Equatable {
             out.key("battery"); out.value(device.battery)
             out.key("last_error"); out.value(device.lastError)
             out.key("readings_received"); out.value(device.readingsReceived)
+            out.key("readings_dropped"); out.value(device.readingsDropped)
             out.key("samples_committed"); out.value(device.samplesCommitted)
             out.key("reconnects"); out.value(device.reconnects)
             out.endObject()

@@ -47,6 +47,8 @@ public final class GatewayStatus: Sendable {
                 device.readingsReceived += 1
                 device.lastSeen = now
                 if let battery = reading.batteryPercent { device.battery = battery }
+            case .readingsDropped(let count):
+                device.readingsDropped += count
             case .historyCommitted(let minutes, let cursor, _):
                 device.lastSync = now
                 device.lastSeen = now

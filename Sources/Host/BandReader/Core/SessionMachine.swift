@@ -235,6 +235,15 @@ public struct SessionMachine {
         return afterWriterOpen()
     }
 
+    /// The store could not be opened (or the device's writer prepared) at connect; `spooled`
+    /// entries wait in the spool from an earlier outage. A store a stream outlives is down from
+    /// the start: the session goes on without it, as when the spool's replay at connect fails.
+    public mutating func writerUnavailable(_ error: SessionError, spooled: Int, at now: ContinuousClock.Instant) -> [Action] {
+        spoolPending = spooled
+        replayingAtConnect = true
+        return spoolReplayFailed(error, at: now)
+    }
+
     private mutating func afterWriterOpen() -> [Action] {
         if isBand { return [beginSync(.atConnect)] }
         return afterInitialSync()
@@ -248,6 +257,10 @@ public struct SessionMachine {
         }
         outcome.historyMinutes += minutes
         switch reason {
+        case .atConnect where liveSubscribed:
+            // The sync owed since a store outage at connect: the stream is already running.
+            if let interval = historySyncInterval { nextHistorySync = now.advanced(by: interval) }
+            return waitOrEnd(at: now)
         case .atConnect: return afterInitialSync()
         case .atDeadline: return [.finished]
         case .whileStreaming:
@@ -534,7 +547,7 @@ public struct SessionMachine {
             return [outageReport(at: now), .finished]
         case .atConnect:
             historyOwed = .atConnect
-            if isStreaming { return [outageReport(at: now)] + afterInitialSync() }
+            if isStreaming { return [outageReport(at: now)] + (liveSubscribed ? waitOrEnd(at: now) : afterInitialSync()) }
             if let exhausted = giveUpIfExhausted() { return exhausted }
             return [outageReport(at: now)] + waitOrEnd(at: now)
         case .whileStreaming:

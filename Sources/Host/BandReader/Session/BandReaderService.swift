@@ -33,9 +33,13 @@ public final class BandReaderService {
     /// Where live minutes wait while the store is unreachable (``LiveSpool``): one file per band
     /// and store in this directory; nil turns spooling off (a store outage then ends the session).
     public var spoolDirectory: String? = LiveSpool.defaultDirectory()
+    /// The bound on each session's live notifications (``LiveFloodGuard``); nil: none.
+    public var liveFloodGuard: LiveFloodGuard?
+    /// Opens the store, once per person: one per service by default; a gateway gives all its
+    /// devices one (``StoreOpener``).
+    public var storeOpener: StoreOpener
     private let openLink: LinkOpener
     private let report: (ReaderEvent) -> Void
-    private var store: HealthStore?
     /// The store writer ``streamOnce(attempt:)`` keeps between its connections.
     private var onceWriter: SampleWriter?
     /// The person ``pair()`` binds the band to (nil: the store's default person). Sync and stream
@@ -52,6 +56,7 @@ public final class BandReaderService {
         self.stop = stop
         self.openLink = openLink
         self.report = report
+        storeOpener = StoreOpener(path: storePath)
     }
 
     // MARK: Pairing
@@ -125,7 +130,8 @@ public final class BandReaderService {
         // The store is opened before the band is touched: a bad path fails at once, not after
         // connecting, authenticating and setting the band's clock, which a user would then have
         // waited for and the band spent battery on for nothing.
-        let store = try openStore(person: pairing?.person)
+        let store = ReaderStore(opener: storeOpener, person: pairing?.person, bandAddress: address.keystoreKey)
+        _ = try storeOpener.store(person: pairing?.person)
         var total = BandSession.Outcome()
         var attempt = 0
         /// The run's store writer, kept across its reconnects (``BandSession/reusableWriter``).
@@ -203,6 +209,7 @@ public final class BandReaderService {
         session.historySyncInterval = historySyncInterval
         session.clockRereadInterval = clockRereadInterval
         session.storeRetrySchedule = storeRetrySchedule
+        session.floodGuard = liveFloodGuard
         session.now = now
         if let spoolDirectory {
             let spool = LiveSpool(path: spoolDirectory + "/" + LiveSpool.fileName(band: address.keystoreKey, store: StoreLocation.redacted(storePath)))
@@ -216,10 +223,15 @@ public final class BandReaderService {
     /// (the caller decides those; `band gateway` does for every device it serves). The keystore
     /// entry is read afresh, the store opened once per service, and the store writer kept from
     /// this service's previous connection.
+    ///
+    /// The store is not opened here but when the session first writes: a store unreachable at
+    /// the start (a server still starting, a disk not mounted) then costs the device nothing —
+    /// its live minutes go to the spool, its history stays unacknowledged on the band, and
+    /// both reach the store once it opens (``SessionMachine``'s outage rules).
     public func streamOnce(attempt: Int) throws(SessionError) -> BandSession.Outcome {
         let pairing: PairedBand?
         do { pairing = try keystore.band(address.keystoreKey) } catch { throw .keystore("\(error)") }
-        let store = try openStore(person: pairing?.person)
+        let store = ReaderStore(opener: storeOpener, person: pairing?.person, bandAddress: address.keystoreKey)
         return try runConnection(.stream(until: nil), attempt: attempt, pairing: pairing, store: store, writer: &onceWriter, report: report)
     }
 
@@ -232,17 +244,6 @@ public final class BandReaderService {
             throw .connect("\(error)")
         }
         return try BandConnection(bearer: bearer, stop: stop, transactionTimeout: transactionTimeout)
-    }
-
-    /// Opens (creating if needed) the store once per service, for the band's person; the sessions
-    /// write through it.
-    private func openStore(person: String? = nil) throws(SessionError) -> ReaderStore {
-        if let store { return ReaderStore(store: store, bandAddress: address.keystoreKey) }
-        // A few rows a minute: a small page cache keeps the reader's memory flat as the store grows.
-        do { store = try HealthStore(path: storePath, cacheKiB: 2048, person: person) } catch {
-            throw .store(StoreFailure(.open(location: StoreLocation.redacted(storePath)), error))
-        }
-        return ReaderStore(store: store!, bandAddress: address.keystoreKey)
     }
 
     /// Sleeps in `poll()` on the stop descriptor; false when stopped.

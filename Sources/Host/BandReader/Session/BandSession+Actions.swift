@@ -27,7 +27,12 @@ extension BandSession {
         case .syncHistory, .sendHistoryFetch, .awaitHistoryTransfer, .commitHistory, .acknowledgeHistory:
             // Any failure of a history step goes to the machine, which decides what it ends
             // (a commit the store could not take: nothing acknowledged, the sync owed).
-            do { return try performHistoryStep(action, writer: state.writer) } catch { return machine.historyFailed(error, at: clock.now) }
+            do {
+                // The store may have been unreachable when the writer was first wanted.
+                var writer = state.writer
+                if case .syncHistory = action { writer = try openedWriter() }
+                return try performHistoryStep(action, writer: writer)
+            } catch { return machine.historyFailed(error, at: clock.now) }
         case .closeLive:
             return try closeLive()
         case .subscribeLive:
@@ -62,10 +67,10 @@ extension BandSession {
     }
 
     /// The device's writer, and what an earlier outage left in the spool: replayed before
-    /// anything else is written.
+    /// anything else is written. The journal and the spool are local files, read first: a store
+    /// that cannot be opened yet leaves the session going on them (``SessionMachine/writerUnavailable(_:spooled:at:)``).
     private func openWriter(for device: BandDeviceInfo) throws(SessionError) -> [Action] {
-        state.writer = try store.writer(for: device, reusing: reusableWriter)
-        reusableWriter = state.writer
+        state.device = device
         var waiting = 0
         try drainJournal()
         if let spool {
@@ -76,7 +81,23 @@ extension BandSession {
                 state.spooledMinutes = contents.minuteCount
             } catch { throw .store(StoreFailure(.spool, error)) }
         }
+        do { _ = try openedWriter() } catch {
+            guard spool != nil else { throw error }
+            return machine.writerUnavailable(error, spooled: waiting, at: clock.now)
+        }
         return machine.writerOpened(spooled: waiting)
+    }
+
+    /// The session's store writer, opened now if the store could not be opened before.
+    func openedWriter() throws(SessionError) -> SampleWriter {
+        if let writer = state.writer { return writer }
+        guard let device = state.device else {
+            throw .store(StoreFailure(.prepareWriter, HealthStoreError.misuse("no store writer before Device Information was read")))
+        }
+        let writer = try store.writer(for: device, reusing: reusableWriter)
+        state.writer = writer
+        reusableWriter = writer
+        return writer
     }
 
     /// Live notifications are no longer routed; what the stream still holds is written.
@@ -135,11 +156,8 @@ extension BandSession {
     }
 
     private func replaySpool() throws(SessionError) -> [Action] {
-        guard let writer = state.writer else {
-            throw .store(StoreFailure(.prepareWriter, HealthStoreError.misuse("no store writer before the spool's replay")))
-        }
         do {
-            let replayed = try replay(into: writer)
+            let replayed = try replay(into: try openedWriter())
             state.spooledMinutes = 0
             return machine.spoolReplayed(replayed, at: clock.now)
         } catch {

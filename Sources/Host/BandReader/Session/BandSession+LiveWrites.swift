@@ -10,7 +10,12 @@ extension BandSession {
         // The battery level is stored when it changes, with the minutes.
         let battery = live?.takeBatteryUpdate()
         let gaps = live?.takeStepGaps() ?? []
-        guard !minutes.isEmpty || battery != nil || !gaps.isEmpty, let writer = state.writer else { return }
+        guard !minutes.isEmpty || battery != nil || !gaps.isEmpty else { return }
+        let writer: SampleWriter
+        do { writer = try openedWriter() } catch {
+            state.unwritten = Self.spoolEntries(minutes, gaps: gaps, battery: battery)
+            throw error
+        }
         let started = clock.now
         do {
             // A minute the band's history already covers is the band's record: a live minute

@@ -86,6 +86,9 @@ public final class BandSession {
     var live: LiveStream?
     /// What the current run holds between actions.
     var state = SessionRunState()
+    /// The bound on what the device's live notifications cost (``LiveFloodGuard``); nil: none
+    /// (`band stream` of one device; a gateway sets one for each).
+    public var floodGuard: LiveFloodGuard?
 
     /// `store` is the store, opened before connecting; the session's writer comes from it
     ///   once Device Information is read.
@@ -113,7 +116,10 @@ public final class BandSession {
         state = SessionRunState()
         // The one route for everything the device pushes: installed once, never swapped.
         connection.valueHandler = { [unowned self] handle, value in route(handle, value) }
-        defer { connection.valueHandler = nil }
+        defer {
+            connection.valueHandler = nil
+            if let dropped = floodGuard?.droppedToReport(at: clock.now, final: true) { report(.readingsDropped(count: dropped)) }
+        }
         var pending = machine.linkUp(mtu: connection.client.mtu)[...]
         while let action = pending.popFirst() {
             switch action {
@@ -135,7 +141,13 @@ public final class BandSession {
         case .history(let progress):
             if let progress { report(progress) }
         case .live:
-            _ = live?.handle(handle, value)
+            guard let live else { return }
+            let now = clock.now
+            if floodGuard != nil, !floodGuard!.admit(at: now) {
+                if let dropped = floodGuard!.droppedToReport(at: now) { report(.readingsDropped(count: dropped)) }
+                return
+            }
+            _ = live.handle(handle, value)
         }
     }
 

@@ -24,6 +24,9 @@ public enum ReaderEvent: Sendable {
     case streaming
     case reading(LiveReading)
     case liveMinutesStored(count: Int)
+    /// Live notifications the device sent faster than ``LiveFloodGuard`` admits, dropped since
+    /// the last such report (at most one a second).
+    case readingsDropped(count: Int)
     /// A reading that was not used (damaged, or contradicting the previous one).
     case anomaly(String)
     case disconnected(String)

@@ -49,11 +49,11 @@ public enum SessionError: Error, Equatable, Sendable, CustomStringConvertible {
         return false
     }
 
-    /// A store failure a stream outlives by spooling: a transient one, or a full disk, which
-    /// freeing space fixes. A strap or a watch keeps no history, so its live minutes exist
+    /// A store failure a stream outlives by spooling: a transient one, a full disk, which
+    /// freeing space fixes, or a store that cannot be opened yet (``StoreFailure/mayOpenLater``). A strap or a watch keeps no history, so its live minutes exist
     /// nowhere else; a `band sync` still ends on a full disk (the band keeps its records).
     public var isStoreFailureAStreamOutlives: Bool {
-        if case .store(let failure) = self { return failure.isTransient || failure.isStorageFull }
+        if case .store(let failure) = self { return failure.isTransient || failure.isStorageFull || failure.mayOpenLater }
         return false
     }
 

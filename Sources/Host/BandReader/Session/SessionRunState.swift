@@ -7,8 +7,11 @@ struct SessionRunState {
     var clockObservation: (bandTime: Double, hostTime: Date)?
     /// The battery level read with Device Information.
     var battery: Int?
-    /// The store writer for the device, once Device Information named it.
+    /// The store writer for the device, once Device Information named it and the store opened.
     var writer: SampleWriter?
+    /// The device Device Information described: what a writer is opened for later when the
+    /// store could not be opened at connect (``BandSession/openedWriter()``).
+    var device: BandDeviceInfo?
     /// What a failed live write held, for the spool.
     var unwritten: [SpoolEntry] = []
     /// Minutes in the spool (what it held at connect plus what this run added).

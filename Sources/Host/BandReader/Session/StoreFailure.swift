@@ -54,6 +54,16 @@ public struct StoreFailure: Error, Equatable, Sendable, CustomStringConvertible 
         return false
     }
 
+    /// The store could not be opened for a reason outside the store's contents: its file or
+    /// directory (not writable, not mounted yet, not a file), or its server (PostgreSQL down or
+    /// refusing connections: the open reports those as file errors naming the URL). A gateway
+    /// started before its store keeps streaming into the spool and tries again. A store that
+    /// opened but is of a newer schema, or lacks the person, is not one of these.
+    public var mayOpenLater: Bool {
+        guard case .open = step, case .file? = error else { return false }
+        return true
+    }
+
     /// The disk under the store is full (`DatabaseError/isStorageFull`): a stream keeps going
     /// without the store, as for an unreachable one, until space is freed.
     public var isStorageFull: Bool {
