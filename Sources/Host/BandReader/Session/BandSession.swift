@@ -113,7 +113,11 @@ public final class BandSession {
         state = SessionRunState()
         // The one route for everything the device pushes: installed once, never swapped.
         connection.valueHandler = { [unowned self] handle, value in route(handle, value) }
-        defer { connection.valueHandler = nil }
+        defer {
+            connection.valueHandler = nil
+            // The session is over: the next one (or another reader) may take the journal.
+            journal?.close()
+        }
         var pending = machine.linkUp(mtu: connection.client.mtu)[...]
         while let action = pending.popFirst() {
             switch action {
