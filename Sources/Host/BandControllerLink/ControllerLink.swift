@@ -39,6 +39,11 @@ public final class ControllerLink: PollDriven {
     private let memory: UnsafeMutableRawBufferPointer
     private let readBuffer: UnsafeMutableRawBufferPointer
     private let pduBuffer: UnsafeMutableRawBufferPointer
+    /// The central's PDUs of one host call (``ControllerLinkIO``): a whole read's bytes, plus
+    /// the start of a PDU an earlier read left in reassembly.
+    private let receivedPDUs: UnsafeMutableRawBufferPointer
+    /// The events being acted on, swapped with the IO's list so neither allocates.
+    private var pendingEvents: [LEHostEvent<Never>] = []
     private let started = ContinuousClock.now
     /// The host's side of the current link's ATT pair.
     private var hostSide: SeqPacketLink?
@@ -60,8 +65,10 @@ public final class ControllerLink: PollDriven {
         memory = .allocate(byteCount: LEHostMemory.size(attMTU: configuration.attMTU), alignment: 8)
         readBuffer = .allocate(byteCount: 4096, alignment: 8)
         pduBuffer = .allocate(byteCount: ATT.maximumMTU, alignment: 8)
+        receivedPDUs = .allocate(byteCount: readBuffer.count + ATT.maximumMTU, alignment: 8)
         host = LEHost(configuration: configuration, memory: LEHostMemory(region: memory, attMTU: configuration.attMTU))
-        io = ControllerLinkIO(descriptor: descriptor, bonds: bonds)
+        io = ControllerLinkIO(descriptor: descriptor, bonds: bonds, pduBytes: receivedPDUs)
+        pendingEvents.reserveCapacity(16)
         host.start(now: milliseconds(ContinuousClock.now), io: &io)
         settle()
     }
@@ -73,6 +80,7 @@ public final class ControllerLink: PollDriven {
         memory.deallocate()
         readBuffer.deallocate()
         pduBuffer.deallocate()
+        receivedPDUs.deallocate()
     }
 
     /// The band's ATT bearer of a link that came up since the last call (nil: none).
@@ -155,18 +163,22 @@ public final class ControllerLink: PollDriven {
     /// Acts on what the host reported and hands the band the PDUs it received.
     private func settle() {
         if let error = io.writeError { stop("\(address): write failed: \(error)") }
-        let events = io.events
-        io.events.removeAll(keepingCapacity: true)
-        for event in events { act(on: event) }
-        let pdus = io.attPDUs
-        io.attPDUs.removeAll(keepingCapacity: true)
-        for pdu in pdus {
+        swap(&io.events, &pendingEvents)
+        for event in pendingEvents { act(on: event) }
+        pendingEvents.removeAll(keepingCapacity: true)
+        if io.overflowedPDUs > 0 {
+            droppedPDUs += io.overflowedPDUs
+            onNote(.log("\(io.overflowedPDUs) ATT PDUs from the central dropped: more than one read's worth at once"))
+            io.overflowedPDUs = 0
+        }
+        for range in io.pduRanges {
             guard let side = hostSide else { droppedPDUs += 1; continue }
-            do throws(LinkError) { try side.send(pdu) } catch {
+            do throws(LinkError) { try side.send(io.pdu(range)) } catch {
                 droppedPDUs += 1
                 onNote(.log("ATT PDU from the central dropped: the band is not reading (\(error))"))
             }
         }
+        io.pduRanges.removeAll(keepingCapacity: true)
     }
 
     private func act(on event: LEHostEvent<Never>) {
