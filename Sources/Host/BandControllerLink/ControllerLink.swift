@@ -56,6 +56,10 @@ public final class ControllerLink: PollDriven {
     public private(set) var controller: ControllerInfo?
     /// ATT PDUs the band sent that no longer had a link to go to, or the band's socket refused.
     public private(set) var droppedPDUs = 0
+    /// Bytes that began no H4 packet, one after another in the stream, not yet logged: a
+    /// controller out of step (or not speaking H4) sends them in bursts, logged as one line
+    /// each when the burst ends.
+    private var strayBytes: (streamOffset: Int, count: Int)?
 
     /// Takes `descriptor` (``ControllerPort/open(_:serial:)``), which it closes, and starts
     /// bring-up with HCI Reset.
@@ -123,7 +127,11 @@ public final class ControllerLink: PollDriven {
     public func handle(_ polled: some Collection<pollfd>, now: ContinuousClock.Instant, budget: Duration) {
         guard failure == nil else { return }
         let ms = milliseconds(now)
-        if polled.contains(where: { $0.fd == descriptor && $0.revents != 0 }) { readController(now: ms) }
+        if polled.contains(where: { $0.fd == descriptor && $0.revents != 0 }) {
+            readController(now: ms)
+        } else {
+            logStrayBytes()  // the controller went quiet: a burst is over
+        }
         forwardBandPDUs()
         host.tick(now: ms, io: &io)
         settle()
@@ -164,7 +172,14 @@ public final class ControllerLink: PollDriven {
     private func settle() {
         if let error = io.writeError { stop("\(address): write failed: \(error)") }
         swap(&io.events, &pendingEvents)
-        for event in pendingEvents { act(on: event) }
+        for event in pendingEvents {
+            if case .dropped(.h4(let drop)) = event, drop.reason == .unknownIndicator {
+                countStrayByte(at: drop.streamOffset)
+                continue
+            }
+            logStrayBytes()
+            act(on: event)
+        }
         pendingEvents.removeAll(keepingCapacity: true)
         if io.overflowedPDUs > 0 {
             droppedPDUs += io.overflowedPDUs
@@ -229,6 +244,22 @@ public final class ControllerLink: PollDriven {
         }
     }
 
+    /// A stray byte at `streamOffset`: the burst goes on when it follows the last one.
+    private func countStrayByte(at streamOffset: Int) {
+        if let run = strayBytes, run.streamOffset + run.count == streamOffset {
+            strayBytes = (run.streamOffset, run.count + 1)
+            return
+        }
+        logStrayBytes()
+        strayBytes = (streamOffset, 1)
+    }
+
+    private func logStrayBytes() {
+        guard let run = strayBytes else { return }
+        strayBytes = nil
+        onNote(.log("dropped \(run.count) byte\(run.count == 1 ? "" : "s") from stream offset \(run.streamOffset): no H4 packet starts with them (the controller is out of step or not speaking H4)"))
+    }
+
     private func endLink() {
         hostSide?.close()
         hostSide = nil
@@ -238,6 +269,7 @@ public final class ControllerLink: PollDriven {
 
     private func stop(_ reason: String) {
         guard failure == nil else { return }
+        logStrayBytes()
         failure = reason
         endLink()
         onNote(.failed(reason))
