@@ -6,10 +6,10 @@ import ChipRuntime
 /// readers' keys with their acknowledged positions (``KeyStore``) and the ring's acknowledged-through
 /// position (records before it were erased by an acknowledgement and stay erased after a reset).
 ///
-/// Each change appends one whole state record to the next free 144-byte slot of a
-/// `FlashRecordLog` (ChipRuntime: CRC-32 last, the other page erased when one is full, the newest
-/// valid record wins), so a reset in the middle of a write (or of the erase) leaves the previous
-/// state; nothing older is ever touched before a newer record is in place.
+/// Each change appends one whole state record to the next free 144-byte slot (a ``FlashSlot``,
+/// CRC-32 last); when the page is full the other page is erased and the log continues there. The
+/// newest valid record wins, so a reset in the middle of a write (or of the erase) leaves the
+/// previous state; nothing older is ever touched before a newer record is in place.
 ///
 /// | offset | size | field |
 /// |---|---|---|
@@ -33,25 +33,64 @@ public struct FlashStateLog {
         }
     }
 
-    private var log: FlashRecordLog
+    let pages: Range<Int>
+    let slotsPerPage: Int
+    private var writePage: Int?
+    private var writeSlot = 0
+    private var sequence: UInt32 = 0
     /// Slots found neither erased nor valid at recovery.
-    public var damagedSlots: UInt32 { log.damagedSlots }
+    public private(set) var damagedSlots: UInt32 = 0
 
     public init(pages: Range<Int> = FlashLayout.statePages, pageSize: Int) {
-        log = FlashRecordLog(pages: pages, slotByteCount: Self.slotByteCount, pageSize: pageSize)
+        self.pages = pages
+        slotsPerPage = pageSize / Self.slotByteCount
     }
 
     /// Finds the newest valid state record and where the next one goes; returns the state it
     /// holds (empty when there is none). Builds the key list: call it at start-up.
     public mutating func recover<B: Board>(on board: inout B) -> State {
+        var newest: (page: Int, slot: Int, sequence: UInt32)?
+        var lastUsed = InlineArray<2, Int>(repeating: 0)   // per page: the slot after the last non-erased one
+        var damaged: UInt32 = 0
+        for page in 0..<pages.count {
+            Self.forEachSlot(pages, slotsPerPage, page, on: &board) { slot, state, bytes in
+                if state != .erased, page < 2 { lastUsed[page] = slot + 1 }
+                if state == .damaged { damaged &+= 1 }
+                guard state == .valid else { return }
+                let sequence = FlashSlot.word(bytes, 0)
+                if newest == nil || sequence > newest!.sequence { newest = (page, slot, sequence) }
+            }
+        }
+        damagedSlots = damaged
+        guard let newest else {
+            writePage = nil
+            writeSlot = 0
+            sequence = 0
+            return State()
+        }
+        writePage = newest.page
+        writeSlot = newest.page < 2 ? lastUsed[newest.page] : slotsPerPage
+        sequence = newest.sequence
         var state = State()
-        log.recover(on: &board) { state = Self.decode($0) }
+        Self.forEachSlot(pages, slotsPerPage, newest.page, on: &board) { slot, _, bytes in
+            if slot == newest.slot { state = Self.decode(bytes) }
+        }
         return state
     }
 
     /// Appends `state` as the newest record.
     public mutating func write<B: Board>(_ state: State, on board: inout B) {
-        _ = log.append(on: &board) { raw in
+        if writePage == nil || writeSlot >= slotsPerPage {
+            let page = writePage.map { ($0 + 1) % pages.count } ?? 0
+            board.flashErase(page: pages.lowerBound + page)
+            writePage = page
+            writeSlot = 0
+        }
+        sequence &+= 1
+        var slot = InlineArray<144, UInt8>(repeating: 0xFF)   // slotByteCount
+        var span = slot.mutableSpan
+        span.withUnsafeMutableBytes { raw in
+            FlashSlot.put(sequence, into: raw, at: 0)
             FlashSlot.put(state.acknowledgedThrough, into: raw, at: 4)
             let count = min(state.keys.count, KeyStore.slotCount)
             raw[8] = UInt8(count)
@@ -63,7 +102,10 @@ public struct FlashStateLog {
                 writer.writeUInt32LE(entry.lastUsed)
                 writer.writeUInt32LE(entry.acknowledged)
             }
+            FlashSlot.seal(raw)
+            board.flashProgram(page: pages.lowerBound + writePage!, offset: writeSlot * Self.slotByteCount, UnsafeRawBufferPointer(raw))
         }
+        writeSlot += 1
     }
 
     /// A valid record's state. A key count over ``KeyStore/slotCount`` (a record this firmware
@@ -80,5 +122,17 @@ public struct FlashStateLog {
                                              acknowledged: FlashSlot.word(bytes, base + 28)))
         }
         return state
+    }
+
+    private static func forEachSlot<B: Board>(_ pages: Range<Int>, _ slotsPerPage: Int, _ page: Int, on board: inout B,
+                                              _ body: (Int, FlashSlot.State, UnsafeRawBufferPointer) -> Void) {
+        var slot = InlineArray<144, UInt8>(repeating: 0)   // slotByteCount
+        var span = slot.mutableSpan
+        span.withUnsafeMutableBytes { raw in
+            for index in 0..<slotsPerPage {
+                board.flashRead(page: pages.lowerBound + page, offset: index * slotByteCount, into: raw)
+                body(index, FlashSlot.state(of: UnsafeRawBufferPointer(raw)), UnsafeRawBufferPointer(raw))
+            }
+        }
     }
 }
