@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Modules in dependency order. A harness may import any of them.
-MODULES=(BandKitSystem CivilTime JSONOutput ServiceSupport FirmwareCrypto BandWire BandATT BandGATT BandGATTServer BandHCI BandLEHost BandLink SocketSecurity BandBlueZ BandProtocol BandTrace HealthModel HealthAnalysis UARTFraming ChipRuntime BandFirmwareCore BandFirmware
+MODULES=(BandKitSystem CivilTime JSONOutput ServiceSupport FirmwareCrypto BandWire BandATT BandGATT BandGATTServer BandHCI BandLEHost BandLink BandControllerLink SocketSecurity BandBlueZ BandProtocol BandTrace HealthModel HealthAnalysis UARTFraming ChipRuntime BandFirmwareCore BandFirmware
          BandGATTClient HealthStore HealthStorePostgreSQL BandReader BandReplay AppleHealth OpenHealthKit FitFile HealthHTTP)
 # FUZZ_MODULES="BandKitSystem CivilTime HealthModel AppleHealth" fuzz/build.sh applehealth builds only those
 # (in that order) for a harness that needs no more: minutes less on a shared machine.

@@ -23,7 +23,8 @@ import Testing
         for readings in 1...5 { try journal.append([.minute(minute(0, readings: readings))]) }
         try journal.append([.minute(minute(1, readings: 1)), .battery(percent: 80, time: 1)])
         try journal.append([.minute(minute(1, readings: 2)), .battery(percent: 79, time: 2)])
-        // Killed here: the journal object is gone, its file stays.
+        // Killed here: the journal's lock goes with the process, its file stays.
+        journal.close()
         let (moved, _) = try LiveJournal(beside: spool).drain()
         let expected: [SpoolEntry] = [.minute(minute(0, readings: 5)), .minute(minute(1, readings: 2)), .battery(percent: 79, time: 2)]
         #expect(moved.entries == expected)
@@ -42,9 +43,60 @@ import Testing
         let size = try #require((FileManager.default.attributesOfItem(atPath: journal.path)[.size] as? NSNumber)?.intValue)
         #expect(size <= 4096 + 200, "compacted as it grew: \(size) bytes")
         try journal.replace(with: [.minute(minute(1, readings: 3))])
+        journal.close()
         #expect(try LiveJournal(beside: spool).drain().moved.entries == [.minute(minute(1, readings: 3))])
         try journal.replace(with: [])
         #expect(!FileManager.default.fileExists(atPath: journal.path))
+    }
+
+    /// Appends and replacements encode into the journal's one reused buffer: the file holds
+    /// exactly the spool format's records, each batch's after the one before.
+    @Test func theJournalsBytesAreTheSpoolsRecordsInOrder() throws {
+        let directory = NSTemporaryDirectory() + "bandkit-journal-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let journal = LiveJournal(beside: LiveSpool(path: directory + "/b.spool"))
+        let batches: [[SpoolEntry]] = [
+            [.minute(minute(0, readings: 1))],
+            (UInt32(1)...9).map { SpoolEntry.minute(minute($0, readings: Int($0))) },     // larger than the buffer at first
+            [.battery(percent: 50, time: 3), .battery(percent: 49, time: 4)],
+        ]
+        var expected = SpoolFile.header
+        for batch in batches {
+            try journal.append(batch)
+            expected += batch.flatMap(SpoolFile.encode)
+            #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: journal.path))) == expected)
+        }
+        let kept: [SpoolEntry] = (UInt32(0)...9).map { SpoolEntry.minute(minute($0, readings: Int($0) + 1)) }
+        try journal.replace(with: kept)
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: journal.path))) == SpoolFile.header + kept.flatMap(SpoolFile.encode))
+    }
+
+    /// A second reader of the same band (by mistake) neither moves nor writes the journal of a
+    /// session still running: it is told who holds it. Once that session is over, it may.
+    @Test func aSecondReaderOfTheBandLeavesARunningSessionsJournalAlone() throws {
+        let directory = NSTemporaryDirectory() + "bandkit-journal-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let spool = LiveSpool(path: directory + "/spool/b.spool")
+        let running = LiveJournal(beside: spool)
+        try running.append([.minute(minute(0, readings: 3))])
+        let second = LiveJournal(beside: spool)
+        let held = LiveSpool.SpoolError(path: running.lockPath, reason: "another reader of this band holds the journal's lock; its journal is left to it")
+        do {
+            _ = try second.drain()
+            Issue.record("drained a running session's journal")
+        } catch { #expect(error == held) }
+        do {
+            try second.append([.minute(minute(1, readings: 1))])
+            Issue.record("appended to a running session's journal")
+        } catch { #expect(error == held) }
+        do {
+            try second.replace(with: [.minute(minute(1, readings: 1))])
+            Issue.record("replaced a running session's journal")
+        } catch { #expect(error == held) }
+        try running.append([.minute(minute(0, readings: 4))])
+        #expect(try spool.load().entries.isEmpty, "nothing moved")
+        running.close()
+        #expect(try second.drain().moved.entries == [.minute(minute(0, readings: 4))])
     }
 
     /// The files as a SIGKILL would leave them at the moment the 25th reading is reported (the

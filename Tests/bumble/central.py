@@ -31,6 +31,13 @@ import struct
 import sys
 import zlib
 
+import bumble.colors
+
+if os.environ.get("NO_COLOR"):
+    # Bumble colours its log lines whatever the terminal (it reads neither NO_COLOR nor TERM), and
+    # a CI log shows escape codes, not colours: plain text, before its modules import `color`.
+    bumble.colors.color = lambda text, *styles, **named: text
+
 from bumble import hci
 from bumble.controller import Controller
 from bumble.core import UUID, AdvertisingData, PhysicalTransport

@@ -23,35 +23,26 @@ if [ -z "${BENCH_HEALTH:-}" ]; then
   swift build -c release --product health 2>&1 | grep -E "error|Build" | tail -2
 fi
 health=${BENCH_HEALTH:-.build/release/health}
+source bench/import/common.sh
 cc -O2 -o "$work/baseline" bench/import/baseline.c -lsqlite3
 python3 bench/import/generate.py "$records" "$work/export.xml" "$work/export.ndjson"
 rm "$work/export.xml"
 
 # The rows as the store keeps them (one import), and an empty minimal table to copy per run.
 "$health" --store "$work/rows.sqlite" import "$work/export.ndjson" >/dev/null
-sqlite3 -separator $'\t' -cmd '.nullvalue <null>' "$work/rows.sqlite" \
-  "SELECT anchor, hex(uuid), type_id, start_us, end_us, value, app_id, app_version, device_id, zone, sync_id, sync_version, user_entered, metadata FROM sample ORDER BY anchor" \
-  >"$work/rows.tsv"
+dump_rows "$work/rows.sqlite" "$work/rows.tsv"
 rows=$(wc -l <"$work/rows.tsv")
-sqlite3 "$work/minimal-empty.sqlite" "PRAGMA journal_mode = WAL;
-  CREATE TABLE sample (anchor INTEGER PRIMARY KEY, uuid BLOB NOT NULL, type_id INTEGER NOT NULL, start_us INTEGER NOT NULL,
-    end_us INTEGER NOT NULL, value REAL NOT NULL, app_id INTEGER NOT NULL, app_version TEXT NOT NULL, device_id INTEGER,
-    zone TEXT, sync_id TEXT, sync_version INTEGER NOT NULL, user_entered INTEGER NOT NULL, metadata TEXT,
-    person_id INTEGER NOT NULL DEFAULT 1);
-  CREATE INDEX sample_time ON sample (person_id, type_id, start_us, end_us, app_id, value);
-  CREATE UNIQUE INDEX sample_sync ON sample (person_id, app_id, type_id, sync_id) WHERE sync_id IS NOT NULL;" >/dev/null
+minimal_table "$work/minimal-empty.sqlite"
 
-cpu() {  # cpu COMMAND...: prints user + system seconds of the command
-  /usr/bin/time -f '%U %S' -o "$work/time" "$@" >/dev/null
-  awk '{printf "%.2f", $1 + $2}' "$work/time"
-}
 echo "==> $pairs pairs, $rows rows: C inserts into the minimal table, then health import (CPU seconds)"
 ratios=()
 for pair in $(seq "$pairs"); do
   rm -f "$work"/minimal.sqlite* "$work"/store.sqlite*
   cp "$work/minimal-empty.sqlite" "$work/minimal.sqlite"
-  c=$(cpu "$work/baseline" "$work/minimal.sqlite" "$work/rows.tsv")
-  h=$(cpu "$health" --store "$work/store.sqlite" import "$work/export.ndjson")
+  measure c "$work/baseline" "$work/minimal.sqlite" "$work/rows.tsv"
+  measure h "$health" --store "$work/store.sqlite" import "$work/export.ndjson"
+  printf -v c '%.2f' "$c_cpu"
+  printf -v h '%.2f' "$h_cpu"
   ratio=$(python3 -c "import sys; print(f'{100 * float(sys.argv[1]) / float(sys.argv[2]):.1f}')" "$c" "$h")
   ratios+=("$ratio")
   echo "    pair $pair: C $c s, health $h s: $ratio %"

@@ -36,16 +36,8 @@ swiftc -O -parse-as-library -module-name ParseBench bench/import/ParseBench.swif
   .build/release/AppleHealth.build/*.o .build/release/HealthModel.build/*.o .build/release/BandKitSystem.build/*.o .build/release/CivilTime.build/*.o -lexpat -lz
 cc -O2 -o "$work/baseline" bench/import/baseline.c -lsqlite3
 health=.build/release/health
+source bench/import/common.sh
 
-# measure NAME COMMAND...: sets NAME_wall, NAME_cpu (user + system) and NAME_rss (peak KiB).
-measure() {
-  local name=$1; shift
-  /usr/bin/time -f '%e %U %S %M' -o "$work/$name.time" "$@" >"$work/$name.out"
-  read -r wall user sys rss <"$work/$name.time"
-  printf -v "${name}_wall" '%s' "$wall"
-  printf -v "${name}_cpu" '%s' "$(python3 -c "print($user + $sys)")"
-  printf -v "${name}_rss" '%s' "$rss"
-}
 report() {  # report NAME ROWS
   local wall="${1}_wall" cpu="${1}_cpu" rss="${1}_rss"
   python3 - "${!wall}" "${!cpu}" "$2" "${!rss}" <<'PY'
@@ -84,9 +76,7 @@ ndjson_rows=$(sqlite3 "$work/ndjson.sqlite" "SELECT count(*) FROM sample")
 report ndjson "$ndjson_rows"
 
 echo "==> 4. raw C baseline: the $rows rows of 2, one prepared statement, one transaction"
-sqlite3 -separator $'\t' -cmd '.nullvalue <null>' "$work/xml.sqlite" \
-  "SELECT anchor, hex(uuid), type_id, start_us, end_us, value, app_id, app_version, device_id, zone, sync_id, sync_version, user_entered, metadata FROM sample ORDER BY anchor" \
-  >"$work/rows.tsv"
+dump_rows "$work/xml.sqlite" "$work/rows.tsv"
 "$health" --store "$work/baseline.sqlite" import /dev/null >/dev/null   # the schema, empty
 sqlite3 "$work/baseline.sqlite" "ATTACH '$work/xml.sqlite' AS imported; INSERT OR REPLACE INTO app SELECT * FROM imported.app; INSERT OR REPLACE INTO device SELECT * FROM imported.device;"
 measure baseline "$work/baseline" "$work/baseline.sqlite" "$work/rows.tsv"
@@ -94,16 +84,8 @@ measure baseline "$work/baseline" "$work/baseline.sqlite" "$work/rows.tsv"
 report baseline "$rows"
 
 echo "==> 6. the limit: the $ndjson_rows rows of 3 by the same C program"
-sqlite3 -separator $'\t' -cmd '.nullvalue <null>' "$work/ndjson.sqlite" \
-  "SELECT anchor, hex(uuid), type_id, start_us, end_us, value, app_id, app_version, device_id, zone, sync_id, sync_version, user_entered, metadata FROM sample ORDER BY anchor" \
-  >"$work/ndjson-rows.tsv"
-sqlite3 "$work/minimal.sqlite" "PRAGMA journal_mode = WAL;
-  CREATE TABLE sample (anchor INTEGER PRIMARY KEY, uuid BLOB NOT NULL, type_id INTEGER NOT NULL, start_us INTEGER NOT NULL,
-    end_us INTEGER NOT NULL, value REAL NOT NULL, app_id INTEGER NOT NULL, app_version TEXT NOT NULL, device_id INTEGER,
-    zone TEXT, sync_id TEXT, sync_version INTEGER NOT NULL, user_entered INTEGER NOT NULL, metadata TEXT,
-    person_id INTEGER NOT NULL DEFAULT 1);
-  CREATE INDEX sample_time ON sample (person_id, type_id, start_us, end_us, app_id, value);
-  CREATE UNIQUE INDEX sample_sync ON sample (person_id, app_id, type_id, sync_id) WHERE sync_id IS NOT NULL;" >/dev/null
+dump_rows "$work/ndjson.sqlite" "$work/ndjson-rows.tsv"
+minimal_table "$work/minimal.sqlite"
 measure minimal "$work/baseline" "$work/minimal.sqlite" "$work/ndjson-rows.tsv"
 report minimal "$ndjson_rows"
 "$health" --store "$work/schema.sqlite" import /dev/null >/dev/null

@@ -32,6 +32,14 @@ public struct BondFile: LEBondStore {
         case .failure(let error) where error.rawValue == 2: return .success(BondFile(path: path, bonds: []))  // ENOENT
         case .failure(let error): return .failure(BondFileError(path: path, line: 0, reason: "cannot read: \(error)"))
         }
+        return parse(bytes, path: path).map { BondFile(path: path, bonds: $0) }
+    }
+
+    /// The bonds a file's bytes hold, or why they cannot be read (the line, 1-based, naming
+    /// `path`): the whole of ``load(path:)`` but the reading, so the fuzzer (fuzz/bondfile)
+    /// drives it on bytes. At most ``capacity`` bonds, one per peer (a later line replaces
+    /// an earlier one's).
+    package static func parse(_ bytes: [UInt8], path: String) -> Result<[LEBond], BondFileError> {
         guard let text = String(validating: bytes, as: UTF8.self) else { return .failure(BondFileError(path: path, line: 0, reason: "not UTF-8 text")) }
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         guard lines.first.map(String.init) == header else {
@@ -55,7 +63,7 @@ public struct BondFile: LEBondStore {
             bonds.removeAll { $0.peer == peer }
             bonds.append(LEBond(peer: peer, longTermKey: key, authenticated: fields[2] == "authenticated"))
         }
-        return .success(BondFile(path: path, bonds: bonds))
+        return .success(bonds)
     }
 
     init(path: String?, bonds: [LEBond]) {
@@ -72,8 +80,7 @@ public struct BondFile: LEBondStore {
         guard updated.count < Self.capacity else { return false }
         updated.append(bond)
         if let path {
-            let text = ([Self.header] + updated.map(Self.line)).joined(separator: "\n") + "\n"
-            if case .failure(let error) = SystemCalls.live.replaceFile(at: path, with: Array(text.utf8), mode: 0o600) {
+            if case .failure(let error) = SystemCalls.live.replaceFile(at: path, with: Self.encode(updated), mode: 0o600) {
                 lastError = error
                 return false
             }
@@ -81,6 +88,11 @@ public struct BondFile: LEBondStore {
         lastError = nil
         bonds = updated
         return true
+    }
+
+    /// The file's bytes for `bonds`, as ``parse(_:path:)`` reads them.
+    package static func encode(_ bonds: [LEBond]) -> [UInt8] {
+        Array((([header] + bonds.map(line)).joined(separator: "\n") + "\n").utf8)
     }
 
     static func line(_ bond: LEBond) -> String {

@@ -39,6 +39,11 @@ public final class ControllerLink: PollDriven {
     private let memory: UnsafeMutableRawBufferPointer
     private let readBuffer: UnsafeMutableRawBufferPointer
     private let pduBuffer: UnsafeMutableRawBufferPointer
+    /// The central's PDUs of one host call (``ControllerLinkIO``): a whole read's bytes, plus
+    /// the start of a PDU an earlier read left in reassembly.
+    private let receivedPDUs: UnsafeMutableRawBufferPointer
+    /// The events being acted on, swapped with the IO's list so neither allocates.
+    private var pendingEvents: [LEHostEvent<Never>] = []
     private let started = ContinuousClock.now
     /// The host's side of the current link's ATT pair.
     private var hostSide: SeqPacketLink?
@@ -51,6 +56,10 @@ public final class ControllerLink: PollDriven {
     public private(set) var controller: ControllerInfo?
     /// ATT PDUs the band sent that no longer had a link to go to, or the band's socket refused.
     public private(set) var droppedPDUs = 0
+    /// Bytes that began no H4 packet, one after another in the stream, not yet logged: a
+    /// controller out of step (or not speaking H4) sends them in bursts, logged as one line
+    /// each when the burst ends.
+    private var strayBytes: (streamOffset: Int, count: Int)?
 
     /// Takes `descriptor` (``ControllerPort/open(_:serial:)``), which it closes, and starts
     /// bring-up with HCI Reset.
@@ -60,8 +69,10 @@ public final class ControllerLink: PollDriven {
         memory = .allocate(byteCount: LEHostMemory.size(attMTU: configuration.attMTU), alignment: 8)
         readBuffer = .allocate(byteCount: 4096, alignment: 8)
         pduBuffer = .allocate(byteCount: ATT.maximumMTU, alignment: 8)
+        receivedPDUs = .allocate(byteCount: readBuffer.count + ATT.maximumMTU, alignment: 8)
         host = LEHost(configuration: configuration, memory: LEHostMemory(region: memory, attMTU: configuration.attMTU))
-        io = ControllerLinkIO(descriptor: descriptor, bonds: bonds)
+        io = ControllerLinkIO(descriptor: descriptor, bonds: bonds, pduBytes: receivedPDUs)
+        pendingEvents.reserveCapacity(16)
         host.start(now: milliseconds(ContinuousClock.now), io: &io)
         settle()
     }
@@ -73,6 +84,7 @@ public final class ControllerLink: PollDriven {
         memory.deallocate()
         readBuffer.deallocate()
         pduBuffer.deallocate()
+        receivedPDUs.deallocate()
     }
 
     /// The band's ATT bearer of a link that came up since the last call (nil: none).
@@ -115,7 +127,11 @@ public final class ControllerLink: PollDriven {
     public func handle(_ polled: some Collection<pollfd>, now: ContinuousClock.Instant, budget: Duration) {
         guard failure == nil else { return }
         let ms = milliseconds(now)
-        if polled.contains(where: { $0.fd == descriptor && $0.revents != 0 }) { readController(now: ms) }
+        if polled.contains(where: { $0.fd == descriptor && $0.revents != 0 }) {
+            readController(now: ms)
+        } else {
+            logStrayBytes()  // the controller went quiet: a burst is over
+        }
         forwardBandPDUs()
         host.tick(now: ms, io: &io)
         settle()
@@ -155,18 +171,29 @@ public final class ControllerLink: PollDriven {
     /// Acts on what the host reported and hands the band the PDUs it received.
     private func settle() {
         if let error = io.writeError { stop("\(address): write failed: \(error)") }
-        let events = io.events
-        io.events.removeAll(keepingCapacity: true)
-        for event in events { act(on: event) }
-        let pdus = io.attPDUs
-        io.attPDUs.removeAll(keepingCapacity: true)
-        for pdu in pdus {
+        swap(&io.events, &pendingEvents)
+        for event in pendingEvents {
+            if case .dropped(.h4(let drop)) = event, drop.reason == .unknownIndicator {
+                countStrayByte(at: drop.streamOffset)
+                continue
+            }
+            logStrayBytes()
+            act(on: event)
+        }
+        pendingEvents.removeAll(keepingCapacity: true)
+        if io.overflowedPDUs > 0 {
+            droppedPDUs += io.overflowedPDUs
+            onNote(.log("\(io.overflowedPDUs) ATT PDUs from the central dropped: more than one read's worth at once"))
+            io.overflowedPDUs = 0
+        }
+        for range in io.pduRanges {
             guard let side = hostSide else { droppedPDUs += 1; continue }
-            do throws(LinkError) { try side.send(pdu) } catch {
+            do throws(LinkError) { try side.send(io.pdu(range)) } catch {
                 droppedPDUs += 1
                 onNote(.log("ATT PDU from the central dropped: the band is not reading (\(error))"))
             }
         }
+        io.pduRanges.removeAll(keepingCapacity: true)
     }
 
     private func act(on event: LEHostEvent<Never>) {
@@ -217,6 +244,22 @@ public final class ControllerLink: PollDriven {
         }
     }
 
+    /// A stray byte at `streamOffset`: the burst goes on when it follows the last one.
+    private func countStrayByte(at streamOffset: Int) {
+        if let run = strayBytes, run.streamOffset + run.count == streamOffset {
+            strayBytes = (run.streamOffset, run.count + 1)
+            return
+        }
+        logStrayBytes()
+        strayBytes = (streamOffset, 1)
+    }
+
+    private func logStrayBytes() {
+        guard let run = strayBytes else { return }
+        strayBytes = nil
+        onNote(.log("dropped \(run.count) byte\(run.count == 1 ? "" : "s") from stream offset \(run.streamOffset): no H4 packet starts with them (the controller is out of step or not speaking H4)"))
+    }
+
     private func endLink() {
         hostSide?.close()
         hostSide = nil
@@ -226,6 +269,7 @@ public final class ControllerLink: PollDriven {
 
     private func stop(_ reason: String) {
         guard failure == nil else { return }
+        logStrayBytes()
         failure = reason
         endLink()
         onNote(.failed(reason))

@@ -34,21 +34,40 @@ def frame(channel, payload):
     return bytes([SYNC]) + body + bytes([check & 0xFF, check >> 8])
 
 
+def connect_when_listening(path, timeout, retry):
+    """A stream socket connected to the Unix socket at `path`, tried every `retry` seconds until
+    QEMU listens there; the last error after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.connect(path)
+            return sock
+        except OSError:
+            sock.close()
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(retry)
+
+
+def receive_before(sock, deadline, timed_out, closed):
+    """The next bytes from `sock` (up to 4096) before `deadline` (time.monotonic()); TimeoutError or
+    EOFError with the message `timed_out()` or `closed()` makes."""
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise TimeoutError(timed_out())
+    sock.settimeout(remaining)
+    chunk = sock.recv(4096)
+    if not chunk:
+        raise EOFError(closed())
+    return chunk
+
+
 class FirmwareUART:
     """Frames to and from the firmware; bytes outside frames are kept as `raw` (the fault report)."""
 
     def __init__(self, path, timeout=20.0):
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                self.sock.connect(path)
-                break
-            except OSError:
-                self.sock.close()
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.05)
+        self.sock = connect_when_listening(path, timeout, retry=0.05)
         self.buffer = b""
         self.raw = b""
         self.timeout = timeout
@@ -60,14 +79,10 @@ class FirmwareUART:
         self.sock.sendall(data)
 
     def _fill(self, deadline):
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise TimeoutError("no frame from the firmware within %.0f s (raw output: %r)" % (self.timeout, self.raw[-200:]))
-        self.sock.settimeout(remaining)
-        chunk = self.sock.recv(4096)
-        if not chunk:
-            raise EOFError("the firmware's UART closed (raw output: %r)" % self.raw[-200:])
-        self.buffer += chunk
+        self.buffer += receive_before(
+            self.sock, deadline,
+            lambda: "no frame from the firmware within %.0f s (raw output: %r)" % (self.timeout, self.raw[-200:]),
+            lambda: "the firmware's UART closed (raw output: %r)" % self.raw[-200:])
 
     def receive(self):
         """The next checked frame as (channel, payload)."""

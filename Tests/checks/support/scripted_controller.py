@@ -5,7 +5,9 @@ E: commands and events; Vol 3 Part A: L2CAP LE; Part F: ATT). It answers what a 
 answers, remembers every command, and plays a central's side of a link with ACL data, so a check
 can assert what the chip sent. QEMU's UART0 is a Unix stream socket; this is its client.
 """
-import socket, struct, time
+import struct, time
+
+from firmware_uart import connect_when_listening, receive_before
 
 COMMAND, ACL, EVENT = 0x01, 0x02, 0x04
 
@@ -25,17 +27,7 @@ LE_SET_ADV_ENABLE = 0x200A
 
 class ScriptedController:
     def __init__(self, path, address=bytes.fromhex("665544332211"), acl_length=27, acl_count=4, timeout=60.0):
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                self.sock.connect(path)
-                break
-            except OSError:
-                self.sock.close()
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.1)
+        self.sock = connect_when_listening(path, timeout, retry=0.1)
         self.buffer = b""
         self.address = address
         self.acl_length, self.acl_count = acl_length, acl_count
@@ -47,14 +39,9 @@ class ScriptedController:
     # ---- H4 in ----
     def _read(self, count, deadline):
         while len(self.buffer) < count:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise TimeoutError("no H4 bytes from the chip (have %d of %d)" % (len(self.buffer), count))
-            self.sock.settimeout(remaining)
-            chunk = self.sock.recv(4096)
-            if not chunk:
-                raise EOFError("the chip's UART closed")
-            self.buffer += chunk
+            self.buffer += receive_before(self.sock, deadline,
+                                          lambda: "no H4 bytes from the chip (have %d of %d)" % (len(self.buffer), count),
+                                          lambda: "the chip's UART closed")
         data, self.buffer = self.buffer[:count], self.buffer[count:]
         return data
 

@@ -119,6 +119,8 @@ public final class BandSession {
         defer {
             connection.valueHandler = nil
             if let dropped = floodGuard?.droppedToReport(at: clock.now, final: true) { report(.readingsDropped(count: dropped)) }
+            // The session is over: the next one (or another reader) may take the journal.
+            journal?.close()
         }
         var pending = machine.linkUp(mtu: connection.client.mtu)[...]
         while let action = pending.popFirst() {

@@ -1,4 +1,5 @@
 import BandKitSystem
+import BandWire
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,6 +30,15 @@ import Glibc
 /// stored replace itself, so a journal replayed twice, or after its minutes were committed,
 /// counts nothing twice. **Bounded:** past ``compactionSize`` bytes between replacements (a
 /// device notifying very fast) the journal is replaced by its latest entries at once.
+///
+/// **One writer.** From its first use until ``close()`` the journal holds an exclusive,
+/// non-blocking `flock` on `<journal>.lock` (the journal itself is renamed over, so it cannot
+/// carry the lock). A second reader of the same band by mistake is refused with an error naming
+/// the lock instead of moving, renaming or appending to a journal whose session is still
+/// running; a killed reader's lock goes with it.
+///
+/// **No allocation per reading.** Every append and replacement encodes into one buffer the
+/// journal owns, grown only when a batch is larger than any before.
 public final class LiveJournal {
     public let path: String
     /// The band's spool, which the next session's ``drain()`` moves the journal into.
@@ -37,6 +47,11 @@ public final class LiveJournal {
     public var compactionSize = 256 << 10
     let system = SystemCalls.live
     private var descriptor: Int32?
+    /// `<journal>.lock`, flocked while the journal is in use.
+    private var lockDescriptor: Int32?
+    /// What every append and replacement is encoded into.
+    private var encodeBuffer = UnsafeMutableRawBufferPointer.allocate(
+        byteCount: SpoolFile.header.count + 4 * (SpoolFile.recordOverhead + SpoolEntry.maximumPayloadSize), alignment: 1)
     /// Bytes in the file (header included) since it was last replaced or opened.
     private var size = 0
     /// What the journal holds, latest per key: the entries a compaction keeps.
@@ -50,7 +65,21 @@ public final class LiveJournal {
         path = spool.path + ".journal"
     }
 
-    deinit { closeDescriptor() }
+    deinit {
+        close()
+        encodeBuffer.deallocate()
+    }
+
+    /// The lock file that keeps a second reader of the band away from the journal.
+    public var lockPath: String { path + ".lock" }
+
+    /// Closes the journal's file and releases its lock (the session is over); the file stays
+    /// for the next session. A later use takes the lock again.
+    public func close() {
+        closeDescriptor()
+        if let lockDescriptor { _ = system.close(descriptor: lockDescriptor) }
+        lockDescriptor = nil
+    }
 
     /// Appends `entries` with one write; opens (or creates) the file on first use.
     public func append(_ entries: [SpoolEntry]) throws(LiveSpool.SpoolError) {
@@ -61,9 +90,8 @@ public final class LiveJournal {
             return
         }
         let fd = try openForAppending()
-        var bytes: [UInt8] = size == 0 ? SpoolFile.header : []
-        for entry in entries { bytes += SpoolFile.encode(entry) }
-        if case .failure(let error) = bytes.withUnsafeBytes({ system.writeAll(fd, $0) }) {
+        let bytes = encode(entries, withHeader: size == 0)
+        if case .failure(let error) = system.writeAll(fd, bytes) {
             closeDescriptor()
             throw LiveSpool.SpoolError(path: path, reason: "cannot append: \(error)")
         }
@@ -78,6 +106,7 @@ public final class LiveJournal {
         for entry in entries { Self.keepLatest(entry, in: &kept) }
         // Nothing arrived since the file last held exactly these: it stays as it is.
         if !isDirty, kept == latest, size > 0 || kept.isEmpty { return }
+        try holdLock()
         closeDescriptor()
         latest = kept
         isDirty = false
@@ -89,9 +118,8 @@ public final class LiveJournal {
             case .failure(let error): throw LiveSpool.SpoolError(path: path, reason: "cannot remove: \(error)")
             }
         }
-        let bytes = latest.reduce(SpoolFile.header) { $0 + SpoolFile.encode($1) }
-        try spool.makeDirectories(FilePaths.directory(of: path))
-        if case .failure(let error) = system.replaceFile(at: path, with: bytes, mode: 0o600) {
+        let bytes = encode(latest, withHeader: true)
+        if case .failure(let error) = system.replaceFile(at: path, withContentsOf: bytes, mode: 0o600) {
             size = 0
             throw LiveSpool.SpoolError(path: path, reason: "cannot replace: \(error)")
         }
@@ -103,6 +131,11 @@ public final class LiveJournal {
     /// and what the spool was too full to take (counted, as the spool counts its own).
     public func drain() throws(LiveSpool.SpoolError) -> (moved: SpoolFile.Contents, appended: LiveSpool.Appended) {
         closeDescriptor()
+        // No journal (the usual case): nothing to move, and no lock file made for it.
+        if case .failure(let error) = system.fileStatus(path: path), error == .noSuchFileOrDirectory {
+            return (SpoolFile.Contents(), LiveSpool.Appended())
+        }
+        try holdLock()
         let bytes: [UInt8]
         switch system.readFile(path: path) {
         case .success(let read): bytes = read
@@ -142,9 +175,41 @@ public final class LiveJournal {
         if let index { entries[index] = entry } else { entries.append(entry) }
     }
 
+    /// `entries` as the journal's bytes (after the header when `withHeader`), in ``encodeBuffer``:
+    /// valid until the next encode.
+    private func encode(_ entries: [SpoolEntry], withHeader: Bool) -> UnsafeRawBufferPointer {
+        let needed = SpoolFile.header.count + entries.count * (SpoolFile.recordOverhead + SpoolEntry.maximumPayloadSize)
+        if needed > encodeBuffer.count {
+            encodeBuffer.deallocate()
+            encodeBuffer = .allocate(byteCount: Swift.max(needed, 2 * encodeBuffer.count), alignment: 1)
+        }
+        var writer = ByteWriter(encodeBuffer)
+        if withHeader { writer.writeBytes(SpoolFile.header) }
+        for entry in entries { SpoolFile.encode(entry, into: &writer) }
+        return writer.written
+    }
+
+    /// Takes the journal's lock if this journal does not hold it yet (making the directory).
+    private func holdLock() throws(LiveSpool.SpoolError) {
+        guard lockDescriptor == nil else { return }
+        try spool.makeDirectories(FilePaths.directory(of: path))
+        let fd: Int32
+        switch system.open(path: lockPath, flags: O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, mode: 0o600) {
+        case .success(let opened): fd = opened
+        case .failure(let error): throw LiveSpool.SpoolError(path: lockPath, reason: "cannot open the journal's lock: \(error)")
+        }
+        if case .failure(let error) = system.lockFile(fd, LOCK_EX | LOCK_NB) {
+            _ = system.close(descriptor: fd)
+            throw LiveSpool.SpoolError(path: lockPath, reason: error == .wouldBlock
+                ? "another reader of this band holds the journal's lock; its journal is left to it"
+                : "cannot lock the journal: \(error)")
+        }
+        lockDescriptor = fd
+    }
+
     private func openForAppending() throws(LiveSpool.SpoolError) -> Int32 {
         if let descriptor { return descriptor }
-        try spool.makeDirectories(FilePaths.directory(of: path))
+        try holdLock()
         let fd: Int32
         switch system.open(path: path, flags: O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, mode: 0o600) {
         case .success(let opened): fd = opened

@@ -55,19 +55,26 @@ public enum SpoolFile {
         var out = [UInt8](repeating: 0, count: recordOverhead + SpoolEntry.maximumPayloadSize)
         let count = out.withUnsafeMutableBytes { raw -> Int in
             var writer = ByteWriter(raw)
-            writer.writeUInt8(marker)
-            writer.writeUInt8(entry.kind.rawValue)
-            writer.writeUInt16LE(0)
-            entry.encode(into: &writer)
-            let payload = writer.count - 4
-            writer.patchUInt16LE(UInt16(payload), at: 2)
-            let crc = CRC32.checksum(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(raw)[0..<writer.count]))
-            writer.writeUInt32LE(crc)
-            precondition(!writer.overflowed, "a spool entry is larger than SpoolEntry.maximumPayloadSize")
+            encode(entry, into: &writer)
             return writer.count
         }
         out.removeSubrange(count...)
         return out
+    }
+
+    /// Appends one record to what `writer` holds, which must have room for
+    /// `recordOverhead + SpoolEntry.maximumPayloadSize` more bytes.
+    public static func encode(_ entry: SpoolEntry, into writer: inout ByteWriter) {
+        let start = writer.count
+        writer.writeUInt8(marker)
+        writer.writeUInt8(entry.kind.rawValue)
+        writer.writeUInt16LE(0)
+        entry.encode(into: &writer)
+        let payload = writer.count - start - 4
+        precondition(!writer.overflowed, "a spool entry is larger than SpoolEntry.maximumPayloadSize")
+        writer.patchUInt16LE(UInt16(payload), at: start + 2)
+        writer.writeUInt32LE(CRC32.checksum(UnsafeRawBufferPointer(rebasing: writer.written[start...])))
+        precondition(!writer.overflowed, "a spool entry is larger than SpoolEntry.maximumPayloadSize")
     }
 
     /// The entries of a whole file's bytes (header included).

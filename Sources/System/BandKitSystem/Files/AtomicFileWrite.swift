@@ -34,6 +34,11 @@ extension SystemCalls {
     /// Any failure before the rename removes the temporary file and leaves `path` untouched.
     /// A failing directory fsync is reported too: the new file is in place but not yet durable.
     public func replaceFile(at path: String, with bytes: [UInt8], mode: mode_t) -> Result<Void, FileError> {
+        bytes.withUnsafeBytes { replaceFile(at: path, withContentsOf: $0, mode: mode) }
+    }
+
+    /// ``replaceFile(at:with:mode:)`` for bytes in a buffer the caller reuses.
+    public func replaceFile(at path: String, withContentsOf bytes: UnsafeRawBufferPointer, mode: mode_t) -> Result<Void, FileError> {
         let temporary = "\(path).tmp.\(getpid())"
         let fd: Int32
         switch open(path: temporary, flags: O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, mode: mode) {
@@ -43,7 +48,7 @@ extension SystemCalls {
         var failure: FileError?
         if case .failure(let error) = changeMode(fd, mode) {
             failure = FileError(call: "fchmod", path: temporary, errno: error)
-        } else if case .failure(let error) = bytes.withUnsafeBytes({ writeAll(fd, $0) }) {
+        } else if case .failure(let error) = writeAll(fd, bytes) {
             failure = FileError(call: "write", path: temporary, errno: error)
         } else if case .failure(let error) = synchronize(fd) {
             failure = FileError(call: "fsync", path: temporary, errno: error)
