@@ -58,7 +58,8 @@ struct GatewayBackgroundConnectTests {
         _ = gateway.linkUp(band.address, at: at(1))
         // The session fails at once on a link that stays up: the kernel's reconnecting must
         // not turn into a busy loop of sessions.
-        _ = gateway.attemptEnded(band.address, progressed: false, error: "ATT: unlikely error", at: at(1.2))
+        let failed = gateway.attemptEnded(band.address, progressed: false, error: "ATT: unlikely error", at: at(1.2))
+        #expect(failed.contains { if case .log(_, _, let text) = $0 { text.contains("session failed (ATT: unlikely error); next attempt when the kernel connects it again") } else { false } }, "\(failed)")
         guard case .waiting(let until) = gateway.phase(of: band.address) else { Issue.record("not waiting"); return }
         #expect(gateway.nextWake == nil, "no timer until the link is announced again")
         #expect(gateway.linkUp(band.address, at: at(1.3)).isEmpty, "the backoff is not over")

@@ -218,7 +218,18 @@ public struct GatewayMachine {
         entry.phase = .waiting(until: now.advanced(by: delay))
         var actions: [Action] = []
         let why = error ?? "the session ended"
-        if progressed {
+        if entry.background {
+            // The kernel reconnects it; the backoff only keeps a failing session from looping.
+            let when = "when the kernel connects it again, not before \(Self.seconds(delay))"
+            if progressed {
+                actions.append(.log(.warning, address: address, "disconnected: \(why); reconnecting \(when)"))
+            } else if !entry.quiet, entry.loggedCeiling != ceiling {
+                entry.loggedCeiling = ceiling
+                entry.quiet = ceiling >= entry.backoff.maximum
+                actions.append(.log(entry.quiet ? .notice : .info, address: address,
+                                    "session failed (\(why)); next attempt \(when)" + (entry.quiet ? "; no further messages" : "")))
+            }
+        } else if progressed {
             actions.append(.log(.warning, address: address, "disconnected: \(why); reconnecting in \(Self.seconds(delay))"))
         } else if !entry.quiet, entry.loggedCeiling != ceiling {
             // One line per backoff step: a device that stays away says so a few times, then,
