@@ -57,10 +57,10 @@ for pair in "$address_a alice" "$address_b bob"; do
   wait_link_down "$R" || fail "link after pairing $1 did not go down"
 done
 
-# The gateway ends a few seconds into a wall-clock minute, ≥ 240 s from now: the bands' clocks
+# The gateway ends a few seconds into a wall-clock minute, ≥ 180 s from now: the bands' clocks
 # are set to real time, so their next minute record cannot slip in after the last sync.
 now=$(date +%s)
-ends=$(( (now + 240) / 60 * 60 + 60 + 5 ))
+ends=$(( (now + 180) / 60 * 60 + 60 + 5 ))
 step "band gateway on $R until $(date -u -d "@$ends" +%H:%M:%S)"
 "$band" gateway --hci "$R" $keys $store --device "$address_a" --device "$address_b" --device "$absent" \
   --control-socket /tmp/gateway-stage/gateway.sock --json > "$log/gateway.log" 2>&1 &
