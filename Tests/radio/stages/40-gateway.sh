@@ -45,11 +45,12 @@ address_b=$(adapter_address "$B")
 reader=$(adapter_address "$R")
 echo "band A $address_a ($A), band B $address_b ($B), gateway $reader ($R)"
 
+for who in alice bob; do "$RADIO_BIN/health" people add "$who" $store > /dev/null || fail "health people add $who"; done
 for pair in "$address_a alice" "$address_b bob"; do
   set -- $pair
   step "band pair $1 for $2"
   attempt=1
-  until "$band" pair "$1" --hci "$R" $keys --person "$2" > "$log/pair-$2.log" 2>&1; do
+  until "$band" pair "$1" --hci "$R" $keys $store --person "$2" > "$log/pair-$2.log" 2>&1; do
     cat "$log/pair-$2.log"
     [ "$attempt" -ge 3 ] && fail "band pair $1"
     attempt=$((attempt + 1)); wait_link_down "$R"
