@@ -6,8 +6,7 @@ import BandReader
 /// The gateway's background connections over BlueZ: the kernel's auto-connect list on the
 /// gateway's adapter (``AutoConnectList``), keyed by keystore address. A session then opens its
 /// ATT socket on a link the kernel has already made, so `connect()` never starts an LE connection
-/// to a device that is away, nor is closed while one is pending (what trips Debian 12's kernel
-/// in `hci_chan_del`).
+/// to a device that is away (one trigger of Debian 12's kernel BUG in `hci_chan_del`).
 final class KernelAutoConnect: BackgroundConnector {
     private let list: AutoConnectList
     private let random: Bool

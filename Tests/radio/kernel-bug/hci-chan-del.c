@@ -11,8 +11,9 @@
  *    and every later LE connect on the adapter fails with EBUSY.
  *
  * This is what a reader that retries an absent device with connect() while it holds another
- * device's link does; `band gateway` over BlueZ never calls connect() for an absent device (the
- * kernel's auto-connect list, mgmt Add Device, connects devices when they advertise). */
+ * device's link does. `band gateway` over BlueZ never calls connect() for an absent device (the
+ * kernel's auto-connect list, mgmt Add Device, connects devices when they advertise), yet radio
+ * stage 40 still hit the BUG once a session's connect() on a fresh second link hung and closed. */
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
