@@ -106,13 +106,23 @@ struct GatewayCommand: Command {
         let signals = try installGatewaySignals()
         defer { signals.restore() }
         let backoff = ReconnectBackoff(initial: .seconds(1), maximum: reconnectMax)
+        // Bluetooth devices are connected by the kernel when they are in range (Add Device); a
+        // machine without Bluetooth (the simulator's sockets only) goes without.
+        var connector: KernelAutoConnect?
+        do { connector = try KernelAutoConnect(adapter: adapter, random: random) } catch {
+            if devices.contains(where: { !$0.address.hasPrefix("sim:") }) {
+                log.write(.warning, nil, "no background connections on \(adapter) (\(error)): Bluetooth devices are tried on a timer")
+            }
+        }
+        defer { connector?.close() }
+        let inBackground: (GatewayDevice) -> Bool = { [connector] device in connector?.serves(device) ?? false }
         let status = GatewayStatus(dayStart: { date in
             let offset = Double(SystemTimeZone().secondsFromGMT(for: date))
             let local = date.timeIntervalSince1970 + offset
             return Date(timeIntervalSince1970: (local / 86_400).rounded(.down) * 86_400 - offset)
         })
         let engine = GatewayEngine(
-            machine: GatewayMachine(backoff: backoff), status: status, keystorePath: keystore.path,
+            machine: GatewayMachine(backoff: backoff, inBackground: inBackground), status: status, keystorePath: keystore.path,
             loadDevices: {
                 let bands = try keystore.load()
                 let addresses = Set(bands.map(\.address))
@@ -134,6 +144,7 @@ struct GatewayCommand: Command {
             }
         } catch { throw RuntimeFailure("band gateway: control socket: \(error)") }
         engine.sources.append(control)
+        engine.connector = connector
         if let metrics {
             let exporter = GatewayMetrics()
             let server: MetricsHTTPServer
@@ -162,7 +173,11 @@ struct GatewayCommand: Command {
 
     private func makeService(_ device: GatewayDevice, _ stop: StopRequest, _ report: @escaping (ReaderEvent) -> Void) throws -> BandReaderService {
         let address = try BandAddress(parsing: device.address, random: random, adapter: adapter)
-        let opener = LinkOpener(keystore: keystore, secure: device.paired, onRecordingError: { _ in })
+        var opener = LinkOpener(keystore: keystore, secure: device.paired, onRecordingError: { _ in })
+        // On a link the kernel made the socket attaches at once; should the link have gone
+        // meanwhile, the kernel's own connect timeout (40 s for L2CAP) must end the attempt, not
+        // our closing the socket while its LE connection is pending.
+        opener.connectTimeout = .seconds(45)
         let service = BandReaderService(address: address, keystore: keystore, storePath: storePath, stop: stop,
                                         openLink: opener.open, report: report)
         service.setsClock = setsClock

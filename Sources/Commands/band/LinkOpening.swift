@@ -28,6 +28,8 @@ struct LinkOpener {
     var passkey: PasskeyEntry?
     /// Why SMP did not complete on the last Bluetooth connection, when the agent knows.
     var pairingFailure: PairingFailureBox?
+    /// How long a Bluetooth connect may take (nil: 20 s, 60 s when a passkey may be typed).
+    var connectTimeout: Duration?
     var onRecordingError: (String) -> Void = { CommandRunner.printError("band: \($0)") }
 
     func open(_ address: BandAddress) throws -> any ATTBearer {
@@ -65,7 +67,7 @@ struct LinkOpener {
             }
             do {
                 return try L2CAPATTLink.connect(to: peer, from: agent.adapterAddress, security: secure ? .medium : .low,
-                                                timeout: .seconds(passkey?.isAvailable == true ? 60 : 20), agent: agent)
+                                                timeout: connectTimeout ?? .seconds(passkey?.isAvailable == true ? 60 : 20), agent: agent)
             } catch {
                 // The kernel's Authentication Failed follows connect()'s EACCES by a moment.
                 pairingFailure?.failure = agent.awaitFailure(timeout: .seconds(2)).map(PairingRefusal.init)
