@@ -89,4 +89,74 @@ struct AutoConnectTests {
         #expect(try list.changes() == [.up(Self.peer), .down(Self.peer)])
         #expect(try list.changes().isEmpty)
     }
+
+    /// `sockaddr_l2` of an accepted ATT channel: family, PSM 0, address, CID 4, type.
+    static func accepted(_ address: String, type: UInt8) -> [UInt8] {
+        bytes("1f 00 00 00 \(address) 04 00") + [type, 0]
+    }
+
+    static func isNothing(_ handover: AutoConnectList.Handover) -> Bool { if case .nothing = handover { true } else { false } }
+    static func isNotListed(_ handover: AutoConnectList.Handover) -> Bool { if case .notListed = handover { true } else { false } }
+
+    /// Gateway: "connect 24:00…, and hand me its channel" — kernel: "connected" and, on the ATT
+    /// listener, the channel; another peer's channel is not the gateway's. Nothing is connected by
+    /// the gateway itself: no socket here ever calls connect().
+    @Test func theKernelsLinkHandsItsChannelOverOnTheListenerAndASessionTakesItOnce() throws {
+        let kernel = FakeBluetoothKernel()
+        let list = try AutoConnectList(adapter: "hci1", system: kernel.system)
+        let management = kernel.kernelEnd
+        try list.listen(on: try BluetoothAddress("00:AA:01:00:00:23"))
+        let listener = kernel.kernelEnd
+        #expect(list.pollDescriptors.count == 2)
+        kernel.deliver(ManagementTests.complete(.addDevice, index: 1, bytes("24 00 00 01 aa 00 01")), on: management)
+        kernel.deliver(ManagementTests.complete(.getConnections, index: 1, bytes("00 00")), on: management)
+        #expect(try list.add(Self.peer) == false, "away: the kernel connects it when it advertises")
+        #expect(Self.isNothing(list.takeLink(Self.peer)), "no channel yet, and no connect() instead")
+        #expect(Self.isNotListed(list.takeLink(Self.random)))
+
+        kernel.deliver(bytes("0b 00 01 00 0d 00 24 00 00 01 aa 00 01 00 00 00 00 00 00"), on: management)  // Device Connected
+        kernel.incomingConnection(Self.accepted("24 00 00 01 aa 00", type: 1), on: listener)
+        kernel.incomingConnection(Self.accepted("55 44 33 22 11 c0", type: 2), on: listener)  // not on the list
+        #expect(try list.changes() == [.up(Self.peer), .handedOver(Self.peer)])
+        guard case .link(let link) = list.takeLink(Self.peer) else { Issue.record("no link handed over"); return }
+        #expect(link.peer == Self.peer)
+        #expect(Self.isNothing(list.takeLink(Self.peer)), "taken once")
+        #expect(kernel.state.withLock { $0.connectedAddresses }.isEmpty, "nothing was connect()ed")
+    }
+
+    @Test func aLinkThatGoesDownTakesItsUntakenChannelWithIt() throws {
+        let kernel = FakeBluetoothKernel()
+        let list = try AutoConnectList(adapter: "hci1", system: kernel.system)
+        let management = kernel.kernelEnd
+        try list.listen(on: try BluetoothAddress("00:AA:01:00:00:23"))
+        let listener = kernel.kernelEnd
+        kernel.deliver(ManagementTests.complete(.addDevice, index: 1, bytes("24 00 00 01 aa 00 01")), on: management)
+        kernel.deliver(ManagementTests.complete(.getConnections, index: 1, bytes("00 00")), on: management)
+        _ = try list.add(Self.peer)
+        kernel.incomingConnection(Self.accepted("24 00 00 01 aa 00", type: 1), on: listener)
+        #expect(try list.changes() == [.handedOver(Self.peer)])
+        kernel.deliver(bytes("0c 00 01 00 08 00 24 00 00 01 aa 00 01 08"), on: management)  // Device Disconnected, timeout
+        #expect(try list.changes() == [.down(Self.peer)])
+        #expect(Self.isNothing(list.takeLink(Self.peer)), "a gone link's channel is not handed to a session")
+    }
+
+    /// Added while its link is up: if the channel is waiting on the listener it is handed over;
+    /// if not, someone else made the link before the gateway listened, and add says so.
+    @Test func aPeerAlreadyConnectedIsHandedOverOrReportedHeldElsewhere() throws {
+        let kernel = FakeBluetoothKernel()
+        let list = try AutoConnectList(adapter: "hci1", system: kernel.system)
+        let management = kernel.kernelEnd
+        try list.listen(on: try BluetoothAddress("00:AA:01:00:00:23"))
+        let listener = kernel.kernelEnd
+        kernel.deliver(ManagementTests.complete(.addDevice, index: 1, bytes("24 00 00 01 aa 00 01")), on: management)
+        kernel.deliver(ManagementTests.complete(.getConnections, index: 1, bytes("01 00 24 00 00 01 aa 00 01")), on: management)
+        kernel.incomingConnection(Self.accepted("24 00 00 01 aa 00", type: 1), on: listener)
+        #expect(try list.add(Self.peer) == false, "its channel was waiting: handed over")
+        #expect(list.hasQueuedChanges)
+        #expect(try list.changes() == [.handedOver(Self.peer)])
+
+        kernel.deliver(ManagementTests.complete(.addDevice, index: 1, bytes("55 44 33 22 11 c0 02")), on: management)
+        kernel.deliver(ManagementTests.complete(.getConnections, index: 1, bytes("01 00 55 44 33 22 11 c0 02")), on: management)
+        #expect(try list.add(Self.random) == true, "up, and no channel of it: held elsewhere")
+    }
 }

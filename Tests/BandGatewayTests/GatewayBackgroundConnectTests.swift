@@ -79,6 +79,21 @@ struct GatewayBackgroundConnectTests {
         #expect(gateway.linkUp(band.address, at: at(300)) == [.start(band, attempt: 2)])
     }
 
+    /// Kernel: "the band's link dropped" and, a moment later, "here is its new link" — while the
+    /// session on the old link is still ending. The new link is the next session's.
+    @Test func aLinkHandedOverWhileTheOldSessionStillEndsStartsTheNextSession() {
+        var gateway = machine()
+        _ = gateway.devicesLoaded([band], at: at(0))
+        #expect(starts(gateway.linkUp(band.address, at: at(1))) == [band.address])
+        _ = gateway.connected(band.address, at: at(2))
+        _ = gateway.linkDown(band.address, at: at(50))
+        #expect(gateway.linkUp(band.address, at: at(50.5)).isEmpty, "the old session has not ended yet")
+        _ = gateway.attemptEnded(band.address, progressed: true, error: "link lost", at: at(51))
+        let until = try! #require({ if case .waiting(let until) = gateway.phase(of: band.address) { until } else { nil } }())
+        #expect(gateway.nextWake == until, "the new link waits only for the backoff")
+        #expect(gateway.tick(at: until) == [.start(band, attempt: 1)])
+    }
+
     @Test func forgettingADeviceUnwatchesItAtOnceOrOnceItsSessionEnded() {
         var gateway = machine()
         _ = gateway.devicesLoaded([band, strap], at: at(0))
@@ -102,6 +117,31 @@ struct GatewayBackgroundConnectTests {
         #expect(unwatches(ended) == [band.address] && watches(ended) == [band.address], "\(ended)")
         #expect(starts(ended).isEmpty, "the new entry waits for a link too")
         #expect(gateway.linkUp(band.address, at: at(4)) == [.start(renamed, attempt: 1)])
+    }
+
+    /// Gateway: "watch the band" — kernel: "its link is up already, made by someone else (no
+    /// channel for you)" — gateway: "drop it", never a connect of its own — kernel reconnects and
+    /// hands the channel over — gateway: "start its session".
+    @Test func aLinkSomeoneElseMadeIsDroppedSoTheKernelHandsItOverNeverConnectedToByTheGateway() {
+        var gateway = machine()
+        #expect(watches(gateway.devicesLoaded([band], at: at(0))) == [band.address])
+        let held = gateway.linkHeldElsewhere(band.address, at: at(0.1))
+        #expect(held.contains(.dropLink(address: band.address)), "\(held)")
+        #expect(starts(held).isEmpty, "no session on a link whose channel is not ours")
+        #expect(held.contains { if case .log(.notice, _, let text) = $0 { text.contains("dropping the link so the kernel connects it again") } else { false } })
+        #expect(gateway.nextWake == nil)
+        #expect(gateway.linkUp(band.address, at: at(0.4)) == [.start(band, attempt: 1)])
+    }
+
+    /// A link reported held elsewhere once the session runs, or while the gateway stops, is left alone.
+    @Test func aRunningSessionsLinkOrAStoppingGatewaysIsNeverDropped() {
+        var gateway = machine()
+        _ = gateway.devicesLoaded([band, strap], at: at(0))
+        _ = gateway.linkUp(band.address, at: at(1))
+        #expect(gateway.linkHeldElsewhere(band.address, at: at(1.1)).isEmpty, "the band's session is running")
+        _ = gateway.stopRequested(at: at(2))
+        #expect(gateway.linkHeldElsewhere(strap.address, at: at(2.1)).isEmpty, "stopping: nothing is dropped")
+        #expect(gateway.linkHeldElsewhere(socketBand.address, at: at(2.2)).isEmpty, "not a background device")
     }
 
     @Test func stoppingUnwatchesEveryBluetoothDeviceSoTheKernelStopsConnectingThem() {

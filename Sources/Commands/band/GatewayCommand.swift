@@ -131,7 +131,8 @@ struct GatewayCommand: Command {
                 everPaired.formUnion(addresses)
                 return selection.devices(from: bands, forgotten: forgotten)
             },
-            makeService: makeService, log: log.write)
+            makeService: { [self, connector] device, stop, report in try makeService(device, stop, report, connector: connector) },
+            log: log.write)
         // The control socket: `status` and `status --json`; anything else is dropped unanswered.
         let control: ControlSocketServer
         do {
@@ -171,13 +172,11 @@ struct GatewayCommand: Command {
         return .success
     }
 
-    private func makeService(_ device: GatewayDevice, _ stop: StopRequest, _ report: @escaping (ReaderEvent) -> Void) throws -> BandReaderService {
+    private func makeService(_ device: GatewayDevice, _ stop: StopRequest, _ report: @escaping (ReaderEvent) -> Void,
+                             connector: KernelAutoConnect?) throws -> BandReaderService {
         let address = try BandAddress(parsing: device.address, random: random, adapter: adapter)
         var opener = LinkOpener(keystore: keystore, secure: device.paired, onRecordingError: { _ in })
-        // On a link the kernel made the socket attaches at once; should the link have gone
-        // meanwhile, the kernel's own connect timeout (40 s for L2CAP) must end the attempt, not
-        // our closing the socket while its LE connection is pending.
-        opener.connectTimeout = .seconds(45)
+        if let connector, connector.serves(device) { opener.handedLink = connector.takeLink }
         let service = BandReaderService(address: address, keystore: keystore, storePath: storePath, stop: stop,
                                         openLink: opener.open, report: report)
         service.setsClock = setsClock

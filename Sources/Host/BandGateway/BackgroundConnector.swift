@@ -1,26 +1,33 @@
 /// The system's background connections, as the gateway uses them: a device added here is
 /// connected by the system whenever it is in range (over BlueZ, the kernel's auto-connect list,
-/// filled with the management socket's Add Device), and its links coming up and going down are
-/// reported through ``changes()``. The gateway then starts a session only on a link that is up,
-/// so a device that stays away costs no connection attempts at all.
+/// filled with the management socket's Add Device), and its channel is handed over on a socket
+/// the connector listens on, as bluetoothd receives the ATT channel of a link the kernel made.
+/// The gateway then starts a session only on a link that is up and handed over, so a device
+/// that stays away costs no connection attempt, and no socket ever starts (or abandons) an LE
+/// connection of its own.
 public protocol BackgroundConnector: AnyObject {
-    /// Readable when a change may be waiting.
-    var pollDescriptor: Int32 { get }
-    /// Changes read meanwhile (while a command waited for its reply) that the descriptor no
-    /// longer shows.
+    /// Readable when a change may be waiting (the kernel's events, a channel handed over).
+    var pollDescriptors: [Int32] { get }
+    /// Changes read meanwhile (while a command waited for its reply) that the descriptors no
+    /// longer show.
     var hasPendingChanges: Bool { get }
     /// Whether this connector serves `device` (a Bluetooth address; not a `sim:` socket).
     func serves(_ device: GatewayDevice) -> Bool
-    /// Starts connecting the device whenever it is in range; returns whether its link is up now.
+    /// Starts connecting the device whenever it is in range. Returns true when a link to it is
+    /// up already without a channel for the gateway (someone else made it): it will not be
+    /// handed over until it is made afresh.
     func add(_ address: String) throws -> Bool
     /// Stops connecting it.
     func remove(_ address: String) throws
+    /// Drops the device's link, so that the system connects it again and hands it over.
+    func dropLink(_ address: String) throws
     /// What happened to the links since the last call, without waiting.
     func changes() throws -> [LinkChange]
 }
 
-/// A device's link came up or went down, as the system reports it.
+/// A device's link, as the system reports it.
 public enum LinkChange: Equatable, Sendable {
+    /// Its channel was handed over: a session may adopt it.
     case up(address: String)
     case down(address: String)
 }

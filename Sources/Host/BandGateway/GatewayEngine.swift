@@ -67,7 +67,9 @@ public final class GatewayEngine {
             descriptors.append(pollfd(fd: signals.pollDescriptor, events: Int16(POLLIN), revents: 0))
             descriptors.append(pollfd(fd: inbox.pollDescriptor, events: Int16(POLLIN), revents: 0))
             descriptors.append(pollfd(fd: keystoreWatch.pollDescriptor ?? -1, events: Int16(POLLIN), revents: 0))
-            descriptors.append(pollfd(fd: connector?.pollDescriptor ?? -1, events: Int16(POLLIN), revents: 0))
+            let linkDescriptors = connector?.pollDescriptors ?? []
+            for fd in linkDescriptors { descriptors.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
+            let sourcesStart = 3 + linkDescriptors.count
             for source in sources { source.appendPollDescriptors(to: &descriptors) }
             var deadline = ([machine.nextWake, nextBeat] + sources.map(\.nextDeadline)).compactMap { $0 }.min()
             if connector?.hasPendingChanges == true { deadline = .now }
@@ -91,9 +93,11 @@ public final class GatewayEngine {
             if descriptors[1].revents != 0 {
                 for message in inbox.take() { handle(message, inbox: inbox) }
             }
-            if descriptors[3].revents != 0 || connector?.hasPendingChanges == true { takeLinkChanges(inbox: inbox) }
+            if descriptors[3..<sourcesStart].contains(where: { $0.revents != 0 }) || connector?.hasPendingChanges == true {
+                takeLinkChanges(inbox: inbox)
+            }
             // A status client or a scrape gets a bounded share of the turn: the devices come first.
-            for source in sources { source.handle(descriptors[4...], now: .now, budget: .milliseconds(20)) }
+            for source in sources { source.handle(descriptors[sourcesStart...], now: .now, budget: .milliseconds(20)) }
             perform(machine.tick(at: .now), inbox: inbox)
             if let heartbeat, let beat = nextBeat, ContinuousClock.now >= beat {
                 heartbeat.beat()
@@ -168,6 +172,10 @@ public final class GatewayEngine {
                 do { try connector?.remove(address) } catch {
                     log(.warning, address, "the system may go on connecting it: \(error)")
                 }
+            case .dropLink(let address):
+                do { try connector?.dropLink(address) } catch {
+                    log(.warning, address, "cannot drop its link: \(error)")
+                }
             case .log(let level, let address, let message):
                 log(level, address, message)
             case .exit(let abandoned):
@@ -183,7 +191,7 @@ public final class GatewayEngine {
             return
         }
         do {
-            if try connector.add(address) { perform(machine.linkUp(address, at: .now), inbox: inbox) }
+            if try connector.add(address) { perform(machine.linkHeldElsewhere(address, at: .now), inbox: inbox) }
         } catch {
             perform(machine.watchFailed(address, error: "\(error)", at: .now), inbox: inbox)
         }

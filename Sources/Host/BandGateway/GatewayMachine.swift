@@ -37,11 +37,15 @@ public struct GatewayMachine {
         /// Ask the device's running session to end (live minutes committed, link closed).
         case stop(address: String)
         /// Have the system connect the device whenever it is in range; report
-        /// ``GatewayMachine/linkUp(_:at:)`` if its link is up already, or
+        /// ``GatewayMachine/linkHeldElsewhere(_:at:)`` if its link is up already without a
+        /// channel for the gateway, or
         /// ``GatewayMachine/watchFailed(_:error:at:)``.
         case watch(address: String)
         /// Stop the system's connecting the device.
         case unwatch(address: String)
+        /// Drop the device's link, which someone else made: the system then connects it again
+        /// and hands it over (``GatewayMachine/linkUp(_:at:)``). Never a connect of our own.
+        case dropLink(address: String)
         case log(GatewayLogLevel, address: String?, String)
         /// Every session has ended (or the grace period is over): the process may exit.
         case exit(abandoned: [String])
@@ -172,6 +176,9 @@ public struct GatewayMachine {
             guard var entry = entries[address], case .waiting(let until) = entry.phase, until <= now, entry.isReady else { continue }
             entry.attempts += 1
             entry.phase = .attempting(attempt: entry.attempts, connected: false)
+            // The session takes the link handed over; a later one is announced anew, even
+            // while this session still runs (a quick reconnection by the kernel).
+            entry.linkUp = false
             entries[address] = entry
             actions.append(.start(entry.device, attempt: entry.attempts))
         }
@@ -209,8 +216,6 @@ public struct GatewayMachine {
             }
             return drop(address) + add(replacement, at: now) + tick(at: now)
         }
-        // The session's link is spent: the next one is the system's to announce.
-        entry.linkUp = false
         if progressed { entry.backoff.succeeded() }
         let step = entry.backoff.attempt
         let ceiling = entry.backoff.ceilingDelay(forAttempt: step)
@@ -278,6 +283,17 @@ public struct GatewayMachine {
         entry.linkUp = true
         entries[address] = entry
         return tick(at: now)
+    }
+
+    /// The device's link was up when it was watched, made by someone else (a previous gateway
+    /// killed before it could take the device off the kernel's list, `band sync`, bluetoothd):
+    /// no channel of it will be handed over, and connecting a socket of our own is what
+    /// Debian 12's kernel punishes (``BackgroundConnector``). So the link is dropped, and the
+    /// system's reconnection hands it over.
+    public mutating func linkHeldElsewhere(_ address: String, at now: Instant) -> [Action] {
+        guard let entry = entries[address], entry.background, !isStopping, case .waiting = entry.phase else { return [] }
+        return [.log(.notice, address: address, "already connected, not through the gateway: dropping the link so the kernel connects it again"),
+                .dropLink(address: address)]
     }
 
     /// The system reports the device's link down (a session on it ends by itself).

@@ -11,9 +11,10 @@
  *    and every later LE connect on the adapter fails with EBUSY.
  *
  * This is what a reader that retries an absent device with connect() while it holds another
- * device's link does. `band gateway` over BlueZ never calls connect() for an absent device (the
- * kernel's auto-connect list, mgmt Add Device, connects devices when they advertise), yet radio
- * stage 40 still hit the BUG once a session's connect() on a fresh second link hung and closed. */
+ * device's link does. `band gateway` over BlueZ never calls connect(): the kernel's auto-connect
+ * list (mgmt Add Device) connects devices when they advertise, and the gateway accepts the ATT
+ * channel each link hands to its listening socket, so none of its sockets ever has an LE
+ * connection pending to cancel (docs/real-hardware.md). */
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,8 +2,9 @@
 # Stage 40: `band gateway` on the radio. Two `bandsim serve --hci` bands (hci0 and hci2, a day of
 # history each, paired for two people) and one gateway on the reader's adapter (hci1) holding
 # both LE links at once, plus a third paired address nobody advertises. The kernel connects the
-# bands itself (mgmt Add Device, auto-connect) and the gateway opens its ATT sockets on those
-# links; one band's link is dropped while its history is being read. Then:
+# bands itself (mgmt Add Device, auto-connect) and hands each link's ATT channel to the
+# gateway's listening socket (the gateway never calls connect()); one band's link is dropped
+# while its history is being read. Then:
 #   - both links up together on hci1; the dropped band reconnected and synced; the other band's
 #     link dropped three more times, each reconnected by the kernel;
 #   - the absent device cost no connection attempt: it was left to the kernel's list, and no
