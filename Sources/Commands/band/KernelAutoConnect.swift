@@ -43,11 +43,6 @@ final class KernelAutoConnect: BackgroundConnector {
         try list.remove(peer)
     }
 
-    func dropLink(_ address: String) throws {
-        guard case .bluetooth(let peer, _) = try bandAddress(address) else { throw Self.notBluetooth(address) }
-        try list.disconnect(peer)
-    }
-
     func changes() throws -> [LinkChange] {
         try list.changes().compactMap { change in
             switch change {

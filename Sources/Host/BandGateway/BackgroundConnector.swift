@@ -14,13 +14,10 @@ public protocol BackgroundConnector: AnyObject {
     /// Whether this connector serves `device` (a Bluetooth address; not a `sim:` socket).
     func serves(_ device: GatewayDevice) -> Bool
     /// Starts connecting the device whenever it is in range. Returns true when a link to it is
-    /// up already without a channel for the gateway (someone else made it): it will not be
-    /// handed over until it is made afresh.
+    /// up already and its channel has not been handed over (yet).
     func add(_ address: String) throws -> Bool
     /// Stops connecting it.
     func remove(_ address: String) throws
-    /// Drops the device's link, so that the system connects it again and hands it over.
-    func dropLink(_ address: String) throws
     /// What happened to the links since the last call, without waiting.
     func changes() throws -> [LinkChange]
 }

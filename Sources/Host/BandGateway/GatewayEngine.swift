@@ -172,10 +172,6 @@ public final class GatewayEngine {
                 do { try connector?.remove(address) } catch {
                     log(.warning, address, "the system may go on connecting it: \(error)")
                 }
-            case .dropLink(let address):
-                do { try connector?.dropLink(address) } catch {
-                    log(.warning, address, "cannot drop its link: \(error)")
-                }
             case .log(let level, let address, let message):
                 log(level, address, message)
             case .exit(let abandoned):

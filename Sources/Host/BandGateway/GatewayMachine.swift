@@ -43,9 +43,6 @@ public struct GatewayMachine {
         case watch(address: String)
         /// Stop the system's connecting the device.
         case unwatch(address: String)
-        /// Drop the device's link, which someone else made: the system then connects it again
-        /// and hands it over (``GatewayMachine/linkUp(_:at:)``). Never a connect of our own.
-        case dropLink(address: String)
         case log(GatewayLogLevel, address: String?, String)
         /// Every session has ended (or the grace period is over): the process may exit.
         case exit(abandoned: [String])
@@ -285,15 +282,14 @@ public struct GatewayMachine {
         return tick(at: now)
     }
 
-    /// The device's link was up when it was watched, made by someone else (a previous gateway
-    /// killed before it could take the device off the kernel's list, `band sync`, bluetoothd):
-    /// no channel of it will be handed over, and connecting a socket of our own is what
-    /// Debian 12's kernel punishes (``BackgroundConnector``). So the link is dropped, and the
-    /// system's reconnection hands it over.
+    /// The device's link was up when it was watched, without a channel handed over yet: the
+    /// kernel's own connection may be completing (its channel follows), or someone else holds
+    /// the link. Either way the gateway waits for a handover and never tears the link down:
+    /// dropping a link that is still being set up is what tripped Debian 12's `hci_chan_del`
+    /// BUG in the radio guest (docs/real-hardware.md).
     public mutating func linkHeldElsewhere(_ address: String, at now: Instant) -> [Action] {
         guard let entry = entries[address], entry.background, !isStopping, case .waiting = entry.phase else { return [] }
-        return [.log(.notice, address: address, "already connected, not through the gateway: dropping the link so the kernel connects it again"),
-                .dropLink(address: address)]
+        return [.log(.info, address: address, "already connected: starting once the kernel hands its link over")]
     }
 
     /// The system reports the device's link down (a session on it ends by itself).

@@ -76,8 +76,9 @@ public final class AutoConnectList {
     public var peers: Set<LEAddress> { state.withLock { $0.peers } }
 
     /// Asks the kernel to connect `peer` whenever it advertises. Returns true when a link to it
-    /// is up already and no channel of it was handed over (someone else made the link, before
-    /// this list listened): drop it (``disconnect(_:)``) and the kernel's reconnection hands it over.
+    /// is up already and no channel of it was handed over yet: the kernel's own connection may
+    /// be completing (Add Device connects at once a peer that advertises), or someone else made
+    /// the link before this list listened.
     public func add(_ peer: LEAddress) throws(LinkError) -> Bool {
         try adapter.addDevice(peer, action: .autoConnect)
         state.withLock { _ = $0.peers.insert(peer) }
@@ -93,11 +94,6 @@ public final class AutoConnectList {
         removed.1?.link.close()
         guard removed.0 else { return }
         try adapter.removeDevice(peer)
-    }
-
-    /// Drops the LE link to `peer` (mgmt Disconnect).
-    public func disconnect(_ peer: LEAddress) throws(LinkError) {
-        try adapter.disconnect(peer)
     }
 
     /// The channel the kernel handed over for `peer`, taken (any thread).
