@@ -195,14 +195,16 @@ final class FakeBluetoothKernel: Sendable {
         precondition(sent == datagram.count, "fake kernel could not queue \(datagram.count) bytes")
     }
 
-    /// The datagrams BandBlueZ has sent so far (drained).
+    /// The datagrams BandBlueZ has sent so far (drained). Ends at the first empty read too: once
+    /// BandBlueZ has closed its end, recv gives 0 (end of file) for ever, and a loop that took
+    /// that for an empty datagram never returned.
     func sent(on end: Int32? = nil) -> [[UInt8]] {
         let fd = end ?? kernelEnd
         var result: [[UInt8]] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let count = buffer.withUnsafeMutableBytes { Glibc.recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-            guard count >= 0 else { break }
+            guard count > 0 else { break }
             result.append(Array(buffer[0..<count]))
         }
         return result

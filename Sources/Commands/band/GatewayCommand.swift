@@ -110,13 +110,23 @@ struct GatewayCommand: Command {
         // One store connection per person for every device: the store's one writer (devices'
         // writes queue on it rather than race for SQLite's file lock), one page cache.
         let storeOpener = StoreOpener(path: storePath)
+        // Bluetooth devices are connected by the kernel when they are in range (Add Device); a
+        // machine without Bluetooth (the simulator's sockets only) goes without.
+        var connector: KernelAutoConnect?
+        do { connector = try KernelAutoConnect(adapter: adapter, random: random) } catch {
+            if devices.contains(where: { !$0.address.hasPrefix("sim:") }) {
+                log.write(.warning, nil, "no background connections on \(adapter) (\(error)): Bluetooth devices are tried on a timer")
+            }
+        }
+        defer { connector?.close() }
+        let inBackground: (GatewayDevice) -> Bool = { [connector] device in connector?.serves(device) ?? false }
         let status = GatewayStatus(dayStart: { date in
             let offset = Double(SystemTimeZone().secondsFromGMT(for: date))
             let local = date.timeIntervalSince1970 + offset
             return Date(timeIntervalSince1970: (local / 86_400).rounded(.down) * 86_400 - offset)
         })
         let engine = GatewayEngine(
-            machine: GatewayMachine(backoff: backoff), status: status, keystorePath: keystore.path,
+            machine: GatewayMachine(backoff: backoff, inBackground: inBackground), status: status, keystorePath: keystore.path,
             loadDevices: {
                 let bands = try keystore.load()
                 let addresses = Set(bands.map(\.address))
@@ -125,7 +135,10 @@ struct GatewayCommand: Command {
                 everPaired.formUnion(addresses)
                 return selection.devices(from: bands, forgotten: forgotten)
             },
-            makeService: { [command = self] device, stop, report in try command.makeService(device, stop, report, storeOpener) }, log: log.write)
+            makeService: { [self, connector] device, stop, report in
+                try makeService(device, stop, report, storeOpener, connector: connector)
+            },
+            log: log.write)
         // The control socket: `status` and `status --json`; anything else is dropped unanswered.
         let control: ControlSocketServer
         do {
@@ -138,6 +151,7 @@ struct GatewayCommand: Command {
             }
         } catch { throw RuntimeFailure("band gateway: control socket: \(error)") }
         engine.sources.append(control)
+        engine.connector = connector
         if let metrics {
             let exporter = GatewayMetrics()
             let server: MetricsHTTPServer
@@ -170,9 +184,10 @@ struct GatewayCommand: Command {
     }
 
     private func makeService(_ device: GatewayDevice, _ stop: StopRequest, _ report: @escaping (ReaderEvent) -> Void,
-                             _ storeOpener: StoreOpener) throws -> BandReaderService {
+                             _ storeOpener: StoreOpener, connector: KernelAutoConnect?) throws -> BandReaderService {
         let address = try BandAddress(parsing: device.address, random: random, adapter: adapter)
-        let opener = LinkOpener(keystore: keystore, secure: device.paired, onRecordingError: { _ in })
+        var opener = LinkOpener(keystore: keystore, secure: device.paired, onRecordingError: { _ in })
+        if let connector, connector.serves(device) { opener.handedLink = connector.takeLink }
         let service = BandReaderService(address: address, keystore: keystore, storePath: storePath, stop: stop,
                                         openLink: opener.open, report: report)
         service.setsClock = setsClock

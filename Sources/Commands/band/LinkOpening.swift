@@ -28,6 +28,9 @@ struct LinkOpener {
     var passkey: PasskeyEntry?
     /// Why SMP did not complete on the last Bluetooth connection, when the agent knows.
     var pairingFailure: PairingFailureBox?
+    /// The gateway's background devices: the channel of a link the kernel made, handed over
+    /// (``KernelAutoConnect/takeLink(_:)``), adopted instead of connecting; nil from it: connect.
+    var handedLink: ((BandAddress) throws -> L2CAPATTLink?)?
     var onRecordingError: (String) -> Void = { CommandRunner.printError("band: \($0)") }
 
     func open(_ address: BandAddress) throws -> any ATTBearer {
@@ -47,6 +50,12 @@ struct LinkOpener {
             }
             return link
         case .bluetooth(let peer, let adapterName):
+            if let handed = try handedLink?(address) {
+                do { return try adopt(handed, adapter: adapterName) } catch {
+                    handed.close()
+                    throw error
+                }
+            }
             let adapter = try BlueZAdapter(adapterName)
             _ = try adapter.prepareForLowEnergy()
             let bonds = LongTermKeyStore(path: keystore.directory + "/smp-keys")
@@ -72,6 +81,17 @@ struct LinkOpener {
                 throw error
             }
         }
+    }
+
+    /// A handed-over link: encrypted with the bond when the device was paired (the kernel made
+    /// it at low security), with an agent answering the kernel meanwhile.
+    private func adopt(_ link: L2CAPATTLink, adapter name: String) throws -> L2CAPATTLink {
+        guard secure else { return link }
+        let adapter = try BlueZAdapter(name)
+        let agent = try PairingAgent(adapter: adapter, keyStore: LongTermKeyStore(path: keystore.directory + "/smp-keys"), log: { _ in })
+        _ = try agent.restoreKeys()
+        try link.raiseSecurity(to: .medium, timeout: .seconds(20), agent: agent)
+        return link
     }
 
     /// The socket link's stand-in for SMP (SocketSecurity; docs/protocol.md, "Link security on

@@ -35,6 +35,9 @@ public final class GatewayEngine {
     private var progressed: Set<String> = []
     /// Driven by the loop with its own descriptors: the control socket, the metrics server.
     public var sources: [any PollDriven] = []
+    /// The system's background connections (BlueZ: the kernel's auto-connect list); the machine
+    /// must have been made with its ``BackgroundConnector/serves(_:)``.
+    public var connector: (any BackgroundConnector)?
     private var exitedAbandoning: [String]?
     private let outages = StoreOutageLog()
 
@@ -65,8 +68,12 @@ public final class GatewayEngine {
             descriptors.append(pollfd(fd: signals.pollDescriptor, events: Int16(POLLIN), revents: 0))
             descriptors.append(pollfd(fd: inbox.pollDescriptor, events: Int16(POLLIN), revents: 0))
             descriptors.append(pollfd(fd: keystoreWatch.pollDescriptor ?? -1, events: Int16(POLLIN), revents: 0))
+            let linkDescriptors = connector?.pollDescriptors ?? []
+            for fd in linkDescriptors { descriptors.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
+            let sourcesStart = 3 + linkDescriptors.count
             for source in sources { source.appendPollDescriptors(to: &descriptors) }
-            let deadline = ([machine.nextWake, nextBeat] + sources.map(\.nextDeadline)).compactMap { $0 }.min()
+            var deadline = ([machine.nextWake, nextBeat] + sources.map(\.nextDeadline)).compactMap { $0 }.min()
+            if connector?.hasPendingChanges == true { deadline = .now }
             let wait = deadline.map { max(.zero, $0 - ContinuousClock.now) }
             if case .failure(let error) = descriptors.withUnsafeMutableBufferPointer({ SystemCalls.live.poll($0, timeout: wait) }) {
                 log(.error, nil, "poll: \(error)")
@@ -87,8 +94,11 @@ public final class GatewayEngine {
             if descriptors[1].revents != 0 {
                 for message in inbox.take() { handle(message, inbox: inbox) }
             }
+            if descriptors[3..<sourcesStart].contains(where: { $0.revents != 0 }) || connector?.hasPendingChanges == true {
+                takeLinkChanges(inbox: inbox)
+            }
             // A status client or a scrape gets a bounded share of the turn: the devices come first.
-            for source in sources { source.handle(descriptors[3...], now: .now, budget: .milliseconds(20)) }
+            for source in sources { source.handle(descriptors[sourcesStart...], now: .now, budget: .milliseconds(20)) }
             perform(machine.tick(at: .now), inbox: inbox)
             if let heartbeat, let beat = nextBeat, ContinuousClock.now >= beat {
                 heartbeat.beat()
@@ -99,6 +109,21 @@ public final class GatewayEngine {
         for (address, worker) in workers where !abandoned.contains(address) { worker.close() }
         workers = [:]
         return abandoned
+    }
+
+    private func takeLinkChanges(inbox: GatewayInbox) {
+        guard let connector else { return }
+        let changes: [LinkChange]
+        do { changes = try connector.changes() } catch {
+            log(.error, nil, "background connections: \(error)")
+            return
+        }
+        for change in changes {
+            switch change {
+            case .up(let address): perform(machine.linkUp(address, at: .now), inbox: inbox)
+            case .down(let address): perform(machine.linkDown(address, at: .now), inbox: inbox)
+            }
+        }
     }
 
     private func reload(why: String, inbox: GatewayInbox) {
@@ -142,6 +167,12 @@ public final class GatewayEngine {
             case .stop(let address):
                 stopped.insert(address)
                 workers[address]?.requestStop()
+            case .watch(let address):
+                watch(address, inbox: inbox)
+            case .unwatch(let address):
+                do { try connector?.remove(address) } catch {
+                    log(.warning, address, "the system may go on connecting it: \(error)")
+                }
             case .log(let level, let address, let message):
                 log(level, address, message)
             case .exit(let abandoned):
@@ -149,6 +180,18 @@ public final class GatewayEngine {
             }
         }
         if !actions.isEmpty { status.setDevices(machine.devices) }
+    }
+
+    private func watch(_ address: String, inbox: GatewayInbox) {
+        guard let connector else {
+            perform(machine.watchFailed(address, error: "no background connections here", at: .now), inbox: inbox)
+            return
+        }
+        do {
+            if try connector.add(address) { perform(machine.linkHeldElsewhere(address, at: .now), inbox: inbox) }
+        } catch {
+            perform(machine.watchFailed(address, error: "\(error)", at: .now), inbox: inbox)
+        }
     }
 
     private func start(_ device: GatewayDevice, attempt: Int, inbox: GatewayInbox) {

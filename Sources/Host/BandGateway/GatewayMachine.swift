@@ -11,6 +11,12 @@ import BandReader
 /// because it was forgotten or the gateway stops). A device that stays away costs one timer:
 /// the engine sleeps until ``nextWake`` and the machine logs one line per backoff step until
 /// the delay reaches its cap, then is silent until the device is back.
+///
+/// A device the system connects in the background (a Bluetooth device, with a
+/// ``BackgroundConnector``) is not tried on a timer at all: it is added to the connector once
+/// (``Action/watch(address:)``), and a session starts when its link comes up (``linkUp(_:at:)``)
+/// and its backoff allows. It is removed (``Action/unwatch(address:)``) when forgotten and when
+/// the gateway stops, so the system stops connecting it.
 public struct GatewayMachine {
     public typealias Instant = ContinuousClock.Instant
 
@@ -30,6 +36,13 @@ public struct GatewayMachine {
         case start(GatewayDevice, attempt: Int)
         /// Ask the device's running session to end (live minutes committed, link closed).
         case stop(address: String)
+        /// Have the system connect the device whenever it is in range; report
+        /// ``GatewayMachine/linkHeldElsewhere(_:at:)`` if its link is up already without a
+        /// channel for the gateway, or
+        /// ``GatewayMachine/watchFailed(_:error:at:)``.
+        case watch(address: String)
+        /// Stop the system's connecting the device.
+        case unwatch(address: String)
         case log(GatewayLogLevel, address: String?, String)
         /// Every session has ended (or the grace period is over): the process may exit.
         case exit(abandoned: [String])
@@ -46,21 +59,32 @@ public struct GatewayMachine {
         /// Set when its keystore entry changed while a session ran: start afresh once it ends.
         var replacement: GatewayDevice?
         var forgotten = false
+        /// The system connects it in the background: an attempt waits for its link.
+        var background = false
+        /// Its link is up (reported by the system, not yet used by a session).
+        var linkUp = false
+
+        /// Whether its next attempt may start once its timer is due.
+        var isReady: Bool { !background || linkUp }
     }
 
     private var entries: [String: Entry] = [:]
     private var random: any RandomNumberGenerator
     private let backoffTemplate: ReconnectBackoff
+    private let inBackground: (GatewayDevice) -> Bool
     /// How long a stop waits for sessions to commit and close their links.
     public let stopGrace: Duration
     public private(set) var stopDeadline: Instant?
     private var exited = false
 
     /// `backoff` is each device's reconnect schedule (its own copy, so devices back off
-    /// independently); `random` its jitter (seeded in tests).
+    /// independently); `random` its jitter (seeded in tests); `inBackground` says which devices
+    /// the system connects in the background (``BackgroundConnector/serves(_:)``).
     public init(backoff: ReconnectBackoff = ReconnectBackoff(initial: .seconds(1), maximum: .seconds(60)),
-                stopGrace: Duration = .milliseconds(4500), random: any RandomNumberGenerator = SystemRandomNumberGenerator()) {
+                stopGrace: Duration = .milliseconds(4500), random: any RandomNumberGenerator = SystemRandomNumberGenerator(),
+                inBackground: @escaping (GatewayDevice) -> Bool = { _ in false }) {
         backoffTemplate = backoff
+        self.inBackground = inBackground
         self.stopGrace = stopGrace
         self.random = random
     }
@@ -76,7 +100,7 @@ public struct GatewayMachine {
     public var nextWake: Instant? {
         var wake = stopDeadline
         for entry in entries.values {
-            if case .waiting(let until) = entry.phase, stopDeadline == nil { wake = min(wake ?? until, until) }
+            if case .waiting(let until) = entry.phase, stopDeadline == nil, entry.isReady { wake = min(wake ?? until, until) }
         }
         return wake
     }
@@ -95,7 +119,7 @@ public struct GatewayMachine {
             entry.replacement = nil
             switch entry.phase {
             case .waiting:
-                entries[address] = nil
+                actions += drop(address)
                 actions.append(.log(.notice, address: address, "forgotten (no longer in the keystore)"))
                 continue
             case .attempting:
@@ -108,8 +132,7 @@ public struct GatewayMachine {
         }
         for device in devices.sorted(by: { $0.address < $1.address }) {
             guard var entry = entries[device.address] else {
-                entries[device.address] = Entry(device: device, phase: .waiting(until: now), backoff: backoffTemplate)
-                actions.append(.log(.info, address: device.address, "paired \(device.summary): connecting when in range"))
+                actions += add(device, at: now)
                 continue
             }
             if entry.forgotten {
@@ -147,9 +170,12 @@ public struct GatewayMachine {
         }
         var actions: [Action] = []
         for address in entries.keys.sorted() {
-            guard var entry = entries[address], case .waiting(let until) = entry.phase, until <= now else { continue }
+            guard var entry = entries[address], case .waiting(let until) = entry.phase, until <= now, entry.isReady else { continue }
             entry.attempts += 1
             entry.phase = .attempting(attempt: entry.attempts, connected: false)
+            // The session takes the link handed over; a later one is announced anew, even
+            // while this session still runs (a quick reconnection by the kernel).
+            entry.linkUp = false
             entries[address] = entry
             actions.append(.start(entry.device, attempt: entry.attempts))
         }
@@ -183,11 +209,9 @@ public struct GatewayMachine {
         }
         if case .stopping = entry.phase {
             guard let replacement = entry.replacement else {
-                entries[address] = nil
-                return [.log(.info, address: address, "session ended; device dropped")]
+                return drop(address) + [.log(.info, address: address, "session ended; device dropped")]
             }
-            entries[address] = Entry(device: replacement, phase: .waiting(until: now), backoff: backoffTemplate)
-            return [.log(.info, address: address, "paired \(replacement.summary): connecting when in range")] + tick(at: now)
+            return drop(address) + add(replacement, at: now) + tick(at: now)
         }
         if progressed { entry.backoff.succeeded() }
         let step = entry.backoff.attempt
@@ -196,7 +220,18 @@ public struct GatewayMachine {
         entry.phase = .waiting(until: now.advanced(by: delay))
         var actions: [Action] = []
         let why = error ?? "the session ended"
-        if progressed {
+        if entry.background {
+            // The kernel reconnects it; the backoff only keeps a failing session from looping.
+            let when = "when the kernel connects it again, not before \(Self.seconds(delay))"
+            if progressed {
+                actions.append(.log(.warning, address: address, "disconnected: \(why); reconnecting \(when)"))
+            } else if !entry.quiet, entry.loggedCeiling != ceiling {
+                entry.loggedCeiling = ceiling
+                entry.quiet = ceiling >= entry.backoff.maximum
+                actions.append(.log(entry.quiet ? .notice : .info, address: address,
+                                    "session failed (\(why)); next attempt \(when)" + (entry.quiet ? "; no further messages" : "")))
+            }
+        } else if progressed {
             actions.append(.log(.warning, address: address, "disconnected: \(why); reconnecting in \(Self.seconds(delay))"))
         } else if !entry.quiet, entry.loggedCeiling != ceiling {
             // One line per backoff step: a device that stays away says so a few times, then,
@@ -222,6 +257,8 @@ public struct GatewayMachine {
         var actions: [Action] = [.log(.notice, address: nil, "stopping: committing live minutes and closing links")]
         for address in entries.keys.sorted() {
             guard var entry = entries[address] else { continue }
+            // The system must not go on connecting a device nobody serves.
+            if entry.background { actions.append(.unwatch(address: address)) }
             switch entry.phase {
             case .waiting:
                 entries[address] = nil
@@ -235,6 +272,57 @@ public struct GatewayMachine {
         }
         if entries.isEmpty { actions += exitNow() }
         return actions
+    }
+
+    /// The system reports the device's link up: a waiting device starts when its backoff allows.
+    public mutating func linkUp(_ address: String, at now: Instant) -> [Action] {
+        guard var entry = entries[address], entry.background, !isStopping else { return [] }
+        entry.linkUp = true
+        entries[address] = entry
+        return tick(at: now)
+    }
+
+    /// The device's link was up when it was watched, without a channel handed over yet: the
+    /// kernel's own connection may be completing (its channel follows), or someone else holds
+    /// the link. Either way the gateway waits for a handover and never tears the link down:
+    /// dropping a link that is still being set up is what tripped Debian 12's `hci_chan_del`
+    /// BUG in the radio guest (docs/real-hardware.md).
+    public mutating func linkHeldElsewhere(_ address: String, at now: Instant) -> [Action] {
+        guard let entry = entries[address], entry.background, !isStopping, case .waiting = entry.phase else { return [] }
+        return [.log(.info, address: address, "already connected: starting once the kernel hands its link over")]
+    }
+
+    /// The system reports the device's link down (a session on it ends by itself).
+    public mutating func linkDown(_ address: String, at now: Instant) -> [Action] {
+        guard var entry = entries[address], entry.background else { return [] }
+        entry.linkUp = false
+        entries[address] = entry
+        return []
+    }
+
+    /// The system cannot connect the device in the background (no such adapter, no permission,
+    /// a kernel without Add Device): it is tried on its backoff timer instead.
+    public mutating func watchFailed(_ address: String, error: String, at now: Instant) -> [Action] {
+        guard var entry = entries[address], entry.background else { return [] }
+        entry.background = false
+        entries[address] = entry
+        return [.log(.warning, address: address, "cannot be connected in the background (\(error)); trying it on a timer instead")] + tick(at: now)
+    }
+
+    private mutating func add(_ device: GatewayDevice, at now: Instant) -> [Action] {
+        var entry = Entry(device: device, phase: .waiting(until: now), backoff: backoffTemplate)
+        entry.background = inBackground(device)
+        entries[device.address] = entry
+        let how = entry.background ? "connecting when it is in range (in the background)" : "connecting when in range"
+        var actions: [Action] = [.log(.info, address: device.address, "paired \(device.summary): \(how)")]
+        if entry.background { actions.append(.watch(address: device.address)) }
+        return actions
+    }
+
+    /// Forgets the device; the system stops connecting it.
+    private mutating func drop(_ address: String) -> [Action] {
+        guard let entry = entries.removeValue(forKey: address) else { return [] }
+        return entry.background ? [.unwatch(address: address)] : []
     }
 
     private mutating func exitNow() -> [Action] {

@@ -116,7 +116,12 @@ public final class L2CAPATTLink: ATTBearer {
     public func raiseSecurity(to level: SecurityLevel, timeout: Duration = .seconds(35), agent: PairingAgent? = nil) throws(LinkError) {
         guard socket.isOpen else { throw .closed }
         if try securityLevel() >= level { return }
-        try setSecurityOption(level)
+        do { try setSecurityOption(level) } catch {
+            // Encryption the peer asked for may have completed since the check: the kernel then
+            // refuses to raise the level again (EINVAL), and the link is as wanted.
+            if error.errno == .invalidArgument, try securityLevel() >= level { return }
+            throw error
+        }
         try waitUntilWritable(timeout: timeout, agent: agent ?? self.agent, what: "raise security to \(level)")
         try requireSecurity(level)
         if let agent { self.agent = agent }

@@ -132,6 +132,26 @@ public final class BlueZAdapter {
         try management.perform(.disconnect, controllerIndex: index, parameters: ManagementEvent.addressParameters(peer), timeout: .seconds(10))
     }
 
+    /// Asks the kernel to connect to `peer` by itself whenever it advertises (Add Device,
+    /// auto-connect): a passive scan runs in the controller while any such peer is away, and the
+    /// link comes up as a Device Connected event. Kept until ``removeDevice(_:)`` or power-off.
+    public func addDevice(_ peer: LEAddress, action: AddDevice.Action = .autoConnect) throws(LinkError) {
+        try management.perform(.addDevice, controllerIndex: index, parameters: AddDevice(peer: peer, action: action).parameters)
+    }
+
+    /// Takes `peer` off the auto-connect list (its link, if up, stays).
+    public func removeDevice(_ peer: LEAddress) throws(LinkError) {
+        try management.perform(.removeDevice, controllerIndex: index, parameters: RemoveDevice(peer: peer).parameters)
+    }
+
+    /// The LE peers this adapter has a link to now (Get Connections).
+    public func connections() throws(LinkError) -> [LEAddress] {
+        let reply = try management.perform(.getConnections, controllerIndex: index)
+        do throws(ParseError) { return try ConnectionList(parsingAll: reply).peers } catch {
+            throw .system("mgmt Get Connections on \(name): \(error)", Errno(rawValue: 74))
+        }
+    }
+
     private func settings(after opcode: ManagementOpcode, _ on: Bool, timeout: Duration = .seconds(5)) throws(LinkError) -> AdapterSettings {
         let reply = try management.perform(opcode, controllerIndex: index, parameters: [on ? 1 : 0], timeout: timeout)
         guard reply.count == 4 else {

@@ -11,6 +11,7 @@ public struct ManagementOpcode: RawRepresentable, Hashable, Sendable, CustomStri
     public static let setLowEnergy = ManagementOpcode(rawValue: 0x000D)
     public static let loadLongTermKeys = ManagementOpcode(rawValue: 0x0013)
     public static let disconnect = ManagementOpcode(rawValue: 0x0014)
+    public static let getConnections = ManagementOpcode(rawValue: 0x0015)
     public static let setIOCapability = ManagementOpcode(rawValue: 0x0018)
     public static let userConfirmationReply = ManagementOpcode(rawValue: 0x001C)
     public static let userConfirmationNegativeReply = ManagementOpcode(rawValue: 0x001D)
@@ -20,6 +21,8 @@ public struct ManagementOpcode: RawRepresentable, Hashable, Sendable, CustomStri
     public static let readAdvertisingFeatures = ManagementOpcode(rawValue: 0x003D)
     public static let addAdvertising = ManagementOpcode(rawValue: 0x003E)
     public static let removeAdvertising = ManagementOpcode(rawValue: 0x003F)
+    public static let addDevice = ManagementOpcode(rawValue: 0x0033)
+    public static let removeDevice = ManagementOpcode(rawValue: 0x0034)
 
     public var description: String {
         switch self {
@@ -31,6 +34,7 @@ public struct ManagementOpcode: RawRepresentable, Hashable, Sendable, CustomStri
         case .setLowEnergy: return "Set Low Energy"
         case .loadLongTermKeys: return "Load Long Term Keys"
         case .disconnect: return "Disconnect"
+        case .getConnections: return "Get Connections"
         case .setIOCapability: return "Set IO Capability"
         case .userConfirmationReply: return "User Confirmation Reply"
         case .userConfirmationNegativeReply: return "User Confirmation Negative Reply"
@@ -40,6 +44,8 @@ public struct ManagementOpcode: RawRepresentable, Hashable, Sendable, CustomStri
         case .readAdvertisingFeatures: return "Read Advertising Features"
         case .addAdvertising: return "Add Advertising"
         case .removeAdvertising: return "Remove Advertising"
+        case .addDevice: return "Add Device"
+        case .removeDevice: return "Remove Device"
         default: return "mgmt command 0x" + String(rawValue, radix: 16)
         }
     }

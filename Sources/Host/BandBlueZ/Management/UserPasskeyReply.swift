@@ -40,12 +40,5 @@ public struct UserPasskeyReply: Hashable, Sendable, WireCodable {
     }
 
     /// The command's parameter bytes.
-    public var parameters: [UInt8] {
-        var out = [UInt8](repeating: 0, count: Self.encodedSize)
-        out.withUnsafeMutableBytes { raw in
-            var writer = ByteWriter(raw)
-            encode(into: &writer)
-        }
-        return out
-    }
+    public var parameters: [UInt8] { managementParameters(size: Self.encodedSize) }
 }
