@@ -148,7 +148,7 @@ let package = Package(
         // accumulation, flash image, the one-second tick, and the band's GATT services generic over a host.
         .target(name: "BandFirmwareCore",
                 dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandProtocol", "ChipRuntime",
-                               "FirmwareCrypto", "UARTFraming", "CivilTime"],
+                               "FirmwareCrypto", "UARTFraming", "CivilTime", "BandLEHost"],
                 path: "firmware-sim/Sources/Embedded/BandFirmwareCore", swiftSettings: strict),
         // The firmware as a Linux process: the core's GATT services on an ATT bearer, run loop, state file.
         .target(name: "BandFirmware",

@@ -11,9 +11,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 swift build --product bandsim 2>&1 | grep -E "error" || true
 bin="$(swift build --show-bin-path)"
-venv=".build/checks-venv"
-[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-"$venv/bin/pip" install -q "bumble==0.0.236"
+source Tests/checks/support/checks-venv.sh
+checks_venv "bumble==0.0.236"
 
 work="$(mktemp -d)"
 pids=()

@@ -11,9 +11,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 swift build --product health 2>&1 | grep -E "error" || true
 bin="$(swift build --show-bin-path)"
-venv=".build/checks-venv"
-[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-"$venv/bin/pip" install -q gpxpy fitdecode
+source Tests/checks/support/checks-venv.sh
+checks_venv gpxpy fitdecode
 work="$(mktemp -d /tmp/workout-export.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
 export BANDKIT_STORE="$work/store.sqlite" TZ=UTC

@@ -7,6 +7,8 @@
 #   bash firmware-sim/board/build.sh [OUTDIR]         # → OUTDIR/bandkit-m4.elf (default: .build/firmware)
 #   bash firmware-sim/board/build.sh --hci [OUTDIR]   # → OUTDIR/bandkit-m4-hci.elf: the hosted build, the
 #                                                     #   chip's own BLE host speaking H4 on UART0 (MainHCI.swift)
+#   bash firmware-sim/board/build.sh --band [OUTDIR]  # → OUTDIR/bandkit-m4-band.elf: the hosted band, the band's
+#                                                     #   services behind its own BLE host (MainBand.swift)
 #
 # Prints the image's section sizes. Exit 0: built; 1: a compile or link error (printed).
 # Needs the Swift toolchain (swiftc, clang, ld.lld) and gcc-arm-none-eabi's libgcc (software double
@@ -18,6 +20,9 @@ entry=Main.swift image=bandkit-m4 only=""
 # are compiled (a module ChipRuntime comes to import must be added here, or its import fails).
 if [[ "${1:-}" == --hci ]]; then
   entry=MainHCI.swift image=bandkit-m4-hci only=" BandWire BandHCI BandATT BandGATTServer FirmwareCrypto UARTFraming BandLEHost ChipRuntime "
+  shift
+elif [[ "${1:-}" == --band ]]; then
+  entry=MainBand.swift image=bandkit-m4-band
   shift
 fi
 out="${1:-$root/.build/firmware}"
