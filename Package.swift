@@ -112,7 +112,7 @@ let package = Package(
                 path: "Sources/Host/BandGATTClient", swiftSettings: strict),
         // The band's own host (BandLEHost) on a standard controller's tty or TCP socket, from Linux.
         .target(name: "BandControllerLink",
-                dependencies: ["BandATT", "BandGATTServer", "BandHCI", "BandKitSystem", "BandLEHost", "BandLink", "BandWire", "ServiceSupport"],
+                dependencies: ["BandATT", "BandHCI", "BandKitSystem", "BandLEHost", "BandLink", "BandWire", "ServiceSupport"],
                 path: "Sources/Host/BandControllerLink", swiftSettings: strict),
         // Legacy pairing's SMP messages and encryption with a bond on the simulator's socket link.
         .target(name: "SocketSecurity", dependencies: ["BandWire", "BandLink", "FirmwareCrypto", "BandKitSystem"],
