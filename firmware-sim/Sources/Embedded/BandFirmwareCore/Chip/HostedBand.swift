@@ -1,4 +1,5 @@
 import BandLEHost
+import BandWire
 import ChipRuntime
 
 /// The band as a Bluetooth peripheral on its own (the hosted band image, firmware-sim/board/build.sh
@@ -130,7 +131,21 @@ public struct HostedBand<B: Board> {
         }
     }
 
-    private mutating func now() -> UInt32 { UInt32(truncatingIfNeeded: io.bonds.board.uptimeMilliseconds()) }
+    /// The host's clock in real milliseconds: the board's uptime is band time, which runs
+    /// ``HostedBandBoard/bandSpeed`` times faster (link 0x09), and the host's time-outs (HCI
+    /// commands, SMP) are the controller's and the central's real seconds.
+    private mutating func now() -> UInt32 {
+        let uptime = runtime.board.uptimeMilliseconds()
+        let elapsed = uptime &- lastUptime &+ carriedBandMilliseconds
+        lastUptime = uptime
+        let speed = UInt64(max(runtime.board.bandSpeed, 1))
+        hostMilliseconds &+= elapsed / speed
+        carriedBandMilliseconds = elapsed % speed
+        return UInt32(truncatingIfNeeded: hostMilliseconds)
+    }
+    private var lastUptime: UInt64 = 0
+    private var carriedBandMilliseconds: UInt64 = 0
+    private var hostMilliseconds: UInt64 = 0
 }
 
 /// The hosted band's ``LEHostIO``: H4 packets out of the board's UART, the host's reports as log

@@ -67,7 +67,12 @@ public struct HostedBandBoard<B: Board>: Board {
     }
 
     public mutating func uptimeMilliseconds() -> UInt64 { base.uptimeMilliseconds() }
-    public mutating func setBandSpeed(_ factor: UInt32) { base.setBandSpeed(factor) }
+    public mutating func setBandSpeed(_ factor: UInt32) {
+        bandSpeed = factor
+        base.setBandSpeed(factor)
+    }
+    /// Band milliseconds per real millisecond (link 0x09), for the host's real-time clock.
+    public private(set) var bandSpeed: UInt32 = 1
     public mutating func cycleCount() -> UInt64 { base.cycleCount() }
     public mutating func waitForEvent() { base.waitForEvent() }
     public mutating func heapAllocationCount() -> UInt32 { base.heapAllocationCount() }
