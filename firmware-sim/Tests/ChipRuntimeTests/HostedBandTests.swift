@@ -98,6 +98,7 @@ import UARTFraming
         chip.io.bonds.board.inbound.append(contentsOf: hex("04 3e 13 01 00 40 00 01 01 66 55 44 33 22 11 18 00 00 00 48 00 00"))
         chip.poll()
         chip.io.bonds.board.outbound.removeAll()
+        chip.io.bonds.board.inbound.append(contentsOf: hex("04 0e 06 01 22 20 00 40 00"))   // LE Set Data Length done
         chip.runtime.board.linkDropRequested = true
         chip.poll()
         #expect(HostedRuntimeTests.packets(chip.io.bonds.board.outbound).map { Hex.encode($0) }.contains(compactHex("01 06 04 03 40 00 13")))
