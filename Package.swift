@@ -112,7 +112,7 @@ let package = Package(
                 path: "Sources/Host/BandGATTClient", swiftSettings: strict),
         // The band's own host (BandLEHost) on a standard controller's tty or TCP socket, from Linux.
         .target(name: "BandControllerLink",
-                dependencies: ["BandATT", "BandGATTServer", "BandHCI", "BandKitSystem", "BandLEHost", "BandLink", "BandWire", "ServiceSupport"],
+                dependencies: ["BandATT", "BandHCI", "BandKitSystem", "BandLEHost", "BandLink", "BandWire", "ServiceSupport"],
                 path: "Sources/Host/BandControllerLink", swiftSettings: strict),
         // Legacy pairing's SMP messages and encryption with a bond on the simulator's socket link.
         .target(name: "SocketSecurity", dependencies: ["BandWire", "BandLink", "FirmwareCrypto", "BandKitSystem"],
@@ -148,7 +148,7 @@ let package = Package(
         // accumulation, flash image, the one-second tick, and the band's GATT services generic over a host.
         .target(name: "BandFirmwareCore",
                 dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandProtocol", "ChipRuntime",
-                               "FirmwareCrypto", "UARTFraming", "CivilTime"],
+                               "FirmwareCrypto", "UARTFraming", "CivilTime", "BandLEHost"],
                 path: "firmware-sim/Sources/Embedded/BandFirmwareCore", swiftSettings: strict),
         // The firmware as a Linux process: the core's GATT services on an ATT bearer, run loop, state file.
         .target(name: "BandFirmware",

@@ -7,17 +7,25 @@
 #   bash firmware-sim/board/build.sh [OUTDIR]         # → OUTDIR/bandkit-m4.elf (default: .build/firmware)
 #   bash firmware-sim/board/build.sh --hci [OUTDIR]   # → OUTDIR/bandkit-m4-hci.elf: the hosted build, the
 #                                                     #   chip's own BLE host speaking H4 on UART0 (MainHCI.swift)
+#   bash firmware-sim/board/build.sh --band [OUTDIR]  # → OUTDIR/bandkit-m4-band.elf: the hosted band, the band's
+#                                                     #   services behind its own BLE host (MainBand.swift)
 #
 # Prints the image's section sizes. Exit 0: built; 1: a compile or link error (printed).
 # Needs the Swift toolchain (swiftc, clang, ld.lld) and gcc-arm-none-eabi's libgcc (software double
 # arithmetic); docs/firmware.md has the details.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
-entry=Main.swift image=bandkit-m4 only=""
+entry=Main.swift image=bandkit-m4 only="" link_flags=()
 # The hosted build links ChipRuntime and what it imports, not the band's logic: only those modules
 # are compiled (a module ChipRuntime comes to import must be added here, or its import fails).
 if [[ "${1:-}" == --hci ]]; then
   entry=MainHCI.swift image=bandkit-m4-hci only=" BandWire BandHCI BandATT BandGATTServer FirmwareCrypto UARTFraming BandLEHost ChipRuntime "
+  shift
+elif [[ "${1:-}" == --band ]]; then
+  entry=MainBand.swift image=bandkit-m4-band
+  # The host's state beside the band's: 4 KB of the stack's 20 KB reservation (the bridge image's
+  # high-water is 8.6 KB) go to data and bss.
+  link_flags=(--defsym=STACK_SIZE=16384)
   shift
 fi
 out="${1:-$root/.build/firmware}"
@@ -54,7 +62,7 @@ libgcc="$(arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -mfloat-abi=soft -print-libg
 # modules' objects, outlined helpers): 800 B of flash. Swift never compares function addresses,
 # so folding cannot change what the image does (--icf=safe folds nothing: swiftc writes no
 # address-significance tables).
-ld.lld -T "$board/link.ld" -e reset_handler --gc-sections --icf=all "$out/Main.o" "${objects[@]}" "$out/start.o" "$out/libm.o" "$unicode_tables" "$libgcc" \
+ld.lld "${link_flags[@]}" -T "$board/link.ld" -e reset_handler --gc-sections --icf=all "$out/Main.o" "${objects[@]}" "$out/start.o" "$out/libm.o" "$unicode_tables" "$libgcc" \
   -o "$out/$image.elf" -Map "$out/$image.map"
 llvm-size -A "$out/$image.elf" | grep -E '^(\.text|\.data|\.bss|\.heap|section|Total)'
 echo "firmware image: $out/$image.elf"

@@ -8,8 +8,16 @@
 #                               $bandsim and $band, makes $work (kept when $FIRMWARE_CHECK_WORK names a
 #                               directory), arms an EXIT trap that stops $serve_pid (and QEMU) and
 #                               removes $work, and defines fail MESSAGE (message, the logs' tails, exit 1)
-#   firmware_image [--hci]    → prints the path of an up-to-date bandkit-m4.elf (bandkit-m4-hci.elf:
-#                               the hosted build, H4 on UART0)
+#   firmware_image [--hci|--band]
+#                             → prints the path of an up-to-date bandkit-m4.elf (bandkit-m4-hci.elf:
+#                               the hosted bring-up build, H4 on UART0; bandkit-m4-band.elf: the hosted
+#                               band, H4 on UART0 and its configuration and frames on UART1)
+#   hosted_band_qemu DIR ELF UART0 UART1 [QEMU-ARGS…]
+#                             → execs qemu-system-arm (mps2-an386) with a hosted image: UART0 (H4, the
+#                               controller) and UART1 (the debug port) on the QEMU chardev backends
+#                               UART0 and UART1 (e.g. socket,host=127.0.0.1,port=N or socket,path=P,
+#                               without an id), its flash file bandkit-m4.flash in DIR; no time limit
+#                               (the caller bounds it). The way every check starts the hosted band.
 #   firmware_boot ELF [ARGS]  → boots it in qemu-system-arm (mps2-an386), UART0 on $work/uart.sock
 #                               (QEMU waits for the client), UART1 (the hosted build's debug port)
 #                               into $work/debug.log, flash file in $work, at most 120 s;
@@ -28,6 +36,7 @@ firmware_image() {
   local cache="$root/.build/firmware-checks" elf mode=()
   elf="$cache/bandkit-m4.elf"
   if [[ "${1:-}" == --hci ]]; then mode=(--hci); elf="$cache/bandkit-m4-hci.elf"; fi
+  if [[ "${1:-}" == --band ]]; then mode=(--band); elf="$cache/bandkit-m4-band.elf"; fi
   mkdir -p "$cache"
   (
     flock 9
@@ -47,6 +56,14 @@ firmware_boot() {
       -chardev socket,id=uart,path="$work/uart.sock",server=on,wait=on -serial chardev:uart -serial file:"$work/debug.log" \
       -semihosting-config enable=on,target=native -kernel "$elf" >>"$work/qemu.log" 2>&1) &
   qemu_pid=$!
+}
+
+hosted_band_qemu() {
+  local dir=$1 elf=$2 uart0=$3 uart1=$4
+  shift 4
+  cd "$dir" && exec qemu-system-arm -M mps2-an386 -nographic -monitor none "$@" \
+    -chardev "$uart0,id=uart0" -serial chardev:uart0 -chardev "$uart1,id=uart1" -serial chardev:uart1 \
+    -semihosting-config enable=on,target=native -kernel "$elf"
 }
 
 stop_process() {

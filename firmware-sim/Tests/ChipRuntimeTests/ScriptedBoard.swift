@@ -29,6 +29,9 @@ struct ScriptedBoard: Board {
     /// What the firmware wrote to its debug port (the hosted build's UART1).
     var debug: [UInt8] = []
     mutating func debugWrite(_ bytes: UnsafeRawBufferPointer) { debug.append(contentsOf: bytes) }
+    /// What the debug port has received and not yet read (the hosted band's configuration).
+    var debugInbound: [UInt8] = []
+    mutating func debugReceiveByte() -> UInt8? { debugInbound.isEmpty ? nil : debugInbound.removeFirst() }
 
     /// FlashLayout.pageCount 4 KB pages with a chip's semantics (erase → 0xFF, program → old AND new).
     var flash = [UInt8](repeating: 0xFF, count: FlashLayout.pageCount * 4096)

@@ -1,5 +1,6 @@
 // The mps2-an386 board (start.c's C functions) behind the Board protocol, for both images'
-// entries: Main.swift (the bridge build) and MainHCI.swift (the hosted build, H4 on UART0).
+// entries: Main.swift (the bridge build), MainHCI.swift (the hosted bring-up build, H4 on UART0) and
+// MainBand.swift (the hosted band: H4 on UART0, configuration and truth on UART1).
 import ChipRuntime
 
 @_silgen_name("board_uart_write") func board_uart_write(_ byte: UInt8)
@@ -18,6 +19,7 @@ import ChipRuntime
 @_silgen_name("board_flash_program") func board_flash_program(_ page: UInt32, _ offset: UInt32, _ bytes: UnsafeRawPointer?, _ count: UInt32)
 @_silgen_name("board_heap_allocation_count") func board_heap_allocation_count() -> UInt32
 @_silgen_name("board_debug_write") func board_debug_write(_ bytes: UnsafeRawPointer?, _ count: UInt32)
+@_silgen_name("board_debug_read") func board_debug_read() -> Int32
 
 struct MPS2Board: Board {
     mutating func uptimeMilliseconds() -> UInt64 { board_uptime_ms() }
@@ -43,4 +45,8 @@ struct MPS2Board: Board {
         board_flash_program(UInt32(page), UInt32(offset), bytes.baseAddress, UInt32(bytes.count))
     }
     mutating func debugWrite(_ bytes: UnsafeRawBufferPointer) { board_debug_write(bytes.baseAddress, UInt32(bytes.count)) }
+    mutating func debugReceiveByte() -> UInt8? {
+        let byte = board_debug_read()
+        return byte < 0 ? nil : UInt8(truncatingIfNeeded: byte)
+    }
 }

@@ -15,10 +15,12 @@ extern uint32_t _estack, _sstack, _sbss, _ebss, _sdata, _edata, _sidata, _sheap,
 #define UART0_CTRL      (*(volatile uint32_t *)0x40004008)  // bit 0 TX en, bit 1 RX en, bit 3 RX irq en
 #define UART0_INTSTATUS (*(volatile uint32_t *)0x4000400C)  // write 1 to clear: bit 1 RX
 #define UART0_BAUDDIV   (*(volatile uint32_t *)0x40004010)
-// ---- CMSDK UART1: transmit only, the hosted build's debug port (its UART0 speaks H4) ----
+// ---- CMSDK UART1: the hosted builds' debug port (their UART0 speaks H4); the band's hosted build
+//      also takes its configuration (link messages) on it ----
 #define UART1_DATA      (*(volatile uint32_t *)0x40005000)
 #define UART1_STATE     (*(volatile uint32_t *)0x40005004)
 #define UART1_CTRL      (*(volatile uint32_t *)0x40005008)
+#define UART1_INTSTATUS (*(volatile uint32_t *)0x4000500C)
 #define UART1_BAUDDIV   (*(volatile uint32_t *)0x40005010)
 // ---- System control ----
 #define SYST_CSR   (*(volatile uint32_t *)0xE000E010)
@@ -30,6 +32,8 @@ extern uint32_t _estack, _sstack, _sbss, _ebss, _sdata, _edata, _sidata, _sheap,
 void board_uart_write(uint8_t c) { while (UART0_STATE & 1u) {} UART0_DATA = c; }
 int32_t board_uart_read(void) { return (UART0_STATE & 2u) ? (int32_t)(UART0_DATA & 0xFFu) : -1; }
 void uart0_rx_handler(void) { UART0_INTSTATUS = 2u; }   // wakes the WFI; the main loop reads DATA
+int32_t board_debug_read(void) { return (UART1_STATE & 2u) ? (int32_t)(UART1_DATA & 0xFFu) : -1; }
+void uart1_rx_handler(void) { UART1_INTSTATUS = 2u; }   // wakes the WFI; the main loop reads DATA
 void board_debug_write(const uint8_t *bytes, uint32_t count) {
   for (uint32_t i = 0; i < count; i++) { while (UART1_STATE & 1u) {} UART1_DATA = bytes[i]; }
 }
@@ -190,9 +194,9 @@ void reset_handler(void) {
   for (d = &_sstack; d < (uint32_t *)(current_sp() - 64);) *d++ = PAINT;
   UART0_BAUDDIV = 16;
   UART0_CTRL = 1u | 2u | 8u;            // TX, RX, RX interrupt
-  NVIC_ISER0 = 1u << 0;                 // IRQ 0: UART0 RX
   UART1_BAUDDIV = 16;
-  UART1_CTRL = 1u;                      // TX
+  UART1_CTRL = 1u | 2u | 8u;            // TX, RX, RX interrupt
+  NVIC_ISER0 = 1u << 0 | 1u << 2;       // IRQ 0: UART0 RX, IRQ 2: UART1 RX
   SYST_RVR = CPU_HZ / 1000u - 1u;
   SYST_CVR = 0;
   SYST_CSR = 7u;                        // processor clock, interrupt, enable
@@ -200,11 +204,13 @@ void reset_handler(void) {
   semihost_exit(2);                     // swift_main never returns
 }
 
-__attribute__((section(".vectors"))) const void *vectors[16 + 1] = {
+__attribute__((section(".vectors"))) const void *vectors[16 + 3] = {
   &_estack, reset_handler, default_handler, hard_fault_handler,
   default_handler, default_handler, default_handler, 0, 0, 0, 0,
   default_handler, default_handler, 0, default_handler, systick_handler,
   uart0_rx_handler,                     // IRQ 0
+  default_handler,                      // IRQ 1: UART0 TX (not enabled)
+  uart1_rx_handler,                     // IRQ 2
 };
 uint32_t board_heap_allocation_count(void) { return board_heap_allocations; }
 

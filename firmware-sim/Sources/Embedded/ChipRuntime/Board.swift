@@ -57,8 +57,13 @@ public protocol Board {
     /// Writes text to the board's debug port (a second UART: UART1 on the MCU), for a firmware
     /// whose first UART speaks HCI to a controller. Default: nowhere.
     mutating func debugWrite(_ bytes: UnsafeRawBufferPointer)
+
+    /// The next byte the debug port received, or nil (non-blocking): the band's hosted build takes
+    /// its configuration there. Default: none.
+    mutating func debugReceiveByte() -> UInt8?
 }
 
 extension Board {
     public mutating func debugWrite(_ bytes: UnsafeRawBufferPointer) {}
+    public mutating func debugReceiveByte() -> UInt8? { nil }
 }

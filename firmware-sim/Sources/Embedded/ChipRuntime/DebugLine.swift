@@ -40,6 +40,13 @@ public struct DebugLine {
         span.withUnsafeMutableBytes { board.debugWrite(UnsafeRawBufferPointer(rebasing: $0[0..<used])) }
     }
 
+    /// The line's text so far, without the newline.
+    public mutating func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        let used = count
+        var span = bytes.mutableSpan
+        return span.withUnsafeMutableBytes { body(UnsafeRawBufferPointer(rebasing: $0[0..<used])) }
+    }
+
     private mutating func put(_ byte: UInt8) {
         guard count < Self.capacity - 1 else { return }
         bytes[count] = byte

@@ -41,7 +41,7 @@ public struct HostedRuntime<B: Board> {
 
     /// Heart Rate and the band's activity service (BandProtocol's `BandActivityService.service`),
     /// as `bandsim serve` advertises them.
-    static var advertisedServices: InlineArray<2, BluetoothUUID> {
+    public static var advertisedServices: InlineArray<2, BluetoothUUID> {
         [BluetoothUUID(0x180D), BluetoothUUID(high: 0xB5C0_0001_4E2F_4B1A, low: 0x9A6C_2D1F_0E8B_7A36)]
     }
 
@@ -99,6 +99,13 @@ public struct ChipHostIO<B: Board>: LEHostIO {
     public mutating func transmit(_ h4Packet: UnsafeRawBufferPointer) { bonds.board.transmit(h4Packet) }
 
     public mutating func report<WriteEffect>(_ event: LEHostEvent<WriteEffect>) {
+        guard var line = Self.line(for: event) else { return }
+        line.write(to: &bonds.board)
+    }
+
+    /// The debug port's line for `event`; nil for those not worth one (GATT events, answers to a
+    /// connection parameter request).
+    public static func line<WriteEffect>(for event: LEHostEvent<WriteEffect>) -> DebugLine? {
         var line: DebugLine
         switch event {
         case .ready(let info):
@@ -156,9 +163,9 @@ public struct ChipHostIO<B: Board>: LEHostIO {
         case .dropped:
             line = DebugLine("hosted: dropped bytes from the controller")
         case .gatt, .connectionParametersAnswered:
-            return
+            return nil
         }
-        line.write(to: &bonds.board)
+        return line
     }
 
     /// Six digits, zero-padded, as a band's display shows a passkey.

@@ -73,7 +73,14 @@ public struct ChipLinkHost: BandServiceHost {
 
     public mutating func send(_ pdu: UnsafeRawBufferPointer) -> Bool { enqueue(.att, pdu) }
 
-    public mutating func canSendWithoutBlocking() -> Bool { Self.outboxCapacity - outboxCount >= Self.reservedBytes }
+    public mutating func canSendWithoutBlocking() -> Bool {
+        !transportBusy && Self.outboxCapacity - outboxCount >= Self.reservedBytes
+    }
+
+    /// Set by a runtime whose frames leave through something slower than a UART (the hosted
+    /// image's Bluetooth host, ``HostedBand``): true while that has no room, so the band treats it
+    /// as its own full outbox.
+    public internal(set) var transportBusy = false
 
     /// The bridge follows the Exchange MTU itself (it sees both PDUs).
     public mutating func linkMTUChanged(_ mtu: Int) {}
