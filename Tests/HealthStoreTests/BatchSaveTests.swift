@@ -218,7 +218,7 @@ import Testing
                                        zone: nil, syncIdentifier: nil, syncVersion: 0, userEntered: false, metadata: [:],
                                        tag: 1, outcomes: &outcomes)
                 // save(_:) would mix its outcomes with the appended rows': it refuses.
-                do { try transaction.save([Self.steps(5)]) } catch { refused = error }
+                do throws(BatchSaveError) { try transaction.save([Self.steps(5)]) } catch { refused = error }
             }
         } catch {
             failure = error
