@@ -178,4 +178,39 @@ import Testing
             #expect(record.map { Array($0.source.id.utf8) } == Array(source.utf8))
         }
     }
+
+    @Test func aSeriesIsItsExactBytesWhereAbsentIsNotEmpty() {
+        // The parts of a series key (type, unit, source, version, device) are told apart by their
+        // lengths: moving bytes between neighbours, or giving an empty field instead of none, is another series.
+        let contexts = Self.contexts()
+        let lines = [
+            #"{"type":"step-count","value":1,"start":"2026-07-01T12:00:00Z","source":"ab","source_version":"c"}"#,
+            #"{"type":"step-count","value":1,"start":"2026-07-01T12:00:00Z","source":"a","source_version":"bc"}"#,
+            #"{"type":"step-count","value":1,"start":"2026-07-01T12:00:00Z","source":"abc"}"#,
+            #"{"type":"step-count","value":1,"start":"2026-07-01T12:00:00Z","source":"abc","source_version":""}"#,
+            #"{"type":"step-count","value":1,"start":"2026-07-01T12:00:00Z","source":"abc","device":""}"#,
+            #"{"type":"step-count","value":1,"unit":"count","start":"2026-07-01T12:00:00Z","source":"abc"}"#,
+            #"{"type":"step-count","value":1,"start":"2026-07-01T12:00:00Z","source":"abc","device":"d"}"#,
+        ]
+        var numbers: [Int] = []
+        for line in lines + lines {
+            #expect(Self.check(Array(line.utf8), contexts: contexts), "\(line)")
+            var bytes = Array(line.utf8)
+            let sample = bytes.withUnsafeMutableBufferPointer { ImportSampleLine(fastParsing: UnsafeBufferPointer($0), context: contexts.fast) }
+            numbers.append(sample?.series ?? -1)
+        }
+        // Absent and empty versions are the same source (the store keeps ""), so lines 3 and 4 share a series.
+        #expect(numbers == [0, 1, 2, 2, 3, 4, 5, 0, 1, 2, 2, 3, 4, 5])
+    }
+
+    @Test func pastTheCachesCapacityLinesGoToTheGeneralPathAndStillMatch() {
+        let contexts = Self.contexts()
+        var fast = 0
+        for index in 0..<100 {
+            let line = #"{"type":"heart-rate","value":60,"start":"2026-07-01T12:00:00Z","source":"app \#(index)","zone":"Etc/GMT+\#(index % 12)"}"#
+            if Self.check(Array(line.utf8), contexts: contexts) { fast += 1 }
+        }
+        // 64 series are kept; the other lines are the general path's, with the same records.
+        #expect(fast == 64)
+    }
 }

@@ -48,11 +48,13 @@ import Testing
         }
     }
 
-    /// Saves `batch` into a fresh store twice: as one batch and one by one; both stores must be equal.
+    /// Saves `batch` into a fresh store three times: as one batch, one by one, and appended as
+    /// series' row values (``appendAll(_:_:)``); the three stores must be equal.
     static func compare(existing: [SampleToSave] = [], _ batch: [SampleToSave]) throws -> [SaveOutcome] {
         let batched = try TemporaryStore()
         let single = try TemporaryStore()
-        for temp in [batched, single] where !existing.isEmpty {
+        let appended = try TemporaryStore()
+        for temp in [batched, single, appended] where !existing.isEmpty {
             try temp.store.write(as: .owner) { transaction in
                 for sample in existing { try save(sample, transaction) }
             }
@@ -61,10 +63,14 @@ import Testing
         let singleOutcomes = try single.store.write(as: .owner) { transaction in
             try batch.map { try save($0, transaction) }
         }
+        let appendedOutcomes = try appended.store.write(as: .owner) { try appendAll(batch, $0) }
         #expect(outcomes == singleOutcomes)
-        let (left, right) = (try dump(batched.store), try dump(single.store))
+        #expect(appendedOutcomes == singleOutcomes)
+        let (left, right, third) = (try dump(batched.store), try dump(single.store), try dump(appended.store))
         #expect(left == right)
+        #expect(third == right)
         for (a, b) in zip(left, right) where a != b { Issue.record("first difference: \(a) vs \(b)"); break }
+        for (a, b) in zip(third, right) where a != b { Issue.record("first difference, appended: \(a) vs \(b)"); break }
         // Merged hours: the statistics read them.
         func sums(_ store: HealthStore) throws -> String {
             let range = start..<start.addingTimeInterval(3 * 86_400)
@@ -73,6 +79,31 @@ import Testing
             return "\(statistics)"
         }
         #expect(try sums(batched.store) == sums(single.store))
+        #expect(try sums(appended.store) == sums(single.store))
+        return outcomes
+    }
+
+    /// Appends `batch` as `health import` appends an everyday line: each (type, source, device)
+    /// resolved once to a series, then each sample's row values, tagged with its place.
+    static func appendAll(_ batch: [SampleToSave], _ transaction: WriteTransaction) throws(BatchSaveError) -> [SaveOutcome] {
+        var outcomes: [SaveOutcome] = []
+        var series: [String: SampleSeries] = [:]
+        for (index, item) in batch.enumerated() {
+            guard case .quantity(let sample) = item.payload, let source = item.source else {
+                Issue.record("appendAll takes quantity samples with a source")
+                continue
+            }
+            let key = "\(sample.type) \(source.id) \(source.version) \(String(describing: sample.device))"
+            if series[key] == nil {
+                series[key] = try transaction.series(type: .quantity(sample.type), source: source, device: sample.device,
+                                                     tag: index, outcomes: &outcomes)
+            }
+            try transaction.append(series[key]!, id: sample.id, value: (try? sample.canonicalValue()) ?? .nan, start: sample.start,
+                                   end: sample.end, zone: sample.timeZone?.identifier, syncIdentifier: sample.syncIdentifier,
+                                   syncVersion: sample.syncVersion, userEntered: sample.userEntered, metadata: sample.metadata,
+                                   tag: index, outcomes: &outcomes)
+        }
+        try transaction.writeAppended(into: &outcomes)
         return outcomes
     }
 
@@ -126,6 +157,15 @@ import Testing
         }
         #expect(caught?.index == 600)
         #expect(caught.map { "\($0.error)" } == "\(HealthStoreError.invalidSample("a sample with id \(taken) already exists"))")
+        // Appended as row values, the same error names the same sample by its tag.
+        caught = nil
+        do {
+            try temp.store.write(as: .owner) { _ = try Self.appendAll(batch, $0) }
+        } catch let error as BatchSaveError {
+            caught = error
+        }
+        #expect(caught?.index == 600)
+        #expect(caught.map { "\($0.error)" } == "\(HealthStoreError.invalidSample("a sample with id \(taken) already exists"))")
         // Nothing of the failed transaction stays.
         #expect(try Self.dump(temp.store).filter { $0.hasPrefix("sample") }.count == 1)
     }
@@ -149,6 +189,54 @@ import Testing
             #expect("\(error.error)".contains("before start"))
         }
         #expect(seen == 12)
+        // Appended as row values: the same error, after the same twelve rows were written.
+        seen = -1
+        do {
+            try temp.store.write(as: .owner) { transaction in
+                do { _ = try Self.appendAll(batch, transaction) } catch {
+                    seen = try Self.dump(temp.store).filter { $0.hasPrefix("sample") }.count
+                    throw error
+                }
+            }
+            Issue.record("a sample ending before its start was appended")
+        } catch let error as BatchSaveError {
+            #expect(error.index == 12)
+            #expect("\(error.error)".contains("before start"))
+        }
+        #expect(seen == 12)
+    }
+
+    @Test func rowsAppendedAndNeverWrittenFailTheCommitInsteadOfVanishing() throws {
+        let temp = try TemporaryStore()
+        var refused: BatchSaveError?
+        var failure: (any Error)?
+        do {
+            try temp.store.write(as: .owner) { transaction in
+                var outcomes: [SaveOutcome] = []
+                let series = try transaction.series(type: .quantity(.stepCount), source: Self.importer, device: nil, tag: 1, outcomes: &outcomes)
+                try transaction.append(series, id: .timeOrdered(), value: 1, start: Self.start, end: Self.start.addingTimeInterval(60),
+                                       zone: nil, syncIdentifier: nil, syncVersion: 0, userEntered: false, metadata: [:],
+                                       tag: 1, outcomes: &outcomes)
+                // save(_:) would mix its outcomes with the appended rows': it refuses.
+                do throws(BatchSaveError) { try transaction.save([Self.steps(5)]) } catch { refused = error }
+            }
+        } catch {
+            failure = error
+        }
+        #expect(refused.map { "\($0.error)" }?.contains("appended but not written") == true)
+        #expect(failure.map { "\($0)" }?.contains("appended but not written") == true)
+        #expect(try Self.dump(temp.store).filter { $0.hasPrefix("sample") }.isEmpty)
+    }
+
+    @Test func aSeriesIsForTheOwnerOnly() throws {
+        let temp = try TemporaryStore()
+        try temp.store.allow(Self.importer, [.quantity(.stepCount)])
+        #expect(throws: BatchSaveError.self) {
+            try temp.store.write(as: Self.importer) { transaction in
+                var outcomes: [SaveOutcome] = []
+                _ = try transaction.series(type: .quantity(.stepCount), source: Self.importer, device: nil, tag: 1, outcomes: &outcomes)
+            }
+        }
     }
 
     @Test func anAppMaySaveOnlyAsItself() throws {

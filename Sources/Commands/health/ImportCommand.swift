@@ -81,50 +81,68 @@ struct ImportCommand: Command {
         var counts = (inserted: 0, replaced: 0, unchanged: 0)
         do {
             try store.write(as: .owner) { transaction in
-                // Samples go to the store in batches (one round trip for many on PostgreSQL); a
-                // batch's error names its line. Everything pending is written before a bad line or a
+                // Samples go to the store in batches (one round trip for many on PostgreSQL): the
+                // transaction keeps the rows appended, tagged with their line numbers, so a batch's
+                // error names its line. Everything appended is written before a bad line or a
                 // workout is dealt with, so errors come in line order, as one by one.
-                var pending: [SampleToSave] = []
-                var pendingLines: [Int] = []
-                func savePending() throws {
-                    defer { pending.removeAll(keepingCapacity: true); pendingLines.removeAll(keepingCapacity: true) }
-                    do throws(BatchSaveError) {
-                        for outcome in try transaction.save(pending) { count(outcome) }
-                    } catch {
-                        throw Self.failure(error.error, line: pendingLines[error.index])
+                var outcomes: [SaveOutcome] = []
+                // The store's ids of each series the fast path found (by its number): resolved once.
+                var seriesIDs: [SampleSeries?] = []
+                func count() {
+                    for outcome in outcomes {
+                        switch outcome {
+                        case .inserted: counts.inserted += 1
+                        case .replaced: counts.replaced += 1
+                        case .unchanged: counts.unchanged += 1
+                        }
                     }
+                    outcomes.removeAll(keepingCapacity: true)
                 }
-                func count(_ outcome: SaveOutcome) {
-                    switch outcome {
-                    case .inserted: counts.inserted += 1
-                    case .replaced: counts.replaced += 1
-                    case .unchanged: counts.unchanged += 1
-                    }
+                func saving(_ body: () throws(BatchSaveError) -> Void) throws {
+                    do throws(BatchSaveError) { try body() } catch { throw Self.failure(error.error, line: error.index) }
+                    if !outcomes.isEmpty { count() }
                 }
                 try reader.forEachLine { line, number in
                     if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
+                    // The everyday line: from its bytes to the row's values, its ids looked up once per series.
+                    if let sample = ImportSampleLine(fastParsing: line, context: context) {
+                        try saving { () throws(BatchSaveError) in
+                            while seriesIDs.count <= sample.series { seriesIDs.append(nil) }
+                            if seriesIDs[sample.series] == nil {
+                                let series = context.series(sample.series)
+                                seriesIDs[sample.series] = try transaction.series(type: series.type, source: series.source, device: series.device,
+                                                                                  tag: number, outcomes: &outcomes)
+                            }
+                            try transaction.append(seriesIDs[sample.series]!, id: sample.id, value: sample.canonicalValue,
+                                                   start: sample.start, end: sample.end,
+                                                   zone: sample.zone.map { context.zone($0).identifier },
+                                                   syncIdentifier: sample.syncIdentifier, syncVersion: sample.syncVersion,
+                                                   userEntered: sample.userEntered, metadata: sample.metadata,
+                                                   tag: number, outcomes: &outcomes)
+                        }
+                        return
+                    }
                     let record: ImportRecord
-                    do { record = try ImportRecord(line: line, number: number, context: context) } catch let error as ImportError {
-                        try savePending()
+                    do { record = try ImportRecord(generalParsing: line, number: number, context: context) } catch let error as ImportError {
+                        try saving { () throws(BatchSaveError) in try transaction.writeAppended(into: &outcomes) }
                         throw DataError(error.description)
                     }
                     // The record is consumed: its sample moves into the batch instead of being copied
                     // (a sample is a dozen strings and references, each retained per copy).
                     let source = record.source
                     switch (consume record).payload {
-                    case .quantity(let sample): pending.append(SampleToSave(sample, attributedTo: source))
-                    case .category(let sample): pending.append(SampleToSave(sample, attributedTo: source))
+                    case .quantity(let sample):
+                        try saving { () throws(BatchSaveError) in try transaction.append(SampleToSave(sample, attributedTo: source), tag: number, outcomes: &outcomes) }
+                    case .category(let sample):
+                        try saving { () throws(BatchSaveError) in try transaction.append(SampleToSave(sample, attributedTo: source), tag: number, outcomes: &outcomes) }
                     case .workout(let workout):
-                        try savePending()
-                        do { count(try transaction.save(workout, attributedTo: source)) } catch let error as HealthStoreError {
+                        try saving { () throws(BatchSaveError) in try transaction.writeAppended(into: &outcomes) }
+                        do { outcomes.append(try transaction.save(workout, attributedTo: source)); count() } catch let error as HealthStoreError {
                             throw Self.failure(error, line: number)
                         }
-                        return
                     }
-                    pendingLines.append(number)
-                    if pending.count == WriteTransaction.batchSize { try savePending() }
                 }
-                try savePending()
+                try saving { () throws(BatchSaveError) in try transaction.writeAppended(into: &outcomes) }
             }
         } catch let error as DataError {
             throw DataError("health import: \(name): \(error.message); nothing was imported")

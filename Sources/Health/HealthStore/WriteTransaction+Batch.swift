@@ -24,12 +24,23 @@ public struct SampleToSave: Sendable {
     }
 }
 
-/// A sample of a batch was refused: which one (0-based, in the batch given) and why. The samples
-/// before it were saved, exactly as if they had been saved one by one.
+/// A sample of a batch was refused: which one (0-based, in the batch given, or the tag it was
+/// appended with) and why. The samples before it were saved, exactly as if they had been saved one by one.
 public struct BatchSaveError: Error, CustomStringConvertible {
     public var index: Int
     public var error: HealthStoreError
     public var description: String { "sample \(index + 1) of the batch: \(error)" }
+}
+
+/// A sample type, source and device resolved to the store's ids by
+/// ``WriteTransaction/series(type:source:device:tag:outcomes:)``, once for the many samples that share them.
+public struct SampleSeries: Sendable {
+    let type: SampleType
+    let typeID: Int64
+    let maximumDuration: Double
+    let appID: Int64
+    let version: String
+    let deviceID: Int64?
 }
 
 /// Saving many samples at once: what `health import` and the reader's history batch do.
@@ -54,47 +65,114 @@ extension WriteTransaction {
     /// first sample refused (those before it are saved, as with one-by-one saves).
     @discardableResult
     public func save(_ samples: [SampleToSave]) throws(BatchSaveError) -> [SaveOutcome] {
+        guard batchRows.isEmpty else {
+            throw BatchSaveError(index: 0, error: .misuse("samples were appended but not written: call writeAppended(into:) first"))
+        }
         var outcomes: [SaveOutcome] = []
         outcomes.reserveCapacity(samples.count)
-        // The transaction's buffer, taken (so that appending does not copy it) and given back.
-        var pending = batchRows
-        batchRows = []
-        defer {
-            pending.removeAll(keepingCapacity: true)
-            batchRows = pending
-        }
-        for index in samples.indices {
-            // A refused sample is reported after the samples before it are written, as one by one.
-            func refuse(_ error: HealthStoreError) -> BatchSaveError {
-                if case .failure(let failure) = writePending(&pending, into: &outcomes) { return failure }
-                return BatchSaveError(index: index, error: error)
-            }
-            let source = samples[index].source ?? app
-            let values: RowValues
-            let newApp: Bool
-            do throws(HealthStoreError) {
-                if samples[index].source != nil, !app.isOwner {
-                    throw .ownerOnly(operation: "saving for another source", app: app.id)
-                }
-                switch samples[index].payload {
-                case .quantity(let quantity): values = try Self.rowValues(quantity)
-                case .category(let category): values = try Self.rowValues(category)
-                }
-                newApp = try !knowsApp(source.id)
-            } catch {
-                throw refuse(error)
-            }
-            // A new app takes the next anchor as its first: what is pending goes first, as one by one.
-            if newApp { try writePending(&pending, into: &outcomes).get() }
-            do throws(HealthStoreError) {
-                pending.append((index, try check(values, source: source)))
-            } catch {
-                throw refuse(error)
-            }
-            if pending.count == Self.batchSize { try writePending(&pending, into: &outcomes).get() }
-        }
-        try writePending(&pending, into: &outcomes).get()
+        for index in samples.indices { try append(samples[index], tag: index, outcomes: &outcomes) }
+        try writeAppended(into: &outcomes)
         return outcomes
+    }
+
+    /// Appends a sample to the rows written together: at ``batchSize`` rows, and by
+    /// ``writeAppended(into:)``, which the caller must call before anything else writes (a workout,
+    /// the commit). Outcomes of rows written are appended to `outcomes`, in order. A refused sample
+    /// is reported as ``BatchSaveError`` with `tag` as its index (a file's line number, say), after
+    /// the rows before it are written, exactly as one-by-one saves would.
+    public func append(_ sample: borrowing SampleToSave, tag: Int, outcomes: inout [SaveOutcome]) throws(BatchSaveError) {
+        let source = sample.source ?? app
+        let values: RowValues
+        let newApp: Bool
+        do throws(HealthStoreError) {
+            if sample.source != nil, !app.isOwner {
+                throw .ownerOnly(operation: "saving for another source", app: app.id)
+            }
+            switch sample.payload {
+            case .quantity(let quantity): values = try Self.rowValues(quantity)
+            case .category(let category): values = try Self.rowValues(category)
+            }
+            newApp = try !knowsApp(source.id)
+        } catch {
+            throw refuse(error, tag: tag, outcomes: &outcomes)
+        }
+        // A new app takes the next anchor as its first: what is pending goes first, as one by one.
+        if newApp { try writeAppended(into: &outcomes) }
+        do throws(HealthStoreError) {
+            batchRows.append((tag, try check(values, source: source)))
+        } catch {
+            throw refuse(error, tag: tag, outcomes: &outcomes)
+        }
+        if batchRows.count == Self.batchSize { try writeAppended(into: &outcomes) }
+    }
+
+    /// Resolves a sample type, the source samples are attributed to (owner only, as
+    /// ``save(_:attributedTo:)-(QuantitySample,_)``) and their device to the store's rows, once for
+    /// the many samples a bulk import appends with ``append(_:id:value:start:end:zone:syncIdentifier:syncVersion:userEntered:metadata:tag:outcomes:)``.
+    /// Creates the app and device when new (a new app's first anchor follows the rows appended
+    /// before, which are written first). Valid in this transaction only.
+    public func series(type: SampleType, source: AppIdentity, device: DeviceInfo?, tag: Int,
+                       outcomes: inout [SaveOutcome]) throws(BatchSaveError) -> SampleSeries {
+        let newApp: Bool
+        do throws(HealthStoreError) {
+            try ensureOpen()
+            guard app.isOwner else { throw .ownerOnly(operation: "saving for another source", app: app.id) }
+            if case .workout = type { throw .invalidSample("a workout is saved with save(_:attributedTo:), not as a sample") }
+            try checkWritable(type)
+            newApp = try !knowsApp(source.id)
+        } catch {
+            throw refuse(error, tag: tag, outcomes: &outcomes)
+        }
+        if newApp { try writeAppended(into: &outcomes) }
+        do throws(HealthStoreError) {
+            let appID = try self.appID(source.id)
+            let deviceID = try device.map { device throws(HealthStoreError) in try self.deviceID(device) }
+            return SampleSeries(type: type, typeID: store.typeID(type), maximumDuration: type.maximumDuration,
+                                appID: appID, version: source.version, deviceID: deviceID)
+        } catch {
+            throw refuse(error, tag: tag, outcomes: &outcomes)
+        }
+    }
+
+    /// Appends one sample of `series` from its row's values: what ``append(_:tag:outcomes:)`` does
+    /// with a sample, checked the same way, without building one. `value` is in the type's
+    /// canonical unit (a category's value index); `zone` a time zone's identifier.
+    public func append(_ series: SampleSeries, id: UUID, value: Double, start: Date, end: Date, zone: String?,
+                       syncIdentifier: String?, syncVersion: Int64, userEntered: Bool, metadata: [String: String],
+                       tag: Int, outcomes: inout [SaveOutcome]) throws(BatchSaveError) {
+        do throws(HealthStoreError) {
+            try ensureOpen()
+            if case .category(let category) = series.type, !(value >= 0 && value < Double(category.valueNames.count) && value == value.rounded()) {
+                throw .invalidSample("\(category) value \(value) is not one of 0..<\(category.valueNames.count)")
+            }
+            guard value.isFinite else { throw .invalidSample("value \(value) is not a finite number") }
+            let startMicroseconds = start.microsecondsSince1970
+            let endMicroseconds = end.microsecondsSince1970
+            guard endMicroseconds >= startMicroseconds else { throw .invalidSample("end \(end) is before start \(start)") }
+            if let problem = PlausibleRange.problem(start: start, end: end, maximumDuration: series.maximumDuration) {
+                throw .invalidSample("\(series.type) \(problem)")
+            }
+            if series.deviceID != nil { noteRecordsDevice(appID: series.appID) }
+            batchRows.append((tag, CheckedRow(id: id, typeID: series.typeID, value: value, start: startMicroseconds,
+                                              end: endMicroseconds, appID: series.appID, version: series.version,
+                                              deviceID: series.deviceID, zone: zone, syncIdentifier: syncIdentifier,
+                                              syncVersion: syncVersion, userEntered: userEntered,
+                                              metadata: MetadataCoding.encode(metadata))))
+        } catch {
+            throw refuse(error, tag: tag, outcomes: &outcomes)
+        }
+        if batchRows.count == Self.batchSize { try writeAppended(into: &outcomes) }
+    }
+
+    /// Writes the rows appended and not yet written, appending their outcomes.
+    public func writeAppended(into outcomes: inout [SaveOutcome]) throws(BatchSaveError) {
+        try writePending(&batchRows, into: &outcomes).get()
+    }
+
+    /// A refused sample is reported after the rows appended before it are written, as one by one.
+    private func refuse(_ error: HealthStoreError, tag: Int, outcomes: inout [SaveOutcome]) -> BatchSaveError {
+        if case .failure(let failure) = writePending(&batchRows, into: &outcomes) { return failure }
+        return BatchSaveError(index: tag, error: error)
     }
 
     /// Writes the pending rows (emptying `pending`) and appends their outcomes. A failure names the

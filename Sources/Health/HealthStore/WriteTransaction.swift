@@ -134,6 +134,8 @@ public final class WriteTransaction {
 
     /// Writes the bookkeeping gathered during the transaction; called just before COMMIT.
     func finish() throws(HealthStoreError) {
+        // Rows appended and never written would be lost without a word: the commit fails instead.
+        guard batchRows.isEmpty else { throw .misuse("samples were appended but not written (writeAppended(into:))") }
         for (typeID, duration) in maxDurations {
             let update = try connection.cached(
                 "UPDATE sample_type SET max_duration_us = ?1 WHERE id = ?2 AND max_duration_us < ?1").get()
@@ -439,15 +441,20 @@ public final class WriteTransaction {
                 Self.remember((row.device!, id), in: &recentDevices)
                 deviceID = id
             }
-            if lastAppRecordingDevices != appID {
-                appsRecordingDevices.insert(appID)
-                lastAppRecordingDevices = appID
-            }
+            noteRecordsDevice(appID: appID)
         }
         return CheckedRow(id: row.id, typeID: typeID, value: row.value, start: start, end: end, appID: appID,
                           version: source.version, deviceID: deviceID, zone: row.timeZone?.identifier,
                           syncIdentifier: row.syncIdentifier, syncVersion: row.syncVersion, userEntered: row.userEntered,
                           metadata: MetadataCoding.encode(row.metadata))
+    }
+
+    /// The app saved a sample with a device: at commit, it ranks among devices.
+    func noteRecordsDevice(appID: Int64) {
+        if lastAppRecordingDevices != appID {
+            appsRecordingDevices.insert(appID)
+            lastAppRecordingDevices = appID
+        }
     }
 
     /// Whether `bundleID` already has an app row (a batch writes what is pending before a new

@@ -33,12 +33,14 @@ public struct ImportRecord: Sendable {
         var zones: [String: TimeZone] = [:]
         var sources: [String: AppIdentity] = [:]
         // The fast path's, keyed by the bytes of the line.
-        /// A type with its bounds, which are worked out from its identifier on each call.
-        let typesByBytes = ByteKeyedCache<(type: SampleType, maximumDuration: Double, plausibleRange: PlausibleRange?)>()
-        let unitsByBytes = ByteKeyedCache<HealthUnit>()
-        let zonesByBytes = ByteKeyedCache<TimeZone>()
-        let sourcesByBytes = ByteKeyedCache<AppIdentity>()
-        let devicesByBytes = ByteKeyedCache<DeviceInfo>()
+        let seriesByBytes = ImportSeriesCache()
+        let zonesByBytes = ByteKeyedCache<Int>()
+        var zonesFound: [(zone: TimeZone, identifier: String)] = []
+
+        /// A series an ``ImportSampleLine`` names by number.
+        public func series(_ number: Int) -> ImportSeries { seriesByBytes.series[number] }
+        /// A zone an ``ImportSampleLine`` names by number, and its identifier.
+        public func zone(_ number: Int) -> (zone: TimeZone, identifier: String) { zonesFound[number] }
     }
 
     /// The line as a record: the fast path's when it reads the line, else the general path's
