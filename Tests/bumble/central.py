@@ -221,6 +221,32 @@ async def pair(connection, central, delegate, sc=True):
         return error
 
 
+async def pair_refusing_legacy_and_a_wrong_passkey(central, device, refused_legacy, refused_wrong, link_ended, bonded):
+    """The pairing every band must hold to, in order: a legacy-pairing central refused; a wrong
+    passkey refused; the passkey the device shows pairs with LE Secure Connections. `device`
+    shows its passkey and log lines (Bandsim, the chip's UART1); the other arguments are the
+    patterns of its lines for each step. Returns the encrypted connection."""
+    connection = await connect(central)
+    error = await pair(connection, central, PasskeyEntry(device), sc=False)
+    check(error is not None, "the band accepted legacy pairing")
+    await device.wait_for_line(refused_legacy)
+    print("ok: legacy pairing refused (Authentication Requirements)")
+    await connection.disconnect()
+    await device.wait_for_line(link_ended)
+
+    connection = await connect(central)
+    wrong = PasskeyEntry(device, wrong=True)
+    error = await pair(connection, central, wrong)
+    check(error is not None and wrong.asked == 1, "pairing with a wrong passkey did not fail")
+    await device.wait_for_line(refused_wrong)
+    print("ok: wrong passkey refused (Confirm Value Failed)")
+    error = await pair(connection, central, PasskeyEntry(device))
+    check(error is None, f"pairing with the band's passkey failed: {error}")
+    check(connection.is_encrypted, "the link is not encrypted after pairing")
+    await device.wait_for_line(bonded)
+    return connection
+
+
 class ActivityClient:
     """The band's activity service through Bumble's GATT client: control points answered by
     indications, history by notifications."""
@@ -325,25 +351,11 @@ async def main(bandsim_path, workdir):
         await band.start()
         await band.wait_for_line(r"listening on controller")
 
-        connection = await connect(central)
-        error = await pair(connection, central, PasskeyEntry(band), sc=False)
-        check(error is not None, "the band accepted legacy pairing")
-        await band.wait_for_line(r"pairing failed: reason 0x3 \(Authentication Requirements\), sent by the band")
-        print("ok: legacy pairing refused (Authentication Requirements)")
-        await connection.disconnect()
-        await band.wait_for_line(r"link ended")
-
-        connection = await connect(central)
-        wrong = PasskeyEntry(band, wrong=True)
-        error = await pair(connection, central, wrong)
-        check(error is not None and wrong.asked == 1, "pairing with a wrong passkey did not fail")
-        await band.wait_for_line(r"pairing failed: reason 0x4 \(Confirm Value Failed\)")
-        print("ok: wrong passkey refused (Confirm Value Failed)")
-        right = PasskeyEntry(band)
-        error = await pair(connection, central, right)
-        check(error is None, f"pairing with the band's passkey failed: {error}")
-        check(connection.is_encrypted, "the link is not encrypted after pairing")
-        await band.wait_for_line(r"bond stored")
+        connection = await pair_refusing_legacy_and_a_wrong_passkey(
+            central, band,
+            refused_legacy=r"pairing failed: reason 0x3 \(Authentication Requirements\), sent by the band",
+            refused_wrong=r"pairing failed: reason 0x4 \(Confirm Value Failed\)",
+            link_ended=r"link ended", bonded=r"bond stored")
         print("ok: paired with LE Secure Connections (passkey), bond stored")
 
         client = ActivityClient(Peer(connection))

@@ -31,7 +31,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from firmware_uart import SYNC, LINK, DEBUG, crc8, crc16, frame  # noqa: E402
 
 from central import (STEP_TIMEOUT, ActivityClient, CompleteController, Failure, FaithfulLink,  # noqa: E402
-                     PasskeyEntry, check, connect, free_port, pair, CENTRAL_ADDRESS)
+                     PasskeyEntry, check, connect, free_port, pair, pair_refusing_legacy_and_a_wrong_passkey,
+                     CENTRAL_ADDRESS)
 from bumble import hci  # noqa: E402
 from bumble.controller import Controller  # noqa: E402
 from bumble.device import Device, Peer  # noqa: E402
@@ -191,24 +192,9 @@ async def main(common_sh, elf, workdir):
         await chip.wait_for_line(r"hosted: advertising")
         print(f"ok: the chip booted, recorded {len(chip.truth)} minutes and advertises on the Bumble controller")
 
-        connection = await connect(central)
-        error = await pair(connection, central, PasskeyEntry(chip), sc=False)
-        check(error is not None, "the band accepted legacy pairing")
-        await chip.wait_for_line(r"pairing failed, reason 0x03")
-        print("ok: legacy pairing refused (Authentication Requirements)")
-        await connection.disconnect()
-        await chip.wait_for_line(r"hosted: disconnected")
-
-        connection = await connect(central)
-        wrong = PasskeyEntry(chip, wrong=True)
-        error = await pair(connection, central, wrong)
-        check(error is not None and wrong.asked == 1, "pairing with a wrong passkey did not fail")
-        await chip.wait_for_line(r"pairing failed, reason 0x04")
-        print("ok: wrong passkey refused (Confirm Value Failed)")
-        error = await pair(connection, central, PasskeyEntry(chip))
-        check(error is None, f"pairing with the band's passkey failed: {error}")
-        check(connection.is_encrypted, "the link is not encrypted after pairing")
-        await chip.wait_for_line(r"hosted: bonded with")
+        connection = await pair_refusing_legacy_and_a_wrong_passkey(
+            central, chip, refused_legacy=r"pairing failed, reason 0x03", refused_wrong=r"pairing failed, reason 0x04",
+            link_ended=r"hosted: disconnected", bonded=r"hosted: bonded with")
         print("ok: paired with LE Secure Connections (passkey shown on UART1), bond saved in flash")
 
         client = ActivityClient(Peer(connection))
