@@ -23,9 +23,10 @@ here=$(dirname "$0")
 . "$here/../lib.sh"
 . "$here/../band-side.sh"
 # The chip (RADIO_HOST_CHIP=1, stage 45: Tests/radio/chip-band.py on the host) keeps its own
-# clock: it runs a day of history at 3600× before it listens and then lags the wall clock a little
-# (late SysTick interrupts under emulation), so the reader keeps the band's clock, and the stage
-# lines up with the band's own minutes (its truth lines) instead of the wall clock's.
+# clock: it runs a day of history at 3600× before it listens, stopping two hours short of now, and
+# at 1× it falls further behind (late SysTick interrupts under emulation are not made up), so the
+# reader keeps the band's clock, and the stage lines up with the band's own minutes (its truth
+# lines) instead of the wall clock's.
 chip=
 [ "${RADIO_HOST_CHIP:-}" = 1 ] && [ "$band_side" = host ] && chip=1
 if [ -n "${RADIO_BAND_ADDRESS:-}" ]; then echo "btvirt stage skipped: it needs bandsim's truth"; exit 0; fi
