@@ -17,7 +17,8 @@ It takes bandsim serve's stage arguments, so Tests/radio/host-band.sh runs it in
                     of bandsim's truth format (BandFirmwareCore's TruthLine), decoded here: an
                     independent reading of the 16-byte minute record (docs/protocol.md)
 
-On a chip whose flash holds minutes, the band starts where its newest minute ends, at 1×: the
+On a chip whose flash has recorded minutes (kept or already acknowledged and erased: the flash
+report names the newest minute either way), the band starts where its newest minute ends, at 1×: the
 minute a power cut interrupted is lost (as on a band) and never recorded twice. The chip's
 debug lines ("hosted: passkey 123456", links, bonds) go to stdout as "chip: …"; "listening" once
 the band runs at 1× and advertises. SIGINT or SIGTERM powers the chip off (QEMU stopped) and
@@ -141,7 +142,9 @@ def main():
                 boot, _, records, damaged, next_sequence, newest = struct.unpack("<6I", body[:24])
                 say(f"flash: boot {boot}, {records} minute(s), {damaged} damaged, next {next_sequence}, newest {newest}")
                 now = int(time.time()) // 60 * 60
-                if records and newest:
+                # The newest minute's start stays known after a reader's acknowledgement erased
+                # the records themselves (0 minutes in the ring, next > 0).
+                if newest:
                     start, speed = newest + 60, 1
                 else:
                     start = now - int(options.history_days * 86400)
