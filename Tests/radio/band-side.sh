@@ -14,9 +14,15 @@
 #                                $RADIO_OUT, where the band runs); return once it listens
 #   band_side_stop               SIGINT; sets $band_side_status to its exit status
 #   band_side_cleanup            stop whatever is still running (for EXIT traps)
+#   band_side_hold_history       arms the relay: after $history_hold_packets History Data
+#                                notifications it holds the band's data (h4-relay.py
+#                                --hold-history-after), so a link dropped then drops inside a slice
 band_side=${RADIO_BAND_SIDE:-guest}
 relay=
 relay_port=47011
+# Well inside the first slice of 1,440 records: 24 packets are 360 records at ATT_MTU 247 (the
+# chip's), 744 at 517.
+history_hold_packets=24
 host_band_dir=$RADIO_OUT/host-band
 
 start_relay() {
@@ -28,13 +34,14 @@ start_relay() {
       [ "$(cat "$port_name" 2>/dev/null)" = bandkit.h4 ] && port=/dev/$(basename "$(dirname "$port_name")")
     done
     [ -n "$port" ] || fail "no virtio-serial port named bandkit.h4 (run.sh adds it for the host band side)"
-    python3 "$(dirname "$0")/../h4-relay.py" --port "$port" --controller "$controller" > "$1" 2>&1 &
+    python3 "$(dirname "$0")/../h4-relay.py" --port "$port" --controller "$controller" --hold-history-after "$history_hold_packets" > "$1" 2>&1 &
   else
     # The guest's loopback interface is down until someone brings it up.
     ip link set lo up || fail "cannot bring the loopback interface up"
-    python3 "$(dirname "$0")/../h4-relay.py" --listen "$relay_port" --controller "$controller" > "$1" 2>&1 &
+    python3 "$(dirname "$0")/../h4-relay.py" --listen "$relay_port" --controller "$controller" --hold-history-after "$history_hold_packets" > "$1" 2>&1 &
   fi
   relay=$!
+  relay_log=$1
   wait_for "the H4 relay" 100 grep -q "listening\|waiting" "$1" || { cat "$1"; fail "h4-relay.py did not start"; }
 }
 
@@ -55,7 +62,7 @@ band_side_start() {
     (cd "$RADIO_OUT" && exec "$RADIO_BIN/bandsim" serve --hci-controller "tcp:127.0.0.1:$relay_port" "$@") > "$side_log" 2>&1 &
     side_pid=$!
   fi
-  wait_for "the band to listen" 300 band_side_settled
+  wait_for "the band to listen" "${band_side_wait_tenths:-300}" band_side_settled
   grep -q "listening" "$side_log" || { cat "$side_log"; fail "the band side did not start"; }
   head -1 "$side_log"
 }
@@ -83,4 +90,9 @@ band_side_cleanup() {
   side_pid=
   [ -n "$relay" ] && kill "$relay" 2>/dev/null
   relay=
+}
+
+band_side_hold_history() {
+  kill -USR1 "$relay" || fail "the relay is gone"
+  wait_for "the relay to arm its hold" 100 grep -q "armed: holding" "$relay_log" || fail "h4-relay.py did not arm its hold"
 }

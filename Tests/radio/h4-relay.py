@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""h4-relay.py (--listen PORT | --port DEVICE) --controller SOCKET: joins a band's H4 byte stream
+"""h4-relay.py (--listen PORT | --port DEVICE) --controller SOCKET [--hold-history-after N]: joins a band's H4 byte stream
 to btvirt's controller server socket (`btvirt -s`, e.g. /tmp/bt-server-le: one fresh emulated
 controller per connection, on the same virtual radio as the guest kernel's hciN).
 
@@ -15,11 +15,19 @@ arrives in one read. btvirt 5.66 lacks LE Read Local P-256 Public Key and LE Gen
 answers Unknown HCI Command): the relay answers those two itself, as a controller would, with
 its own P-256 key pair per connection (the kernel's hosts never send them: they do ECDH themselves). Anything else from the band ends that connection with the byte offset
 named. Runs until killed; prints one line per connection to stdout.
+
+--hold-history-after N (armed by SIGUSR1, once): after the band has sent N History Data notifications
+(ATT handle 0x0033 on the ATT channel), the relay holds every further ACL packet from the band
+and says "holding" — the transfer stands still inside its slice, whatever the band's pace, so a
+link dropped now drops it there — until the controller reports that link's Disconnection
+Complete; then the held packets are discarded (the link they were for is gone: its buffers are
+the band's again, Core Vol 4 Part E §4.3) and the relay says how many.
 """
 import argparse
 import os
 import secrets
 import select
+import signal
 import socket
 import sys
 import time
@@ -118,6 +126,60 @@ class P256Controller:
         return None
 
 
+HISTORY_DATA_HANDLE = 0x0033
+
+
+class HistoryHold:
+    """--hold-history-after: counts the band's History Data notifications and, from the Nth on,
+    holds its ACL packets until the controller's Disconnection Complete for that link."""
+
+    def __init__(self, after, say):
+        self.after, self.say = after, say
+        self.seen = 0
+        self.held = None        # packets held, while holding
+        self.handle = None
+        self.armed = False
+        self.done = after is None
+
+    def arm(self, *_):
+        if not self.done and not self.armed:
+            self.armed = True
+            self.say(f"armed: holding after {self.after} History Data notifications")
+
+    def connection_ended(self):
+        if self.held is not None:
+            self.say(f"the band side went while holding: {len(self.held)} held packet(s) discarded")
+            self.held, self.done = None, True
+
+    def takes(self, packet):
+        """Whether the relay keeps PACKET (from the band) instead of sending it on."""
+        if self.done or not self.armed or packet[0] != 0x02:
+            return False
+        if self.held is not None:
+            self.held.append(packet)
+            return True
+        flags_handle = packet[1] | packet[2] << 8
+        first = (flags_handle >> 12) & 0x3 in (0b00, 0b10)
+        if first and len(packet) >= 12 and packet[7] | packet[8] << 8 == 0x0004 and packet[9] == 0x1B \
+                and packet[10] | packet[11] << 8 == HISTORY_DATA_HANDLE:
+            self.seen += 1
+            if self.seen == self.after:
+                self.handle = flags_handle & 0x0FFF
+                self.held = []
+                self.say(f"holding the band's ACL data on handle 0x{self.handle:03x} after {self.seen} History Data notifications")
+        return False
+
+    def controller_said(self, data):
+        """Watches the controller's bytes for the held link's Disconnection Complete (event 0x05);
+        an event split across reads is missed, which only keeps the hold."""
+        if self.held is None:
+            return
+        at = data.find(bytes([0x04, 0x05, 4, 0x00, self.handle & 0xFF, self.handle >> 8]))
+        if at >= 0:
+            self.say(f"link 0x{self.handle:03x} disconnected: {len(self.held)} held packet(s) discarded")
+            self.held, self.done = None, True
+
+
 class Framer:
     """Cuts the band's byte stream into whole H4 packets."""
 
@@ -144,7 +206,7 @@ class Framer:
         return packets
 
 
-def relay(band_read, band_write, band_fd, controller_path, say, initial=b""):
+def relay(band_read, band_write, band_fd, controller_path, say, hold, initial=b""):
     """Relays until the band or the controller ends; returns why. INITIAL: bytes the band
     already sent."""
     controller = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -163,7 +225,7 @@ def relay(band_read, band_write, band_fd, controller_path, say, initial=b""):
                         reply = p256.answer(packet)
                         if reply is not None:
                             band_write(reply)
-                        else:
+                        elif not hold.takes(packet):
                             controller.sendall(packet)
                 except ValueError as error:
                     return f"garbage from the band side: {error}"
@@ -177,14 +239,16 @@ def relay(band_read, band_write, band_fd, controller_path, say, initial=b""):
                 events = controller.recv(4096)
                 if not events:
                     return "the controller closed"
+                hold.controller_said(events)
                 band_write(events)
     except OSError as error:
         return f"{error}"
     finally:
+        hold.connection_ended()
         controller.close()
 
 
-def serve_tcp(port, controller_path, say):
+def serve_tcp(port, controller_path, say, hold):
     server = socket.socket()
     server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     server.bind(("127.0.0.1", port))
@@ -193,12 +257,12 @@ def serve_tcp(port, controller_path, say):
     while True:
         band, peer = server.accept()
         say(f"band side connected from {peer[0]}:{peer[1]}")
-        why = relay(lambda: band.recv(4096), band.sendall, band, controller_path, say)
+        why = relay(lambda: band.recv(4096), band.sendall, band, controller_path, say, hold)
         band.close()
         say(f"band side gone: {why}")
 
 
-def serve_port(device, controller_path, say):
+def serve_port(device, controller_path, say, hold):
     """A virtio-serial port reads 0 bytes while its host end is closed (and polls as hung up):
     wait for the first bytes, relay, and start over when the host end closes."""
     fd = os.open(device, os.O_RDWR | os.O_NOCTTY)
@@ -215,7 +279,7 @@ def serve_port(device, controller_path, say):
             time.sleep(0.1)
             continue
         say(f"band side connected on {device}")
-        why = relay(lambda: os.read(fd, 4096), write_all, fd, controller_path, say, initial=data)
+        why = relay(lambda: os.read(fd, 4096), write_all, fd, controller_path, say, hold, initial=data)
         say(f"band side gone: {why}")
         # A port has no connection to close: until its host end closes, what the band sends
         # belongs to the stream that went wrong, not to a new controller.
@@ -229,6 +293,7 @@ def main():
     where.add_argument("--listen", type=int, metavar="PORT")
     where.add_argument("--port", metavar="DEVICE")
     parser.add_argument("--controller", required=True, metavar="SOCKET")
+    parser.add_argument("--hold-history-after", type=int, metavar="N")
     options = parser.parse_args()
 
     def say(line):
@@ -238,11 +303,15 @@ def main():
         # The first key pair loads OpenSSL, seconds under emulation: not while a band waits
         # (it gives a controller 2 s per command).
         ec.generate_private_key(ec.SECP256R1()).exchange(ec.ECDH(), ec.generate_private_key(ec.SECP256R1()).public_key())
+    if options.hold_history_after is not None and options.hold_history_after < 1:
+        parser.error("--hold-history-after: N must be at least 1")
+    hold = HistoryHold(options.hold_history_after, say)
+    signal.signal(signal.SIGUSR1, hold.arm)
     try:
         if options.listen is not None:
-            serve_tcp(options.listen, options.controller, say)
+            serve_tcp(options.listen, options.controller, say, hold)
         else:
-            serve_port(options.port, options.controller, say)
+            serve_port(options.port, options.controller, say, hold)
     except OSError as error:
         print(f"h4-relay: {error}", file=sys.stderr)
         sys.exit(1)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# host-band.sh OUT PORT BIN: the band side of the btvirt stage on the host, outside the guest
+# host-band.sh OUT PORT BIN [CHIP_IMAGE]: the band side of the btvirt stage on the host, outside the guest
 # (RADIO_BAND_SIDE=host; run.sh starts it while the guest runs and stops it afterwards). The
 # guest's stage (band-side.sh) asks through files in OUT/host-band/ (OUT is the guest's
 # $RADIO_OUT over 9p):
@@ -7,16 +7,20 @@
 #            OUT/LOG; "stop" sends it SIGINT and writes its exit status to OUT/host-band/exit.
 #            The request file is removed once taken.
 # The band speaks H4 to QEMU's chardev socket on 127.0.0.1:PORT, which the guest sees as the
-# virtio-serial port bandkit.h4. RADIO_HOST_BAND names the band's command (a shell command
-# prefix, given the controller address and ARGS); default: bandsim serve --hci-controller, the
-# Linux band on BandKit's own host. The chip (qemu-system-arm with UART0 on tcp:127.0.0.1:PORT)
-# goes here instead.
+# virtio-serial port bandkit.h4. The band is the chip: CHIP_IMAGE (run.sh passes the hosted
+# band image, firmware-sim/board/build.sh --band) run by chip-band.py, qemu-system-arm with UART0
+# on tcp:127.0.0.1:PORT. RADIO_HOST_BAND names another command instead (a shell command prefix,
+# given the controller address and ARGS), e.g. "BIN/bandsim serve --hci-controller", the Linux
+# band on BandKit's own host.
 set -uo pipefail
-out=$1 port=$2 bin=$3
+out=$1 port=$2 bin=$3 chip_image=${4:-}
+here=$(cd "$(dirname "$0")" && pwd -P)
 dir=$out/host-band
 mkdir -p "$dir"
 band=
-if [ -n "${RADIO_HOST_BAND:-}" ]; then read -ra band_command <<< "$RADIO_HOST_BAND"; else band_command=("$bin/bandsim" serve --hci-controller); fi
+if [ -n "${RADIO_HOST_BAND:-}" ]; then read -ra band_command <<< "$RADIO_HOST_BAND"
+elif [ -n "$chip_image" ]; then band_command=(python3 "$here/chip-band.py" "$here/../checks/support/firmware-common.sh" "$chip_image")
+else band_command=("$bin/bandsim" serve --hci-controller); fi
 stop_band() {
   [ -n "$band" ] || return 0
   kill -INT "$band" 2>/dev/null

@@ -8,19 +8,24 @@
 #                                       KVM on the CI machines does not boot a stock kernel)
 #   RADIO_TIMEOUT=1500                  guest wall-time limit in seconds (default 1500)
 #   RADIO_SKIP_BUILD=1                  reuse .build/release as is
+#   RADIO_FIRMWARE_BRIDGE=1             run stage 25, the chip's bridge build behind the UART bridge
+#                                       (bandsim serve --firmware: Linux does its Bluetooth); opt-in
+#                                       in this guest, where stage 45 runs the chip on its own host
 #   RADIO_FIRMWARE_SPEED=30             band seconds per second of the firmware in stage 25
-#   RADIO_HOST_BAND="CMD ARGS"          stage 45's band on the host (default: bandsim serve
-#                                       --hci-controller), given tcp:127.0.0.1:PORT and the stage's
-#                                       arguments (Tests/radio/host-band.sh)
+#   RADIO_HOST_BAND="CMD ARGS"          stage 45's band on the host instead of the chip (e.g.
+#                                       "BIN/bandsim serve --hci-controller"), given
+#                                       tcp:127.0.0.1:PORT and the stage's arguments
+#                                       (Tests/radio/host-band.sh)
 #   RADIO_GATEWAY=1                     run stage 50 (opt-in until it passes: the kernel's
 #                                       hci_chan_del BUG can hit the bands' side, see the stage)
 #   RADIO_KERNEL_BUG=1                  run stage 90, which reproduces a 6.1 kernel BUG (opt-in:
 #                                       it breaks the guest's Bluetooth stack; select it alone)
 #
-# Stage 25 serves the reader from the band's firmware image (Embedded Swift for the Cortex-M4):
-# the image is built here on the host before the guest boots (firmware-sim/board/build.sh, cached
-# in .build/firmware-checks with the firmware checks' copy) and run by qemu-system-arm inside the
-# guest (docs/firmware.md, "On the radio").
+# Stage 45's band is the chip: the hosted band image (Embedded Swift for the Cortex-M4, its own
+# BLE host, firmware-sim/board/build.sh --band) is built here before the guest boots (cached in
+# .build/firmware-checks with the firmware checks' copy) and run by qemu-system-arm on this
+# machine, its UART0 on the guest's virtio-serial port (Tests/radio/chip-band.py; docs/firmware.md,
+# "On the radio"). Stage 25 (opt-in) runs the bridge build by qemu-system-arm inside the guest.
 #
 # Exit 0 only when every stage passed in the guest. Skips (exit 0, "SKIPPED" on stderr)
 # only when QEMU cannot run here at all: no qemu-system-x86_64 and no way to install it,
@@ -49,8 +54,12 @@ fi
 qemu-system-x86_64 -accel help 2>/dev/null | grep -qx tcg || skip "this qemu-system-x86_64 has no TCG accelerator"
 # Whether RADIO_STAGES (a comma list; empty: all) selects stage $1.
 stage_selected() { [ -z "${RADIO_STAGES:-}" ] || [[ ",$RADIO_STAGES," == *",$1,"* ]]; }
-if stage_selected 25-firmware; then
-  bash scripts/ensure-packages.sh "${FIRMWARE_PACKAGES[@]}" || { echo "radio: missing packages for the firmware stage (see above)" >&2; exit 1; }
+bridge_stage=
+[ -n "${RADIO_FIRMWARE_BRIDGE:-}" ] && stage_selected 25-firmware && bridge_stage=1
+chip_stage=
+stage_selected 45-btvirt-host && [ -z "${RADIO_HOST_BAND:-}" ] && chip_stage=1
+if [ -n "$bridge_stage$chip_stage" ]; then
+  bash scripts/ensure-packages.sh "${FIRMWARE_PACKAGES[@]}" || { echo "radio: missing packages for the chip's stages (see above)" >&2; exit 1; }
 fi
 
 started=$(date +%s.%N)
@@ -71,13 +80,19 @@ esac
 virtfs_path() { printf '%s' "$1" | sed 's/,/,,/g'; }
 
 firmware_option=
-if stage_selected 25-firmware; then
-  echo "==> radio: firmware image (Embedded Swift, Cortex-M4)"
-  root=$repo
-  source Tests/checks/support/firmware-common.sh
+root=$repo
+source Tests/checks/support/firmware-common.sh
+if [ -n "$bridge_stage" ]; then
+  echo "==> radio: firmware image, bridge build (Embedded Swift, Cortex-M4)"
   firmware=$(firmware_image) || { echo "radio: the firmware image did not build" >&2; exit 1; }
-  firmware_option="radio.firmware=$guest/repo/${firmware#"$repo"/}"
+  firmware_option="radio.firmware_bridge=1 radio.firmware=$guest/repo/${firmware#"$repo"/}"
   [ -n "${RADIO_FIRMWARE_SPEED:-}" ] && firmware_option="$firmware_option radio.firmware_speed=$RADIO_FIRMWARE_SPEED"
+fi
+chip_image=
+if [ -n "$chip_stage" ]; then
+  echo "==> radio: firmware image, the band on its own host (Embedded Swift, Cortex-M4)"
+  chip_image=$(firmware_image --band) || { echo "radio: the band image did not build" >&2; exit 1; }
+  firmware_option="$firmware_option radio.host_chip=1"
 fi
 
 # Stage 45's band runs here on the host; its H4 link reaches the guest's btvirt through a
@@ -95,7 +110,7 @@ bash Tests/radio/build-guest.sh "$work"
 rm -rf "$out"
 mkdir -p "$out"
 if [ -n "${host_band_port:-}" ]; then
-  bash Tests/radio/host-band.sh "$out" "$host_band_port" "$bin" > "$out/host-band.log" 2>&1 &
+  bash Tests/radio/host-band.sh "$out" "$host_band_port" "$bin" "$chip_image" > "$out/host-band.log" 2>&1 &
   host_band=$!
   trap 'kill $host_band 2>/dev/null; wait $host_band 2>/dev/null' EXIT
 fi
