@@ -383,6 +383,14 @@ public final class HealthStore: @unchecked Sendable {
     /// server broke one cycle a second, for minutes. Until this commits, every sum is the one
     /// of the app not yet flagged, as the invariant of the merged hours wants.
     func flagAppsRecordingDevices(_ ids: [Int64], durability: Durability, _ connection: Connection) throws {
+        // Another writer's follow-up may have flagged them meanwhile: then no store-wide write,
+        // which would wait for every running writer and hold up every new one.
+        let flaggedMeanwhile = ids.filter { id in
+            (try? connection.scalar("SELECT records_device FROM app WHERE id = ?") { $0.bind(1, id) }.get()) == 1
+        }
+        appsKnownToRecordDevices.formUnion(flaggedMeanwhile)
+        let ids = ids.filter { !flaggedMeanwhile.contains($0) }
+        guard !ids.isEmpty else { return }
         try connection.engine.beginWrite(durability: durability, scope: .store).get()
         do {
             var flagged = false
@@ -393,7 +401,17 @@ public final class HealthStore: @unchecked Sendable {
                 flagged = flagged || connection.changes > 0
             }
             if flagged {
-                for typeID in mergedHourTypeIDs { try rebuildMergedHours(typeID: typeID, connection) }
+                // The ranking changes sums only where the apps have samples: those people's types.
+                let list = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+                let touched = try connection.cached(
+                    "SELECT DISTINCT person_id, type_id FROM sample WHERE app_id IN (\(list)) ORDER BY person_id, type_id").get()
+                for (index, id) in ids.enumerated() { touched.bind(Int32(index + 1), id) }
+                var pairs: [(person: Int64, type: Int64)] = []
+                while try touched.step().get() { pairs.append((touched.int64(0), touched.int64(1))) }
+                touched.reset()
+                for (person, type) in pairs where keepsMergedHours(type) {
+                    try rebuildMergedHours(personID: person, typeID: type, connection)
+                }
             }
             try connection.engine.endWrite(commit: true).get()
             appsKnownToRecordDevices.formUnion(ids)

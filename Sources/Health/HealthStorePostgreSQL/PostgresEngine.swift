@@ -21,7 +21,8 @@ internal import HealthStore
 /// - A commit is durable when COMMIT returns (`synchronous_commit = on`, forced for
 ///   ``Durability/beforeAcknowledgement`` whatever the server's default).
 /// - Commits are announced with `NOTIFY bandkit_changes` (``PostgreSQLNotifications``: the schema and
-///   the person whose data changed, `schema/person-id`), which ``PostgresListener`` waits for.
+///   the person whose data changed, `schema/person-id`), which ``PostgresListener`` waits for; the
+///   announcement is a transaction of its own right after the write's COMMIT (``commitAndAnnounce(_:)``).
 ///
 /// A connection the server dropped (restart, network) is re-established at the next transaction;
 /// its prepared statements are prepared again (``generation``).
