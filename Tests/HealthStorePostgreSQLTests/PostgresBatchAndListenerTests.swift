@@ -35,6 +35,46 @@ struct PostgresBatchAndListenerTests {
         #expect(trips < 40, "\(trips) round trips")
     }
 
+    /// A band's live minute as a gateway commits it (five samples, three of them with hourly
+    /// totals), once the store knows its app, device and types: the round trips from BEGIN through
+    /// COMMIT and the announcement. Every one costs both processes a wake-up per commit of every
+    /// band. There were 33: BEGIN, its setting and its lock apart; UPDATEs of shared rows that
+    /// could change nothing; per hourly total a read of the type's longest duration apart from its
+    /// samples, and a DELETE before the INSERT.
+    @Test func aSteadyLiveMinuteTakesFewRoundTrips() throws {
+        let temp = try TemporaryStore()
+        let device = DeviceInfo(name: "Band", hardwareIdentifier: "SN1")
+        func minute(_ index: Int) -> [QuantitySample] {
+            let begin = Self.start.addingTimeInterval(Double(index) * 60)
+            return [(QuantityType.stepCount, Quantity(80, .count)), (.distanceWalkingRunning, Quantity(42, .meter)),
+                    (.activeEnergyBurned, Quantity(3.1, .kilocalorie)), (.heartRate, Quantity(75, .countPerMinute)),
+                    (.heartRateVariabilitySDNN, Quantity(41, .millisecond))].map { type, quantity in
+                QuantitySample(type: type, quantity: quantity, start: begin, end: begin.addingTimeInterval(60), device: device,
+                               syncIdentifier: "SN1|\(type.identifier)|\(index)", syncVersion: 1)
+            }
+        }
+        func write(_ index: Int) throws -> Int {
+            try temp.store.write(as: .owner) { transaction in
+                for sample in minute(index) { try transaction.save(sample) }
+            }
+            return try temp.store.withConnection { connection in try #require(connection.engine as? PostgresEngine).roundTrips }
+        }
+        _ = try write(0)  // the first: the device's row, the app's rank, statements prepared
+        let before = try write(1)
+        let trips = try write(2) - before
+        // BEGIN with its lock; an anchor block; five inserts; per cumulative type the sources'
+        // ranks, the hour's samples, its total; the person's horizon; COMMIT with the announcement.
+        #expect(trips <= 18, "\(trips) round trips")
+
+        // The read of the stored minute before each live write: one statement, its own snapshot.
+        let range = Self.start..<Self.start.addingTimeInterval(180)
+        let beforeRead = try write(3)
+        let samples = try temp.store.ownSamples(of: [.quantity(.stepCount), .quantity(.heartRate)], startingIn: range, as: .owner)
+        let afterRead = try temp.store.withConnection { connection in try #require(connection.engine as? PostgresEngine).roundTrips }
+        #expect(samples.count == 6)
+        #expect(afterRead - beforeRead == 1)
+    }
+
     /// The NOTIFY payload names the person (`schema/person-id`): a listener of the default
     /// person's feed reads ana's notification and sleeps on; its own wakes it. Commits'
     /// notifications arrive in commit order, so when its own has woken it, ana's was read first.

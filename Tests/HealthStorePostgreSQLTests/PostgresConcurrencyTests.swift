@@ -45,6 +45,39 @@ struct PostgresConcurrencyTests {
         }
     }
 
+    /// An app's first samples with a device, written by two people at once. The flag that ranks
+    /// the app among devices is set by a store-wide write after each commit. Set inside the write,
+    /// widened to the store's lock, it deadlocked here: ben's write held the store's lock shared
+    /// and waited for the app's row, which ana's write held while it waited for ben's to end.
+    @Test func twoPeoplesFirstDeviceSamplesOfOneAppDoNotDeadlock() throws {
+        let ana = try store(for: "ana")
+        let ben = try store(for: "ben")
+        // The app's row, without a device yet.
+        try ana.write(as: .owner) { _ = try $0.save(steps(0, "2026-11-30T07:00:00Z", "2026-11-30T07:01:00Z")) }
+        let band = DeviceInfo(name: "Band", hardwareIdentifier: "SN1")
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let benWriter = Background {
+            try ben.write(as: .owner) { transaction in
+                _ = try transaction.save(steps(2, "2026-11-30T08:00:00Z", "2026-11-30T08:01:00Z", device: band))
+                entered.signal()
+                release.wait()
+            }
+        }
+        entered.wait()
+        let anaWriter = Background {
+            try ana.write(as: .owner) { _ = try $0.save(steps(1, "2026-11-30T08:00:00Z", "2026-11-30T08:01:00Z", device: band)) }
+        }
+        Thread.sleep(forTimeInterval: 0.5)  // ana's write reaches its commit while ben's is open
+        release.signal()
+        #expect(try benWriter.wait(seconds: 30))
+        #expect(try anaWriter.wait(seconds: 30))
+        let flagged = try temp.store.withConnection { connection in
+            try connection.scalar("SELECT records_device FROM app WHERE bundle_id = ?") { $0.bind(1, AppIdentity.owner.id) }.get()
+        }
+        #expect(flagged == 1)
+    }
+
     @Test func anotherPersonsWriterCommitsWhileOneTransactionIsOpen() throws {
         let ana = try store(for: "ana")
         let ben = try store(for: "ben")

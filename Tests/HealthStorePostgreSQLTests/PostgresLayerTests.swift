@@ -82,16 +82,69 @@ import Testing
         #expect(try statement.step().get() == false)
         try engine.endWrite(commit: true).get()
         #expect(prepares(of: script, "INSERT INTO samples") == 2)  // prepared again on the new connection
-        #expect(Array(script.sent.suffix(7)) == [
+        #expect(Array(script.sent.suffix(5)) == [
             "exec: SET extra_float_digits = 3",
-            "exec: BEGIN ISOLATION LEVEL READ COMMITTED",
-            "exec: SET LOCAL synchronous_commit = on",
-            "exec: SELECT pg_advisory_xact_lock(hashtext('bandkit:' || current_schema()))",
+            // BEGIN, the durability and the lock in one message: one round trip.
+            "exec: BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL synchronous_commit = on; "
+                + "SELECT pg_advisory_xact_lock(hashtext('bandkit:' || current_schema()))",
             "prepare: INSERT INTO samples (value) VALUES ($1)",
             "execute: INSERT INTO samples (value) VALUES ($1)",
             "exec: COMMIT",
         ])
         statement.reset()
+        #expect(script.uncleared == 0)
+    }
+
+    /// The announcement of a person's commit is its own transaction after the write's COMMIT, in
+    /// the same message: NOTIFY inside the write would hold the server's database-wide
+    /// notification lock through the write's flush to disk, making every writer wait for it.
+    @Test func aPersonsCommitIsAnnouncedAfterItsCommitInOneMessageAndAFailedAnnouncementLosesNothing() throws {
+        let script = ScriptedLibPQ()
+        let engine = try connect(script)
+        try engine.beginWrite(durability: .beforeAcknowledgement, scope: .person(7)).get()
+        engine.announceCommit(person: 7)
+        let before = engine.roundTrips
+        try engine.endWrite(commit: true).get()
+        #expect(engine.roundTrips - before == 1)
+        #expect(Array(script.sent.suffix(5)) == [
+            "exec: COMMIT",
+            "exec: BEGIN",
+            "exec: SET LOCAL synchronous_commit = off",
+            "exec: SELECT pg_notify('bandkit_changes', current_schema() || '/7')",
+            "exec: COMMIT",
+        ])
+        #expect(engine.isAutocommit)
+
+        // A write that announced nothing (or was rolled back) sends no announcement.
+        try engine.beginWrite(durability: .beforeAcknowledgement, scope: .person(7)).get()
+        try engine.endWrite(commit: true).get()
+        #expect(script.sent.last == "exec: COMMIT")
+        try engine.beginWrite(durability: .beforeAcknowledgement, scope: .person(7)).get()
+        engine.announceCommit(person: 7)
+        try engine.endWrite(commit: false).get()
+        #expect(script.sent.last == "exec: ROLLBACK")
+        try engine.beginWrite(durability: .beforeAcknowledgement, scope: .person(7)).get()
+        try engine.endWrite(commit: true).get()
+        #expect(!script.sent.suffix(2).contains { $0.contains("pg_notify") })
+
+        // The write committed; the announcement failed (its queue full): the commit succeeds and
+        // the failed announcement's transaction is rolled back.
+        try engine.beginWrite(durability: .beforeAcknowledgement, scope: .person(7)).get()
+        engine.announceCommit(person: 7)
+        script.reply(.exec, containing: "pg_notify", with: .failed(sqlState: "54000",
+                                                                   message: "ERROR:  too many notifications in the NOTIFY queue"))
+        try engine.endWrite(commit: true).get()
+        #expect(script.sent.last == "exec: ROLLBACK")
+        #expect(engine.isAutocommit)
+
+        // The write's COMMIT fails: that is the error, and nothing is announced.
+        try engine.beginWrite(durability: .beforeAcknowledgement, scope: .person(7)).get()
+        engine.announceCommit(person: 7)
+        script.reply(.exec, containing: "COMMIT", with: .failed(sqlState: "40001",
+                                                                message: "ERROR:  could not serialize access due to concurrent update"))
+        let error = try #require(failure(of: engine.endWrite(commit: true)))
+        #expect(error.sql == "COMMIT" && error.sqlState == "40001")
+        #expect(!script.sent.last!.contains("pg_notify"))
         #expect(script.uncleared == 0)
     }
 

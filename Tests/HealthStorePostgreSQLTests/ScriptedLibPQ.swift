@@ -133,6 +133,16 @@ final class ScriptedLibPQ: @unchecked Sendable {
                 return self.answer(.prepare, sql)
             },
             execPrepared: { _, name, _, _ in self.answer(.execute, self.statements[name] ?? "unknown statement \(name)") },
+            execEach: { _, script in
+                // The server runs the statements in order and stops after the first that fails.
+                var results: [OpaquePointer] = []
+                for statement in script.components(separatedBy: "; ") {
+                    guard let result = self.answer(.exec, statement) else { break }
+                    results.append(result)
+                    if self.result(result).status == PGRES_FATAL_ERROR { break }
+                }
+                return results
+            },
             clear: { pointer in
                 guard let pointer else { return }
                 let removed = self.results.removeValue(forKey: Int(bitPattern: UnsafeRawPointer(pointer)))

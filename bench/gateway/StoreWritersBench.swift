@@ -10,11 +10,14 @@
 //
 // `write` appends one line per commit to OUTPUT: `latency_us rows lateness_us` (the wall time of
 // the call, through COMMIT; the samples inserted or replaced; how late the write started against
-// its schedule). A failed write is retried after 100 ms (the store unavailable or busy), up to 50
+// its schedule), and the process's CPU time in microseconds to OUTPUT.cpu. A failed write is retried after 100 ms (the store unavailable or busy), up to 50
 // times, as a gateway would spool; a write given up is reported on stderr, and `verify` finds it lost.
 // `verify` reads every person's change feed from the start, in pages, and checks each band's step
 // samples against what `write` wrote (the truth is a function of gateway, person, band and minute):
 // prints `expected N found N lost N duplicated N wrong N rows N`, exit 1 unless all equal.
+#if canImport(Glibc)
+import Glibc
+#endif
 import BandReader
 import Foundation
 import HealthModel
@@ -33,11 +36,22 @@ func stepsOf(_ gateway: Int, _ person: Int, _ device: Int, _ minute: Int) -> UIn
     UInt32((gateway * 7919 + person * 104_729 + device * 31 + minute * 17) % 150 + 1)
 }
 
-/// Adds the people missing (on one connection, closed before the people's are opened).
+/// Adds the people missing (on one connection, closed before the people's are opened). Adding a
+/// person takes the store's lock: a deadlock with another store-wide writer aborts one of them,
+/// which tries again after 100 ms, up to 50 times, as a write does.
 func addPeople(_ path: String, _ names: [String]) throws {
     let store = try HealthStore(path: path, cacheKiB: 2048)
     for name in names {
-        do { try store.addPerson(named: name) } catch HealthStoreError.personExists {}
+        for attempt in 1... {
+            do {
+                try store.addPerson(named: name)
+                break
+            } catch HealthStoreError.personExists {
+                break
+            } catch where attempt < 50 {
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+        }
     }
 }
 
@@ -119,6 +133,11 @@ case "write":
     }
     group.wait()
     try output.text.write(toFile: arguments[8], atomically: true, encoding: .utf8)
+    // The process's CPU (user + system), beside the server's: which side a row costs.
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    let cpu = Int(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1_000_000 + Int(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec)
+    try "\(cpu)\n".write(toFile: arguments[8] + ".cpu", atomically: true, encoding: .utf8)
     if !failures.text.isEmpty { fail(failures.text, code: 1) }
 case "verify":
     guard arguments.count == 7 else { fail("verify needs 6 arguments") }

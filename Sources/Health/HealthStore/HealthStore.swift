@@ -34,6 +34,11 @@ public final class HealthStore: @unchecked Sendable {
     /// rolled-back transaction are removed.
     var appIDs: [ExactText: Int64] = [:]
     var deviceIDs: [ExactText: Int64] = [:]
+    /// What commits left in shared rows that only ever grow: each type's longest sample duration
+    /// known to be stored, and the apps known to rank among devices. A write within them skips the
+    /// UPDATEs that would change nothing (a round trip each on PostgreSQL). Raised after commits only.
+    var storedMaxDurations: [Int64: Int64] = [:]
+    var appsKnownToRecordDevices: Set<Int64> = []
     /// The person this instance reads and writes for (docs/architecture.md, "People").
     public let person: Person
     var personID: Int64 { person.id }
@@ -290,6 +295,16 @@ public final class HealthStore: @unchecked Sendable {
         }
     }
 
+    /// A read whose rows come from one statement (lookups of rows that are only ever added may
+    /// come before it): on PostgreSQL that statement's own snapshot is the read's, so it runs
+    /// without the BEGIN and COMMIT around it, two round trips of three.
+    func readOneStatement<T>(_ body: (Connection) throws -> T) throws -> T {
+        try withConnection { connection in
+            if connection.kind == .postgresql, connection.isAutocommit { return try body(connection) }
+            return try read(body)
+        }
+    }
+
     func typeID(_ type: SampleType) -> Int64 {
         // Every SampleType is registered at open; a miss would be a programming error.
         typeIDs[type]!
@@ -342,6 +357,12 @@ public final class HealthStore: @unchecked Sendable {
                 try transaction.finish()
                 try connection.engine.endWrite(commit: true).get()
                 transaction.isOpen = false
+                transaction.committed()
+                if !transaction.appsToFlag.isEmpty {
+                    // The samples are committed whatever happens here: a flag not set now is
+                    // still 0, so the app's next write with a device sets it.
+                    try? flagAppsRecordingDevices(transaction.appsToFlag, durability: durability, connection)
+                }
                 return result
             } catch {
                 transaction.isOpen = false
@@ -350,6 +371,53 @@ public final class HealthStore: @unchecked Sendable {
                 for device in transaction.createdDevices { deviceIDs[ExactText(device)] = nil }
                 throw error
             }
+        }
+    }
+
+    /// Marks apps as recording devices after a write found their first samples with one. That
+    /// ranks them among devices (`priorityOrder`) and so changes every person's
+    /// merged sums wherever they have data: a store-wide write of its own, which takes the store's
+    /// lock from the start and queues behind running writers like a migration. Widening the
+    /// finding write to the store instead deadlocked when many first writers of one app raced
+    /// (each held the store's lock shared while waiting for the row of the one widening): the
+    /// server broke one cycle a second, for minutes. Until this commits, every sum is the one
+    /// of the app not yet flagged, as the invariant of the merged hours wants.
+    func flagAppsRecordingDevices(_ ids: [Int64], durability: Durability, _ connection: Connection) throws {
+        // Another writer's follow-up may have flagged them meanwhile: then no store-wide write,
+        // which would wait for every running writer and hold up every new one.
+        let flaggedMeanwhile = ids.filter { id in
+            (try? connection.scalar("SELECT records_device FROM app WHERE id = ?") { $0.bind(1, id) }.get()) == 1
+        }
+        appsKnownToRecordDevices.formUnion(flaggedMeanwhile)
+        let ids = ids.filter { !flaggedMeanwhile.contains($0) }
+        guard !ids.isEmpty else { return }
+        try connection.engine.beginWrite(durability: durability, scope: .store).get()
+        do {
+            var flagged = false
+            for appID in ids {
+                let update = try connection.cached("UPDATE app SET records_device = 1 WHERE id = ? AND records_device = 0").get()
+                update.bind(1, appID)
+                try update.run().get()
+                flagged = flagged || connection.changes > 0
+            }
+            if flagged {
+                // The ranking changes sums only where the apps have samples: those people's types.
+                let list = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+                let touched = try connection.cached(
+                    "SELECT DISTINCT person_id, type_id FROM sample WHERE app_id IN (\(list)) ORDER BY person_id, type_id").get()
+                for (index, id) in ids.enumerated() { touched.bind(Int32(index + 1), id) }
+                var pairs: [(person: Int64, type: Int64)] = []
+                while try touched.step().get() { pairs.append((touched.int64(0), touched.int64(1))) }
+                touched.reset()
+                for (person, type) in pairs where keepsMergedHours(type) {
+                    try rebuildMergedHours(personID: person, typeID: type, connection)
+                }
+            }
+            try connection.engine.endWrite(commit: true).get()
+            appsKnownToRecordDevices.formUnion(ids)
+        } catch {
+            _ = connection.engine.endWrite(commit: false)
+            throw error
         }
     }
 

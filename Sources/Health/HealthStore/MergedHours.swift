@@ -44,14 +44,16 @@ extension HealthStore {
                       _ connection: Connection, sourceOf: ((Int64) -> Void)? = nil) throws(HealthStoreError) -> [MergeSample] {
         let statement = try connection.cached("""
             SELECT start_us, end_us, value, app_id, anchor FROM sample INDEXED BY sample_by_type_time
-            WHERE person_id = ?6 AND type_id = ?1 AND start_us >= ?2 AND start_us < ?3 AND end_us >= ?4
+            WHERE person_id = ?6 AND type_id = ?1
+            AND start_us >= ?2 - (SELECT max_duration_us FROM sample_type WHERE id = ?1) AND start_us < ?3 AND end_us >= ?4
             AND (CAST(?5 AS BIGINT) IS NULL OR app_id = ?5)
             ORDER BY start_us
             """).get()
         defer { statement.reset() }
         statement.bind(1, typeID)
         statement.bind(6, personID)
-        statement.bind(2, from - (try maxDuration(typeID: typeID, connection)))
+        // The type's longest duration is read in the same statement (a round trip fewer per hour span).
+        statement.bind(2, from)
         statement.bind(3, to)
         statement.bind(4, from)
         statement.bind(5, visible)
@@ -84,20 +86,28 @@ extension HealthStore {
         let ranks = try ranks(typeID: typeID, connection)
         let clear = try connection.cached(
             "DELETE FROM merged_hour WHERE person_id = ? AND type_id = ? AND hour_us >= ? AND hour_us < ?").get()
-        let insert = try connection.cached("INSERT INTO merged_hour (person_id, type_id, hour_us, value) VALUES (?, ?, ?, ?)").get()
+        let insert = try connection.cached("""
+            INSERT INTO merged_hour (person_id, type_id, hour_us, value) VALUES (?, ?, ?, ?)
+            ON CONFLICT (person_id, type_id, hour_us) DO UPDATE SET value = excluded.value
+            """).get()
         for (from, to) in spans {
-            clear.bind(1, personID)
-            clear.bind(2, typeID)
-            clear.bind(3, from)
-            clear.bind(4, to)
-            try clear.run().get()
             let samples = try mergeSamples(personID: personID, typeID: typeID, from: from, to: to, visible: nil,
                                            ranks: ranks, connection)
-            guard !samples.isEmpty else { continue }
             var borders: [Int64] = []
             var border = from
             while border <= to { borders.append(border); border += Self.hourMicroseconds }
-            for (index, sum) in PriorityMerge.sums(samples, borders: borders).enumerated() {
+            let sums = samples.isEmpty ? [] : PriorityMerge.sums(samples, borders: borders)
+            // Every hour keeps a total (a live minute's hour, the common case): each row is
+            // replaced in place. Otherwise the span is cleared first, so an hour left without
+            // samples loses its row.
+            if sums.count != borders.count - 1 || sums.contains(nil) {
+                clear.bind(1, personID)
+                clear.bind(2, typeID)
+                clear.bind(3, from)
+                clear.bind(4, to)
+                try clear.run().get()
+            }
+            for (index, sum) in sums.enumerated() {
                 guard let sum else { continue }
                 insert.bind(1, personID)
                 insert.bind(2, typeID)

@@ -77,7 +77,7 @@ extension HealthStore {
     /// always sees its own samples, so no read grant is consulted.
     public func ownSamples(of types: [SampleType], startingIn range: Range<Date>, as app: AppIdentity) throws -> [Sample] {
         if types.isEmpty { return [] }
-        return try read { connection in
+        return try readOneStatement { connection in
             guard let appID = try existingAppID(app.id, connection) else { return [] }
             let typeList = Array(repeating: "?", count: types.count).joined(separator: ", ")
             let statement = try connection.cached("""

@@ -61,6 +61,8 @@ public final class WriteTransaction {
     private var recentHours: [(typeID: Int64, keepsMergedHours: Bool, hour: Int64)] = []
     /// Types whose merged sums are recomputed in full at commit (source ranking changed).
     var typesToRebuild: Set<Int64> = []
+    /// Apps whose samples here have a device while their row does not say they record devices yet.
+    var appsToFlag: [Int64] = []
     /// The statements run once per sample, held here so the hot path skips the cache lookup.
     private var findSyncStatement: Statement?
     private var insertSampleStatement: Statement?
@@ -136,19 +138,18 @@ public final class WriteTransaction {
     func finish() throws(HealthStoreError) {
         // Rows appended and never written would be lost without a word: the commit fails instead.
         guard batchRows.isEmpty else { throw .misuse("samples were appended but not written (writeAppended(into:))") }
-        for (typeID, duration) in maxDurations {
+        for (typeID, duration) in maxDurations where duration > store.storedMaxDurations[typeID, default: 0] {
             let update = try connection.cached(
                 "UPDATE sample_type SET max_duration_us = ?1 WHERE id = ?2 AND max_duration_us < ?1").get()
             update.bind(1, duration)
             update.bind(2, typeID)
             try update.run().get()
         }
-        for appID in appsRecordingDevices {
-            let update = try connection.cached("UPDATE app SET records_device = 1 WHERE id = ? AND records_device = 0").get()
-            update.bind(1, appID)
-            try update.run().get()
-            // The source now ranks among devices: merged sums change wherever it has data.
-            if connection.changes > 0 { typesToRebuild.formUnion(store.mergedHourTypeIDs) }
+        for appID in appsRecordingDevices where !store.appsKnownToRecordDevices.contains(appID) {
+            // Read without locking the row: the flag is set after the commit, store-wide
+            // (HealthStore.flagAppsRecordingDevices says why not here).
+            let flagged = try connection.scalar("SELECT records_device FROM app WHERE id = ?") { $0.bind(1, appID) }.get() ?? 0
+            if flagged == 0 { appsToFlag.append(appID) }
         }
         if !typesToRebuild.isEmpty {
             // Every person's hourly totals: no other person's writer may be recomputing theirs.
@@ -180,12 +181,16 @@ public final class WriteTransaction {
             horizon.bind(1, store.personID)
             horizon.bind(2, anchor)
             try horizon.run().get()
-            if connection.kind == .postgresql {
-                let announce = try connection.cached(PostgreSQLNotifications.announceCommitSQL).get()
-                announce.bind(1, String(store.personID))
-                try announce.run().get()
-            }
+            connection.engine.announceCommit(person: store.personID)
         }
+    }
+
+    /// After COMMIT: the shared rows ``finish()`` raised now hold at least these values.
+    func committed() {
+        for (typeID, duration) in maxDurations where duration > store.storedMaxDurations[typeID, default: 0] {
+            store.storedMaxDurations[typeID] = duration
+        }
+        store.appsKnownToRecordDevices.formUnion(appsRecordingDevices.subtracting(appsToFlag))
     }
 
     func ensureOpen() throws(HealthStoreError) {

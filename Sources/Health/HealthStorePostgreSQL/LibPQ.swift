@@ -32,6 +32,10 @@ struct LibPQ: Sendable {
                             _ count: Int32, _ types: [Oid]) -> OpaquePointer?
     var execPrepared: @Sendable (_ connection: OpaquePointer, _ name: String, _ count: Int32,
                                  _ values: UnsafePointer<UnsafePointer<CChar>?>?) -> OpaquePointer?
+    /// Sends a script of statements in one message and returns every statement's result, in
+    /// order (`PQsendQuery`, then `PQgetResult` until none is left); empty when it could not be sent.
+    /// The server stops at the first statement that fails: its result is the last.
+    var execEach: @Sendable (OpaquePointer, String) -> [OpaquePointer]
     var clear: @Sendable (OpaquePointer?) -> Void
     var resultStatus: @Sendable (OpaquePointer) -> ExecStatusType
     var resultErrorMessage: @Sendable (OpaquePointer) -> String
@@ -63,6 +67,12 @@ struct LibPQ: Sendable {
         exec: { PQexec($0, $1) },
         prepare: { connection, name, sql, count, types in PQprepare(connection, name, sql, count, types) },
         execPrepared: { connection, name, count, values in PQexecPrepared(connection, name, count, values, nil, nil, 0) },
+        execEach: { connection, script in
+            guard PQsendQuery(connection, script) != 0 else { return [] }
+            var results: [OpaquePointer] = []
+            while let result = PQgetResult(connection) { results.append(result) }
+            return results
+        },
         clear: { PQclear($0) },
         resultStatus: { PQresultStatus($0) },
         resultErrorMessage: { String(cString: PQresultErrorMessage($0)) },

@@ -21,7 +21,8 @@ internal import HealthStore
 /// - A commit is durable when COMMIT returns (`synchronous_commit = on`, forced for
 ///   ``Durability/beforeAcknowledgement`` whatever the server's default).
 /// - Commits are announced with `NOTIFY bandkit_changes` (``PostgreSQLNotifications``: the schema and
-///   the person whose data changed, `schema/person-id`), which ``PostgresListener`` waits for.
+///   the person whose data changed, `schema/person-id`), which ``PostgresListener`` waits for; the
+///   announcement is a transaction of its own right after the write's COMMIT (``commitAndAnnounce(_:)``).
 ///
 /// A connection the server dropped (restart, network) is re-established at the next transaction;
 /// its prepared statements are prepared again (``generation``).
@@ -169,13 +170,15 @@ final class PostgresEngine: DatabaseEngine {
     }
 
     func beginWrite(durability: Durability, scope: WriteScope) -> Result<Void, DatabaseError> {
-        begin("BEGIN ISOLATION LEVEL READ COMMITTED").flatMap {
-            // Every commit BandKit acknowledges is on disk when COMMIT returns, whatever the server's default.
-            durability == .beforeAcknowledgement ? execute("SET LOCAL synchronous_commit = on") : .success(())
-        }.flatMap {
-            execute(lockStatement(scope))
-        }.mapError { error in
-            if pq.transactionStatus(handle) != PQTRANS_IDLE { _ = execute("ROLLBACK") }
+        pendingAnnouncement = nil
+        // One message, one round trip: the statements still run in order, so the person's lock is
+        // still waited for before the store's shared one (``lockStatement(_:)``).
+        var script = "BEGIN ISOLATION LEVEL READ COMMITTED"
+        // Every commit BandKit acknowledges is on disk when COMMIT returns, whatever the server's default.
+        if durability == .beforeAcknowledgement { script += "; SET LOCAL synchronous_commit = on" }
+        script += "; " + lockStatement(scope)
+        return begin(script).mapError { error in
+            if pq.transactionStatus(handle) != PQTRANS_IDLE, !isBroken { _ = execute("ROLLBACK") }
             return error
         }
     }
@@ -189,8 +192,38 @@ final class PostgresEngine: DatabaseEngine {
     }
 
     func endWrite(commit: Bool) -> Result<Void, DatabaseError> {
-        if commit { return execute("COMMIT") }
+        let announcement = pendingAnnouncement
+        pendingAnnouncement = nil
+        if commit { return announcement.map(commitAndAnnounce) ?? execute("COMMIT") }
         if !isAutocommit { _ = execute("ROLLBACK") }
+        return .success(())
+    }
+
+    /// The person whose commit ``endWrite(commit:)`` announces, set by ``announceCommit(person:)``.
+    private var pendingAnnouncement: Int64?
+
+    func announceCommit(person: Int64) { pendingAnnouncement = person }
+
+    /// COMMIT, then the announcement in a transaction of its own, both in one message.
+    ///
+    /// A NOTIFY inside the write itself would take PostgreSQL's database-wide notification lock
+    /// at commit and hold it until the commit record is on disk: every announcing writer, of
+    /// every person, would flush one after another, a store-wide lock under the per-person ones
+    /// (docs/performance.md, "Store writes with a lock per person"). The announcement's own
+    /// transaction commits without waiting for the disk (a notification is a hint that no one
+    /// needs after a crash, and listeners re-check on a timer anyway), so that lock is held for
+    /// microseconds. The write's COMMIT answers first: its result alone decides success; an
+    /// announcement that fails (the server's notification queue full) is given up.
+    private func commitAndAnnounce(_ person: Int64) -> Result<Void, DatabaseError> {
+        let script = "COMMIT; " + PostgreSQLNotifications.announcementScript(person: person)
+        roundTrips += 1
+        let results = pq.execEach(handle, script)
+        defer { results.forEach { pq.clear($0) } }
+        guard let committed = results.first, isSuccess(pq.resultStatus(committed)) else {
+            return .failure(error(results.first, sql: "COMMIT"))
+        }
+        lastChanges = 0
+        if pq.transactionStatus(handle) != PQTRANS_IDLE, !isBroken { _ = execute("ROLLBACK") }
         return .success(())
     }
 

@@ -26,6 +26,9 @@ package protocol DatabaseEngine: AnyObject {
     func widenToStore() -> Result<Void, DatabaseError>
     /// Ends a write transaction started by ``beginWrite(durability:)`` (settings it changed are restored).
     func endWrite(commit: Bool) -> Result<Void, DatabaseError>
+    /// Has the next successful ``endWrite(commit:)`` tell other processes that `person`'s data
+    /// changed (PostgreSQL's NOTIFY); a no-op where they watch the file instead (SQLite).
+    func announceCommit(person: Int64)
     /// Starts a read transaction: every statement sees the same committed snapshot.
     func beginRead() -> Result<Void, DatabaseError>
     var isAutocommit: Bool { get }
@@ -44,6 +47,8 @@ package enum WriteScope: Sendable, Equatable {
 }
 
 extension DatabaseEngine {
+    package func announceCommit(person: Int64) {}
+
     /// A store-wide write transaction.
     package func beginWrite(durability: Durability) -> Result<Void, DatabaseError> {
         beginWrite(durability: durability, scope: .store)

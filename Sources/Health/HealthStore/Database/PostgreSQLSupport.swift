@@ -39,9 +39,12 @@ package enum PostgreSQLEngines {
 package enum PostgreSQLNotifications {
     package static let channel = "bandkit_changes"
 
-    /// Tells listeners (other processes' change watches) that `person`'s data changed; sent by
-    /// the server only if the transaction commits. The payload is ``payload(schema:person:)``.
-    package static let announceCommitSQL = "SELECT pg_notify('\(channel)', current_schema() || '/' || ?)"
+    /// Tells listeners (other processes' change watches) that `person`'s data changed, in a
+    /// transaction of its own that does not wait for the disk; the engine sends it right after
+    /// a write's COMMIT succeeded. The payload is ``payload(schema:person:)``.
+    package static func announcementScript(person: Int64) -> String {
+        "BEGIN; SET LOCAL synchronous_commit = off; SELECT pg_notify('\(channel)', current_schema() || '/\(person)'); COMMIT"
+    }
 
     /// A notification's payload: the store's schema and the person whose data changed, so that a
     /// listener wakes only for its own store and person.
