@@ -1,5 +1,6 @@
 import BandKitSystem
 import BandLink
+import BandWire
 import Synchronization
 
 /// Keeps the kernel's long-term keys for one adapter equal to a key file, loading them only
