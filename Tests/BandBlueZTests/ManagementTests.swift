@@ -21,9 +21,10 @@ struct ManagementTests {
         (0..<4).map { UInt8(truncatingIfNeeded: value.rawValue >> (8 * UInt32($0))) }
     }
 
-    static func controllerInformation(address: BluetoothAddress, current: AdapterSettings) -> [UInt8] {
+    static func controllerInformation(address: BluetoothAddress, current: AdapterSettings,
+                                      supported: AdapterSettings = [.powered, .lowEnergy, .bondable, .connectable, .advertising]) -> [UInt8] {
         var reply = address.wireOrder + [0x09, 0x02, 0x00]
-        reply += settings([.powered, .lowEnergy, .bondable, .connectable, .advertising])
+        reply += settings(supported)
         reply += settings(current)
         reply += [0, 0, 0]
         reply += Array("BlueZ 5.66".utf8) + [UInt8](repeating: 0, count: 249 - 10)
@@ -189,6 +190,27 @@ struct ManagementTests {
         kernel.deliver(Self.complete(.readControllerInformation, index: 0, Self.controllerInformation(address: Self.adapterAddress, current: ready)))
         #expect(try adapter.prepareForLowEnergy() == ready)
         #expect(kernel.sent().count == 1)
+    }
+
+    /// Without bluetoothd the kernel starts with LE Secure Connections off: a band that refuses
+    /// legacy pairing could not pair until `btmgmt sc on`.
+    @Test func secureConnectionsAreTurnedOnWhenSupportedAndOff() throws {
+        let kernel = FakeBluetoothKernel()
+        let adapter = try BlueZAdapter("hci1", system: kernel.system)
+        let ready: AdapterSettings = [.powered, .lowEnergy, .bondable, .connectable]
+        let capable = ready.union([.advertising, .secureConnections])
+        kernel.deliver(Self.complete(.readControllerInformation, index: 1,
+                                     Self.controllerInformation(address: Self.adapterAddress, current: ready, supported: capable)))
+        kernel.deliver(Self.complete(.setSecureConnections, index: 1, Self.settings(ready.union(.secureConnections))))
+        #expect(try adapter.enableSecureConnections())
+        #expect(kernel.sent() == [bytes("04 00 01 00 00 00"), bytes("2d 00 01 00 01 00 01")])  // Read Controller Information, Set SC on
+
+        kernel.deliver(Self.complete(.readControllerInformation, index: 1,
+                                     Self.controllerInformation(address: Self.adapterAddress, current: ready.union(.secureConnections), supported: capable)))
+        #expect(try adapter.enableSecureConnections() == false, "already on")
+        kernel.deliver(Self.complete(.readControllerInformation, index: 1, Self.controllerInformation(address: Self.adapterAddress, current: ready)))
+        #expect(try adapter.enableSecureConnections() == false, "a controller without it is left alone")
+        #expect(kernel.sent() == [bytes("04 00 01 00 00 00"), bytes("04 00 01 00 00 00")], "only read, never set")
     }
 
     @Test func controllerInformationGivesTheAddressAndSettings() throws {

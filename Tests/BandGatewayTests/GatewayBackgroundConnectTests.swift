@@ -65,7 +65,7 @@ struct GatewayBackgroundConnectTests {
         let failed = gateway.attemptEnded(band.address, progressed: false, error: "ATT: unlikely error", at: at(1.2))
         #expect(failed.contains { if case .log(_, _, let text) = $0 { text.contains("session failed (ATT: unlikely error); next attempt when the kernel connects it again") } else { false } }, "\(failed)")
         guard case .waiting(let until) = gateway.phase(of: band.address) else { Issue.record("not waiting"); return }
-        #expect(gateway.nextWake == nil, "no timer until the link is announced again")
+        #expect(gateway.nextWake == at(31.2), "no attempt until the link is announced again; only its release is timed")
         #expect(gateway.linkUp(band.address, at: at(1.3)).isEmpty, "the backoff is not over")
         #expect(gateway.nextWake == until, "now its timer counts")
         #expect(starts(gateway.tick(at: until)) == [band.address])
@@ -154,6 +154,55 @@ struct GatewayBackgroundConnectTests {
         #expect(Set(unwatches(stop)) == [band.address, strap.address])
         #expect(stop.contains(.stop(address: band.address)))
         #expect(gateway.linkUp(strap.address, at: at(2.5)).isEmpty, "nothing starts while stopping")
+    }
+
+    func releases(_ actions: [GatewayMachine.Action]) -> [String] {
+        actions.compactMap { if case .release(let address) = $0 { address } else { nil } }
+    }
+
+    /// Kernel: hands the band's link over — the session fails on it (its encryption never
+    /// completes) and closes the channel — the link stays up, so no channel would ever be handed
+    /// over again. Gateway: after the release delay, "drop that link"; the kernel reconnects it
+    /// (the band is still on its list) and hands the new link over.
+    @Test func aSessionThatFailsOnALinkThatStaysUpHasTheLinkDroppedSoItIsHandedOverAgain() {
+        var gateway = machine()
+        _ = gateway.devicesLoaded([band, strap], at: at(0))
+        #expect(starts(gateway.linkUp(band.address, at: at(1))) == [band.address])
+        _ = gateway.attemptEnded(band.address, progressed: false, error: "raise security to medium (no answer within 20.0 seconds)", at: at(21))
+        #expect(gateway.nextWake == at(51), "the link is left to the kernel for 30 s")
+        #expect(releases(gateway.tick(at: at(50.9))).isEmpty)
+        let released = gateway.tick(at: at(51))
+        #expect(releases(released) == [band.address], "\(released)")
+        #expect(logs(released).contains { $0.hasPrefix("its link stayed up for 30 s with no session on it") }, "\(released)")
+        #expect(gateway.nextWake == nil, "released once; then only the kernel's handover counts")
+        #expect(gateway.tick(at: at(120)).isEmpty)
+        _ = gateway.linkDown(band.address, at: at(51.2))
+        #expect(gateway.linkUp(band.address, at: at(53)) == [.start(band, attempt: 2)])
+    }
+
+    @Test func aLinkThatDropsOrIsHandedOverAgainAfterAFailedSessionIsNeverDropped() {
+        var gateway = machine()
+        _ = gateway.devicesLoaded([band, strap], at: at(0))
+        _ = gateway.linkUp(band.address, at: at(1))
+        _ = gateway.linkUp(strap.address, at: at(1))
+        _ = gateway.attemptEnded(band.address, progressed: false, error: "ATT: timed out", at: at(21))
+        _ = gateway.attemptEnded(strap.address, progressed: true, error: "link lost", at: at(21))
+        _ = gateway.linkUp(strap.address, at: at(22))
+        _ = gateway.linkDown(band.address, at: at(25))
+        #expect(releases(gateway.tick(at: at(100))).isEmpty, "the band's link went by itself; the strap has a new one")
+        #expect({ if case .attempting = gateway.phase(of: strap.address) { true } else { false } }(), "the strap's new link is used")
+    }
+
+    @Test func aLinkIsNotDroppedWhileTheGatewayStopsOrAfterItsDeviceIsForgotten() {
+        var gateway = machine()
+        _ = gateway.devicesLoaded([band, strap], at: at(0))
+        _ = gateway.linkUp(band.address, at: at(1))
+        _ = gateway.linkUp(strap.address, at: at(1))
+        _ = gateway.attemptEnded(band.address, progressed: false, error: "ATT: timed out", at: at(21))
+        _ = gateway.attemptEnded(strap.address, progressed: false, error: "ATT: timed out", at: at(21))
+        #expect(unwatches(gateway.devicesLoaded([band], at: at(22))) == [strap.address])
+        let stop = gateway.stopRequested(at: at(23))
+        #expect(releases(stop + gateway.tick(at: at(60))).isEmpty)
     }
 
     @Test func aDeviceThatCannotBeWatchedIsTriedOnATimerInstead() {

@@ -113,7 +113,7 @@ struct GatewayCommand: Command {
         // Bluetooth devices are connected by the kernel when they are in range (Add Device); a
         // machine without Bluetooth (the simulator's sockets only) goes without.
         var connector: KernelAutoConnect?
-        do { connector = try KernelAutoConnect(adapter: adapter, random: random) } catch {
+        do { connector = try KernelAutoConnect(adapter: adapter, random: random, keyFile: keystore.smpKeysPath) } catch {
             if devices.contains(where: { !$0.address.hasPrefix("sim:") }) {
                 log.write(.warning, nil, "no background connections on \(adapter) (\(error)): Bluetooth devices are tried on a timer")
             }

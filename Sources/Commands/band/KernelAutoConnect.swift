@@ -12,20 +12,32 @@ import BandReader
 final class KernelAutoConnect: BackgroundConnector {
     private let list: AutoConnectList
     private let random: Bool
+    /// The bonds (`keyFile`) in the kernel: loaded once here and again only after a pairing
+    /// changed them, never per session (each load clears the adapter's keys while another of
+    /// its links may be looking its key up to encrypt).
+    let keys: LongTermKeyLoader
 
     /// Powers `adapter` up for LE (the kernel scans for the devices only on a powered adapter,
-    /// and no session, which would otherwise power it, starts before a link is up), then listens
-    /// on its ATT channel before any device is added.
-    init(adapter: String, random: Bool) throws {
-        list = try AutoConnectList(adapter: adapter)
-        self.random = random
+    /// and no session, which would otherwise power it, starts before a link is up), loads the
+    /// bonds of `keyFile`, then listens on its ATT channel before any device is added.
+    init(adapter: String, random: Bool, keyFile: String) throws {
+        let list = try AutoConnectList(adapter: adapter)
         do {
             try list.adapter.prepareForLowEnergy()
-            try list.listen(on: try list.adapter.address())
+            let address = try list.adapter.address()
+            let keys = LongTermKeyLoader(keyStore: LongTermKeyStore(path: keyFile), adapterAddress: address) { keys throws(LinkError) in
+                // Its own management socket: the list's belongs to the gateway's loop.
+                try BlueZAdapter(adapter).loadLongTermKeys(keys)
+            }
+            try keys.loadIfChanged()
+            try list.listen(on: address)
+            self.keys = keys
         } catch {
             list.close()
             throw error
         }
+        self.list = list
+        self.random = random
     }
 
     var pollDescriptors: [Int32] { list.pollDescriptors }
@@ -41,6 +53,11 @@ final class KernelAutoConnect: BackgroundConnector {
     func remove(_ address: String) throws {
         guard case .bluetooth(let peer, _) = try bandAddress(address) else { throw Self.notBluetooth(address) }
         try list.remove(peer)
+    }
+
+    func release(_ address: String) throws {
+        guard case .bluetooth(let peer, _) = try bandAddress(address) else { throw Self.notBluetooth(address) }
+        try list.release(peer)
     }
 
     func changes() throws -> [LinkChange] {
@@ -59,7 +76,12 @@ final class KernelAutoConnect: BackgroundConnector {
     func takeLink(_ address: BandAddress) throws -> L2CAPATTLink? {
         guard case .bluetooth(let peer, _) = address else { return nil }
         switch list.takeLink(peer) {
-        case .link(let link): return link
+        case .link(let link):
+            do { try keys.loadIfChanged() } catch {
+                link.close()
+                throw error
+            }
+            return link
         case .notListed: return nil
         case .nothing: throw LinkError.system("no link to \(peer): the kernel connects it when it advertises", .notConnected)
         }

@@ -58,7 +58,11 @@ struct LinkOpener {
             }
             let adapter = try BlueZAdapter(adapterName)
             _ = try adapter.prepareForLowEnergy()
-            let bonds = LongTermKeyStore(path: keystore.directory + "/smp-keys")
+            // bluetoothd would have: a device that refuses legacy pairing needs it on this side too.
+            if try adapter.enableSecureConnections() {
+                CommandRunner.printError("band: turned LE Secure Connections on for \(adapterName) (mgmt Set Secure Connections; bluetoothd is not running to do it)")
+            }
+            let bonds = LongTermKeyStore(path: keystore.smpKeysPath)
             // With no bluetoothd agent, nobody else answers the kernel's User Confirmation Request:
             // without this agent SMP times out after 30 s and connect() fails with EACCES.
             let explain = explainPairing
@@ -84,12 +88,13 @@ struct LinkOpener {
     }
 
     /// A handed-over link: encrypted with the bond when the device was paired (the kernel made
-    /// it at low security), with an agent answering the kernel meanwhile.
+    /// it at low security), with an agent answering the kernel meanwhile. The bonds are in the
+    /// kernel already (whoever hands links over keeps them there, ``KernelAutoConnect``): loading
+    /// them here would clear the adapter's keys under its other links.
     private func adopt(_ link: L2CAPATTLink, adapter name: String) throws -> L2CAPATTLink {
         guard secure else { return link }
         let adapter = try BlueZAdapter(name)
-        let agent = try PairingAgent(adapter: adapter, keyStore: LongTermKeyStore(path: keystore.directory + "/smp-keys"), log: { _ in })
-        _ = try agent.restoreKeys()
+        let agent = try PairingAgent(adapter: adapter, keyStore: LongTermKeyStore(path: keystore.smpKeysPath), log: { _ in })
         try link.raiseSecurity(to: .medium, timeout: .seconds(20), agent: agent)
         return link
     }
@@ -169,6 +174,11 @@ extension ReaderOptions {
         return LinkOpener(keystore: keystore, secure: bonded, pairing: pairing, recording: recording, explainPairing: pairing,
                           passkey: passkey, pairingFailure: pairingFailure)
     }
+}
+
+extension Keystore {
+    /// The LE long-term keys (bonds) kept beside the keystore.
+    var smpKeysPath: String { directory + "/smp-keys" }
 }
 
 /// Carries the pairing agent's failure out of ``LinkOpener/open(_:)`` (called deep inside the

@@ -18,6 +18,9 @@ public protocol BackgroundConnector: AnyObject {
     func add(_ address: String) throws -> Bool
     /// Stops connecting it.
     func remove(_ address: String) throws
+    /// Drops the device's link, which is up with no session on it (its channel was handed over
+    /// and closed); the system connects it again by itself, since it is still added.
+    func release(_ address: String) throws
     /// What happened to the links since the last call, without waiting.
     func changes() throws -> [LinkChange]
 }

@@ -173,6 +173,10 @@ public final class GatewayEngine {
                 do { try connector?.remove(address) } catch {
                     log(.warning, address, "the system may go on connecting it: \(error)")
                 }
+            case .release(let address):
+                do { try connector?.release(address) } catch {
+                    log(.warning, address, "cannot drop its idle link: \(error)")
+                }
             case .log(let level, let address, let message):
                 log(level, address, message)
             case .exit(let abandoned):

@@ -17,6 +17,14 @@ import BandReader
 /// (``Action/watch(address:)``), and a session starts when its link comes up (``linkUp(_:at:)``)
 /// and its backoff allows. It is removed (``Action/unwatch(address:)``) when forgotten and when
 /// the gateway stops, so the system stops connecting it.
+///
+/// A session that ends while its link stays up (it failed on the link, say encryption never
+/// completed, and the kernel keeps the link) would leave the device unserved for good: the
+/// kernel hands a channel over only when it makes a link. So after ``linkReleaseDelay`` without
+/// the link going down or a new channel, the machine asks the system to drop that link
+/// (``Action/release(address:)``); the kernel reconnects it and hands its channel over afresh.
+/// Only such a link is ever dropped: one whose channel was handed over (the kernel finished
+/// setting it up) and whose session has closed it.
 public struct GatewayMachine {
     public typealias Instant = ContinuousClock.Instant
 
@@ -43,6 +51,9 @@ public struct GatewayMachine {
         case watch(address: String)
         /// Stop the system's connecting the device.
         case unwatch(address: String)
+        /// Have the system drop the device's link, which stayed up with no session on it; the
+        /// system connects it again by itself (the link was watched) and hands it over anew.
+        case release(address: String)
         case log(GatewayLogLevel, address: String?, String)
         /// Every session has ended (or the grace period is over): the process may exit.
         case exit(abandoned: [String])
@@ -63,6 +74,10 @@ public struct GatewayMachine {
         var background = false
         /// Its link is up (reported by the system, not yet used by a session).
         var linkUp = false
+        /// A link of it was handed over and has not been reported down since.
+        var linkHeld = false
+        /// When to drop its link if it is still up with no session on it.
+        var releaseAt: Instant?
 
         /// Whether its next attempt may start once its timer is due.
         var isReady: Bool { !background || linkUp }
@@ -74,6 +89,11 @@ public struct GatewayMachine {
     private let inBackground: (GatewayDevice) -> Bool
     /// How long a stop waits for sessions to commit and close their links.
     public let stopGrace: Duration
+    /// How long a link that stays up after its session ended is left to the kernel (to drop
+    /// or to hand over again) before the machine has it dropped: longer than SMP's 30 s
+    /// timeout minus a session's 20 s wait for security, so a failed pairing the kernel tears
+    /// down itself is never raced.
+    public let linkReleaseDelay: Duration
     public private(set) var stopDeadline: Instant?
     private var exited = false
 
@@ -81,9 +101,11 @@ public struct GatewayMachine {
     /// independently); `random` its jitter (seeded in tests); `inBackground` says which devices
     /// the system connects in the background (``BackgroundConnector/serves(_:)``).
     public init(backoff: ReconnectBackoff = ReconnectBackoff(initial: .seconds(1), maximum: .seconds(60)),
-                stopGrace: Duration = .milliseconds(4500), random: any RandomNumberGenerator = SystemRandomNumberGenerator(),
+                stopGrace: Duration = .milliseconds(4500), linkReleaseDelay: Duration = .seconds(30),
+                random: any RandomNumberGenerator = SystemRandomNumberGenerator(),
                 inBackground: @escaping (GatewayDevice) -> Bool = { _ in false }) {
         backoffTemplate = backoff
+        self.linkReleaseDelay = linkReleaseDelay
         self.inBackground = inBackground
         self.stopGrace = stopGrace
         self.random = random
@@ -101,6 +123,7 @@ public struct GatewayMachine {
         var wake = stopDeadline
         for entry in entries.values {
             if case .waiting(let until) = entry.phase, stopDeadline == nil, entry.isReady { wake = min(wake ?? until, until) }
+            if let release = entry.releaseAt, stopDeadline == nil { wake = min(wake ?? release, release) }
         }
         return wake
     }
@@ -170,6 +193,15 @@ public struct GatewayMachine {
         }
         var actions: [Action] = []
         for address in entries.keys.sorted() {
+            guard var entry = entries[address], let release = entry.releaseAt, release <= now else { continue }
+            entry.releaseAt = nil
+            entries[address] = entry
+            guard case .waiting = entry.phase, entry.linkHeld, !entry.linkUp else { continue }
+            actions.append(.log(.notice, address: address,
+                                "its link stayed up for \(Self.seconds(linkReleaseDelay)) with no session on it: having the kernel drop it, to connect it and hand it over again"))
+            actions.append(.release(address: address))
+        }
+        for address in entries.keys.sorted() {
             guard var entry = entries[address], case .waiting(let until) = entry.phase, until <= now, entry.isReady else { continue }
             entry.attempts += 1
             entry.phase = .attempting(attempt: entry.attempts, connected: false)
@@ -214,6 +246,9 @@ public struct GatewayMachine {
             return drop(address) + add(replacement, at: now) + tick(at: now)
         }
         if progressed { entry.backoff.succeeded() }
+        // A link still up with no channel waiting: the session closed its channel, and the
+        // kernel hands one over only when it makes a link.
+        if entry.background, entry.linkHeld, !entry.linkUp { entry.releaseAt = now.advanced(by: linkReleaseDelay) }
         let step = entry.backoff.attempt
         let ceiling = entry.backoff.ceilingDelay(forAttempt: step)
         let delay = entry.backoff.nextDelay(using: &random)
@@ -278,6 +313,8 @@ public struct GatewayMachine {
     public mutating func linkUp(_ address: String, at now: Instant) -> [Action] {
         guard var entry = entries[address], entry.background, !isStopping else { return [] }
         entry.linkUp = true
+        entry.linkHeld = true
+        entry.releaseAt = nil
         entries[address] = entry
         return tick(at: now)
     }
@@ -296,6 +333,8 @@ public struct GatewayMachine {
     public mutating func linkDown(_ address: String, at now: Instant) -> [Action] {
         guard var entry = entries[address], entry.background else { return [] }
         entry.linkUp = false
+        entry.linkHeld = false
+        entry.releaseAt = nil
         entries[address] = entry
         return []
     }

@@ -43,8 +43,8 @@ clock=${chip:+--keep-band-clock}
 mkdir -p "/tmp/$name"
 store="--store /tmp/$name/health.sqlite"
 # The kernel offers LE Secure Connections only on an adapter whose SC setting is on (bluetoothd
-# turns it on; there is none here), and the band refuses legacy pairing. Off again afterwards, as
-# the other stages found it.
+# turns it on; there is none here, so `band` does), and the band refuses legacy pairing. Off
+# again afterwards.
 index=${R#hci}
 trap 'band_side_cleanup; btmgmt --index "$index" sc off > /dev/null; echo "--- band side log (tail)"; tail -30 "$side_log"' EXIT
 # The band's files, relative to $RADIO_OUT (band-side.sh runs it there, in the guest or on the host).
@@ -55,7 +55,9 @@ band_args="--seed 5 --history-days $history_days --state $name/flash.bin"
 
 wait_link_down "$R"
 "$RADIO_BIN/bandradio" info --hci "$R" > /dev/null || fail "reader adapter $R"
-btmgmt --index "$index" sc on || fail "LE Secure Connections on $R"
+# Off (as the kernel starts without bluetoothd): `band` must turn it on itself, or the band, which
+# refuses legacy pairing, could not pair.
+btmgmt --index "$index" sc off > /dev/null || fail "LE Secure Connections off on $R"
 step "the band on its own host ($band_side), through btvirt's LE controller"
 band_side_start "$log/serve.log" $band_args --truth "$name/truth-1.ndjson"
 scan_for bandkit "$log/scan.json"
@@ -68,6 +70,7 @@ cat "$log/pair-wrong.err"
 grep -q "passkey [0-9]\{6\}" "$log/serve.log" || fail "the band showed no passkey"
 [ "$wrong" = 1 ] || fail "a wrong passkey: band pair exited $wrong, want 1"
 grep -q "refused the passkey" "$log/pair-wrong.err" || fail "a wrong passkey: no 'refused the passkey'"
+grep -q "turned LE Secure Connections on for $R" "$log/pair-wrong.err" || fail "band did not turn LE Secure Connections on"
 grep -q "$address" "$log/keys.json" 2>/dev/null && fail "a wrong passkey left a keystore entry"
 grep -qi "$address" "$log/smp-keys" 2>/dev/null && fail "a wrong passkey left a long-term key"
 [ -n "$chip" ] && grep -q "hosted: bonded" "$log/serve.log" && fail "a wrong passkey: the chip stored a bond"

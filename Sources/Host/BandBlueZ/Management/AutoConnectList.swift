@@ -96,6 +96,14 @@ public final class AutoConnectList {
         try adapter.removeDevice(peer)
     }
 
+    /// Drops the link to `peer` (mgmt Disconnect), for a link that stayed up after its session
+    /// closed the channel handed over: the kernel made and finished setting up that link, so
+    /// this is not the drop of a link still being set up that trips Debian 12's `hci_chan_del`
+    /// BUG. The peer stays on the list: the kernel connects it again and hands the channel over.
+    public func release(_ peer: LEAddress) throws(LinkError) {
+        try adapter.disconnect(peer)
+    }
+
     /// The channel the kernel handed over for `peer`, taken (any thread).
     public func takeLink(_ peer: LEAddress) -> Handover {
         let (listed, waiting) = state.withLock { state -> (Bool, Waiting?) in

@@ -76,6 +76,23 @@ public final class BlueZAdapter {
         return try setPowered(true)
     }
 
+    /// Turns LE Secure Connections on (Set Secure Connections, `btmgmt sc on`) when the controller
+    /// supports it and it is off. Without bluetoothd nobody else does (the kernel starts with it
+    /// off), and a device that refuses legacy pairing (the band on its own host, a PineTime)
+    /// cannot pair otherwise. Returns true when it turned it on.
+    @discardableResult
+    public func enableSecureConnections() throws(LinkError) -> Bool {
+        let information = try information()
+        guard information.supportedSettings.contains(.secureConnections), !information.currentSettings.contains(.secureConnections) else {
+            return false
+        }
+        let settings = try settings(after: .setSecureConnections, true)
+        guard settings.contains(.secureConnections) else {
+            throw .system("mgmt Set Secure Connections on \(name): still off (settings: \(settings))", .notSupported)
+        }
+        return true
+    }
+
     /// Starts advertising `advertisement` (replacing an instance with the same number).
     public func startAdvertising(_ advertisement: Advertisement) throws(LinkError) {
         let parameters: [UInt8]

@@ -21,6 +21,7 @@ public struct ManagementOpcode: RawRepresentable, Hashable, Sendable, CustomStri
     public static let readAdvertisingFeatures = ManagementOpcode(rawValue: 0x003D)
     public static let addAdvertising = ManagementOpcode(rawValue: 0x003E)
     public static let removeAdvertising = ManagementOpcode(rawValue: 0x003F)
+    public static let setSecureConnections = ManagementOpcode(rawValue: 0x002D)
     public static let addDevice = ManagementOpcode(rawValue: 0x0033)
     public static let removeDevice = ManagementOpcode(rawValue: 0x0034)
 
@@ -44,6 +45,7 @@ public struct ManagementOpcode: RawRepresentable, Hashable, Sendable, CustomStri
         case .readAdvertisingFeatures: return "Read Advertising Features"
         case .addAdvertising: return "Add Advertising"
         case .removeAdvertising: return "Remove Advertising"
+        case .setSecureConnections: return "Set Secure Connections"
         case .addDevice: return "Add Device"
         case .removeDevice: return "Remove Device"
         default: return "mgmt command 0x" + String(rawValue, radix: 16)
