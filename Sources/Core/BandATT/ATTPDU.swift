@@ -82,14 +82,19 @@ public enum ATTPDU: Equatable, Sendable, WireDecodable, WireEncodable {
         self = try ATTPDU(parsingAll: bytes, baseOffset: baseOffset)
     }
 
-    /// Decodes one whole PDU a client sent to a server, or nil for one a server ignores whatever
-    /// its layout: a PDU only a server sends (a response, a notification, an indication) and
-    /// Signed Write Command (no bond here carries a signing key). What a GATT server parses
-    /// with: a peripheral's image then carries no decoder of the PDUs only a client reads.
-    public init?(clientPDU bytes: UnsafeRawBufferPointer) throws(ParseError) {
+    /// Whether a server decodes a PDU with this opcode at all: not one only a server sends (a
+    /// response, a notification, an indication), nor Signed Write Command (no bond here carries
+    /// a signing key). A server ignores those whatever their layout.
+    public static func isDecodedByServer(_ opcode: ATTOpcode) -> Bool {
+        opcode != .signedWriteCommand && opcode.kind?.direction != .serverToClient
+    }
+
+    /// Decodes one whole PDU a client sent to a server (``isDecodedByServer(_:)``); one a server
+    /// does not decode fails at its opcode. What a GATT server parses with: a peripheral's image
+    /// then carries no decoder of the PDUs only a client reads.
+    public init(clientPDU bytes: UnsafeRawBufferPointer) throws(ParseError) {
         var parser = ClientPDUParser(input: ByteCursor(bytes))
         try ATTPDUTable.visit(ATTOpcode(rawValue: try parser.input.peekUInt8("opcode")), &parser)
-        guard parser.decodedPDU else { return nil }
         try parser.input.expectEnd()
         self = parser.decoded
     }
@@ -100,12 +105,10 @@ public enum ATTPDU: Equatable, Sendable, WireDecodable, WireEncodable {
         typealias Failure = ParseError
         var input: ByteCursor
         var decoded = ATTPDU.handleValueConfirmation(ATTHandleValueConfirmation())
-        var decodedPDU = true
 
         mutating func visit<PDU: ATTPDUType>(_ entry: ATTPDUEntry, _ type: PDU.Type, wrap: (PDU) -> ATTPDU) throws(ParseError) {
             guard entry.direction == .clientToServer, PDU.opcode != .signedWriteCommand else {
-                decodedPDU = false
-                return
+                throw ParseError(.invalidValue, at: input.offset, field: "opcode (a PDU a server does not decode)")
             }
             try ATTPDU.decode(&input, into: &decoded, as: wrap)
         }

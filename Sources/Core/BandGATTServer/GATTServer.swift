@@ -88,15 +88,15 @@ public struct GATTServer: Sendable {
         to pdu: UnsafeRawBufferPointer, opcode: ATTOpcode, source: inout Source,
         writer: inout ByteWriter, event: inout GATTServerEvent<Source.WriteEffect>
     ) -> Answer {
+        guard ATTPDU.isDecodedByServer(opcode) else {
+            // A response, notification or indication from the client, or a signed write: no
+            // answer (§3.4.9), named by the event whatever its layout.
+            event = .unexpected(opcode)
+            return .written
+        }
         let request: ATTPDU
         do throws(ParseError) {
-            guard let parsed = try ATTPDU(clientPDU: pdu) else {
-                // A response, notification or indication from the client, or a signed write:
-                // no answer (§3.4.9), named by the event whatever its layout.
-                event = .unexpected(opcode)
-                return .written
-            }
-            request = parsed
+            request = try ATTPDU(clientPDU: pdu)
         } catch {
             // Only a request is owed an answer (§3.4.1.1); a broken command, response or
             // confirmation is dropped.
