@@ -1,6 +1,7 @@
 import BandFirmware
 import BandGATT
 import BandLink
+import BandProtocol
 import BandTestSupport
 import BandWire
 import Testing
