@@ -254,7 +254,7 @@ let package = Package(
                     path: "firmware-sim/Tests/ChipRuntimeTests"),
         .testTarget(name: "BandFirmwareCoreTests", dependencies: ["BandFirmwareCore", "BandProtocol"],
                     path: "firmware-sim/Tests/BandFirmwareCoreTests"),
-        .testTarget(name: "BandFirmwareTests", dependencies: ["BandWire", "BandProtocol", "BandLink", "BandFirmware", "BandTestSupport"],
+        .testTarget(name: "BandFirmwareTests", dependencies: ["BandWire", "BandProtocol", "BandLink", "BandFirmware", "BandTestSupport", "BandGATT"],
                     path: "firmware-sim/Tests/BandFirmwareTests"),
         .testTarget(name: "BandPeersTests", dependencies: ["BandWire", "BandATT", "BandGATT", "BandGATTServer", "BandPeers"]),
         .testTarget(name: "FirmwareBridgeTests", dependencies: ["FirmwareBridge", "UARTFraming"]),

@@ -182,6 +182,10 @@ struct GATTServerTests {
         #expect(c.send("1e") == ("", .confirmedIndication, nil))
         #expect(c.send("1b 0800 01") == ("", .unexpected(.handleValueNotification), nil))
         #expect(c.send("0b 01") == ("", .unexpected(.readResponse), nil))
+        // Not decoded: a malformed one is named the same way, and still gets no answer.
+        #expect(c.send("1b 08") == ("", .unexpected(.handleValueNotification), nil))
+        #expect(c.send("03 01") == ("", .unexpected(.exchangeMTUResponse), nil))
+        #expect(c.send("d2 03") == ("", .unexpected(.signedWriteCommand), nil))
         #expect(c.send("") == ("", .none, nil))
     }
 

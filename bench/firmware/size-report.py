@@ -44,7 +44,7 @@ AREAS = [
     ("GATT service: live activity notifications", r"LiveActivity|LiveNotifications|IndicationQueue"),
     ("GATT service: Device Information, Battery, GAP", r"DeviceInformation|BatteryLevel|SystemID|Appearance"),
     ("GATT server over the bring-up table (ChipRuntime's BoardAttributeSource, before the band starts)", r"^bring-up server |BoardAttributeSource"),
-    ("GATT services: the attribute table, built at start-up (BandAttributeTable, Characteristic)", r"AttributeTable|Characteristic\b|\bCharacteristic\."),
+    ("GATT services: the attribute table (BandAttributeTable, Characteristic)", r"AttributeTable|Characteristic\b|\bCharacteristic\."),
     ("GATT services: BandServices (PDU dispatch, notifications, connection, its chip host)", r"BandAttributeSource|AttributeAccess|BandServices|ServiceConnection|Characteristic\b|BandServiceHost|ChipLinkHost|BandActivityService"),
     ("GATT server over the band's table (discovery, read, write)", r"BandGATTServer\.|GATTAttributeSource"),
     ("ATT PDUs (parse, encode)", r"BandATT\.|\bATT\w+"),

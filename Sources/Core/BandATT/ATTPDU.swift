@@ -82,6 +82,43 @@ public enum ATTPDU: Equatable, Sendable, WireDecodable, WireEncodable {
         self = try ATTPDU(parsingAll: bytes, baseOffset: baseOffset)
     }
 
+    /// Whether a server decodes a PDU with this opcode at all: not one only a server sends (a
+    /// response, a notification, an indication), nor Signed Write Command (no bond here carries
+    /// a signing key). A server ignores those whatever their layout.
+    public static func isDecodedByServer(_ opcode: ATTOpcode) -> Bool {
+        opcode != .signedWriteCommand && opcode.kind?.direction != .serverToClient
+    }
+
+    /// Decodes one whole PDU a client sent to a server (``isDecodedByServer(_:)``); one a server
+    /// does not decode fails at its opcode. What a GATT server parses with: a peripheral's image
+    /// then carries no decoder of the PDUs only a client reads.
+    public init(clientPDU bytes: UnsafeRawBufferPointer) throws(ParseError) {
+        var parser = ClientPDUParser(input: ByteCursor(bytes))
+        try ATTPDUTable.visit(ATTOpcode(rawValue: try parser.input.peekUInt8("opcode")), &parser)
+        try parser.input.expectEnd()
+        self = parser.decoded
+    }
+
+    /// ``Parser`` for ``init(clientPDU:)``: the table's row (a constant per opcode) decides, so
+    /// the server-to-client rows' decoders are never instantiated.
+    struct ClientPDUParser: ATTPDUTableVisitor {
+        typealias Failure = ParseError
+        var input: ByteCursor
+        var decoded = ATTPDU.handleValueConfirmation(ATTHandleValueConfirmation())
+
+        mutating func visit<PDU: ATTPDUType>(_ entry: ATTPDUEntry, _ type: PDU.Type, wrap: (PDU) -> ATTPDU) throws(ParseError) {
+            guard entry.direction == .clientToServer, PDU.opcode != .signedWriteCommand else {
+                throw ParseError(.invalidValue, at: input.offset, field: "opcode (a PDU a server does not decode)")
+            }
+            try ATTPDU.decode(&input, into: &decoded, as: wrap)
+        }
+
+        mutating func visitUnknown(_ opcode: ATTOpcode) throws(ParseError) {
+            try input.skip(1, "opcode")
+            decoded = .unknown(opcode, try input.readParameters("parameters"))
+        }
+    }
+
     /// Calls `visitor` with the PDU this holds: the one place that takes the cases apart.
     @inlinable
     public func visitPayload<Visitor: ATTPDUPayloadVisitor>(_ visitor: inout Visitor) -> Visitor.Result {

@@ -30,7 +30,9 @@ import BandWire
 /// | malformed request | | Invalid PDU (handle 0) |
 ///
 /// Commands (Write Command, Signed Write, unknown opcodes with bit 6 set) never get a
-/// response, not even an error (§3.4.9); responses and notifications from a client are ignored.
+/// response, not even an error (§3.4.9); responses, notifications and indications from a client
+/// are ignored without being decoded (the event is ``GATTServerEvent/unexpected(_:)``, whatever
+/// their layout), as are signed writes.
 public struct GATTServer: Sendable {
     /// The Receive MTU offered in the Exchange MTU Response.
     public let serverMTU: Int
@@ -86,9 +88,15 @@ public struct GATTServer: Sendable {
         to pdu: UnsafeRawBufferPointer, opcode: ATTOpcode, source: inout Source,
         writer: inout ByteWriter, event: inout GATTServerEvent<Source.WriteEffect>
     ) -> Answer {
+        guard ATTPDU.isDecodedByServer(opcode) else {
+            // A response, notification or indication from the client, or a signed write: no
+            // answer (§3.4.9), named by the event whatever its layout.
+            event = .unexpected(opcode)
+            return .written
+        }
         let request: ATTPDU
         do throws(ParseError) {
-            request = try ATTPDU(bytes: pdu)
+            request = try ATTPDU(clientPDU: pdu)
         } catch {
             // Only a request is owed an answer (§3.4.1.1); a broken command, response or
             // confirmation is dropped.

@@ -36,7 +36,12 @@ extension LEHost {
     }
 
     mutating func attPDU<IO: LEHostIO>(_ pdu: UnsafeRawBufferPointer, source: inout Source, io: inout IO) {
-        guard var link = connection, !io.serveATT(pdu) else { return }
+        guard var link = connection else { return }
+        if IO.servesEveryATTPDU {
+            _ = io.serveATT(pdu)
+            return
+        }
+        guard !io.serveATT(pdu) else { return }
         let result = link.gatt.handle(pdu, source: &source, into: responseBuffer)
         connection = link
         if result.responseLength > 0 {

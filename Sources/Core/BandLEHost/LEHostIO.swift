@@ -16,10 +16,15 @@ public protocol LEHostIO {
     /// and answers through ``LEHost/sendATT(_:io:)``, false to let the host's ``GATTServer``
     /// answer from its source. Default false. The bytes are valid only during the call.
     mutating func serveATT(_ pdu: UnsafeRawBufferPointer) -> Bool
+    /// True when ``serveATT(_:)`` takes every PDU, whatever it is (the owner runs its own GATT
+    /// server for the whole link): the host then never reaches its own ``GATTServer``, and a
+    /// firmware image built with this IO carries none. Default false.
+    static var servesEveryATTPDU: Bool { get }
 }
 
 extension LEHostIO {
     public mutating func serveATT(_ pdu: UnsafeRawBufferPointer) -> Bool { false }
+    public static var servesEveryATTPDU: Bool { false }
 }
 
 /// A bond: what a re-connecting central needs to encrypt again without pairing.

@@ -57,6 +57,10 @@ public struct CRC32: Sendable {
         0xB40B_BE37, 0xC30C_8EA1, 0x5A05_DF1B, 0x2D02_EF8D,
     ]
 
+    // The two table walks are compiled here only (`@export(interface)`: other modules call them,
+    // their bodies are not copied into them): a copy took the table's initialiser along, and the
+    // firmware image held the 1 KB table once per module that computes a CRC.
+    @export(interface)
     public mutating func update(_ bytes: UnsafeRawBufferPointer) {
         var c = ~value
         Self.table.withUnsafeBufferPointer { t in
@@ -74,7 +78,7 @@ public struct CRC32: Sendable {
         for byte in bytes { update(byte: byte) }
     }
 
-    @inline(never)
+    @inline(never) @export(interface)
     public mutating func update(byte: UInt8) {
         let c = ~value
         value = ~(Self.table[Int((c ^ UInt32(byte)) & 0xFF)] ^ (c >> 8))

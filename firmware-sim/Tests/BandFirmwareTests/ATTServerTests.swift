@@ -1,5 +1,7 @@
 import BandFirmware
+import BandGATT
 import BandLink
+import BandProtocol
 import BandTestSupport
 import BandWire
 import Testing
@@ -23,6 +25,61 @@ struct ATTServerTests {
         #expect(BandAttributeTable.configurationHandle(.authControlPoint) == Handles.authControlPointCCCD)
         #expect(BandAttributeTable.valueHandle(.currentTime) == Handles.currentTime)
         #expect(BandAttributeTable.configurationHandle(.deviceName) == 0)
+    }
+
+    @Test("The table written out as constant data is the one its service list defines, attribute for attribute")
+    func constantTableMatchesTheServiceList() {
+        // The builder the band ran at start-up before the table became constant data.
+        var built: [(type: BluetoothUUID, role: BandAttributeTable.Role, serviceEnd: UInt16)] = []
+        for service in BandAttributeTable.services {
+            var length = 1
+            for characteristic in service.characteristics { length += characteristic.needsConfiguration ? 3 : 2 }
+            let serviceEnd = UInt16(built.count + length)
+            built.append((BandAttributeTable.primaryServiceType, .primaryService(service.uuid), serviceEnd))
+            for characteristic in service.characteristics {
+                built.append((BandAttributeTable.characteristicType, .declaration(characteristic), serviceEnd))
+                built.append((characteristic.uuid, .value(characteristic), serviceEnd))
+                if characteristic.needsConfiguration {
+                    built.append((BandAttributeTable.configurationType, .configuration(characteristic), serviceEnd))
+                }
+            }
+        }
+        #expect(Int(BandAttributeTable.lastHandle) == built.count)
+        for (index, expected) in built.enumerated() {
+            let attribute = BandAttributeTable.attribute(at: index)
+            #expect(attribute.handle == UInt16(index + 1) && attribute.type == expected.type && attribute.role == expected.role
+                    && attribute.serviceEnd == expected.serviceEnd, "handle \(index + 1)")
+            #expect(BandAttributeTable.attribute(UInt16(index + 1))?.role == expected.role)
+        }
+        #expect(BandAttributeTable.attribute(0) == nil && BandAttributeTable.attribute(UInt16(built.count + 1)) == nil)
+        for characteristic in Characteristic.allCases {
+            let value = built.firstIndex { $0.role == .value(characteristic) }.map { UInt16($0 + 1) }
+            let configuration = built.firstIndex { $0.role == .configuration(characteristic) }.map { UInt16($0 + 1) } ?? 0
+            #expect(BandAttributeTable.valueHandle(characteristic) == value, "\(characteristic)")
+            #expect(BandAttributeTable.configurationHandle(characteristic) == configuration, "\(characteristic)")
+        }
+    }
+
+    @Test("Each characteristic's UUID is its GATTUUID constant (the band's own: BandActivityService's)")
+    func characteristicUUIDs() {
+        let expected: [Characteristic: BluetoothUUID] = [
+            .deviceName: GATTUUID.Characteristic.deviceName, .appearance: GATTUUID.Characteristic.appearance,
+            .serviceChanged: GATTUUID.Characteristic.serviceChanged,
+            .manufacturerName: GATTUUID.Characteristic.manufacturerNameString, .modelNumber: GATTUUID.Characteristic.modelNumberString,
+            .serialNumber: GATTUUID.Characteristic.serialNumberString, .firmwareRevision: GATTUUID.Characteristic.firmwareRevisionString,
+            .batteryLevel: GATTUUID.Characteristic.batteryLevel,
+            .heartRateMeasurement: GATTUUID.Characteristic.heartRateMeasurement,
+            .bodySensorLocation: GATTUUID.Characteristic.bodySensorLocation,
+            .heartRateControlPoint: GATTUUID.Characteristic.heartRateControlPoint,
+            .rscMeasurement: GATTUUID.Characteristic.rscMeasurement, .rscFeature: GATTUUID.Characteristic.rscFeature,
+            .currentTime: GATTUUID.Characteristic.currentTime, .localTimeInformation: GATTUUID.Characteristic.localTimeInformation,
+            .liveActivity: BandActivityService.liveActivity, .historyControlPoint: BandActivityService.historyControlPoint,
+            .historyData: BandActivityService.historyData, .authControlPoint: BandActivityService.authControlPoint,
+        ]
+        #expect(expected.count == Characteristic.allCases.count)
+        for characteristic in Characteristic.allCases {
+            #expect(characteristic.uuid == expected[characteristic], "\(characteristic)")
+        }
     }
 
     @Test("MTU exchange answers 517 and takes the smaller MTU; a second exchange is refused")

@@ -69,6 +69,20 @@ import UARTFraming
         ])
     }
 
+    @Test("The debug port serves no bring-up table, self-test or bench: the band's image carries none of them")
+    func noBringUpServicesOnTheDebugPort() {
+        var chip = HostedBand(board: ScriptedBoard())
+        chip.start()
+        _ = Self.debugFrames(&chip)
+        chip.runtime.board.base.debugInbound.append(contentsOf: encodeFrame(.att, hex("0a 0300")))   // Read Request, before the band runs
+        chip.runtime.board.base.debugInbound.append(contentsOf: encodeFrame(.link, [LinkMessage.selfTestRequest]))
+        chip.runtime.board.base.debugInbound.append(contentsOf: encodeFrame(.link, [LinkMessage.benchRequest]))
+        chip.poll()
+        let frames = Self.debugFrames(&chip)
+        #expect(Self.logLines(frames) == ["att: no bring-up table on this port", "link: unknown message", "link: unknown message"])
+        #expect(frames.allSatisfy { $0.channel == UARTChannel.debug.rawValue && $0.payload.first == LinkMessage.log }, "\(frames)")
+    }
+
     @Test("A central's Exchange MTU and read reach the band's own table over ACL; its minutes go to the debug port")
     func bandTableOverACL() {
         var chip = Self.runningBand()

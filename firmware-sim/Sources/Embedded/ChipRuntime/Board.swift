@@ -61,9 +61,17 @@ public protocol Board {
     /// The next byte the debug port received, or nil (non-blocking): the band's hosted build takes
     /// its configuration there. Default: none.
     mutating func debugReceiveByte() -> UInt8?
+
+    /// Whether the runtime's own bring-up services answer on this board's port: ATT frames the
+    /// application does not take (from ``BoardAttributeSource``), the self-test (link 0x06) and
+    /// the on-chip bench (0x07). A constant of the image: where it is false (the hosted band's
+    /// debug port, whose ATT is its Bluetooth host's) none of that code is linked, and those
+    /// requests get "link: unknown message". Default true.
+    static var answersBringUpRequests: Bool { get }
 }
 
 extension Board {
+    public static var answersBringUpRequests: Bool { true }
     public mutating func debugWrite(_ bytes: UnsafeRawBufferPointer) {}
     public mutating func debugReceiveByte() -> UInt8? { nil }
 }

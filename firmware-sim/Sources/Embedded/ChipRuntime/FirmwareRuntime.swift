@@ -115,6 +115,7 @@ public struct FirmwareRuntime<B: Board, A: FirmwareApplication> {
     private mutating func answerATT(_ pdu: UnsafeRawBufferPointer) {
         attPDUs &+= 1
         if application.receivedATT(pdu, board: &board) { return }
+        guard B.answersBringUpRequests else { return log("att: no bring-up table on this port") }
         var response = InlineArray<247, UInt8>(repeating: 0)   // serverMTU
         var span = response.mutableSpan
         span.withUnsafeMutableBytes { output in
@@ -139,7 +140,7 @@ public struct FirmwareRuntime<B: Board, A: FirmwareApplication> {
             statusRequested = true
         case LinkMessage.randomRequest:
             sendRandom(count: body.first.map(Int.init) ?? 0)
-        case LinkMessage.selfTestRequest:
+        case LinkMessage.selfTestRequest where B.answersBringUpRequests:
             var result = InlineArray<1, UInt8>(repeating: SelfTest.run())
             var span = result.mutableSpan
             span.withUnsafeMutableBytes { send(.debug, code: LinkMessage.selfTest, UnsafeRawBufferPointer($0)) }
@@ -149,7 +150,7 @@ public struct FirmwareRuntime<B: Board, A: FirmwareApplication> {
             board.setBandSpeed(factor)
         case LinkMessage.flashReportRequest:
             sendFlashReport()
-        case LinkMessage.benchRequest:
+        case LinkMessage.benchRequest where B.answersBringUpRequests:
             var results = InlineArray<20, UInt8>(repeating: 0)
             let cycles = OnChipBench.run(board: &board)
             for operation in 0..<OnChipBench.operationCount {

@@ -262,7 +262,7 @@ public struct ChipBand: FirmwareApplication {
 
     public mutating func poll<B: Board>(board: inout B) {
         guard let services else { return }
-        let now = startTime + .milliseconds(Int64(truncatingIfNeeded: board.uptimeMilliseconds() &- startUptime))
+        let now = startTime.adding(milliseconds: Int64(truncatingIfNeeded: board.uptimeMilliseconds() &- startUptime))
         var ticks = 0
         while services.nextTickTime <= now, ticks < Self.maximumTicksPerPoll {
             let recordsBefore = services.host.records

@@ -179,6 +179,9 @@ public struct HostedBandIO<B: Board>: LEHostIO {
         log(&line)
     }
 
+    /// The band's services answer every PDU: the host's own GATT server is not in the image.
+    public static var servesEveryATTPDU: Bool { true }
+
     public mutating func serveATT(_ pdu: UnsafeRawBufferPointer) -> Bool {
         if !incomingATT.append(pdu) {
             var line = DebugLine("hosted: a PDU from the central dropped: the band's inbox is full")

@@ -60,6 +60,10 @@ public struct HostedBandBoard<B: Board>: Board {
         span.withUnsafeMutableBytes { sendDebugFrame(.debug, UnsafeRawBufferPointer(rebasing: $0[0..<length]), on: &board) }
     }
 
+    /// The debug port carries the band's configuration and frames, not the bring-up image's
+    /// services: ATT is the Bluetooth host's, and the band's image has no bench or self-test.
+    public static var answersBringUpRequests: Bool { false }
+
     public mutating func receiveByte() -> UInt8? { base.debugReceiveByte() }
     public mutating func debugWrite(_ bytes: UnsafeRawBufferPointer) {
         let text = bytes.last == 0x0A ? UnsafeRawBufferPointer(rebasing: bytes[0..<(bytes.count - 1)]) : bytes

@@ -5,8 +5,8 @@ import BandWire
 /// Pairing (with the wearer's confirmation) and per-connection challenge–response
 /// authentication on the Auth Control Point.
 extension BandServices {
-    /// How long a pairing waits for the wearer (band time).
-    static var pairingTimeout: Duration { .seconds(30) }
+    /// How long a pairing waits for the wearer (band time, milliseconds).
+    static var pairingTimeoutMilliseconds: Int64 { 30_000 }
 
     func handleAuthRequest(_ request: AuthRequest) {
         guard let current = connection else { return }
@@ -16,7 +16,7 @@ extension BandServices {
                 indicate(.authControlPoint) { PairingResponse(status: .lockedOut).encode(into: &$0) }
                 return
             }
-            current.pairing = PendingPairing(readerID: pair.readerID, deadline: trueTime + Self.pairingTimeout)
+            current.pairing = PendingPairing(readerID: pair.readerID, deadline: trueTime.adding(milliseconds: Self.pairingTimeoutMilliseconds))
             host.report(.pairingRequested(connection: current.number, reader: pair.readerID))
             switch configuration.confirmation {
             case .auto: answerPairing(true)

@@ -11,15 +11,13 @@ import BandWire
 struct BandAttributeSource<Host: BandServiceHost>: GATTAttributeSource {
     typealias WriteEffect = FollowUp
     let band: BandServices<Host>
-    /// The table, fetched once per request rather than through the lazy global at every row.
-    private let attributes = BandAttributeTable.attributes
 
     init(services: BandServices<Host>) { band = services }
 
-    var attributeCount: Int { attributes.count }
+    var attributeCount: Int { Int(BandAttributeTable.lastHandle) }
 
     func attribute(at index: Int) -> GATTServerAttribute {
-        let attribute = attributes[index]
+        let attribute = BandAttributeTable.attribute(at: index)
         if case .primaryService(let uuid) = attribute.role {
             return GATTServerAttribute(handle: attribute.handle, type: attribute.type, serviceUUID: uuid, groupEnd: attribute.serviceEnd)
         }
@@ -30,7 +28,7 @@ struct BandAttributeSource<Host: BandServiceHost>: GATTAttributeSource {
     func firstIndex(atOrAfter handle: UInt16) -> Int { min(max(Int(handle), 1) - 1, attributeCount) }
 
     func withValue<R>(at index: Int, _ body: (UnsafeRawBufferPointer) -> R) throws(ATTErrorCode) -> R {
-        let attribute = attributes[index]
+        let attribute = BandAttributeTable.attribute(at: index)
         if let refusal = band.readRefusal(attribute) { throw refusal }
         var writer = ByteWriter(band.valueBuffer)
         band.writeValue(of: attribute, into: &writer)
@@ -38,7 +36,7 @@ struct BandAttributeSource<Host: BandServiceHost>: GATTAttributeSource {
     }
 
     func write(_ value: UnsafeRawBufferPointer, at index: Int, withResponse: Bool) throws(ATTErrorCode) -> FollowUp {
-        switch band.writeValue(value, to: attributes[index], withResponse: withResponse) {
+        switch band.writeValue(value, to: BandAttributeTable.attribute(at: index), withResponse: withResponse) {
         case .refused(let error): throw error
         case .accepted(let followUp): return followUp
         }

@@ -2,7 +2,7 @@ import BandGATT
 import BandProtocol
 import BandWire
 
-/// The band's attribute table, built once with fixed handles (Core 5.4 Vol 3 Part G §3). Served by
+/// The band's attribute table, constant data with fixed handles (Core 5.4 Vol 3 Part G §3). Served by
 /// BandGATTServer's `GATTServer` through ``BandAttributeSource``. (Not to be confused with
 /// BandGATTClient's `GATTDatabase`, what a client discovered of a peer.)
 ///
@@ -39,6 +39,9 @@ public enum BandAttributeTable {
     public static let characteristicType = GATTUUID.Declaration.characteristic
     public static let configurationType = GATTUUID.Descriptor.clientCharacteristicConfiguration
 
+    /// The services in handle order, and what each holds: the table's definition, as a reader
+    /// discovers it. The rows below are this list written out; BandAttributeTableTests builds the
+    /// table from it and compares every attribute and handle lookup.
     public static let services: [(uuid: BluetoothUUID, characteristics: [Characteristic])] = [
         (GATTUUID.Service.genericAccess, [.deviceName, .appearance]),
         (GATTUUID.Service.genericAttribute, [.serviceChanged]),
@@ -50,56 +53,73 @@ public enum BandAttributeTable {
         (BandActivityService.service, [.liveActivity, .historyControlPoint, .historyData, .authControlPoint]),
     ]
 
-    /// Index `handle − 1` holds the attribute with that handle.
-    ///
-    /// Built in one pass, each service's end counted before its attributes are added (one array,
-    /// no intermediate tuples: the chip's image keeps this start-up code small).
-    public static let attributes: [Attribute] = {
-        var table: [Attribute] = []
-        for service in services {
-            var length = 1
-            for characteristic in service.characteristics { length += characteristic.needsConfiguration ? 3 : 2 }
-            let serviceEnd = UInt16(table.count + length)
-            func add(_ type: BluetoothUUID, _ role: Role) {
-                table.append(Attribute(handle: UInt16(table.count + 1), type: type, role: role, serviceEnd: serviceEnd))
-            }
-            add(primaryServiceType, .primaryService(service.uuid))
-            for characteristic in service.characteristics {
-                add(characteristicType, .declaration(characteristic))
-                add(characteristic.uuid, .value(characteristic))
-                if characteristic.needsConfiguration { add(configurationType, .configuration(characteristic)) }
-            }
-        }
-        return table
-    }()
+    // The table as constant data (flash), not built at start-up (which cost the chip ≈ 4 KB of
+    // flash and 2 KB of heap): one byte per attribute, index = handle − 1, the role in the top two
+    // bits (0x00 service, 0x40 characteristic declaration, 0x80 value, 0xC0 CCCD) and the index
+    // of the service in `services` or the characteristic's raw value below. Plain numbers, so the
+    // compiler keeps the arrays as constant data (an expression would be evaluated at start-up).
+    static let rows: [UInt8] = [
+        0x00, 0x40, 0x80, 0x41, 0x81,                                       // GAP
+        0x01, 0x42, 0x82, 0xC2,                                             // GATT
+        0x02, 0x43, 0x83, 0x44, 0x84, 0x45, 0x85, 0x46, 0x86,               // Device Information
+        0x03, 0x47, 0x87, 0xC7,                                             // Battery
+        0x04, 0x48, 0x88, 0xC8, 0x49, 0x89, 0x4A, 0x8A,                     // Heart Rate
+        0x05, 0x4B, 0x8B, 0xCB, 0x4C, 0x8C,                                 // RSC
+        0x06, 0x4D, 0x8D, 0xCD, 0x4E, 0x8E,                                 // Current Time
+        0x07, 0x4F, 0x8F, 0xCF, 0x50, 0x90, 0xD0, 0x51, 0x91, 0xD1, 0x52, 0x92, 0xD2,   // band activity
+    ]
+    /// Each service's last handle, in `services` order.
+    static let serviceEnds: [UInt8] = [0x05, 0x09, 0x12, 0x16, 0x1E, 0x24, 0x2A, 0x37]
+    /// By characteristic (raw value): the value's handle, and the CCCD's (0: none).
+    static let valueHandles: [UInt8] = [
+        0x03, 0x05, 0x08, 0x0C, 0x0E, 0x10, 0x12, 0x15, 0x19, 0x1C, 0x1E, 0x21, 0x24, 0x27, 0x2A, 0x2D, 0x30, 0x33, 0x36,
+    ]
+    static let configurationHandles: [UInt8] = [
+        0, 0, 0x09, 0, 0, 0, 0, 0x16, 0x1A, 0, 0, 0x22, 0, 0x28, 0, 0x2E, 0x31, 0x34, 0x37,
+    ]
 
-    public static var lastHandle: UInt16 { UInt16(attributes.count) }
-
-    /// Builds the table and its handle lookups now (they are lazy globals): at start-up, so that
-    /// on the chip their one-time allocations come before the allocation baseline, never during
-    /// the first connection.
-    public static func prepare() {
-        _ = attributes.count
-        _ = valueHandles.count
-        _ = configurationHandles.count
+    /// The UUID of the service at `index` in ``services``, without building that list: the SIG
+    /// services' 16-bit UUIDs as constant data, then the band's own.
+    static func serviceUUID(_ index: Int) -> BluetoothUUID {
+        index < serviceAssignedNumbers.count ? BluetoothUUID(serviceAssignedNumbers[index]) : BandActivityService.service
     }
+    static let serviceAssignedNumbers: [UInt16] = [0x1800, 0x1801, 0x180A, 0x180F, 0x180D, 0x1814, 0x1805]
+
+    public static var lastHandle: UInt16 { UInt16(rows.count) }
 
     public static func attribute(_ handle: UInt16) -> Attribute? {
-        guard handle >= 1, Int(handle) <= attributes.count else { return nil }
-        return attributes[Int(handle) - 1]
+        guard handle >= 1, Int(handle) <= rows.count else { return nil }
+        return attribute(at: Int(handle) - 1)
     }
 
-    private static let valueHandles: [UInt16] = Characteristic.allCases.map { c in
-        attributes.first { $0.role == .value(c) }!.handle
-    }
-    private static let configurationHandles: [UInt16] = Characteristic.allCases.map { c in
-        attributes.first { $0.role == .configuration(c) }?.handle ?? 0
+    /// The attribute with handle `index + 1` (0 ≤ index < ``lastHandle``). Out of line: inlined
+    /// into each of the GATT server's scans, decoding a row cost the image 7.6 KB.
+    @inline(never)
+    public static func attribute(at index: Int) -> Attribute {
+        let row = rows[index]
+        let item = Int(row & 0x3F)
+        var serviceIndex = 0
+        while Int(serviceEnds[serviceIndex]) <= index { serviceIndex += 1 }
+        let end = UInt16(serviceEnds[serviceIndex])
+        let handle = UInt16(index + 1)
+        switch row & 0xC0 {
+        case 0x00: return Attribute(handle: handle, type: primaryServiceType, role: .primaryService(serviceUUID(item)), serviceEnd: end)
+        case 0x40: return Attribute(handle: handle, type: characteristicType, role: .declaration(characteristic(item)), serviceEnd: end)
+        case 0x80:
+            let valueOf = characteristic(item)
+            return Attribute(handle: handle, type: valueOf.uuid, role: .value(valueOf), serviceEnd: end)
+        default: return Attribute(handle: handle, type: configurationType, role: .configuration(characteristic(item)), serviceEnd: end)
+        }
     }
 
-    public static func valueHandle(_ characteristic: Characteristic) -> UInt16 { valueHandles[characteristic.rawValue] }
+    private static func characteristic(_ rawValue: Int) -> Characteristic { Characteristic(rawValue: rawValue) ?? .deviceName }
+
+    public static func valueHandle(_ characteristic: Characteristic) -> UInt16 { UInt16(valueHandles[characteristic.rawValue]) }
 
     /// The CCCD's handle, 0 when the characteristic has none.
-    public static func configurationHandle(_ characteristic: Characteristic) -> UInt16 { configurationHandles[characteristic.rawValue] }
+    public static func configurationHandle(_ characteristic: Characteristic) -> UInt16 {
+        UInt16(configurationHandles[characteristic.rawValue])
+    }
 
     /// The value of a characteristic declaration: properties, value handle, UUID (§3.3.1).
     static func writeDeclaration(of characteristic: Characteristic, into output: inout ByteWriter) {

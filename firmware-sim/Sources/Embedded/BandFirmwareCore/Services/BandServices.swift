@@ -56,7 +56,6 @@ public final class BandServices<Host: BandServiceHost> {
         trueTime = backfillStart
         bootTime = start
         nextTick = backfillStart
-        BandAttributeTable.prepare()
         link = ServiceConnection(serverMTU: serverMTU)
         transmitBuffer = .allocate(byteCount: serverMTU, alignment: 8)
         valueBuffer = .allocate(byteCount: ATT.maximumAttributeValueLength, alignment: 8)
@@ -66,7 +65,7 @@ public final class BandServices<Host: BandServiceHost> {
             while nextTick < start {
                 let events = core.tick(at: nextTick, drainBattery: false)
                 if let recorded = events.recorded { self.host.minuteRecorded(recorded.sequence, recorded.record) }
-                nextTick = nextTick + .seconds(1)
+                nextTick = nextTick.adding(milliseconds: 1000)
             }
             trueTime = start
         }
@@ -148,7 +147,7 @@ public final class BandServices<Host: BandServiceHost> {
     /// pairing deadlines and the second's notifications.
     public func tick() {
         trueTime = nextTick
-        let runTime = (nextTick - bootTime).wholeMilliseconds
+        let runTime = nextTick.milliseconds - bootTime.milliseconds
         if FaultPlan.takeDue(&faults.rebootTimes, runTime: runTime) {
             reboot()
         }
@@ -160,7 +159,7 @@ public final class BandServices<Host: BandServiceHost> {
         if events.batteryChanged { host.flashChanged() }
         expirePairing()
         secondElapsed(events)
-        nextTick = nextTick + .seconds(1)
+        nextTick = nextTick.adding(milliseconds: 1000)
     }
 
     /// A reboot: counters reset, boot epoch +1, the minute in progress is lost, flash is kept,

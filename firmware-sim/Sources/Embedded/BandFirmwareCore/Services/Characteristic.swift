@@ -16,27 +16,26 @@ public enum Characteristic: Int, CaseIterable, Sendable {
 
     public var uuid: BluetoothUUID {
         switch self {
-        case .deviceName: GATTUUID.Characteristic.deviceName
-        case .appearance: GATTUUID.Characteristic.appearance
-        case .serviceChanged: GATTUUID.Characteristic.serviceChanged
-        case .manufacturerName: GATTUUID.Characteristic.manufacturerNameString
-        case .modelNumber: GATTUUID.Characteristic.modelNumberString
-        case .serialNumber: GATTUUID.Characteristic.serialNumberString
-        case .firmwareRevision: GATTUUID.Characteristic.firmwareRevisionString
-        case .batteryLevel: GATTUUID.Characteristic.batteryLevel
-        case .heartRateMeasurement: GATTUUID.Characteristic.heartRateMeasurement
-        case .bodySensorLocation: GATTUUID.Characteristic.bodySensorLocation
-        case .heartRateControlPoint: GATTUUID.Characteristic.heartRateControlPoint
-        case .rscMeasurement: GATTUUID.Characteristic.rscMeasurement
-        case .rscFeature: GATTUUID.Characteristic.rscFeature
-        case .currentTime: GATTUUID.Characteristic.currentTime
-        case .localTimeInformation: GATTUUID.Characteristic.localTimeInformation
         case .liveActivity: BandActivityService.liveActivity
         case .historyControlPoint: BandActivityService.historyControlPoint
         case .historyData: BandActivityService.historyData
         case .authControlPoint: BandActivityService.authControlPoint
+        default: BluetoothUUID(Self.assignedNumbers[rawValue])
         }
     }
+
+    /// The SIG characteristics' 16-bit UUIDs (GATTUUID.Characteristic's), by raw value: constant
+    /// data, where a switch over GATTUUID's lazily initialised constants cost the chip 1.7 KB.
+    /// ATTServerTests compares each with GATTUUID.
+    static let assignedNumbers: [UInt16] = [
+        0x2A00, 0x2A01,                     // device name, appearance
+        0x2A05,                             // service changed
+        0x2A29, 0x2A24, 0x2A25, 0x2A26,     // manufacturer, model, serial, firmware revision
+        0x2A19,                             // battery level
+        0x2A37, 0x2A38, 0x2A39,             // heart rate measurement, body sensor location, control point
+        0x2A53, 0x2A54,                     // RSC measurement, feature
+        0x2A2B, 0x2A0F,                     // current time, local time information
+    ]
 
     public var properties: CharacteristicProperties {
         switch self {

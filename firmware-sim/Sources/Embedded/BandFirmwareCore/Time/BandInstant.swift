@@ -16,6 +16,10 @@ public struct BandInstant: Hashable, Comparable, Sendable, CustomStringConvertib
         BandInstant(milliseconds: lhs.milliseconds + rhs.wholeMilliseconds)
     }
 
+    /// This instant moved by `milliseconds`: what the band's own clock steps use, rather than
+    /// `+ Duration`, whose 128-bit arithmetic costs the chip's image 1.7 KB.
+    public func adding(milliseconds delta: Int64) -> BandInstant { BandInstant(milliseconds: milliseconds + delta) }
+
     public static func - (lhs: BandInstant, rhs: BandInstant) -> Duration {
         .milliseconds(lhs.milliseconds - rhs.milliseconds)
     }
