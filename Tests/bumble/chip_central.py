@@ -251,8 +251,9 @@ async def main(common_sh, elf, workdir):
         print(f"ok: the whole history read through the activity service: {compared} minutes equal to the chip's truth, byte for byte")
         _, after_start_up, _ = await chip.status()
         check(after_start_up == 0, f"{after_start_up} heap allocations after start-up (pairing, history)")
+        ended = count_lines(chip, r"hosted: disconnected")
         await connection.disconnect()
-        await chip.wait_for_line(r"hosted: disconnected")
+        await wait_for_more_lines(chip, r"hosted: disconnected", ended)
 
         lines_before = len(chip.lines)
         last_start = struct.unpack("<I", chip.truth[max(chip.truth)][:4])[0]
@@ -274,8 +275,9 @@ async def main(common_sh, elf, workdir):
         compared = await compare_with_chip_truth(chip, first, records)
         check(compared >= FAST_MINUTES, f"after the reset only {compared} records")
         print(f"ok: after the reset, {compared} minutes equal to the chip's truth")
+        ended = count_lines(chip, r"hosted: disconnected")
         await connection.disconnect()
-        await chip.wait_for_line(r"hosted: disconnected")
+        await wait_for_more_lines(chip, r"hosted: disconnected", ended)
         allocations, after_start_up, stack = await chip.status()
         check(after_start_up == 0, f"{after_start_up} heap allocations after start-up")
         print(f"ok: {allocations} heap allocations, all at start-up (0 after); stack high-water {stack} B")
