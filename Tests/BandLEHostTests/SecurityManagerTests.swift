@@ -142,6 +142,50 @@ import Testing
         guard case .pairingFailed(let failure)? = host.takeEvents().first else { Issue.record("no failure"); return }
         #expect(failure.reason == SMPFailure.dhKeyCheckFailed)
         #expect(host.host.connection != nil)
+        expectNoBondAndTheNextPairingStarts(&host)
+    }
+
+    @Test func aPublicKeyRefusedInTheCommandStatusFailsWithDHKeyCheckFailed() {
+        var host = connected()
+        host.controller(smp("01 03 00 09 10 00 00"))
+        host.controller("04 0f 04 00 01 25 20")
+        host.controller("04 3e 42 08 00 " + Hex.encode(bandKey))
+        host.controller(smp("0c " + Hex.encode(centralKey)))
+        _ = host.takeSent()
+        _ = host.takeEvents()
+        // Some controllers check the point before starting: Command Status, Invalid HCI Command Parameters.
+        host.controller("04 0f 04 12 01 26 20")
+        #expect(host.takeSent().contains(hostSMP("05 0b")))
+        let failures = host.takeEvents().compactMap { event -> UInt8? in if case .pairingFailed(let failure) = event { return failure.reason } else { return nil } }
+        #expect(failures == [SMPFailure.dhKeyCheckFailed])
+        expectNoBondAndTheNextPairingStarts(&host)
+    }
+
+    @Test func aReflectedPublicKeyIsRefusedWithInvalidParameters() {
+        var host = connected()
+        host.controller(smp("01 03 00 09 10 00 00"))
+        host.controller("04 0f 04 00 01 25 20")
+        host.controller("04 3e 42 08 00 " + Hex.encode(bandKey))
+        _ = host.takeSent()
+        _ = host.takeEvents()
+        // The central sends the band's own key back: no LE Generate DHKey is asked for.
+        host.controller(smp("0c " + Hex.encode(bandKey)))
+        #expect(host.takeSent() == [hostSMP("05 0a")])
+        guard case .pairingFailed(let failure)? = host.takeEvents().first else { Issue.record("no failure"); return }
+        #expect(failure.reason == SMPFailure.invalidParameters)
+        expectNoBondAndTheNextPairingStarts(&host)
+    }
+
+    /// After a failed pairing: nothing stored, the passkey guard untouched, and a new Pairing
+    /// Request on the same link is answered (the band asks the controller for its key again).
+    func expectNoBondAndTheNextPairingStarts(_ host: inout ScriptedHost) {
+        #expect(host.io.bonds.bonds.isEmpty)
+        #expect(host.host.pairingGuard.consecutiveFailures == 0)
+        _ = host.takeSent()
+        host.controller(smp("01 03 00 09 10 00 00"))
+        // (LE Read Local P-256 Public Key follows once the controller has room for a command.)
+        #expect(host.takeSent().contains(hostSMP("02 00 00 09 10 00 00")))
+        #expect(host.host.connection?.isPairing == true)
     }
 
     @Test func passkeyEntryDisplaysThePasskeyAndAWrongOneFailsTheConfirm() {
@@ -162,6 +206,20 @@ import Testing
         // After the wait a request is answered again; a fourth wrong passkey doubles the wait.
         host.now = 10_000
         wrongPasskeyAttempt(&host, expectThrottle: 20_000)
+    }
+
+    @Test func aWaitLongOverDoesNotComeBackWhenTheMillisecondClockWraps() {
+        var host = connected()
+        for attempt in 0..<3 { wrongPasskeyAttempt(&host, expectThrottle: attempt == 2 ? 10_000 : nil) }
+        // The band runs on for 25 days, ticking; its 32-bit millisecond clock's signed difference
+        // to the end of the wait has turned positive again by then.
+        for day in 1...25 {
+            host.now = UInt32(day) * 86_400_000
+            host.host.tick(now: host.now, io: &host.io)
+        }
+        _ = host.takeEvents()
+        host.controller(smp("01 04 00 0d 10 00 00"))
+        #expect(host.takeSent() == [compact("01 25 20 00"), hostSMP("02 00 00 0d 10 00 00")])
     }
 
     /// One passkey-entry pairing in which the central types a wrong passkey.

@@ -221,30 +221,78 @@ async def pair(connection, central, delegate, sc=True):
         return error
 
 
-async def pair_refusing_legacy_and_a_wrong_passkey(central, device, refused_legacy, refused_wrong, link_ended, bonded):
+async def pair_refusing_legacy_and_a_wrong_passkey(central, device, refused_legacy, refused_wrong, link_ended, bonded,
+                                                   wrong_passkeys=1, throttled=None):
     """The pairing every band must hold to, in order: a legacy-pairing central refused; a wrong
     passkey refused; the passkey the device shows pairs with LE Secure Connections. `device`
     shows its passkey and log lines (Bandsim, the chip's UART1); the other arguments are the
-    patterns of its lines for each step. Returns the encrypted connection."""
+    patterns of its lines for each step. With `wrong_passkeys` 3 and `throttled` (the pattern of
+    the line saying pairing is refused, its group the milliseconds left), the band must refuse
+    the right passkey with Repeated Attempts until the wait it names is over. Returns the
+    encrypted connection."""
     connection = await connect(central)
     error = await pair(connection, central, PasskeyEntry(device), sc=False)
     check(error is not None, "the band accepted legacy pairing")
     await device.wait_for_line(refused_legacy)
     print("ok: legacy pairing refused (Authentication Requirements)")
+    ended = count_lines(device, link_ended)
     await connection.disconnect()
-    await device.wait_for_line(link_ended)
+    await wait_for_more_lines(device, link_ended, ended)
 
     connection = await connect(central)
-    wrong = PasskeyEntry(device, wrong=True)
-    error = await pair(connection, central, wrong)
-    check(error is not None and wrong.asked == 1, "pairing with a wrong passkey did not fail")
-    await device.wait_for_line(refused_wrong)
-    print("ok: wrong passkey refused (Confirm Value Failed)")
+    for attempt in range(wrong_passkeys):
+        wrong = PasskeyEntry(device, wrong=True)
+        refusals = count_lines(device, refused_wrong)
+        error = await pair(connection, central, wrong)
+        check(error is not None and wrong.asked == 1, f"pairing with wrong passkey {attempt + 1} did not fail")
+        await wait_for_more_lines(device, refused_wrong, refusals)
+        print(f"ok: wrong passkey {attempt + 1} refused (Confirm Value Failed)")
+    if throttled:
+        await refused_for_repeated_attempts(connection, central, device, throttled)
     error = await pair(connection, central, PasskeyEntry(device))
+    for _ in range(5 if throttled else 0):
+        # The band's clock is its own (a loaded emulator's runs slow): while it still refuses,
+        # it names a shorter wait each time, which is sat out again.
+        if getattr(error, "error_code", None) != 0x09:
+            break
+        said = count_lines(device, throttled)
+        await wait_for_more_lines(device, throttled, said - 1)
+        left = int(re.search(throttled, [line for line in device.lines if re.search(throttled, line)][-1]).group(1))
+        check(left <= 10_000, f"the band's wait grew to {left} ms")
+        await asyncio.sleep(left / 1000 + 0.5)
+        error = await pair(connection, central, PasskeyEntry(device))
     check(error is None, f"pairing with the band's passkey failed: {error}")
     check(connection.is_encrypted, "the link is not encrypted after pairing")
     await device.wait_for_line(bonded)
     return connection
+
+
+def count_lines(device, pattern):
+    return sum(1 for line in device.lines if re.search(pattern, line))
+
+
+async def wait_for_more_lines(device, pattern, seen):
+    """Until the device has printed more than `seen` lines matching `pattern`."""
+    deadline = asyncio.get_running_loop().time() + STEP_TIMEOUT
+    while count_lines(device, pattern) <= seen:
+        check(asyncio.get_running_loop().time() < deadline, f"no new /{pattern}/ within {STEP_TIMEOUT} s")
+        await asyncio.sleep(0.05)
+
+
+async def refused_for_repeated_attempts(connection, central, device, throttled):
+    """After the wrong passkeys, the right one is refused with Repeated Attempts (0x09) while the
+    band's wait runs, and the band says so; then the wait is sat out."""
+    await device.wait_for_line(throttled)
+    said = count_lines(device, throttled)
+    started = asyncio.get_running_loop().time()
+    error = await pair(connection, central, PasskeyEntry(device))
+    code = getattr(error, "error_code", None)
+    check(code == 0x09, f"the band did not refuse a pairing within its wait with Repeated Attempts (got {error!r})")
+    await wait_for_more_lines(device, throttled, said)
+    left = int(re.search(throttled, [line for line in device.lines if re.search(throttled, line)][-1]).group(1))
+    check(0 < left <= 10_000, f"the band names a wait of {left} ms")
+    print(f"ok: three wrong passkeys, then the right one refused with Repeated Attempts; the band says {left} ms to wait")
+    await asyncio.sleep(left / 1000 + 0.5 - (asyncio.get_running_loop().time() - started))
 
 
 class ActivityClient:

@@ -31,13 +31,15 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from firmware_uart import SYNC, LINK, DEBUG, crc8, crc16, frame  # noqa: E402
 
 from central import (STEP_TIMEOUT, ActivityClient, CompleteController, Failure, FaithfulLink,  # noqa: E402
-                     PasskeyEntry, check, connect, free_port, pair, pair_refusing_legacy_and_a_wrong_passkey,
+                     PasskeyEntry, check, connect, count_lines, free_port, pair, pair_refusing_legacy_and_a_wrong_passkey,
+                     wait_for_more_lines,
                      CENTRAL_ADDRESS)
-from bumble import hci  # noqa: E402
+from bumble import hci, smp  # noqa: E402
 from bumble.controller import Controller  # noqa: E402
 from bumble.device import Device, Peer  # noqa: E402
 from bumble.host import Host  # noqa: E402
 from bumble.keys import MemoryKeyStore  # noqa: E402
+from bumble.pairing import PairingDelegate  # noqa: E402
 from bumble.transport import open_transport  # noqa: E402
 from bumble.transport.common import AsyncPipeSink  # noqa: E402
 
@@ -67,7 +69,7 @@ class Chip:
         self.server = await asyncio.start_unix_server(self.on_connection, path=self.socket_path)
         self.process = await asyncio.create_subprocess_exec(
             "bash", "-c", 'source "$0"; hosted_band_qemu "$@"', self.common_sh, self.workdir, self.elf,
-            f"socket,host=127.0.0.1,port={self.port}", f"socket,path={self.socket_path}",
+            f"socket,host=127.0.0.1,port={self.port}", f"socket,path={self.socket_path}", *os.environ.get("CHIP_QEMU_ARGS", "").split(),
             stdin=asyncio.subprocess.DEVNULL, stdout=open(os.path.join(self.workdir, "qemu.log"), "a"), stderr=asyncio.subprocess.STDOUT,
             start_new_session=True)
         with open(os.path.join(self.workdir, "qemu.pid"), "w") as pid_file:
@@ -172,6 +174,41 @@ async def compare_with_chip_truth(chip, first, records):
     return len(records)
 
 
+class AnyNumber(PairingDelegate):
+    """A keyboard that types 000000 at once, without waiting for (and taking) a shown passkey."""
+
+    def __init__(self):
+        super().__init__(io_capability=PairingDelegate.KEYBOARD_INPUT_ONLY)
+
+    async def get_number(self):
+        return 0
+
+
+async def pair_with_an_invalid_public_key(central, chip):
+    """The central's Pairing Public Key is (1, 1), not on P-256: the controller refuses it in LE
+    Generate DHKey, and the band must fail the pairing with DHKey Check Failed (0x0B), store
+    nothing, and pair normally afterwards (the later steps)."""
+    def off_the_curve(session):
+        point = (1).to_bytes(32, "little")
+        session.send_command(smp.SMP_Pairing_Public_Key_Command(public_key_x=point, public_key_y=point))
+    connection = await connect(central)
+    original = smp.Session.send_public_key_command
+    smp.Session.send_public_key_command = off_the_curve
+    try:
+        error = await pair(connection, central, AnyNumber())
+    finally:
+        smp.Session.send_public_key_command = original
+    check(getattr(error, "error_code", None) == 0x0B, f"an invalid public key was not refused with DHKey Check Failed: {error!r}")
+    await chip.wait_for_line(r"pairing failed, reason 0x0b")
+    ended = count_lines(chip, r"hosted: disconnected")
+    await connection.disconnect()
+    await wait_for_more_lines(chip, r"hosted: disconnected", ended)
+    check(not any("bonded" in line for line in chip.lines), "the band stored a bond after an invalid public key")
+    while not chip.passkeys.empty():  # a passkey shown before the refusal belongs to no later attempt
+        chip.passkeys.get_nowait()
+    print("ok: a public key off the curve refused (DHKey Check Failed), nothing stored")
+
+
 async def main(common_sh, elf, workdir):
     link = FaithfulLink()
     port = free_port()
@@ -192,10 +229,17 @@ async def main(common_sh, elf, workdir):
         await chip.wait_for_line(r"hosted: advertising")
         print(f"ok: the chip booted, recorded {len(chip.truth)} minutes and advertises on the Bumble controller")
 
+        await pair_with_an_invalid_public_key(central, chip)
         connection = await pair_refusing_legacy_and_a_wrong_passkey(
             central, chip, refused_legacy=r"pairing failed, reason 0x03", refused_wrong=r"pairing failed, reason 0x04",
-            link_ended=r"hosted: disconnected", bonded=r"hosted: bonded with")
+            link_ended=r"hosted: disconnected", bonded=r"hosted: bonded with",
+            wrong_passkeys=3, throttled=r"too many wrong passkeys, pairing refused for (\d+) ms")
         print("ok: paired with LE Secure Connections (passkey shown on UART1), bond saved in flash")
+        await chip.wait_for_line(r"bonded with")
+        bonded = next(index for index, line in enumerate(chip.lines) if "bonded with" in line)
+        await chip.wait_for(lambda: any("pairing ended after" in line for line in chip.lines[bonded:]), "the pairing's cycle count")
+        cycles = next(match.group(1) for line in chip.lines[bonded:] if (match := re.search(r"pairing ended after (\d+) host cycles", line)))
+        print(f"ok: the pairing cost the band's host {cycles} cycles (the controller's P-256 work excluded)")
 
         client = ActivityClient(Peer(connection))
         await client.open()
@@ -207,8 +251,9 @@ async def main(common_sh, elf, workdir):
         print(f"ok: the whole history read through the activity service: {compared} minutes equal to the chip's truth, byte for byte")
         _, after_start_up, _ = await chip.status()
         check(after_start_up == 0, f"{after_start_up} heap allocations after start-up (pairing, history)")
+        ended = count_lines(chip, r"hosted: disconnected")
         await connection.disconnect()
-        await chip.wait_for_line(r"hosted: disconnected")
+        await wait_for_more_lines(chip, r"hosted: disconnected", ended)
 
         lines_before = len(chip.lines)
         last_start = struct.unpack("<I", chip.truth[max(chip.truth)][:4])[0]
@@ -230,8 +275,9 @@ async def main(common_sh, elf, workdir):
         compared = await compare_with_chip_truth(chip, first, records)
         check(compared >= FAST_MINUTES, f"after the reset only {compared} records")
         print(f"ok: after the reset, {compared} minutes equal to the chip's truth")
+        ended = count_lines(chip, r"hosted: disconnected")
         await connection.disconnect()
-        await chip.wait_for_line(r"hosted: disconnected")
+        await wait_for_more_lines(chip, r"hosted: disconnected", ended)
         allocations, after_start_up, stack = await chip.status()
         check(after_start_up == 0, f"{after_start_up} heap allocations after start-up")
         # Tests/checks/firmware-size.sh counts 8 KB of stack in the RAM beside the minute ring.

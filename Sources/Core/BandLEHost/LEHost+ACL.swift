@@ -89,6 +89,7 @@ extension LEHost {
     mutating func securityPDU<IO: LEHostIO>(_ pdu: UnsafeRawBufferPointer, io: inout IO) {
         guard var link = connection else { return }
         pairingDeadline = now &+ Self.pairingTimeoutMilliseconds
+        pairingGuard.advance(now: now)
         let wait = pairingGuard.remaining(now: now)
         if wait > 0, pdu.first == SMPCode.pairingRequest.rawValue {
             var refusal = SecurityManager.Outcome()

@@ -180,10 +180,12 @@ extension LEHost {
             connection = link
             performSecurity(outcome, io: &io)
         case .leRand, .leReadLocalP256PublicKey, .leGenerateDHKey:
-            // The controller cannot do the pairing's crypto: pairing fails, the link stays.
+            // The controller cannot do the pairing's crypto: pairing fails, the link stays. A
+            // controller may refuse an invalid public key already in its Command Status.
             io.report(LEHostEvent<Source.WriteEffect>.controllerError(.controllerRefused(opcode, status)))
             guard var link = connection, link.security.isPairing else { return }
-            let outcome = link.security.controllerFailed()
+            let outcome = opcode == .leGenerateDHKey && status == .invalidParameters
+                ? link.security.generatedDHKey(nil) : link.security.controllerFailed()
             connection = link
             performSecurity(outcome, io: &io)
         case .leSetDataLength where status == .unknownCommand || status == .unsupportedFeature:

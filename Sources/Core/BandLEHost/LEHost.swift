@@ -99,6 +99,7 @@ public struct LEHost<Source: GATTAttributeSource> {
     /// Checks the time-outs: a controller that stopped answering commands stops the host.
     public mutating func tick<IO: LEHostIO>(now: UInt32, io: inout IO) {
         self.now = now
+        pairingGuard.advance(now: now)
         if phase != .failed, phase != .off, let opcode = commands.overdue(now: now) {
             fail(.controllerTimedOut(opcode), io: &io)
         }

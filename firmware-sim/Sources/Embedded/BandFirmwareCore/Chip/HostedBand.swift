@@ -88,7 +88,10 @@ public struct HostedBand<B: Board> {
                     count += 1
                 }
                 if count == 0 { break }
+                let pairing = host.connection?.isPairing == true
+                let before = runtime.board.cycleCount()
                 host.receive(UnsafeRawBufferPointer(rebasing: raw[0..<count]), now: now(), source: &source, io: &io)
+                countPairingCycles(since: before, wasPairing: pairing)
                 deliverIncoming()
                 sendOutgoing()
             }
@@ -102,6 +105,22 @@ public struct HostedBand<B: Board> {
         }
         sendOutgoing()
     }
+
+    /// The host's own cycles from a Pairing Request to the pairing's end (bonded or failed), the
+    /// controller's P-256 and AES work excluded (it runs on the controller), said on the debug port
+    /// when the pairing ends: what bench/firmware/mcu.sh reports as cycles per pairing.
+    private mutating func countPairingCycles(since before: UInt64, wasPairing: Bool) {
+        let pairing = host.connection?.isPairing == true
+        guard wasPairing || pairing else { return }
+        pairingCycles &+= runtime.board.cycleCount() &- before
+        guard !pairing else { return }
+        var line = DebugLine("hosted: pairing ended after ")
+        line.append(decimal: UInt32(truncatingIfNeeded: pairingCycles))
+        line.append(" host cycles")
+        io.log(&line)
+        pairingCycles = 0
+    }
+    private var pairingCycles: UInt64 = 0
 
     /// The links that came and went and the central's PDUs, in the order the host met them.
     private mutating func deliverIncoming() {
