@@ -197,7 +197,13 @@ struct GatewayCommand: Command {
         var opener = LinkOpener(keystore: keystore, secure: device.paired, onRecordingError: { _ in })
         if let connector, connector.serves(device) { opener.handedLink = connector.takeLink }
         let service = BandReaderService(address: address, keystore: keystore, storePath: storePath, stop: stop,
-                                        openLink: opener.open, report: report)
+                                        openLink: opener.open, report: { event in
+                                            report(event)
+                                            // A history commit frees most of what it allocated, but
+                                            // malloc keeps it until trimmed: measured, 20 MB of a
+                                            // first-sync peak went back at once (docs/performance.md).
+                                            if case .historyCommitted = event { GatewayMemory.trim() }
+                                        })
         service.setsClock = setsClock
         service.historySyncInterval = syncEvery
         service.storeRetrySchedule = storeRetry
