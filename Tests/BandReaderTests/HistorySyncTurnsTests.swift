@@ -76,7 +76,7 @@ private final class SyncRun: @unchecked Sendable {
         service.historyTurns = turns
         self.service = service
         Thread { [self] in
-            let result = Result { () throws(SessionError) in try service.sync(attempts: 1) }
+            let result = Result { () throws(SessionError) in try self.service.sync(attempts: 1) }
             condition.lock()
             outcome = result
             condition.broadcast()
