@@ -41,6 +41,10 @@ struct GatewayCommand: Command {
             .option("metrics", value: "HOST:PORT", help: "Serve Prometheus metrics at http://HOST:PORT/metrics (e.g. 127.0.0.1:9469)."),
         ])
 
+    /// History syncs running at once; the store takes their commits one at a time anyway, so
+    /// more only adds transfers and samples waiting in memory for it (docs/performance.md).
+    static let historySyncsAtOnce = 4
+
     static let controlSocketSpec: OptionSpec = .option(
         "control-socket", value: "PATH", help: "The gateway's control socket, for 'band status' (default $XDG_RUNTIME_DIR/bandkit/gateway.sock).")
 
@@ -110,6 +114,9 @@ struct GatewayCommand: Command {
         // One store connection per person for every device: the store's one writer (devices'
         // writes queue on it rather than race for SQLite's file lock), one page cache.
         let storeOpener = StoreOpener(path: storePath)
+        // A few history syncs at once, the others wait their turn: fifty devices connecting
+        // together would otherwise all hold a day of records and its samples at the same time.
+        let historyTurns = HistorySyncTurns(limit: Self.historySyncsAtOnce)
         // Bluetooth devices are connected by the kernel when they are in range (Add Device); a
         // machine without Bluetooth (the simulator's sockets only) goes without.
         var connector: KernelAutoConnect?
@@ -136,7 +143,7 @@ struct GatewayCommand: Command {
                 return selection.devices(from: bands, forgotten: forgotten)
             },
             makeService: { [self, connector] device, stop, report in
-                try makeService(device, stop, report, storeOpener, connector: connector)
+                try makeService(device, stop, report, storeOpener, historyTurns, connector: connector)
             },
             log: log.write)
         // The control socket: `status` and `status --json`; anything else is dropped unanswered.
@@ -184,16 +191,24 @@ struct GatewayCommand: Command {
     }
 
     private func makeService(_ device: GatewayDevice, _ stop: StopRequest, _ report: @escaping (ReaderEvent) -> Void,
-                             _ storeOpener: StoreOpener, connector: KernelAutoConnect?) throws -> BandReaderService {
+                             _ storeOpener: StoreOpener, _ historyTurns: HistorySyncTurns,
+                             connector: KernelAutoConnect?) throws -> BandReaderService {
         let address = try BandAddress(parsing: device.address, random: random, adapter: adapter)
         var opener = LinkOpener(keystore: keystore, secure: device.paired, onRecordingError: { _ in })
         if let connector, connector.serves(device) { opener.handedLink = connector.takeLink }
         let service = BandReaderService(address: address, keystore: keystore, storePath: storePath, stop: stop,
-                                        openLink: opener.open, report: report)
+                                        openLink: opener.open, report: { event in
+                                            report(event)
+                                            // A history commit frees most of what it allocated, but
+                                            // malloc keeps it until trimmed: measured, 20 MB of a
+                                            // first-sync peak went back at once (docs/performance.md).
+                                            if case .historyCommitted = event { GatewayMemory.trim() }
+                                        })
         service.setsClock = setsClock
         service.historySyncInterval = syncEvery
         service.storeRetrySchedule = storeRetry
         service.storeOpener = storeOpener
+        service.historyTurns = historyTurns
         service.liveFloodGuard = LiveFloodGuard()
         return service
     }

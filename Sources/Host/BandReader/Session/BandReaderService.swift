@@ -38,6 +38,8 @@ public final class BandReaderService {
     /// Opens the store, once per person: one per service by default; a gateway gives all its
     /// devices one (``StoreOpener``).
     public var storeOpener: StoreOpener
+    /// History syncs at once among the devices sharing it (``HistorySyncTurns``); nil: no limit.
+    public var historyTurns: HistorySyncTurns?
     private let openLink: LinkOpener
     private let report: (ReaderEvent) -> Void
     /// The store writer ``streamOnce(attempt:)`` keeps between its connections.
@@ -210,6 +212,7 @@ public final class BandReaderService {
         session.clockRereadInterval = clockRereadInterval
         session.storeRetrySchedule = storeRetrySchedule
         session.floodGuard = liveFloodGuard
+        session.historyTurns = historyTurns
         session.now = now
         if let spoolDirectory {
             let spool = LiveSpool(path: spoolDirectory + "/" + LiveSpool.fileName(band: address.keystoreKey, store: StoreLocation.redacted(storePath)))

@@ -9,6 +9,8 @@ extension BandSession {
 
     /// Performs `action` (anything but `.finished` and `.fail`, which end ``run(_:)``).
     func perform(_ action: Action) throws(SessionError) -> [Action] {
+        // The sync is over once the session goes on to anything else: its turn is the next device's.
+        if holdsHistoryTurn, !action.belongsToHistorySync { releaseHistoryTurn() }
         switch action {
         case .report(let event):
             report(event)
@@ -30,7 +32,10 @@ extension BandSession {
             do {
                 // The store may have been unreachable when the writer was first wanted.
                 var writer = state.writer
-                if case .syncHistory = action { writer = try openedWriter() }
+                if case .syncHistory = action {
+                    guard try awaitHistoryTurn() else { return machine.historyStopped(at: clock.now) }
+                    writer = try openedWriter()
+                }
                 return try performHistoryStep(action, writer: writer)
             } catch { return machine.historyFailed(error, at: clock.now) }
         case .closeLive:
@@ -55,6 +60,23 @@ extension BandSession {
         case .finished, .fail:
             return [action]
         }
+    }
+
+    /// Waits for a turn to sync history (``historyTurns``), handling the link meanwhile: live
+    /// readings keep arriving while other devices sync. False when a stop came first.
+    private func awaitHistoryTurn() throws(SessionError) -> Bool {
+        guard let turns = historyTurns else { return true }
+        holdsHistoryTurn = true  // held or queued: given back either way
+        while !turns.request(address) {
+            guard try connection.pump(until: clock.now.advanced(by: HistorySyncTurns.recheckInterval), during: .history) else { return false }
+        }
+        return true
+    }
+
+    /// Gives back the history turn, or the place in its queue.
+    func releaseHistoryTurn() {
+        holdsHistoryTurn = false
+        historyTurns?.release(address)
     }
 
     private func authenticate() throws(SessionError) -> [Action] {
@@ -162,6 +184,16 @@ extension BandSession {
             return machine.spoolReplayed(replayed, at: clock.now)
         } catch {
             return machine.spoolReplayFailed(error, at: clock.now)
+        }
+    }
+}
+
+extension SessionMachine.Action {
+    /// A step of a history sync, or a report it makes.
+    var belongsToHistorySync: Bool {
+        switch self {
+        case .syncHistory, .sendHistoryFetch, .awaitHistoryTransfer, .commitHistory, .acknowledgeHistory, .report: true
+        default: false
         }
     }
 }

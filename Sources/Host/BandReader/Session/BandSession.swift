@@ -89,6 +89,11 @@ public final class BandSession {
     /// The bound on what the device's live notifications cost (``LiveFloodGuard``); nil: none
     /// (`band stream` of one device; a gateway sets one for each).
     public var floodGuard: LiveFloodGuard?
+    /// Turns shared with other devices' sessions: a history sync waits for one (nil: none, the
+    /// sync starts at once).
+    public var historyTurns: HistorySyncTurns?
+    /// This session holds a history turn, or a place in the queue for one.
+    var holdsHistoryTurn = false
 
     /// `store` is the store, opened before connecting; the session's writer comes from it
     ///   once Device Information is read.
@@ -117,6 +122,7 @@ public final class BandSession {
         // The one route for everything the device pushes: installed once, never swapped.
         connection.valueHandler = { [unowned self] handle, value in route(handle, value) }
         defer {
+            if holdsHistoryTurn { releaseHistoryTurn() }
             connection.valueHandler = nil
             if let dropped = floodGuard?.droppedToReport(at: clock.now, final: true) { report(.readingsDropped(count: dropped)) }
             // The session is over: the next one (or another reader) may take the journal.

@@ -93,13 +93,29 @@ public final class SampleWriter {
         let superseded = try supersededLiveSamples(records, after: previous?.lastMinute)
         let written = try store.write(as: Self.app, durability: .beforeAcknowledgement) { transaction in
             var outcome = StoreWrite()
-            // One batch: on PostgreSQL a few round trips instead of one per sample.
-            let batch = records.flatMap { samples(for: $0) }.map { SampleToSave($0) }
+            // Streamed into the store's batches (multi-row statements: on PostgreSQL a few round
+            // trips instead of one per sample), a record's samples made as it goes in: a day of
+            // records never exists as one array of samples, so what a commit holds is bounded
+            // by the store's batch, not by the slice (docs/performance.md, the gateway's peak).
+            var saved: [SaveOutcome] = []
+            saved.reserveCapacity(WriteTransaction.batchSize)
             do throws(BatchSaveError) {
-                for saved in try transaction.save(batch) { outcome.count(saved) }
+                var tag = 0
+                for record in records {
+                    for sample in samples(for: record) {
+                        try transaction.append(SampleToSave(sample), tag: tag, outcomes: &saved)
+                        tag += 1
+                    }
+                    if saved.count >= WriteTransaction.batchSize {
+                        for one in saved { outcome.count(one) }
+                        saved.removeAll(keepingCapacity: true)
+                    }
+                }
+                try transaction.writeAppended(into: &saved)
             } catch {
                 throw error.error  // the store's error, as a one-by-one save reports it
             }
+            for one in saved { outcome.count(one) }
             for id in superseded where try transaction.delete(sampleID: id) { outcome.deleted += 1 }
             try transaction.setAppState(HistoryCursor.key(device: deviceIdentifier), cursor.stored)
             if writesWorkouts {
