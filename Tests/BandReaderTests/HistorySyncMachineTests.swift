@@ -49,7 +49,7 @@ import Testing
         switch action {
         case .sendFetch(let request): return "fetch \(request.cursor)"
         case .awaitTransfer: return "await transfer"
-        case .commit(let records, let cursor, let previous):
+        case .commit(let records, let cursor, let previous, _):
             return "commit \(records.count) → \(cursor.nextSequence) after \(previous.map { String($0.nextSequence) } ?? "none")"
         case .sendAcknowledge(let ack): return "ack \(ack.endSequence)"
         case .finished(let minutes): return "finished \(minutes)"

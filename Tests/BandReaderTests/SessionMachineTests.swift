@@ -59,7 +59,7 @@ import Testing
         case .syncHistory(let reason): return "sync history \(reason)"
         case .sendHistoryFetch(let request): return "fetch \(request.cursor)"
         case .awaitHistoryTransfer: return "await transfer"
-        case .commitHistory(let records, let cursor, _): return "commit \(records.count) → \(cursor.nextSequence)"
+        case .commitHistory(let records, let cursor, _, _): return "commit \(records.count) → \(cursor.nextSequence)"
         case .acknowledgeHistory(let ack): return "ack \(ack.endSequence)"
         case .closeLive: return "close live"
         case .subscribeLive: return "subscribe"

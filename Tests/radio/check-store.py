@@ -3,7 +3,9 @@
 
 TRUTH is `bandsim serve --truth` NDJSON (one line per minute record the band wrote); EXPORT is
 `health export` NDJSON. Every recorded minute must be stored exactly once per type with the
-band's steps, distance, energy and heart-rate average (min/max in metadata), from history;
+band's steps, distance, energy and heart-rate average (min/max in metadata), from history; a
+minute the band recorded more than once (a restart, a clock or zone change inside it) is all its
+records together: sums, heart rate the mean of the averages, min of the minimums, max of the maximums;
 up to the last recorded minute nothing else may be stored; after it only one provisional live
 sample per type and minute. No value may be negative. Exit 1 with the problems otherwise.
 """
@@ -18,7 +20,7 @@ def text_of(minute):
     return datetime.fromtimestamp(minute, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 # A band restarted mid-minute records that minute once per boot, each record with its own
-# sequence number: both are the band's truth, and each must be stored once.
+# sequence number: both are the band's truth, and the reader stores them as one sample each type.
 truth = {}
 problems = []
 for number, line in enumerate(open(sys.argv[1]), 1):
@@ -50,29 +52,37 @@ expected = {
     "active-energy-burned": lambda r: r["energy_kcal"],
     "heart-rate": lambda r: r["hr_avg"],
 }
+def combined(records, value_of):
+    """The minute's value as the reader stores it: the sum, or for heart rate the mean of the averages."""
+    values = [value_of(r) for r in records if value_of(r) is not None]
+    if not values:
+        return None
+    return sum(values) / len(values) if value_of is expected["heart-rate"] else round(sum(values), 1)
+
 for kind, value_of in expected.items():
     samples = stored.get(kind, {})
     for minute, records in truth.items():
-        got = sorted(samples.get(minute, []), key=lambda s: s["value"])
-        measured = sorted((r for r in records if value_of(r) is not None), key=value_of)
+        got = samples.get(minute, [])
+        want = combined(records, value_of)
         when = records[0]["minute"]
-        if not measured:
+        if want is None:
             if got:
                 problems.append(f"{kind} at {when}: stored {[s['value'] for s in got]} but the band measured none")
             continue
-        if len(got) != len(measured):
-            problems.append(f"{kind} at {when}: {len(got)} samples, expected {len(measured)}")
+        if len(got) != 1:
+            problems.append(f"{kind} at {when}: {len(got)} samples, expected 1")
             continue
-        for sample, record in zip(got, measured):
-            want = value_of(record)
-            if abs(sample["value"] - want) > 1e-6:
-                problems.append(f"{kind} at {when}: stored {sample['value']}, band recorded {want}")
-            elif sample.get("metadata", {}).get("bandkit.origin") != "history":
-                problems.append(f"{kind} at {when}: still the provisional live value")
-            elif kind == "heart-rate":
-                metadata = sample.get("metadata", {})
-                if metadata.get("bandkit.hr.min") != str(record["hr_min"]) or metadata.get("bandkit.hr.max") != str(record["hr_max"]):
-                    problems.append(f"heart-rate at {when}: min/max {metadata.get('bandkit.hr.min')}/{metadata.get('bandkit.hr.max')}, band {record['hr_min']}/{record['hr_max']}")
+        sample = got[0]
+        if abs(sample["value"] - want) > 1e-6:
+            problems.append(f"{kind} at {when}: stored {sample['value']}, band recorded {want} ({len(records)} records)")
+        elif sample.get("metadata", {}).get("bandkit.origin") != "history":
+            problems.append(f"{kind} at {when}: still the provisional live value")
+        elif kind == "heart-rate":
+            metadata = sample.get("metadata", {})
+            measured = [r for r in records if r["hr_min"] is not None]
+            low, high = min(r["hr_min"] for r in measured), max(r["hr_max"] for r in measured)
+            if metadata.get("bandkit.hr.min") != str(low) or metadata.get("bandkit.hr.max") != str(high):
+                problems.append(f"heart-rate at {when}: min/max {metadata.get('bandkit.hr.min')}/{metadata.get('bandkit.hr.max')}, band {low}/{high}")
     for minute, extra in samples.items():
         if minute in truth:
             continue

@@ -49,10 +49,9 @@ final class ReaderFixture: @unchecked Sendable {
         service.transactionTimeout = .seconds(5)
         // The band runs 2000× real time: a loaded machine's 5 ms between the reader reading the
         // band's clock and its write arriving is 10 band seconds, which the 2 s tolerance would
-        // "correct" by setting the band's clock back. A clock set back across a minute boundary
-        // makes the band record that minute twice, and the reader keeps only one record of it
-        // (a known limit, see docs/protocol.md "Clock set back"). Tests of clock setting use a
-        // zone change or a drift far beyond this tolerance.
+        // "correct" by setting the band's clock back, so the band would record the same minutes
+        // again (stored whole, docs/protocol.md "A minute recorded twice", but noise in tests about
+        // other things). Tests of clock setting use a zone change or a drift far beyond this tolerance.
         service.clockTolerance = .seconds(60)
         return service
     }

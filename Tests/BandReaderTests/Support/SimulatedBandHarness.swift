@@ -77,6 +77,18 @@ final class SimulatedBandHarness: @unchecked Sendable {
         poke()
     }
 
+    /// Runs the band up to true time `target` at once, on its thread (paused or not); the
+    /// reader's clock follows. With ``pause()`` first, a test puts the band at an exact second.
+    func advance(to target: BandInstant) {
+        let done = DispatchSemaphore(value: 0)
+        onBand { [unowned self] band in
+            band.advance(to: target)
+            trueTimeMilliseconds.store(band.trueTime.milliseconds, ordering: .releasing)
+            done.signal()
+        }
+        done.wait()
+    }
+
     /// Stops simulated time (the band still answers PDUs).
     func pause() { paused.store(true, ordering: .releasing) }
     func resume() { paused.store(false, ordering: .releasing) }

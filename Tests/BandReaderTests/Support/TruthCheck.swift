@@ -7,17 +7,43 @@ import HealthStore
 /// Compares the store with the band's truth, minute by minute: every recorded minute must be
 /// there exactly once with the band's steps, distance, energy and heart-rate average, minimum and
 /// maximum; nothing else may be stored up to the last recorded minute; after it, only provisional
-/// live minutes; and no value may be negative.
+/// live minutes; and no value may be negative. A minute the band recorded more than once (a
+/// clock or zone change inside it, a boot with the clock inside it) is all its records together:
+/// steps, distance and energy summed, heart rate the mean of the averages, the lowest minimum and
+/// the highest maximum (``TruthCheck/Minute``).
 struct TruthCheck {
     var problems: [String] = []
     var minutesCompared = 0
+    /// Minutes the truth holds more than one record of.
+    var minutesRecordedTwice = 0
+
+    /// One minute's records combined.
+    struct Minute {
+        var steps = 0, distanceDecimetres = 0, energyDecikilocalories = 0
+        var heartRateAverages: [Int] = [], heartRateMinimum = Int.max, heartRateMaximum = 0
+        var records = 0
+
+        mutating func add(_ record: MinuteRecord) {
+            records += 1
+            steps += Int(record.steps)
+            distanceDecimetres += Int(record.distanceDecimetres)
+            energyDecikilocalories += Int(record.energyDecikilocalories)
+            if let hr = record.heartRate {
+                heartRateAverages.append(Int(hr.average))
+                heartRateMinimum = min(heartRateMinimum, Int(hr.minimum))
+                heartRateMaximum = max(heartRateMaximum, Int(hr.maximum))
+            }
+        }
+
+        var heartRate: Double? {
+            heartRateAverages.isEmpty ? nil : Double(heartRateAverages.reduce(0, +)) / Double(heartRateAverages.count)
+        }
+    }
 
     init(truth: [MinuteRecord], store: HealthStore) throws {
-        var byMinute: [UInt32: MinuteRecord] = [:]
-        for record in truth {
-            if byMinute[record.minuteStart] != nil { problems.append("truth has minute \(record.minuteStart) twice") }
-            byMinute[record.minuteStart] = record
-        }
+        var byMinute: [UInt32: Minute] = [:]
+        for record in truth { byMinute[record.minuteStart, default: Minute()].add(record) }
+        minutesRecordedTwice = byMinute.values.filter { $0.records > 1 }.count
         guard let lastMinute = byMinute.keys.max() else {
             problems.append("the band recorded nothing")
             return
@@ -37,7 +63,7 @@ struct TruthCheck {
         let distance = try stored(.distanceWalkingRunning)
         let energy = try stored(.activeEnergyBurned)
         let heartRate = try stored(.heartRate)
-        func check(_ name: String, _ samples: [UInt32: [QuantitySample]], _ expected: (MinuteRecord) -> Double?) {
+        func check(_ name: String, _ samples: [UInt32: [QuantitySample]], _ expected: (Minute) -> Double?) {
             for (minute, record) in byMinute {
                 let got = samples[minute] ?? []
                 switch expected(record) {
@@ -64,11 +90,11 @@ struct TruthCheck {
         check("steps", steps) { Double($0.steps) }
         check("distance", distance) { Double($0.distanceDecimetres) / 10 }
         check("energy", energy) { Double($0.energyDecikilocalories) / 10 }
-        check("heart rate", heartRate) { $0.heartRate.map { Double($0.average) } }
+        check("heart rate", heartRate) { $0.heartRate }
         for (minute, record) in byMinute {
-            guard let summary = record.heartRate, let sample = heartRate[minute]?.first else { continue }
-            if sample.metadata["bandkit.hr.min"] != String(summary.minimum) || sample.metadata["bandkit.hr.max"] != String(summary.maximum) {
-                problems.append("heart rate at \(minute): min/max \(sample.metadata["bandkit.hr.min"] ?? "-")/\(sample.metadata["bandkit.hr.max"] ?? "-"), band \(summary.minimum)/\(summary.maximum)")
+            guard record.heartRate != nil, let sample = heartRate[minute]?.first else { continue }
+            if sample.metadata["bandkit.hr.min"] != String(record.heartRateMinimum) || sample.metadata["bandkit.hr.max"] != String(record.heartRateMaximum) {
+                problems.append("heart rate at \(minute): min/max \(sample.metadata["bandkit.hr.min"] ?? "-")/\(sample.metadata["bandkit.hr.max"] ?? "-"), band \(record.heartRateMinimum)/\(record.heartRateMaximum)")
             }
         }
         if problems.count > 20 { problems = Array(problems.prefix(20)) + ["… and \(problems.count - 20) more"] }

@@ -4,7 +4,10 @@ for a shell check, over `health export` (JSON, one sample per line) and a `--tru
 
 - every truth minute up to the last minute the store holds from history is there exactly once
   with the band's steps, distance, energy and heart rate (average; min/max in metadata), stored
-  from history (not the provisional live value);
+  from history (not the provisional live value); a minute with several truth lines (the band
+  recorded it again after a clock or zone change or a boot inside it) is all of them together:
+  steps, distance and energy summed, heart rate the mean of the averages, min of the minimums,
+  max of the maximums;
 - nothing is stored for a minute before that which the band never recorded;
 - after it, at most one provisional live sample per type and minute;
 - no value is negative.
@@ -31,10 +34,26 @@ export_path, truth_path = sys.argv[1], sys.argv[2]
 minimum = int(sys.argv[3]) if len(sys.argv) > 3 else 1
 truth = {}
 problems = []
+def combine(a, b):
+    """Two records of one minute as the reader stores them (SampleWriter's history parts)."""
+    out = dict(a)
+    for key in ("steps", "distance_m", "energy_kcal"):
+        out[key] = round(a[key] + b[key], 1)
+    averages = a.get("hr_avgs", [a["hr_avg"]] if a["hr_avg"] is not None else []) + ([b["hr_avg"]] if b["hr_avg"] is not None else [])
+    out["hr_avgs"] = averages
+    out["hr_avg"] = sum(averages) / len(averages) if averages else None
+    present = [r for r in (a, b) if r["hr_min"] is not None]
+    out["hr_min"] = min(r["hr_min"] for r in present) if present else None
+    out["hr_max"] = max(r["hr_max"] for r in present) if present else None
+    return out
+
+seen = set()
 for line in load(truth_path, "truth"):
     minute = minute_of(line["minute"])
-    if minute in truth: problems.append("truth has minute %s twice" % line["minute"])
-    truth[minute] = line
+    if line.get("seq") is not None:
+        if (minute, line["seq"]) in seen: continue  # the same record twice (two runs' truth files)
+        seen.add((minute, line["seq"]))
+    truth[minute] = combine(truth[minute], line) if minute in truth else line
 kinds = {"step-count": ("steps", lambda t: t["steps"]), "distance-walking-running": ("distance", lambda t: t["distance_m"]),
          "active-energy-burned": ("energy", lambda t: t["energy_kcal"]), "heart-rate": ("heart rate", lambda t: t["hr_avg"])}
 stored = {name: {} for name, _ in kinds.values()}

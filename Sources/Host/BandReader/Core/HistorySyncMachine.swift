@@ -36,7 +36,7 @@ public struct HistorySyncMachine {
         case awaitTransfer
         /// Commit these records and the cursor after them in one transaction, then call
         /// ``commitFinished()``.
-        case commit(records: [MinuteRecord], cursor: HistoryCursor, previous: HistoryCursor?)
+        case commit(records: [MinuteRecord], cursor: HistoryCursor, previous: HistoryCursor?, firstSequence: UInt32)
         /// Write this acknowledgement and feed the band's answer to ``acknowledged(_:)``.
         case sendAcknowledge(HistoryAcknowledgeRequest)
         case report(ReaderEvent)
@@ -165,10 +165,10 @@ public struct HistorySyncMachine {
         guard !received.records.isEmpty || next != cursor else { return commitFinished() }
         let previous = cursor
         cursor = next
-        return [.commit(records: received.records, cursor: next, previous: previous)]
+        return [.commit(records: received.records, cursor: next, previous: previous, firstSequence: announced.firstSequence)]
     }
 
-    /// The commit asked for by ``Action/commit(records:cursor:previous:)`` is durable (or there
+    /// The commit asked for by ``Action/commit(records:cursor:previous:firstSequence:)`` is durable (or there
     /// was nothing to commit).
     public mutating func commitFinished() -> [Action] {
         guard let (announced, checksum, minutes) = committing else { return [] }

@@ -62,7 +62,7 @@ public struct SessionMachine {
         case awaitHistoryTransfer
         /// Commit these records and the cursor after them in one durable transaction, then send
         /// ``SessionMachine/historyCommitFinished(at:)``.
-        case commitHistory(records: [MinuteRecord], cursor: HistoryCursor, previous: HistoryCursor?)
+        case commitHistory(records: [MinuteRecord], cursor: HistoryCursor, previous: HistoryCursor?, firstSequence: UInt32)
         /// Write this acknowledgement; feed the band's answer to ``SessionMachine/historyAcknowledged(_:at:)``.
         case acknowledgeHistory(HistoryAcknowledgeRequest)
         /// Stop routing live notifications and write what the live stream still holds (after the
@@ -443,7 +443,7 @@ public struct SessionMachine {
         historyEvent(at: now) { $0.transferCompleted(complete) }
     }
 
-    /// The commit asked for by ``Action/commitHistory(records:cursor:previous:)`` is durable.
+    /// The commit asked for by ``Action/commitHistory(records:cursor:previous:firstSequence:)`` is durable.
     public mutating func historyCommitFinished(at now: ContinuousClock.Instant) -> [Action] {
         historyEvent(at: now) { $0.commitFinished() }
     }
@@ -506,7 +506,8 @@ public struct SessionMachine {
             case .report(let event): out.append(.report(event))
             case .sendFetch(let request): out.append(.sendHistoryFetch(request))
             case .awaitTransfer: out.append(.awaitHistoryTransfer)
-            case .commit(let records, let cursor, let previous): out.append(.commitHistory(records: records, cursor: cursor, previous: previous))
+            case .commit(let records, let cursor, let previous, let first):
+                out.append(.commitHistory(records: records, cursor: cursor, previous: previous, firstSequence: first))
             case .sendAcknowledge(let request): out.append(.acknowledgeHistory(request))
             case .finished(let minutes): return out + historyEnded(minutes: minutes, error: nil, at: now)
             case .fail(let error): return out + historyEnded(minutes: nil, error: error, at: now)

@@ -199,9 +199,9 @@ public final class RecordedSessionFeed {
         var pending = actions[...]
         while let action = pending.popFirst() {
             switch action {
-            case .commit(let records, let cursor, let previous):
+            case .commit(let records, let cursor, let previous, let first):
                 try writePendingLive()
-                let write = try writer.commitHistory(records, cursor: cursor, previous: previous)
+                let write = try writer.commitHistory(records, cursor: cursor, previous: previous, firstSequence: first)
                 count(write)
                 outcome.historyMinutes += records.count
                 pending.insert(contentsOf: history.commitFinished(), at: pending.startIndex)

@@ -39,11 +39,11 @@ extension BandSession {
                 throw .controlPointProtocol("expected Transfer Complete, got \(response)")
             }
             return machine.historyTransferCompleted(complete, at: clock.now)
-        case .commitHistory(let records, let cursor, let previous):
+        case .commitHistory(let records, let cursor, let previous, let first):
             guard let writer else { throw .store(StoreFailure(.commitHistory, HealthStoreError.misuse("no store writer for the history commit"))) }
             let started = clock.now
             let written: StoreWrite
-            do { written = try writer.commitHistory(records, cursor: cursor, previous: previous) } catch { throw .store(StoreFailure(.commitHistory, error)) }
+            do { written = try writer.commitHistory(records, cursor: cursor, previous: previous, firstSequence: first) } catch { throw .store(StoreFailure(.commitHistory, error)) }
             report(.storeWrite(StoreWriteTiming(batch: .history, rows: written.inserted + written.replaced, duration: clock.now - started)))
             return machine.historyCommitFinished(at: clock.now)
         case .acknowledgeHistory(let ack):

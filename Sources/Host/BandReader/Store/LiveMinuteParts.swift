@@ -72,6 +72,9 @@ struct LiveMinuteParts: Equatable {
         return true
     }
 
+    /// Removes one part (a history part another record takes the place of).
+    mutating func removePart(at index: Int) { parts.remove(at: index) }
+
     /// Every part combined.
     func total(_ combine: ([Int], [Int]) -> [Int]) -> [Int]? {
         guard var result = parts.first?.values else { return nil }

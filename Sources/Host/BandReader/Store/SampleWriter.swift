@@ -14,7 +14,9 @@ import HealthStore
 /// replaces the provisional live one, re-syncing the same record changes nothing, and a late
 /// live minute never overwrites history.
 /// That is the whole deduplication story: no minute can be stored twice, whatever order the
-/// reconnects, crashes and retries happen in.
+/// reconnects, crashes and retries happen in. A minute the band itself recorded twice (a clock
+/// or zone change, or a boot, inside it) is one sample per type holding both records, each
+/// counted once (`historySamples(_:firstSequence:stored:committedBefore:)`).
 ///
 /// History minutes store steps, distance and energy even when zero (the record is the band's
 /// word that nothing happened, and it must replace a provisional live value); heart rate only
@@ -86,26 +88,32 @@ public final class SampleWriter {
     /// The commit is durable against a power loss before this returns
     /// (`Durability/beforeAcknowledgement`): the caller acknowledges the records next, and the
     /// band erases what it acknowledged.
+    ///
+    /// `firstSequence` is the first record's sequence number (by default the batch ends at
+    /// `cursor`): a minute the band recorded more than once is stored as the combination of all
+    /// its records, each counted once however often it is synced (docs/protocol.md, "A minute recorded twice").
     @discardableResult
-    public func commitHistory(_ records: [MinuteRecord], cursor: HistoryCursor, previous: HistoryCursor? = nil) throws -> StoreWrite {
+    public func commitHistory(_ records: [MinuteRecord], cursor: HistoryCursor, previous: HistoryCursor? = nil,
+                              firstSequence: UInt32? = nil) throws -> StoreWrite {
         var cursor = cursor
         if cursor.lastMinute == nil { cursor.lastMinute = records.last?.minuteStart ?? previous?.lastMinute }
-        let superseded = try supersededLiveSamples(records, after: previous?.lastMinute)
+        let stored = try storedSamples(for: records, after: previous?.lastMinute)
+        let superseded = supersededLiveSamples(records, after: previous?.lastMinute, stored: stored)
+        let committed = try self.cursor().flatMap { $0.historyID == cursor.historyID ? $0.nextSequence : nil }
+        var storedByID: [String: QuantitySample] = [:]
+        for sample in stored { if let id = sample.syncIdentifier { storedByID[id] = sample } }
+        let first = firstSequence ?? cursor.nextSequence &- UInt32(truncatingIfNeeded: records.count)
+        let samples = historySamples(records, firstSequence: first, stored: storedByID, committedBefore: committed)
         let written = try store.write(as: Self.app, durability: .beforeAcknowledgement) { transaction in
             var outcome = StoreWrite()
             // Streamed into the store's batches (multi-row statements: on PostgreSQL a few round
-            // trips instead of one per sample), a record's samples made as it goes in: a day of
-            // records never exists as one array of samples, so what a commit holds is bounded
-            // by the store's batch, not by the slice (docs/performance.md, the gateway's peak).
+            // trips instead of one per sample): what a commit holds beside the samples is bounded by
+            // the store's batch, not by the slice (docs/performance.md, the gateway's peak).
             var saved: [SaveOutcome] = []
             saved.reserveCapacity(WriteTransaction.batchSize)
             do throws(BatchSaveError) {
-                var tag = 0
-                for record in records {
-                    for sample in samples(for: record) {
-                        try transaction.append(SampleToSave(sample), tag: tag, outcomes: &saved)
-                        tag += 1
-                    }
+                for (tag, sample) in samples.enumerated() {
+                    try transaction.append(SampleToSave(sample), tag: tag, outcomes: &saved)
                     if saved.count >= WriteTransaction.batchSize {
                         for one in saved { outcome.count(one) }
                         saved.removeAll(keepingCapacity: true)
@@ -331,36 +339,42 @@ public final class SampleWriter {
         return parts
     }
 
-    /// Provisional live samples that history shows the band never recorded, over the span from
-    /// the minute after `previousLast` (or the batch's first minute) to the batch's last minute:
-    /// - any live value in a minute the band has no record for (the minute a reboot lost);
-    /// - live heart rate in a minute whose record says none was measured (a reading filed under
-    ///   the neighbouring minute at a worn/unworn edge).
-    /// A record replaces live values type by type through the sync identifiers, but an absent
-    /// record or absent heart rate writes nothing that could, so these are deleted instead: the
-    /// band's history is the record of what happened. HRV samples are live-only and stay.
-    func supersededLiveSamples(_ records: [MinuteRecord], after previousLast: UInt32?) throws -> [UUID] {
+    /// This band's stored samples of the history types starting from the minute after
+    /// `previousLast` (or the batch's earliest minute) to the batch's latest: one statement, read
+    /// before the write (this writer is its band's only writer).
+    func storedSamples(for records: [MinuteRecord], after previousLast: UInt32?) throws -> [QuantitySample] {
         // Records come in the band's storage order, not time order: a band whose clock was set
         // back (a reboot that lost its time, a new start) stores earlier minutes after later
         // ones, so the span is the batch's earliest to latest minute, never first to last.
         guard let first = records.lazy.map(\.minuteStart).min(), let last = records.lazy.map(\.minuteStart).max() else { return [] }
         let from = previousLast.map { min(first, $0 &+ 60) } ?? first
+        let range = Date(timeIntervalSince1970: TimeInterval(from))..<Date(timeIntervalSince1970: TimeInterval(last) + 60)
+        let types: [QuantityType] = [.stepCount, .distanceWalkingRunning, .activeEnergyBurned, .heartRate]
+        return try store.ownSamples(of: types.map(SampleType.quantity), startingIn: range, as: Self.app).compactMap { sample -> QuantitySample? in
+            guard let quantity = sample.quantitySample, quantity.syncIdentifier?.hasPrefix(deviceIdentifier + "|") == true else { return nil }
+            return quantity
+        }
+    }
+
+    /// Provisional live samples among `stored` (``storedSamples(for:after:)``) that history shows
+    /// the band never recorded:
+    /// - any live value in a minute the band has no record for (the minute a reboot lost);
+    /// - live heart rate in a minute none of whose records says one was measured (a reading
+    ///   filed under the neighbouring minute at a worn/unworn edge).
+    /// A record replaces live values type by type through the sync identifiers, but an absent
+    /// record or absent heart rate writes nothing that could, so these are deleted instead: the
+    /// band's history is the record of what happened. HRV samples are live-only and stay.
+    func supersededLiveSamples(_ records: [MinuteRecord], after previousLast: UInt32?, stored: [QuantitySample]) -> [UUID] {
         var recorded: [UInt32: Bool] = [:]
         recorded.reserveCapacity(records.count)
-        for record in records { recorded[record.minuteStart] = record.heartRate != nil }
-        let range = Date(timeIntervalSince1970: TimeInterval(from))..<Date(timeIntervalSince1970: TimeInterval(last) + 60)
+        for record in records { recorded[record.minuteStart] = (recorded[record.minuteStart] ?? false) || record.heartRate != nil }
         var superseded: [UUID] = []
-        for type in [QuantityType.stepCount, .distanceWalkingRunning, .activeEnergyBurned, .heartRate] {
-            let query = HealthQuery(type: type, range: range, predicate: .strictStart, sources: [Self.app.id])
-            for sample in try store.samples(query, as: Self.app) {
-                guard let quantity = sample.quantitySample, !Self.isHistory(quantity),
-                      quantity.syncIdentifier?.hasPrefix(deviceIdentifier + "|") == true else { continue }
-                let minute = UInt32(clamping: Int64(quantity.start.timeIntervalSince1970))
-                switch recorded[minute] {
-                case nil: superseded.append(quantity.id)
-                case false?: if type == .heartRate { superseded.append(quantity.id) }
-                case true?: break
-                }
+        for quantity in stored where !Self.isHistory(quantity) {
+            let minute = UInt32(clamping: Int64(quantity.start.timeIntervalSince1970))
+            switch recorded[minute] {
+            case nil: superseded.append(quantity.id)
+            case false?: if quantity.type == .heartRate { superseded.append(quantity.id) }
+            case true?: break
             }
         }
         return superseded
@@ -370,31 +384,6 @@ public final class SampleWriter {
 
     func syncIdentifier(_ type: QuantityType, minute: UInt32) -> String {
         "\(deviceIdentifier)|\(type.identifier)|\(minute)"
-    }
-
-    func samples(for record: MinuteRecord) -> [QuantitySample] {
-        let start = Date(timeIntervalSince1970: TimeInterval(record.minuteStart))
-        let end = start.addingTimeInterval(60)
-        let zone = record.utcOffset.seconds.flatMap { TimeZone(secondsFromGMT: $0) }
-        func sample(_ type: QuantityType, _ quantity: Quantity, _ metadata: [String: String] = [:]) -> QuantitySample {
-            var metadata = metadata
-            metadata[MetadataKey.origin] = "history"
-            return QuantitySample(type: type, quantity: quantity, start: start, end: end, timeZone: zone, device: device,
-                                  syncIdentifier: syncIdentifier(type, minute: record.minuteStart),
-                                  syncVersion: Self.historySyncVersion, metadata: metadata)
-        }
-        var out = [
-            sample(.stepCount, Quantity(Double(record.steps), .count)),
-            sample(.distanceWalkingRunning, Quantity(Double(record.distanceDecimetres) / 10, .meter)),
-            sample(.activeEnergyBurned, Quantity(Double(record.energyDecikilocalories) / 10, .kilocalorie)),
-        ]
-        if let hr = record.heartRate {
-            out.append(sample(.heartRate, Quantity(Double(hr.average), .countPerMinute), [
-                MetadataKey.heartRateMinimum: String(hr.minimum),
-                MetadataKey.heartRateMaximum: String(hr.maximum),
-            ]))
-        }
-        return out
     }
 
     /// One minute's live samples on their own, as stored when nothing else is stored for it.
