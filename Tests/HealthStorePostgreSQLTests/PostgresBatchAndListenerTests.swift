@@ -66,8 +66,10 @@ struct PostgresBatchAndListenerTests {
         // ranks, the hour's samples, its total; the person's horizon; COMMIT with the announcement.
         #expect(trips <= 18, "\(trips) round trips")
 
-        // The read of the stored minute before each live write: one statement, its own snapshot.
+        // The read of the stored minute before each live write: one statement, its own snapshot
+        // (counted at the second read: the first also prepares the statement on this connection).
         let range = Self.start..<Self.start.addingTimeInterval(180)
+        _ = try temp.store.ownSamples(of: [.quantity(.stepCount), .quantity(.heartRate)], startingIn: range, as: .owner)
         let beforeRead = try write(3)
         let samples = try temp.store.ownSamples(of: [.quantity(.stepCount), .quantity(.heartRate)], startingIn: range, as: .owner)
         let afterRead = try temp.store.withConnection { connection in try #require(connection.engine as? PostgresEngine).roundTrips }
