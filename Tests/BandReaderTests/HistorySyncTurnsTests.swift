@@ -28,7 +28,9 @@ import Testing
         #expect(HistorySyncQueue(limit: 0).limit == 1, "at least one sync runs")
     }
 
-    @Test func aSyncWaitsForItsTurnThenSyncsAndGivesItBack() throws {
+    /// A paired simulated band with a day of history, and a queue of one turn that "another band"
+    /// holds already.
+    private static func pairedBandWithTheOnlyTurnTaken() throws -> (ReaderFixture, HistorySyncTurns) {
         var configuration = BandConfiguration(start: ReaderAgainstSimulatedBandTests.start)
         configuration.historyDays = 1
         configuration.deterministicSecrets = true
@@ -36,6 +38,11 @@ import Testing
         _ = try #require(try fixture.service().pair())
         let turns = HistorySyncTurns(limit: 1)
         #expect(turns.request("another band"))
+        return (fixture, turns)
+    }
+
+    @Test func aSyncWaitsForItsTurnThenSyncsAndGivesItBack() throws {
+        let (fixture, turns) = try Self.pairedBandWithTheOnlyTurnTaken()
         let run = SyncRun(fixture.service(), turns: turns)
         try run.waitUntil { !turns.snapshot.waiting.isEmpty }
         let waiter = try #require(turns.snapshot.waiting.first)
@@ -49,13 +56,7 @@ import Testing
     }
 
     @Test func aStopWhileWaitingEndsTheSessionAndGivesUpItsPlace() throws {
-        var configuration = BandConfiguration(start: ReaderAgainstSimulatedBandTests.start)
-        configuration.historyDays = 1
-        configuration.deterministicSecrets = true
-        let fixture = try ReaderFixture(configuration)
-        _ = try #require(try fixture.service().pair())
-        let turns = HistorySyncTurns(limit: 1)
-        #expect(turns.request("another band"))
+        let (fixture, turns) = try Self.pairedBandWithTheOnlyTurnTaken()
         let stop = StopRequest()
         let run = SyncRun(fixture.service(stop: stop), turns: turns)
         try run.waitUntil { !turns.snapshot.waiting.isEmpty }
