@@ -222,6 +222,40 @@ import Testing
         #expect(host.takeSent() == [compact("01 25 20 00"), hostSMP("02 00 00 0d 10 00 00")])
     }
 
+    /// A central that has its passkey at once (typed ahead, or a test's agent) sends its first
+    /// confirm right after the public keys, before the controller's LE Rand has given the band
+    /// its passkey: the confirm waits for the passkey; the round then runs as usual.
+    @Test func aConfirmBeforeThePasskeyExistsWaitsForIt() {
+        var host = connected()
+        host.controller(smp("01 04 00 0d 10 00 00"))
+        host.controller("04 0f 04 00 01 25 20")
+        host.controller("04 3e 42 08 00 " + Hex.encode(bandKey))
+        host.controller(smp("0c " + Hex.encode(centralKey)))
+        host.controller("04 0f 04 00 01 26 20")
+        _ = host.takeSent()
+        let passkey: UInt32 = 123_456
+        let nonce = AESBlock()
+        let cai = SMPCrypto.f4(u: coordinate(Array(centralKey.prefix(32))), v: coordinate(Array(bandKey.prefix(32))), x: nonce,
+                               z: 0x80 | UInt8(passkey & 1))
+        host.controller(smp("03 " + Hex.encode(wire(cai))))
+        #expect(host.takeSent() == [], "no Pairing Failed for an early confirm")
+        host.controller("04 0e 0c 01 18 20 00 40 e2 01 00 00 00 00 00")  // 123,456
+        let events = host.takeEvents()
+        guard case .displayPasskey(passkey)? = events.first else { Issue.record("no passkey: \(events)"); return }
+        host.controller("04 0e 0c 01 18 20 00 " + Hex.encode(rand1))
+        host.controller("04 0e 0c 01 18 20 00 " + Hex.encode(rand2))
+        let sent = host.takeSent()
+        let zeros = Hex.encode([UInt8](repeating: 0, count: 16))
+        let confirmTemplate = hostSMP("03 " + zeros)
+        let confirmHead = confirmTemplate.prefix(confirmTemplate.count - zeros.count)
+        #expect(sent.contains { $0.hasPrefix(confirmHead) }, "the band's own confirm: \(sent)")
+        host.controller(smp("04 " + Hex.encode(wire(nonce))))
+        let afterRandom = host.takeSent()
+        #expect(!afterRandom.contains(hostSMP("05 04")) && !afterRandom.contains(hostSMP("05 08")), "\(afterRandom)")
+        #expect(!host.takeEvents().contains { if case .pairingFailed = $0 { true } else { false } })
+        #expect(host.host.connection?.isPairing == true)
+    }
+
     /// One passkey-entry pairing in which the central types a wrong passkey.
     func wrongPasskeyAttempt(_ host: inout ScriptedHost, expectThrottle: UInt32? = nil) {
         // A central with a keyboard (KeyboardDisplay) against the band's DisplayOnly: passkey entry.

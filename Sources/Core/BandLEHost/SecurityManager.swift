@@ -81,6 +81,8 @@ public struct SecurityManager: Sendable {
     var randomBytes = AESBlock()
     var randomCount = 0
     var wantsPasskey = false
+    /// The central's first confirm arrived before the passkey existed (``receive(_:)``).
+    var confirmWaiting = false
     /// The LTK of this pairing, least significant octet first, once the DHKey checks matched.
     public private(set) var pairedKey: FixedBytes<16>?
     var authenticated = false
@@ -113,6 +115,13 @@ public struct SecurityManager: Sendable {
                 peerConfirm = AESBlock(reversing: try input.readBytes(16, "confirm value"))
                 try input.expectEnd()
                 return askRandom()
+            case (.pairingConfirm, .exchangingKeys) where passkeyEntry && peerKey != nil && localKey != nil && !confirmWaiting:
+                // The initiator goes first in passkey entry (§2.3.5.6.3) and may have its passkey
+                // before LE Rand has given us ours: its confirm waits for it, not a failure.
+                peerConfirm = AESBlock(reversing: try input.readBytes(16, "confirm value"))
+                try input.expectEnd()
+                confirmWaiting = true
+                return Outcome()
             case (.pairingRandom, .awaitingRandom):
                 peerNonce = AESBlock(reversing: try input.readBytes(16, "random value"))
                 try input.expectEnd()
@@ -175,6 +184,10 @@ public struct SecurityManager: Sendable {
             var outcome = Outcome()
             outcome.displayPasskey = passkey
             state = .awaitingConfirm
+            if confirmWaiting {
+                confirmWaiting = false
+                outcome.request = askRandom().request
+            }
             return outcome
         }
         guard randomCount == 16 else {
@@ -219,6 +232,7 @@ public struct SecurityManager: Sendable {
                 | (passkeyEntry ? SMPPairingFeatures.mitm : 0) | SMPPairingFeatures.secureConnections,
             maximumKeySize: 16, initiatorKeyDistribution: features.initiatorKeyDistribution & 0x02, responderKeyDistribution: 0)
         state = .exchangingKeys
+        confirmWaiting = false
         localKey = nil
         peerKey = nil
         dhKey = nil
