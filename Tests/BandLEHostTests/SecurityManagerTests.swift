@@ -129,10 +129,7 @@ import Testing
 
     @Test func aPublicKeyTheControllerRejectsFailsPairingCleanly() {
         var host = connected()
-        host.controller(smp("01 03 00 09 10 00 00"))
-        host.controller("04 0f 04 00 01 25 20")
-        host.controller("04 3e 42 08 00 " + Hex.encode(bandKey))
-        host.controller(smp("0c " + Hex.encode(centralKey)))
+        exchangePublicKeys(&host, request: "01 03 00 09 10 00 00")
         host.controller("04 0f 04 00 01 26 20")
         _ = host.takeSent()
         _ = host.takeEvents()
@@ -147,10 +144,7 @@ import Testing
 
     @Test func aPublicKeyRefusedInTheCommandStatusFailsWithDHKeyCheckFailed() {
         var host = connected()
-        host.controller(smp("01 03 00 09 10 00 00"))
-        host.controller("04 0f 04 00 01 25 20")
-        host.controller("04 3e 42 08 00 " + Hex.encode(bandKey))
-        host.controller(smp("0c " + Hex.encode(centralKey)))
+        exchangePublicKeys(&host, request: "01 03 00 09 10 00 00")
         _ = host.takeSent()
         _ = host.takeEvents()
         // Some controllers check the point before starting: Command Status, Invalid HCI Command Parameters.
@@ -174,6 +168,15 @@ import Testing
         guard case .pairingFailed(let failure)? = host.takeEvents().first else { Issue.record("no failure"); return }
         #expect(failure.reason == SMPFailure.invalidParameters)
         expectNoBondAndTheNextPairingStarts(&host)
+    }
+
+    /// The central's Pairing Request `request`, the controller's public key for the band, then the
+    /// central's public key: where every Secure Connections pairing stands before the DHKey.
+    func exchangePublicKeys(_ host: inout ScriptedHost, request: String) {
+        host.controller(smp(request))
+        host.controller("04 0f 04 00 01 25 20")
+        host.controller("04 3e 42 08 00 " + Hex.encode(bandKey))
+        host.controller(smp("0c " + Hex.encode(centralKey)))
     }
 
     /// After a failed pairing: nothing stored, the passkey guard untouched, and a new Pairing
@@ -227,10 +230,7 @@ import Testing
     /// its passkey: the confirm waits for the passkey; the round then runs as usual.
     @Test func aConfirmBeforeThePasskeyExistsWaitsForIt() {
         var host = connected()
-        host.controller(smp("01 04 00 0d 10 00 00"))
-        host.controller("04 0f 04 00 01 25 20")
-        host.controller("04 3e 42 08 00 " + Hex.encode(bandKey))
-        host.controller(smp("0c " + Hex.encode(centralKey)))
+        exchangePublicKeys(&host, request: "01 04 00 0d 10 00 00")
         host.controller("04 0f 04 00 01 26 20")
         _ = host.takeSent()
         let passkey: UInt32 = 123_456
